@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { sqliteFile } from '../config.js';
+import { migrationProvider } from './migrations.js';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** The relational store: a Kysely handle plus which engine is behind it. */
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** A short description for logs and /readyz, with no password in it. */
+  describe: string;
+  close(): Promise<void>;
+}
+
+function redact(databaseUrl: string): string {
+  try {
+    const u = new URL(databaseUrl);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres';
+  }
+}
+
+export function openStore(databaseUrl: string): Store {
+  const file = sqliteFile(databaseUrl);
+  if (file !== undefined) {
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    const sqlite = new SQLite(file);
+    // WAL keeps readers off the writer's back; NORMAL sync is still crash-safe
+    // for a killed process (only an OS crash may drop the last transactions).
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect: 'sqlite', describe: `sqlite:${file}`, close: () => db.destroy() };
+  }
+  // pg answers int8 (count(*)) as text; our counts fit in a double.
+  pg.types.setTypeParser(20, (value) => Number(value));
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  pool.on('error', () => {
+    /* an idle client lost its connection; the pool replaces it */
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', describe: redact(databaseUrl), close: () => db.destroy() };
+}
+
+/** Brings the schema to the newest migration; safe to run from several processes. */
+export async function migrateToLatest(store: Store): Promise<string[]> {
+  const migrator = new Migrator({ db: store.db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
