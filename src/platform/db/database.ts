@@ -59,3 +59,9 @@ export async function migrateToLatest(store: Store): Promise<string[]> {
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
+
+/** True when a write failed on a UNIQUE constraint, on either engine (a lost race, usually). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: string } | undefined)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

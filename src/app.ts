@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { sql } from 'kysely';
+import { registerNlu } from './nlu/index.js';
+import type { Credentials } from './platform/auth/credentials.js';
+import type { Config } from './platform/config.js';
+import type { Store } from './platform/db/database.js';
+import { installLenientParsers } from './platform/http/body.js';
+import { indexRoutes } from './platform/http/route-index.js';
+import { platformErrorShape, sendRouteNotFound, sendServiceError } from './platform/http/service.js';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  credentials: Credentials;
+  /** Extra readiness facts (engines, pools, queues) from the process that owns them. */
+  readiness?: () => Promise<Record<string, unknown>>;
+}
+
+/** Keeps secrets out of logs: `?api_key=` is the one credential that travels in a URL. */
+function redactUrl(url: string): string {
+  return url.replace(/([?&]api_key=)[^&]*/gi, '$1***');
+}
+
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: { paths: ['req.headers.authorization', 'req.headers.api_key', 'req.headers["api-key"]', 'req.headers.apikey'], censor: '***' },
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string; id?: string }) => ({ method: req.method, url: redactUrl(req.url), ip: req.ip }),
+    },
+  };
+}
+
+/** Builds the HTTP application: every service's routes over the shared platform. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: loggerOptions(config.logLevel),
+    bodyLimit: config.jsonBodyLimit,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    // Form bodies carry numbers as text; coerce them to the schema's types.
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  indexRoutes(app);
+  installLenientParsers(app);
+  app.setErrorHandler((err, request, reply) => sendServiceError(platformErrorShape, err, request, reply));
+  app.setNotFoundHandler((request, reply) => sendRouteNotFound(platformErrorShape, request, reply));
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Saola API',
+        version: '0.1.0',
+        description:
+          'Self-hosted Vietnamese AI platform speaking the public cloud API. /api/v3 uses a bearer token; the other services take an api_key header.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'api_key' },
+        },
+      },
+    },
+  });
+  // Scalar ships its JavaScript in the package; no fonts from the internet.
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    logLevel: 'warn',
+    configuration: { withDefaultFonts: false, title: 'Saola API' },
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    const checks: Record<string, unknown> = {};
+    let ready = true;
+    try {
+      await sql`select 1`.execute(deps.store.db);
+      checks.database = { ok: true, engine: deps.store.dialect };
+    } catch (err) {
+      ready = false;
+      checks.database = { ok: false, engine: deps.store.dialect, error: (err as Error).message };
+    }
+    if (deps.readiness) Object.assign(checks, await deps.readiness());
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
+  });
+
+  await registerNlu(app, { store: deps.store, credentials: deps.credentials, importBodyLimit: 32 * 1024 * 1024 });
+  return app;
+}

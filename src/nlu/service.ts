@@ -1,0 +1,534 @@
+import { uuidv7 } from 'uuidv7';
+import { isUniqueViolation } from '../platform/db/database.js';
+import type { EntityRow, IntentRow } from '../platform/db/schema.js';
+import { ServiceError } from '../platform/http/errors.js';
+import { NluErrors } from './errors.js';
+import type {
+  Entity,
+  EntitySample,
+  ImportResult,
+  Intent,
+  IntentSample,
+  Pagination,
+  SampleCreated,
+  SampleDetail,
+  SampleListItem,
+  TrainingSet,
+  TrainingSetImportResult,
+} from './schemas.js';
+import type { NluStore } from './store.js';
+
+const LABEL = /^[a-z0-9_]+$/;
+const MAX_LABEL = 100;
+const MAX_CONTENT = 10_000;
+
+export interface ImportRow {
+  intent?: unknown;
+  sample?: unknown;
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+/** Positions count Unicode code points, as Python and wit.ai clients count them; end is exclusive. */
+function slice(content: string, start: number, end: number): string {
+  return Array.from(content).slice(start, end).join('');
+}
+
+function sameText(a: string, b: string): boolean {
+  return a === b || a.normalize('NFC') === b.normalize('NFC');
+}
+
+function checkLabel(label: string): void {
+  if (!LABEL.test(label) || label.length > MAX_LABEL) {
+    throw new ServiceError(NluErrors.invalidLabel, `Invalid label "${label}": only a-z, 0-9 and _ are allowed (1-${MAX_LABEL} characters)`);
+  }
+}
+
+function checkEntityType(type: number): void {
+  if (![1, 2, 3].includes(type)) throw new ServiceError(NluErrors.invalidEntityType, `Entity type must be 1, 2 or 3, got ${type}`);
+}
+
+function cleanContent(content: string): string {
+  const text = content.trim();
+  if (!text) throw new ServiceError(NluErrors.emptyContent);
+  if (text.length > MAX_CONTENT) {
+    throw new ServiceError(NluErrors.invalidRequest, `Sample content is limited to ${MAX_CONTENT} characters`);
+  }
+  return text;
+}
+
+function toEntity(row: EntityRow): Entity {
+  return { code: row.code, app_code: row.app_code, label: row.label, type: row.type, description: row.description, created_time: row.created_time };
+}
+
+function toIntent(row: IntentRow): Intent {
+  return { code: row.code, app_code: row.app_code, label: row.label, description: row.description, type: row.type, created_time: row.created_time };
+}
+
+/**
+ * The training-data service: samples, entities, intents and the links
+ * between them, for one application at a time.
+ */
+export class NluService {
+  constructor(private readonly store: NluStore) {}
+
+  // Samples
+
+  listSamples(app: string, page: Pagination): Promise<SampleListItem[]> {
+    return this.store.listSamples(app, page);
+  }
+
+  async createSample(app: string, content: string): Promise<SampleCreated> {
+    const row = { code: uuidv7(), app_code: app, content: cleanContent(content), created_time: now() };
+    await this.store.insertSample(row);
+    return row;
+  }
+
+  async getSample(app: string, code: string): Promise<SampleDetail> {
+    const sample = await this.requireSample(app, code);
+    const [intent, entities] = await Promise.all([
+      this.store.intentOfSample(app, code),
+      this.store.taggedEntitiesOfSample(app, code),
+    ]);
+    return {
+      ...sample,
+      intent: intent ?? { intent_sample_code: '', intent_code: '', sample_code: '', intent_label: '' },
+      entities,
+    };
+  }
+
+  /**
+   * Changes a sample's text. A tag whose words are still at its position stays;
+   * one whose words moved follows them; one whose words are gone is removed.
+   */
+  async updateSample(app: string, code: string, content: string): Promise<SampleCreated> {
+    const text = cleanContent(content);
+    return this.store.transaction(async (store) => {
+      const sample = await this.requireSample(app, code, store);
+      await store.updateSampleContent(app, code, text);
+      for (const tag of await store.entitySamplesOfSample(app, code)) {
+        if (sameText(slice(text, tag.start, tag.end), tag.value)) continue;
+        const at = Array.from(text.slice(0, Math.max(0, text.indexOf(tag.value)))).length;
+        if (text.includes(tag.value)) {
+          await store.moveEntitySample(app, tag.code, { start: at, end: at + Array.from(tag.value).length });
+        } else {
+          await store.deleteEntitySample(app, tag.code);
+        }
+      }
+      return { ...sample, content: text };
+    });
+  }
+
+  async deleteSample(app: string, code: string): Promise<void> {
+    await this.store.transaction(async (store) => {
+      await this.requireSample(app, code, store);
+      await store.deleteSamples(app, [code]);
+    });
+  }
+
+  // Entities
+
+  async listEntities(app: string, page: Pagination): Promise<Entity[]> {
+    return (await this.store.listEntities(app, page)).map(toEntity);
+  }
+
+  async createEntity(app: string, input: { label: string; description: string; type: number }): Promise<Entity> {
+    checkLabel(input.label);
+    checkEntityType(input.type);
+    const row: EntityRow = {
+      code: uuidv7(),
+      app_code: app,
+      label: input.label,
+      type: input.type,
+      description: input.description,
+      created_time: now(),
+    };
+    try {
+      await this.store.insertEntity(row);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ServiceError(NluErrors.entityLabelTaken, `An entity labelled "${input.label}" already exists`);
+      throw err;
+    }
+    return toEntity(row);
+  }
+
+  async getEntity(app: string, label: string): Promise<Entity> {
+    return toEntity(await this.requireEntity(app, label));
+  }
+
+  /** Only the description changes; `type` is validated but an entity keeps the type it was created with. */
+  async updateEntity(app: string, label: string, input: { description: string; type: number }): Promise<Entity> {
+    checkEntityType(input.type);
+    const entity = await this.requireEntity(app, label);
+    await this.store.updateEntityDescription(app, entity.code, input.description);
+    return toEntity({ ...entity, description: input.description });
+  }
+
+  async deleteEntity(app: string, label: string): Promise<void> {
+    await this.store.transaction(async (store) => {
+      const entity = await this.requireEntity(app, label, store);
+      await store.deleteEntity(app, entity.code);
+    });
+  }
+
+  async samplesOfEntity(app: string, label: string, page: Pagination): Promise<SampleListItem[]> {
+    const entity = await this.requireEntity(app, label);
+    return this.store.listSamples(app, page, entity.code);
+  }
+
+  /** Deletes every sample tagged with the entity, with all their links. */
+  async deleteSamplesOfEntity(app: string, label: string): Promise<number> {
+    return this.store.transaction(async (store) => {
+      const entity = await this.requireEntity(app, label, store);
+      return store.deleteSamples(app, await store.sampleCodesOfEntity(app, entity.code));
+    });
+  }
+
+  // Intents
+
+  async listIntents(app: string, page: Pagination): Promise<Intent[]> {
+    return (await this.store.listIntents(app, page)).map(toIntent);
+  }
+
+  async createIntent(app: string, input: { label: string; description?: string; type?: number }): Promise<Intent> {
+    checkLabel(input.label);
+    const row: IntentRow = {
+      code: uuidv7(),
+      app_code: app,
+      label: input.label,
+      description: input.description ?? '',
+      type: input.type ?? 1,
+      created_time: now(),
+    };
+    try {
+      await this.store.insertIntent(row);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ServiceError(NluErrors.intentLabelTaken, `An intent labelled "${input.label}" already exists`);
+      throw err;
+    }
+    return toIntent(row);
+  }
+
+  async getIntent(app: string, code: string): Promise<Intent> {
+    return toIntent(await this.requireIntent(app, code));
+  }
+
+  async updateIntent(app: string, code: string, input: { label?: string; description?: string; type?: number }): Promise<Intent> {
+    const intent = await this.requireIntent(app, code);
+    code = intent.code;
+    if (input.label !== undefined) checkLabel(input.label);
+    const changes = {
+      ...(input.label !== undefined ? { label: input.label } : {}),
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.type !== undefined ? { type: input.type } : {}),
+    };
+    try {
+      if (Object.keys(changes).length) await this.store.updateIntent(app, code, changes);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ServiceError(NluErrors.intentLabelTaken, `An intent labelled "${input.label}" already exists`);
+      throw err;
+    }
+    return toIntent({ ...intent, ...changes });
+  }
+
+  /** Deletes an intent and its links; its samples stay, with no intent. */
+  async deleteIntent(app: string, code: string): Promise<void> {
+    await this.store.transaction(async (store) => {
+      const intent = await this.requireIntent(app, code, store);
+      await store.deleteIntent(app, intent.code);
+    });
+  }
+
+  // Intent-sample links
+
+  async linkIntent(app: string, intentCode: string, sampleCode: string): Promise<IntentSample> {
+    return this.store.transaction(async (store) => {
+      const intent = await this.requireIntent(app, intentCode, store);
+      await this.requireSample(app, sampleCode, store);
+      const existing = await store.intentOfSample(app, sampleCode);
+      if (existing) {
+        throw new ServiceError(
+          NluErrors.sampleHasIntent,
+          `The sample is already mapped to intent "${existing.intent_label}" (intent_sample_code ${existing.intent_sample_code}); delete that mapping first`,
+        );
+      }
+      const code = uuidv7();
+      try {
+        await store.insertIntentSample({ code, app_code: app, intent_code: intent.code, sample_code: sampleCode, created_time: now() });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ServiceError(NluErrors.sampleHasIntent);
+        throw err;
+      }
+      // The spec's creation answer leaves label and description empty.
+      return { intent_sample_code: code, intent_code: intent.code, sample_code: sampleCode, intent_label: '', intent_type: intent.type, intent_description: '' };
+    });
+  }
+
+  async unlinkIntent(app: string, code: string): Promise<void> {
+    const link = await this.store.findIntentSample(app, code);
+    if (!link) throw new ServiceError(NluErrors.intentSampleNotFound, `No intent-sample mapping "${code}"`);
+    await this.store.deleteIntentSample(app, code);
+  }
+
+  /**
+   * Bulk import of {intent, sample} rows, all or nothing per row. A row is
+   * counted once: empty intent, invalid intent (unknown label or one that
+   * breaks a-z0-9_), duplicate (the text is already a sample of an intent), or
+   * imported. `number_of_imported_intent` counts distinct intents that gained samples.
+   */
+  async importIntentSamples(app: string, rows: ImportRow[]): Promise<ImportResult> {
+    const result: ImportResult = {
+      number_of_duplicate_sample: 0,
+      number_of_empty_intent: 0,
+      number_of_imported_intent: 0,
+      number_of_imported_sample: 0,
+      number_of_invalid_intent: 0,
+      number_of_empty_sample: 0,
+    };
+    const touchedIntents = new Set<string>();
+    await this.store.transaction(async (store) => {
+      const intents = new Map<string, IntentRow | undefined>();
+      for (const row of rows) {
+        const label = typeof row?.intent === 'string' ? row.intent.trim() : '';
+        const text = typeof row?.sample === 'string' ? row.sample.trim() : '';
+        if (!label) {
+          result.number_of_empty_intent++;
+          continue;
+        }
+        if (!LABEL.test(label) || label.length > MAX_LABEL) {
+          result.number_of_invalid_intent++;
+          continue;
+        }
+        if (!intents.has(label)) intents.set(label, await store.findIntentByLabel(app, label));
+        const intent = intents.get(label);
+        if (!intent) {
+          result.number_of_invalid_intent++;
+          continue;
+        }
+        if (!text || text.length > MAX_CONTENT) {
+          result.number_of_empty_sample++;
+          continue;
+        }
+        const same = await store.findSamplesByContent(app, text);
+        let reusable: string | undefined;
+        let duplicate = false;
+        for (const sample of same) {
+          const mapped = await store.intentOfSample(app, sample.code);
+          if (mapped) duplicate = true;
+          else reusable ??= sample.code;
+        }
+        if (duplicate) {
+          result.number_of_duplicate_sample++;
+          continue;
+        }
+        const created = now();
+        const sampleCode = reusable ?? uuidv7();
+        if (!reusable) await store.insertSample({ code: sampleCode, app_code: app, content: text, created_time: created });
+        await store.insertIntentSample({ code: uuidv7(), app_code: app, intent_code: intent.code, sample_code: sampleCode, created_time: created });
+        result.number_of_imported_sample++;
+        touchedIntents.add(intent.code);
+      }
+    });
+    result.number_of_imported_intent = touchedIntents.size;
+    return result;
+  }
+
+  // Entity-sample links
+
+  async tagEntity(
+    app: string,
+    input: { entity_code: string; sample_code: string; value: string; start: number; end: number; parent_code?: string },
+  ): Promise<EntitySample> {
+    return this.store.transaction(async (store) => {
+      const entity = await store.findEntity(app, input.entity_code);
+      if (!entity) throw new ServiceError(NluErrors.entityNotFound, `No entity with code "${input.entity_code}"`);
+      const sample = await this.requireSample(app, input.sample_code, store);
+      const length = Array.from(sample.content).length;
+      if (input.start < 0 || input.end > length || input.start >= input.end) {
+        throw new ServiceError(
+          NluErrors.invalidSpan,
+          `start ${input.start} and end ${input.end} must satisfy 0 <= start < end <= ${length} (the sample's length)`,
+        );
+      }
+      const actual = slice(sample.content, input.start, input.end);
+      if (!sameText(actual, input.value)) {
+        throw new ServiceError(NluErrors.valueMismatch, `value "${input.value}" differs from the sample text "${actual}" at ${input.start}-${input.end}`);
+      }
+      const existing = await store.entitySamplesOfSample(app, sample.code);
+      if (existing.some((t) => t.entity_code === entity.code && t.start === input.start && t.end === input.end)) {
+        throw new ServiceError(NluErrors.duplicateEntitySample);
+      }
+      const parent = input.parent_code ?? '';
+      if (parent && !existing.some((t) => t.code === parent)) {
+        throw new ServiceError(NluErrors.entitySampleNotFound, `parent_code "${parent}" is not a tag of this sample`);
+      }
+      const row = {
+        code: uuidv7(),
+        app_code: app,
+        entity_code: entity.code,
+        sample_code: sample.code,
+        parent_code: parent,
+        value: actual,
+        start: input.start,
+        end: input.end,
+        created_time: now(),
+      };
+      await store.insertEntitySample(row);
+      // The spec's creation answer leaves `label` empty.
+      return {
+        entity_sample_code: row.code,
+        entity_code: row.entity_code,
+        sample_code: row.sample_code,
+        parent_code: row.parent_code,
+        value: row.value,
+        start: row.start,
+        end: row.end,
+        created_time: row.created_time,
+        label: '',
+        Type: entity.type,
+      };
+    });
+  }
+
+  async untagEntity(app: string, code: string): Promise<void> {
+    const link = await this.store.findEntitySample(app, code);
+    if (!link) throw new ServiceError(NluErrors.entitySampleNotFound, `No entity-sample mapping "${code}"`);
+    await this.store.deleteEntitySample(app, code);
+  }
+
+  // Whole training set
+
+  async exportTrainingSet(app: string): Promise<TrainingSet> {
+    const all = await this.store.everything(app);
+    const intentLabel = new Map(all.intents.map((i) => [i.code, i.label]));
+    const entityLabel = new Map(all.entities.map((e) => [e.code, e.label]));
+    const intentOf = new Map(all.intentLinks.map((l) => [l.sample_code, intentLabel.get(l.intent_code) ?? '']));
+    const tagsOf = new Map<string, TrainingSet['samples'][number]['entities']>();
+    for (const l of all.entityLinks) {
+      const list = tagsOf.get(l.sample_code) ?? [];
+      list.push({ entity: entityLabel.get(l.entity_code) ?? '', value: l.value, start: l.start, end: l.end });
+      tagsOf.set(l.sample_code, list);
+    }
+    return {
+      format: 'saola.nlu.v1',
+      intents: all.intents.map((i) => ({ label: i.label, description: i.description, type: i.type })),
+      entities: all.entities.map((e) => ({ label: e.label, description: e.description, type: e.type })),
+      samples: all.samples.map((s) => ({ content: s.content, intent: intentOf.get(s.code) ?? '', entities: tagsOf.get(s.code) ?? [] })),
+    };
+  }
+
+  /**
+   * Imports a whole training set in one transaction: every check passes first
+   * or nothing is written. `replace` deletes the application's set before.
+   */
+  async importTrainingSet(app: string, set: TrainingSet, mode: 'merge' | 'replace'): Promise<TrainingSetImportResult> {
+    const declaredIntents = new Set(set.intents.map((i) => i.label));
+    const declaredEntities = new Set(set.entities.map((e) => e.label));
+    set.intents.forEach((i) => checkLabel(i.label));
+    set.entities.forEach((e) => {
+      checkLabel(e.label);
+      checkEntityType(e.type);
+    });
+    set.samples.forEach((s, n) => {
+      cleanContent(s.content);
+      if (s.intent && !LABEL.test(s.intent)) checkLabel(s.intent);
+      for (const tag of s.entities) {
+        const length = Array.from(s.content.trim()).length;
+        if (tag.start < 0 || tag.end > length || tag.start >= tag.end || !sameText(slice(s.content.trim(), tag.start, tag.end), tag.value)) {
+          throw new ServiceError(NluErrors.invalidSpan, `samples[${n}]: tag "${tag.entity}" at ${tag.start}-${tag.end} does not match "${tag.value}"`);
+        }
+      }
+    });
+    const result: TrainingSetImportResult = { intents_created: 0, entities_created: 0, samples_created: 0, samples_skipped: 0, entity_links_created: 0 };
+    await this.store.transaction(async (store) => {
+      if (mode === 'replace') await store.deleteEverything(app);
+      const intents = new Map<string, IntentRow>();
+      const entities = new Map<string, EntityRow>();
+      for (const i of set.intents) {
+        let row = await store.findIntentByLabel(app, i.label);
+        if (!row) {
+          row = { code: uuidv7(), app_code: app, label: i.label, description: i.description, type: i.type, created_time: now() };
+          await store.insertIntent(row);
+          result.intents_created++;
+        }
+        intents.set(i.label, row);
+      }
+      for (const e of set.entities) {
+        let row = await store.findEntityByLabel(app, e.label);
+        if (!row) {
+          row = { code: uuidv7(), app_code: app, label: e.label, description: e.description, type: e.type, created_time: now() };
+          await store.insertEntity(row);
+          result.entities_created++;
+        }
+        entities.set(e.label, row);
+      }
+      for (const [n, s] of set.samples.entries()) {
+        const intent = s.intent ? (intents.get(s.intent) ?? (await store.findIntentByLabel(app, s.intent))) : undefined;
+        if (s.intent && !intent && !declaredIntents.has(s.intent)) {
+          throw new ServiceError(NluErrors.intentNotFound, `samples[${n}]: unknown intent "${s.intent}"`);
+        }
+        const content = s.content.trim();
+        const same = await store.findSamplesByContent(app, content);
+        let skip = false;
+        for (const existing of same) {
+          const mapped = await store.intentOfSample(app, existing.code);
+          if ((mapped?.intent_code ?? '') === (intent?.code ?? '')) skip = true;
+        }
+        if (skip) {
+          result.samples_skipped++;
+          continue;
+        }
+        const sampleCode = uuidv7();
+        const created = now();
+        await store.insertSample({ code: sampleCode, app_code: app, content, created_time: created });
+        result.samples_created++;
+        if (intent) {
+          await store.insertIntentSample({ code: uuidv7(), app_code: app, intent_code: intent.code, sample_code: sampleCode, created_time: created });
+        }
+        for (const tag of s.entities) {
+          const entity = entities.get(tag.entity) ?? (await store.findEntityByLabel(app, tag.entity));
+          if (!entity && !declaredEntities.has(tag.entity)) {
+            throw new ServiceError(NluErrors.entityNotFound, `samples[${n}]: unknown entity "${tag.entity}"`);
+          }
+          if (!entity) continue;
+          await store.insertEntitySample({
+            code: uuidv7(),
+            app_code: app,
+            entity_code: entity.code,
+            sample_code: sampleCode,
+            parent_code: '',
+            value: slice(content, tag.start, tag.end),
+            start: tag.start,
+            end: tag.end,
+            created_time: created,
+          });
+          result.entity_links_created++;
+        }
+      }
+    });
+    return result;
+  }
+
+  // Lookups that answer 404 in the catalogue's words
+
+  private async requireSample(app: string, code: string, store = this.store) {
+    const sample = await store.findSample(app, code);
+    if (!sample) throw new ServiceError(NluErrors.sampleNotFound, `No sample "${code}"`);
+    return sample;
+  }
+
+  private async requireEntity(app: string, label: string, store = this.store) {
+    const entity = await store.findEntityByLabel(app, label);
+    if (!entity) throw new ServiceError(NluErrors.entityNotFound, `No entity labelled "${label}"`);
+    return entity;
+  }
+
+  private async requireIntent(app: string, code: string, store = this.store) {
+    // Clients hold labels more often than codes; accept either.
+    const intent = (await store.findIntent(app, code)) ?? (await store.findIntentByLabel(app, code));
+    if (!intent) throw new ServiceError(NluErrors.intentNotFound, `No intent "${code}"`);
+    return intent;
+  }
+}

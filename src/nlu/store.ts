@@ -1,0 +1,284 @@
+import type { Kysely } from 'kysely';
+import type { Database, EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, SampleRow } from '../platform/db/schema.js';
+import type { EntitySample, Pagination, SampleListItem } from './schemas.js';
+
+/**
+ * Persistence of the training data. Every method is scoped to one
+ * application: no query here can read or touch another application's rows.
+ */
+export class NluStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Runs `work` in one transaction: all of it lands or none of it does. */
+  transaction<T>(work: (store: NluStore) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => work(new NluStore(trx)));
+  }
+
+  // Samples
+
+  insertSample(row: SampleRow): Promise<unknown> {
+    return this.db.insertInto('nlu_samples').values(row).execute();
+  }
+
+  findSample(app: string, code: string): Promise<SampleRow | undefined> {
+    return this.db.selectFrom('nlu_samples').selectAll().where('app_code', '=', app).where('code', '=', code).executeTakeFirst();
+  }
+
+  findSamplesByContent(app: string, content: string): Promise<SampleRow[]> {
+    return this.db
+      .selectFrom('nlu_samples')
+      .selectAll()
+      .where('app_code', '=', app)
+      .where('content', '=', content)
+      .execute();
+  }
+
+  async updateSampleContent(app: string, code: string, content: string): Promise<void> {
+    await this.db.updateTable('nlu_samples').set({ content }).where('app_code', '=', app).where('code', '=', code).execute();
+  }
+
+  /** Deletes samples and every link to them. */
+  async deleteSamples(app: string, codes: string[]): Promise<number> {
+    if (codes.length === 0) return 0;
+    let deleted = 0;
+    // Chunked: SQLite caps bound parameters per statement.
+    for (let i = 0; i < codes.length; i += 500) {
+      const chunk = codes.slice(i, i + 500);
+      await this.db.deleteFrom('nlu_entity_samples').where('app_code', '=', app).where('sample_code', 'in', chunk).execute();
+      await this.db.deleteFrom('nlu_intent_samples').where('app_code', '=', app).where('sample_code', 'in', chunk).execute();
+      const result = await this.db.deleteFrom('nlu_samples').where('app_code', '=', app).where('code', 'in', chunk).executeTakeFirst();
+      deleted += Number(result.numDeletedRows);
+    }
+    return deleted;
+  }
+
+  /** Samples in list form, oldest first; only those tagged with `onlyEntity` when given. */
+  async listSamples(app: string, page: Pagination, onlyEntity?: string): Promise<SampleListItem[]> {
+    let query = this.db
+      .selectFrom('nlu_samples as s')
+      .leftJoin('nlu_intent_samples as m', 'm.sample_code', 's.code')
+      .leftJoin('nlu_intents as i', 'i.code', 'm.intent_code')
+      .select(['s.code', 's.app_code', 's.content', 's.created_time', 'i.label as intent_label', 'i.type as intent_type'])
+      .where('s.app_code', '=', app)
+      .orderBy('s.created_time')
+      .orderBy('s.code');
+    if (onlyEntity !== undefined) {
+      query = query.where('s.code', 'in', (eb) =>
+        eb.selectFrom('nlu_entity_samples').select('sample_code').where('app_code', '=', app).where('entity_code', '=', onlyEntity),
+      );
+    }
+    const rows = await paginate(query, page).execute();
+    if (rows.length === 0) return [];
+
+    let tagQuery = this.db
+      .selectFrom('nlu_entity_samples as es')
+      .innerJoin('nlu_entities as e', 'e.code', 'es.entity_code')
+      .select(['es.sample_code', 'e.label'])
+      .where('es.app_code', '=', app)
+      .orderBy('es.sample_code')
+      .orderBy('es.start');
+    // A page asks only for its own samples' tags; a full listing reads them all in one pass.
+    const paged = page.limit !== undefined || page.offset !== undefined || onlyEntity !== undefined;
+    if (paged && rows.length <= 500) tagQuery = tagQuery.where('es.sample_code', 'in', rows.map((r) => r.code));
+    const labels = new Map<string, string[]>();
+    for (const tag of await tagQuery.execute()) {
+      const list = labels.get(tag.sample_code);
+      if (!list) labels.set(tag.sample_code, [tag.label]);
+      else if (!list.includes(tag.label)) list.push(tag.label);
+    }
+    return rows.map((r) => ({
+      code: r.code,
+      app_code: r.app_code,
+      content: r.content,
+      created_time: r.created_time,
+      intent_label: r.intent_label ?? '',
+      intent_type: r.intent_type ?? 0,
+      entities: labels.get(r.code) ?? [],
+    }));
+  }
+
+  async sampleCodesOfEntity(app: string, entityCode: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('nlu_entity_samples')
+      .select('sample_code')
+      .distinct()
+      .where('app_code', '=', app)
+      .where('entity_code', '=', entityCode)
+      .execute();
+    return rows.map((r) => r.sample_code);
+  }
+
+  // Entities
+
+  insertEntity(row: EntityRow): Promise<unknown> {
+    return this.db.insertInto('nlu_entities').values(row).execute();
+  }
+
+  findEntityByLabel(app: string, label: string): Promise<EntityRow | undefined> {
+    return this.db.selectFrom('nlu_entities').selectAll().where('app_code', '=', app).where('label', '=', label).executeTakeFirst();
+  }
+
+  findEntity(app: string, code: string): Promise<EntityRow | undefined> {
+    return this.db.selectFrom('nlu_entities').selectAll().where('app_code', '=', app).where('code', '=', code).executeTakeFirst();
+  }
+
+  listEntities(app: string, page: Pagination): Promise<EntityRow[]> {
+    const query = this.db.selectFrom('nlu_entities').selectAll().where('app_code', '=', app).orderBy('created_time').orderBy('code');
+    return paginate(query, page).execute();
+  }
+
+  async updateEntityDescription(app: string, code: string, description: string): Promise<void> {
+    await this.db.updateTable('nlu_entities').set({ description }).where('app_code', '=', app).where('code', '=', code).execute();
+  }
+
+  async deleteEntity(app: string, code: string): Promise<void> {
+    await this.db.deleteFrom('nlu_entity_samples').where('app_code', '=', app).where('entity_code', '=', code).execute();
+    await this.db.deleteFrom('nlu_entities').where('app_code', '=', app).where('code', '=', code).execute();
+  }
+
+  // Intents
+
+  insertIntent(row: IntentRow): Promise<unknown> {
+    return this.db.insertInto('nlu_intents').values(row).execute();
+  }
+
+  findIntent(app: string, code: string): Promise<IntentRow | undefined> {
+    return this.db.selectFrom('nlu_intents').selectAll().where('app_code', '=', app).where('code', '=', code).executeTakeFirst();
+  }
+
+  findIntentByLabel(app: string, label: string): Promise<IntentRow | undefined> {
+    return this.db.selectFrom('nlu_intents').selectAll().where('app_code', '=', app).where('label', '=', label).executeTakeFirst();
+  }
+
+  listIntents(app: string, page: Pagination): Promise<IntentRow[]> {
+    const query = this.db.selectFrom('nlu_intents').selectAll().where('app_code', '=', app).orderBy('created_time').orderBy('code');
+    return paginate(query, page).execute();
+  }
+
+  async updateIntent(app: string, code: string, changes: Partial<Pick<IntentRow, 'label' | 'description' | 'type'>>): Promise<void> {
+    await this.db.updateTable('nlu_intents').set(changes).where('app_code', '=', app).where('code', '=', code).execute();
+  }
+
+  async deleteIntent(app: string, code: string): Promise<void> {
+    await this.db.deleteFrom('nlu_intent_samples').where('app_code', '=', app).where('intent_code', '=', code).execute();
+    await this.db.deleteFrom('nlu_intents').where('app_code', '=', app).where('code', '=', code).execute();
+  }
+
+  // Intent-sample links
+
+  insertIntentSample(row: IntentSampleRow): Promise<unknown> {
+    return this.db.insertInto('nlu_intent_samples').values(row).execute();
+  }
+
+  findIntentSample(app: string, code: string): Promise<IntentSampleRow | undefined> {
+    return this.db.selectFrom('nlu_intent_samples').selectAll().where('app_code', '=', app).where('code', '=', code).executeTakeFirst();
+  }
+
+  intentOfSample(app: string, sampleCode: string) {
+    return this.db
+      .selectFrom('nlu_intent_samples as m')
+      .innerJoin('nlu_intents as i', 'i.code', 'm.intent_code')
+      .select(['m.code as intent_sample_code', 'm.intent_code', 'm.sample_code', 'i.label as intent_label'])
+      .where('m.app_code', '=', app)
+      .where('m.sample_code', '=', sampleCode)
+      .executeTakeFirst();
+  }
+
+  async deleteIntentSample(app: string, code: string): Promise<void> {
+    await this.db.deleteFrom('nlu_intent_samples').where('app_code', '=', app).where('code', '=', code).execute();
+  }
+
+  // Entity-sample links
+
+  insertEntitySample(row: EntitySampleRow): Promise<unknown> {
+    return this.db.insertInto('nlu_entity_samples').values(row).execute();
+  }
+
+  findEntitySample(app: string, code: string): Promise<EntitySampleRow | undefined> {
+    return this.db.selectFrom('nlu_entity_samples').selectAll().where('app_code', '=', app).where('code', '=', code).executeTakeFirst();
+  }
+
+  entitySamplesOfSample(app: string, sampleCode: string): Promise<EntitySampleRow[]> {
+    return this.db
+      .selectFrom('nlu_entity_samples')
+      .selectAll()
+      .where('app_code', '=', app)
+      .where('sample_code', '=', sampleCode)
+      .orderBy('start')
+      .execute();
+  }
+
+  /** Tags of a sample joined with their entity's label and type (the detail form). */
+  async taggedEntitiesOfSample(app: string, sampleCode: string): Promise<EntitySample[]> {
+    const rows = await this.db
+      .selectFrom('nlu_entity_samples as es')
+      .innerJoin('nlu_entities as e', 'e.code', 'es.entity_code')
+      .select([
+        'es.code',
+        'es.entity_code',
+        'es.sample_code',
+        'es.parent_code',
+        'es.value',
+        'es.start',
+        'es.end',
+        'es.created_time',
+        'e.label',
+        'e.type',
+      ])
+      .where('es.app_code', '=', app)
+      .where('es.sample_code', '=', sampleCode)
+      .orderBy('es.start')
+      .execute();
+    return rows.map((r) => ({
+      entity_sample_code: r.code,
+      entity_code: r.entity_code,
+      sample_code: r.sample_code,
+      parent_code: r.parent_code,
+      value: r.value,
+      start: r.start,
+      end: r.end,
+      created_time: r.created_time,
+      label: r.label,
+      Type: r.type,
+    }));
+  }
+
+  async moveEntitySample(app: string, code: string, span: { start: number; end: number }): Promise<void> {
+    await this.db.updateTable('nlu_entity_samples').set(span).where('app_code', '=', app).where('code', '=', code).execute();
+  }
+
+  async deleteEntitySample(app: string, code: string): Promise<void> {
+    await this.db.deleteFrom('nlu_entity_samples').where('app_code', '=', app).where('code', '=', code).execute();
+  }
+
+  /** Every row of an application, for export. */
+  async everything(app: string) {
+    const [intents, entities, samples, intentLinks, entityLinks] = await Promise.all([
+      this.db.selectFrom('nlu_intents').selectAll().where('app_code', '=', app).orderBy('created_time').execute(),
+      this.db.selectFrom('nlu_entities').selectAll().where('app_code', '=', app).orderBy('created_time').execute(),
+      this.db.selectFrom('nlu_samples').selectAll().where('app_code', '=', app).orderBy('created_time').orderBy('code').execute(),
+      this.db.selectFrom('nlu_intent_samples').selectAll().where('app_code', '=', app).execute(),
+      this.db.selectFrom('nlu_entity_samples').selectAll().where('app_code', '=', app).orderBy('start').execute(),
+    ]);
+    return { intents, entities, samples, intentLinks, entityLinks };
+  }
+
+  /** Deletes an application's whole training set (import with mode=replace). */
+  async deleteEverything(app: string): Promise<void> {
+    await this.db.deleteFrom('nlu_entity_samples').where('app_code', '=', app).execute();
+    await this.db.deleteFrom('nlu_intent_samples').where('app_code', '=', app).execute();
+    await this.db.deleteFrom('nlu_samples').where('app_code', '=', app).execute();
+    await this.db.deleteFrom('nlu_entities').where('app_code', '=', app).execute();
+    await this.db.deleteFrom('nlu_intents').where('app_code', '=', app).execute();
+  }
+}
+
+function paginate<Q extends { limit(n: number): Q; offset(n: number): Q }>(query: Q, page: Pagination): Q {
+  let q = query;
+  if (page.limit !== undefined) q = q.limit(page.limit);
+  if (page.offset !== undefined) {
+    if (page.limit === undefined) q = q.limit(Number.MAX_SAFE_INTEGER);
+    q = q.offset(page.offset);
+  }
+  return q;
+}

@@ -1,0 +1,196 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { uuidv7 } from 'uuidv7';
+import type { Store } from '../db/database.js';
+import type { CredentialKind } from '../db/schema.js';
+
+export interface Application {
+  app_code: string;
+  name: string;
+  created_time: string;
+  revoked: boolean;
+  api_keys: number;
+  tokens: number;
+}
+
+export interface IssuedCredential {
+  id: string;
+  app_code: string;
+  kind: CredentialKind;
+  /** The secret: shown once, never stored. */
+  secret: string;
+  prefix: string;
+  created_time: string;
+}
+
+export interface CredentialInfo {
+  id: string;
+  kind: CredentialKind;
+  prefix: string;
+  created_time: string;
+  revoked_time: string | null;
+}
+
+export class AuthAdminError extends Error {}
+
+const SECRET_PREFIX: Record<CredentialKind, string> = { api_key: 'sk_', token: 'st_' };
+
+/** Secrets are 256 random bits, so one sha256 is enough (no password stretching needed). */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/**
+ * Applications and their credentials. API keys authenticate the `api_key`
+ * services, bearer tokens the /api/v3 service. Both are stored hashed.
+ */
+export class Credentials {
+  private readonly cache = new Map<string, { appCode: string | null; expires: number }>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly cacheSeconds = 5,
+  ) {}
+
+  async createApp(name: string): Promise<Application> {
+    const clean = name.trim();
+    if (!clean || clean.length > 200) throw new AuthAdminError('An application name must have 1 to 200 characters');
+    const existing = await this.store.db.selectFrom('applications').select('code').where('name', '=', clean).executeTakeFirst();
+    if (existing) throw new AuthAdminError(`An application named "${clean}" already exists`);
+    const row = { code: uuidv7(), name: clean, created_time: new Date().toISOString(), revoked_time: null };
+    await this.store.db.insertInto('applications').values(row).execute();
+    return { app_code: row.code, name: row.name, created_time: row.created_time, revoked: false, api_keys: 0, tokens: 0 };
+  }
+
+  /** Finds an application by its code or its name. */
+  async findApp(codeOrName: string): Promise<Application> {
+    const row = await this.store.db
+      .selectFrom('applications')
+      .selectAll()
+      .where((eb) => eb.or([eb('code', '=', codeOrName), eb('name', '=', codeOrName)]))
+      .executeTakeFirst();
+    if (!row) throw new AuthAdminError(`No application "${codeOrName}"`);
+    const counts = await this.countCredentials([row.code]);
+    return this.toApplication(row, counts.get(row.code));
+  }
+
+  async listApps(): Promise<Application[]> {
+    const rows = await this.store.db.selectFrom('applications').selectAll().orderBy('created_time').execute();
+    const counts = await this.countCredentials(rows.map((r) => r.code));
+    return rows.map((r) => this.toApplication(r, counts.get(r.code)));
+  }
+
+  /** Revokes an application and every credential it has. Its records stay, unreachable. */
+  async revokeApp(codeOrName: string): Promise<Application> {
+    const app = await this.findApp(codeOrName);
+    const now = new Date().toISOString();
+    await this.store.db.transaction().execute(async (trx) => {
+      await trx.updateTable('applications').set({ revoked_time: now }).where('code', '=', app.app_code).execute();
+      await trx
+        .updateTable('credentials')
+        .set({ revoked_time: now })
+        .where('app_code', '=', app.app_code)
+        .where('revoked_time', 'is', null)
+        .execute();
+    });
+    this.cache.clear();
+    return { ...app, revoked: true };
+  }
+
+  async issue(codeOrName: string, kind: CredentialKind): Promise<IssuedCredential> {
+    const app = await this.findApp(codeOrName);
+    if (app.revoked) throw new AuthAdminError(`Application "${codeOrName}" is revoked`);
+    const secret = SECRET_PREFIX[kind] + randomBytes(32).toString('base64url');
+    const row = {
+      id: uuidv7(),
+      app_code: app.app_code,
+      kind,
+      secret_hash: hashSecret(secret),
+      prefix: secret.slice(0, 10),
+      created_time: new Date().toISOString(),
+      revoked_time: null,
+    };
+    await this.store.db.insertInto('credentials').values(row).execute();
+    return { id: row.id, app_code: row.app_code, kind, secret, prefix: row.prefix, created_time: row.created_time };
+  }
+
+  async listCredentials(codeOrName: string): Promise<CredentialInfo[]> {
+    const app = await this.findApp(codeOrName);
+    return this.store.db
+      .selectFrom('credentials')
+      .select(['id', 'kind', 'prefix', 'created_time', 'revoked_time'])
+      .where('app_code', '=', app.app_code)
+      .orderBy('created_time')
+      .execute();
+  }
+
+  /** Revokes one credential by its id or by the secret itself. */
+  async revokeCredential(idOrSecret: string): Promise<CredentialInfo> {
+    const row = await this.store.db
+      .selectFrom('credentials')
+      .select(['id', 'kind', 'prefix', 'created_time', 'revoked_time'])
+      .where((eb) => eb.or([eb('id', '=', idOrSecret), eb('secret_hash', '=', hashSecret(idOrSecret))]))
+      .executeTakeFirst();
+    if (!row) throw new AuthAdminError('No such key or token');
+    const now = new Date().toISOString();
+    await this.store.db.updateTable('credentials').set({ revoked_time: now }).where('id', '=', row.id).execute();
+    this.cache.clear();
+    return { ...row, revoked_time: row.revoked_time ?? now };
+  }
+
+  /** The application a secret belongs to, or null. Cached briefly: every request asks. */
+  async authenticate(secret: string, kind: CredentialKind): Promise<string | null> {
+    if (!secret || secret.length > 200) return null;
+    const hash = hashSecret(secret);
+    const cacheKey = kind + hash;
+    const now = Date.now();
+    const hit = this.cache.get(cacheKey);
+    if (hit && hit.expires > now) return hit.appCode;
+    const row = await this.store.db
+      .selectFrom('credentials')
+      .innerJoin('applications', 'applications.code', 'credentials.app_code')
+      .select('credentials.app_code')
+      .where('credentials.secret_hash', '=', hash)
+      .where('credentials.kind', '=', kind)
+      .where('credentials.revoked_time', 'is', null)
+      .where('applications.revoked_time', 'is', null)
+      .executeTakeFirst();
+    const appCode = row?.app_code ?? null;
+    if (this.cacheSeconds > 0) {
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(cacheKey, { appCode, expires: now + this.cacheSeconds * 1000 });
+    }
+    return appCode;
+  }
+
+  private async countCredentials(appCodes: string[]): Promise<Map<string, { api_key: number; token: number }>> {
+    const counts = new Map<string, { api_key: number; token: number }>();
+    if (appCodes.length === 0) return counts;
+    const rows = await this.store.db
+      .selectFrom('credentials')
+      .select(['app_code', 'kind', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('app_code', 'in', appCodes)
+      .where('revoked_time', 'is', null)
+      .groupBy(['app_code', 'kind'])
+      .execute();
+    for (const r of rows) {
+      const c = counts.get(r.app_code) ?? { api_key: 0, token: 0 };
+      c[r.kind] = Number(r.n);
+      counts.set(r.app_code, c);
+    }
+    return counts;
+  }
+
+  private toApplication(
+    row: { code: string; name: string; created_time: string; revoked_time: string | null },
+    counts?: { api_key: number; token: number },
+  ): Application {
+    return {
+      app_code: row.code,
+      name: row.name,
+      created_time: row.created_time,
+      revoked: row.revoked_time !== null,
+      api_keys: counts?.api_key ?? 0,
+      tokens: counts?.token ?? 0,
+    };
+  }
+}

@@ -1,0 +1,77 @@
+import { Piscina } from 'piscina';
+import { PlatformError } from '../http/errors.js';
+
+export interface PoolOptions {
+  /** The worker module: it default-exports `async (task) => result`. */
+  filename: string | URL;
+  /** A name for logs and /readyz. */
+  name: string;
+  threads: number;
+  /** Tasks allowed to wait for a free thread; past that callers get "busy". */
+  maxQueue: number;
+  /** Longest a task may wait plus run. */
+  timeoutMs: number;
+}
+
+export interface PoolStats {
+  name: string;
+  threads: number;
+  queued: number;
+  maxQueue: number;
+  completed: number;
+}
+
+/**
+ * CPU-heavy work (OCR, face inference, audio) runs here, off the event loop.
+ * Each worker thread loads its models once; the queue is bounded so an
+ * overloaded server answers "busy" at once instead of timing everyone out.
+ */
+export class WorkerPool<Task, Result> {
+  private readonly piscina: Piscina;
+
+  constructor(private readonly options: PoolOptions) {
+    const filename = options.filename instanceof URL ? options.filename.href : options.filename;
+    this.piscina = new Piscina({
+      filename,
+      minThreads: 1,
+      maxThreads: options.threads,
+      maxQueue: options.maxQueue,
+      // Engines set their own intra-op threads; keep each worker to its share of the cores.
+      concurrentTasksPerWorker: 1,
+      idleTimeout: 60_000,
+    });
+  }
+
+  async run(task: Task, opts: { signal?: AbortSignal; transferList?: Transferable[] } = {}): Promise<Result> {
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    try {
+      return (await this.piscina.run(task, { signal, transferList: opts.transferList as never })) as Result;
+    } catch (err) {
+      const message = (err as Error)?.message ?? '';
+      if (message === 'Task queue is at limit') {
+        throw new PlatformError('busy', `The ${this.options.name} engine is busy; try again shortly`);
+      }
+      if (timeout.aborted) throw new PoolTimeoutError(`The ${this.options.name} task took longer than ${this.options.timeoutMs} ms`);
+      throw err;
+    }
+  }
+
+  stats(): PoolStats {
+    return {
+      name: this.options.name,
+      threads: this.piscina.threads.length,
+      queued: this.piscina.queueSize,
+      maxQueue: this.options.maxQueue,
+      completed: this.piscina.completed,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.piscina.destroy();
+  }
+}
+
+export class PoolTimeoutError extends Error {
+  override name = 'PoolTimeoutError';
+}
