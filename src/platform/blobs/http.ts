@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BlobNotFoundError, type BlobInfo, type BlobStore, type ByteRange } from './store.js';
 
@@ -71,7 +72,9 @@ export async function sendBlob(
   }
   const range = wanted.kind === 'partial' ? wanted.range : undefined;
 
-  let body;
+  // HEAD gets an empty stream, not an empty body: fastify's automatic HEAD route
+  // rewrites Content-Length to 0 for an empty body but leaves it alone for streams.
+  let body = Readable.from([]);
   if (request.method !== 'HEAD') {
     try {
       body = await store.read(key, range);
