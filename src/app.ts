@@ -3,21 +3,15 @@ import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { sql } from 'kysely';
+import { registerCredit } from './credit/index.js';
+import { registerFace } from './face/index.js';
 import { registerNlu } from './nlu/index.js';
-import type { Credentials } from './platform/auth/credentials.js';
-import type { Config } from './platform/config.js';
-import type { Store } from './platform/db/database.js';
+import type { ServiceDeps } from './platform/deps.js';
 import { installLenientParsers } from './platform/http/body.js';
 import { indexRoutes } from './platform/http/route-index.js';
 import { platformErrorShape, sendRouteNotFound, sendServiceError } from './platform/http/service.js';
-
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  credentials: Credentials;
-  /** Extra readiness facts (engines, pools, queues) from the process that owns them. */
-  readiness?: () => Promise<Record<string, unknown>>;
-}
+import { registerReader } from './reader/index.js';
+import { registerSpeech } from './speech/index.js';
 
 /** Keeps secrets out of logs: `?api_key=` is the one credential that travels in a URL. */
 function redactUrl(url: string): string {
@@ -35,7 +29,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 }
 
 /** Builds the HTTP application: every service's routes over the shared platform. */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     logger: loggerOptions(config.logLevel),
@@ -91,10 +85,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ready = false;
       checks.database = { ok: false, engine: deps.store.dialect, error: (err as Error).message };
     }
-    if (deps.readiness) Object.assign(checks, await deps.readiness());
+    Object.assign(checks, await deps.lifecycle.readiness());
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
   });
 
-  await registerNlu(app, { store: deps.store, credentials: deps.credentials, importBodyLimit: 32 * 1024 * 1024 });
+  await registerNlu(app, deps);
+  await registerReader(app, deps);
+  await registerFace(app, deps);
+  await registerSpeech(app, deps);
+  await registerCredit(app, deps);
   return app;
 }

@@ -3,8 +3,10 @@ import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
+import { openPlatform } from './platform/index.js';
 import { AuthAdminError, Credentials } from './platform/auth/credentials.js';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
+import { migrations } from './migrations.js';
 import { migrateToLatest, openStore, type Store } from './platform/db/database.js';
 
 const USAGE = `Usage: saola <command> [options]
@@ -36,7 +38,7 @@ interface Output {
 async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
   const store = openStore(config.databaseUrl);
   try {
-    await migrateToLatest(store);
+    await migrateToLatest(store, migrations);
     return await work(store);
   } finally {
     await store.close();
@@ -111,21 +113,22 @@ async function admin(config: Config, words: string[], values: { name?: string; a
 }
 
 export async function serve(config: Config): Promise<() => Promise<void>> {
-  const store = openStore(config.databaseUrl);
-  const applied = await migrateToLatest(store);
-  const credentials = new Credentials(store, config.authCacheSeconds);
-  const app = await buildApp({ config, store, credentials });
-  if (applied.length) app.log.info({ migrations: applied }, 'database migrated');
+  const platform = await openPlatform(config);
+  const app = await buildApp(platform);
+  if (platform.migrated.length) app.log.info({ migrations: platform.migrated }, 'database migrated');
   await app.listen({ host: config.host, port: config.port });
-  app.log.info({ database: store.describe, dataDir: config.dataDir, publicUrl: config.publicUrl, docs: `${config.publicUrl}/docs` }, 'Saola is ready');
-  if ((await credentials.listApps()).length === 0) {
+  app.log.info(
+    { database: platform.store.describe, dataDir: config.dataDir, publicUrl: config.publicUrl, docs: `${config.publicUrl}/docs` },
+    'Saola is ready',
+  );
+  if ((await platform.credentials.listApps()).length === 0) {
     app.log.info('No application yet: create one with `npx saola app create --name demo`');
   }
   let closing: Promise<void> | undefined;
   return () =>
     (closing ??= (async () => {
       await app.close();
-      await store.close();
+      await platform.lifecycle.close();
     })());
 }
 

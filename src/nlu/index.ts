@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Credentials } from '../platform/auth/credentials.js';
 import type { Store } from '../platform/db/database.js';
+import type { ServiceDeps } from '../platform/deps.js';
 import { nluRoutes } from './routes.js';
 import { NluService } from './service.js';
 import { NluStore } from './store.js';
@@ -10,10 +10,10 @@ export function createNluService(store: Store): NluService {
   return new NluService(new NluStore(store.db));
 }
 
-export async function registerNlu(
-  app: FastifyInstance,
-  deps: { store: Store; credentials: Credentials; importBodyLimit: number },
-): Promise<void> {
+/** Bulk imports carry whole training sets. */
+const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
+
+export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
   const service = createNluService(deps.store);
-  await app.register(nluRoutes, { prefix: '/api/v3', service, credentials: deps.credentials, importBodyLimit: deps.importBodyLimit });
+  await app.register(nluRoutes, { prefix: '/api/v3', service, credentials: deps.credentials, importBodyLimit: IMPORT_BODY_LIMIT });
 }

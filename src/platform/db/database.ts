@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from 'kysely';
 import pg from 'pg';
 import { sqliteFile } from '../config.js';
-import { migrationProvider } from './migrations.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -52,9 +51,17 @@ export function openStore(databaseUrl: string): Store {
   return { db, dialect: 'postgres', describe: redact(databaseUrl), close: () => db.destroy() };
 }
 
-/** Brings the schema to the newest migration; safe to run from several processes. */
-export async function migrateToLatest(store: Store): Promise<string[]> {
-  const migrator = new Migrator({ db: store.db, provider: migrationProvider });
+/**
+ * Brings the schema to the newest migration; safe to run from several
+ * processes. Migration names start with a number and run in name order;
+ * services own numbers of their own, so a later-numbered one may ship first.
+ */
+export async function migrateToLatest(store: Store, migrations: Readonly<Record<string, Migration>>): Promise<string[]> {
+  const migrator = new Migrator({
+    db: store.db,
+    provider: { getMigrations: async () => ({ ...migrations }) },
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -28,6 +28,8 @@ export interface PoolStats {
  */
 export class WorkerPool<Task, Result> {
   private readonly piscina: Piscina;
+  /** Tasks accepted and not yet settled: running plus waiting. */
+  private inFlight = 0;
 
   constructor(private readonly options: PoolOptions) {
     const filename = options.filename instanceof URL ? options.filename.href : options.filename;
@@ -35,7 +37,8 @@ export class WorkerPool<Task, Result> {
       filename,
       minThreads: 1,
       maxThreads: options.threads,
-      maxQueue: options.maxQueue,
+      // The bound is enforced in run(), where "running + waiting" is exact.
+      maxQueue: options.maxQueue + options.threads,
       // Engines set their own intra-op threads; keep each worker to its share of the cores.
       concurrentTasksPerWorker: 1,
       idleTimeout: 60_000,
@@ -43,6 +46,10 @@ export class WorkerPool<Task, Result> {
   }
 
   async run(task: Task, opts: { signal?: AbortSignal; transferList?: Transferable[] } = {}): Promise<Result> {
+    if (this.inFlight >= this.options.threads + this.options.maxQueue) {
+      throw new PlatformError('busy', `The ${this.options.name} engine is busy; try again shortly`);
+    }
+    this.inFlight++;
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     try {
@@ -54,6 +61,8 @@ export class WorkerPool<Task, Result> {
       }
       if (timeout.aborted) throw new PoolTimeoutError(`The ${this.options.name} task took longer than ${this.options.timeoutMs} ms`);
       throw err;
+    } finally {
+      this.inFlight--;
     }
   }
 
@@ -61,7 +70,7 @@ export class WorkerPool<Task, Result> {
     return {
       name: this.options.name,
       threads: this.piscina.threads.length,
-      queued: this.piscina.queueSize,
+      queued: Math.max(0, this.inFlight - this.options.threads),
       maxQueue: this.options.maxQueue,
       completed: this.piscina.completed,
     };

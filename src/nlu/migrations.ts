@@ -1,0 +1,64 @@
+import type { Kysely, Migration } from 'kysely';
+
+/** The training-data tables. Append new migrations; never edit one that has shipped. */
+export const nluMigrations: Readonly<Record<string, Migration>> = {
+  '0002_nlu': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('nlu_intents')
+        .addColumn('code', 'text', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('label', 'text', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('type', 'integer', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .addUniqueConstraint('nlu_intents_app_label', ['app_code', 'label'])
+        .execute();
+      await db.schema
+        .createTable('nlu_samples')
+        .addColumn('code', 'text', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('content', 'text', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('nlu_samples_app').on('nlu_samples').columns(['app_code', 'created_time']).execute();
+      await db.schema.createIndex('nlu_samples_content').on('nlu_samples').columns(['app_code', 'content']).execute();
+      await db.schema
+        .createTable('nlu_entities')
+        .addColumn('code', 'text', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('label', 'text', (c) => c.notNull())
+        .addColumn('type', 'integer', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .addUniqueConstraint('nlu_entities_app_label', ['app_code', 'label'])
+        .execute();
+      // A sample carries at most one intent (the detail form has one `intent`).
+      await db.schema
+        .createTable('nlu_intent_samples')
+        .addColumn('code', 'text', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('intent_code', 'text', (c) => c.notNull().references('nlu_intents.code').onDelete('cascade'))
+        .addColumn('sample_code', 'text', (c) =>
+          c.notNull().unique().references('nlu_samples.code').onDelete('cascade'),
+        )
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('nlu_intent_samples_intent').on('nlu_intent_samples').column('intent_code').execute();
+      await db.schema
+        .createTable('nlu_entity_samples')
+        .addColumn('code', 'text', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('entity_code', 'text', (c) => c.notNull().references('nlu_entities.code').onDelete('cascade'))
+        .addColumn('sample_code', 'text', (c) => c.notNull().references('nlu_samples.code').onDelete('cascade'))
+        .addColumn('parent_code', 'text', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('start', 'integer', (c) => c.notNull())
+        .addColumn('end', 'integer', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('nlu_entity_samples_sample').on('nlu_entity_samples').column('sample_code').execute();
+      await db.schema.createIndex('nlu_entity_samples_entity').on('nlu_entity_samples').column('entity_code').execute();
+    },
+  },
+};

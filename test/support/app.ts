@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/platform/config.js';
+import type { ServiceDeps } from '../../src/platform/deps.js';
+import { openPlatform } from '../../src/platform/index.js';
+
+export interface Tenant {
+  appCode: string;
+  apiKey: string;
+  token: string;
+}
+
+export interface TestApp extends Tenant {
+  /** Base URL of the running server, e.g. http://127.0.0.1:40123 */
+  url: string;
+  app: FastifyInstance;
+  deps: ServiceDeps;
+  dataDir: string;
+  /** Another application with its own key and token, for tenancy tests. */
+  newTenant(name: string): Promise<Tenant>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the whole server over real HTTP on 127.0.0.1 with a throwaway data
+ * folder and one application. `databaseUrl` picks the store (SQLite by default).
+ */
+export async function startTestApp(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<TestApp> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-test-'));
+  const config = loadConfig({
+    SAOLA_DATA_DIR: dataDir,
+    SAOLA_LOG_LEVEL: process.env.SAOLA_TEST_LOG_LEVEL ?? 'silent',
+    SAOLA_PORT: '0',
+    SAOLA_HOST: '127.0.0.1',
+    SAOLA_AUTH_CACHE_SECONDS: '0',
+    ...(opts.databaseUrl ? { SAOLA_DATABASE_URL: opts.databaseUrl } : {}),
+    ...opts.env,
+  });
+  const deps = await openPlatform(config);
+  const app = await buildApp(deps);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  // Links handed out by the server must point at this test server.
+  deps.config.publicUrl = opts.env?.SAOLA_PUBLIC_URL ?? url;
+
+  async function newTenant(name: string): Promise<Tenant> {
+    const created = await deps.credentials.createApp(name);
+    const key = await deps.credentials.issue(created.app_code, 'api_key');
+    const token = await deps.credentials.issue(created.app_code, 'token');
+    return { appCode: created.app_code, apiKey: key.secret, token: token.secret };
+  }
+
+  const first = await newTenant('test-app');
+  return {
+    ...first,
+    url,
+    app,
+    deps,
+    dataDir,
+    newTenant,
+    async close() {
+      await app.close();
+      await deps.lifecycle.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { PlatformError } from '../../src/platform/http/errors.js';
+import { PoolTimeoutError, WorkerPool } from '../../src/platform/pool/index.js';
+
+const filename = new URL('../support/pool-task.ts', import.meta.url);
+type Task = { ms: number; fail?: boolean };
+type Result = { threadId: number; sum: number };
+
+const pool = new WorkerPool<Task, Result>({ filename, name: 'test', threads: 2, maxQueue: 2, timeoutMs: 5_000 });
+after(() => pool.close());
+
+test('runs tasks on worker threads, not the main thread', async () => {
+  const results = await Promise.all([pool.run({ ms: 50 }), pool.run({ ms: 50 })]);
+  for (const r of results) {
+    assert.ok(r.threadId > 0, 'ran on a worker thread');
+    assert.ok(r.sum > 0);
+  }
+});
+
+test('the event loop stays free while workers compute', async () => {
+  const work = pool.run({ ms: 300 });
+  const started = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.ok(Date.now() - started < 150, 'a timer fired while the task was running');
+  await work;
+});
+
+test('a full queue answers busy at once', async () => {
+  const running = [pool.run({ ms: 400 }), pool.run({ ms: 400 }), pool.run({ ms: 400 }), pool.run({ ms: 400 })];
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await assert.rejects(pool.run({ ms: 10 }), (err: unknown) => err instanceof PlatformError && err.condition === 'busy');
+  await Promise.all(running);
+});
+
+test('a task error reaches the caller', async () => {
+  await assert.rejects(pool.run({ ms: 0, fail: true }), /failed on purpose/);
+});
+
+test('a task past its time limit is abandoned', async () => {
+  const quick = new WorkerPool<Task, Result>({ filename, name: 'quick', threads: 1, maxQueue: 1, timeoutMs: 100 });
+  try {
+    await assert.rejects(quick.run({ ms: 1_000 }), (err: unknown) => err instanceof PoolTimeoutError);
+  } finally {
+    await quick.close();
+  }
+});
