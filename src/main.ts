@@ -3,6 +3,8 @@ import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
+import { serviceCommands } from './commands.js';
+import { CommandUsageError } from './platform/cli.js';
 import { openPlatform } from './platform/index.js';
 import { AuthAdminError, Credentials } from './platform/auth/credentials.js';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
@@ -24,6 +26,11 @@ Applications and credentials (add --json for one JSON object on stdout)
   key revoke ID|SECRET          revoke one API key or token
   token create --app APP        issue a bearer token for /api/v3 (shown once)
   token revoke ID|SECRET        revoke one token
+
+Services
+  credit import|train|eval ...  credit-scoring data and models (saola credit --help)
+  eval face --pairs DIR         face verification accuracy and similarity refit
+  models add asr PATH           install a speech-recognition model
 
 APP is an application's code or name. Settings come from SAOLA_* environment
 variables (see README.md): SAOLA_PORT, SAOLA_DATA_DIR, SAOLA_DATABASE_URL, ...`;
@@ -132,7 +139,31 @@ export async function serve(config: Config): Promise<() => Promise<void>> {
     })());
 }
 
+/** Dispatches `saola <service words> ...` to the service's own command, which parses its own flags. */
+async function runServiceCommand(argv: string[]): Promise<number | undefined> {
+  const words = Object.keys(serviceCommands).sort((a, b) => b.length - a.length);
+  const match = words.find((w) => {
+    const parts = w.split(' ');
+    return parts.every((p, i) => argv[i] === p);
+  });
+  if (!match) return undefined;
+  try {
+    return await serviceCommands[match]({
+      config: loadConfig(),
+      args: argv.slice(match.split(' ').length),
+      stdout: (t) => process.stdout.write(t),
+      stderr: (t) => process.stderr.write(t),
+    });
+  } catch (err) {
+    const usage = err instanceof CommandUsageError || err instanceof ConfigError;
+    process.stderr.write(`${usage ? '' : 'Unexpected error: '}${usage ? (err as Error).message : ((err as Error).stack ?? err)}\n`);
+    return usage ? 2 : 1;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
+  const viaService = await runServiceCommand(argv);
+  if (viaService !== undefined) return viaService;
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

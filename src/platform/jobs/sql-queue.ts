@@ -308,7 +308,7 @@ class SqlWorker implements Worker {
       } finally {
         beating = false;
       }
-    }, 1e9);
+    }, Math.max(1, Math.floor(leaseMs / 3)));
 
     const ctx: JobContext = {
       signal: lease.signal,

@@ -1,0 +1,15 @@
+import { creditCommand } from './credit/cli.js';
+import { faceEvalCommand } from './face/cli.js';
+import type { Command } from './platform/cli.js';
+import { asrModelsCommand } from './speech/asr/cli.js';
+
+/**
+ * Service commands of the CLI, by their leading words. `saola credit train
+ * alpha --outcomes x.csv` runs the `credit` command with
+ * `['train', 'alpha', '--outcomes', 'x.csv']`.
+ */
+export const serviceCommands: Record<string, Command> = {
+  credit: creditCommand,
+  'eval face': faceEvalCommand,
+  'models add asr': asrModelsCommand,
+};

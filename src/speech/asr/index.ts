@@ -1,0 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+import type { ServiceDeps } from '../../platform/deps.js';
+
+/** Composition root of the asr service (not built yet: registers no routes). */
+export async function registerAsr(_app: FastifyInstance, _deps: ServiceDeps): Promise<void> {}
