@@ -79,7 +79,7 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
         params: Code('sample_code'),
         // The spec lists `content` as a query parameter but its example sends a body: take either.
         querystring: Type.Object({ content: Type.Optional(Type.String()) }),
-        body: Type.Optional(Type.Object({ content: Type.Optional(Type.String()) })),
+        body: Type.Union([Type.Object({ content: Type.Optional(Type.String()) }), Type.Null()]),
         response: { 200: SampleCreated },
       },
     },

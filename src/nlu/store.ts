@@ -254,8 +254,8 @@ export class NluStore {
   /** Every row of an application, for export. */
   async everything(app: string) {
     const [intents, entities, samples, intentLinks, entityLinks] = await Promise.all([
-      this.db.selectFrom('nlu_intents').selectAll().where('app_code', '=', app).orderBy('created_time').execute(),
-      this.db.selectFrom('nlu_entities').selectAll().where('app_code', '=', app).orderBy('created_time').execute(),
+      this.db.selectFrom('nlu_intents').selectAll().where('app_code', '=', app).orderBy('created_time').orderBy('code').execute(),
+      this.db.selectFrom('nlu_entities').selectAll().where('app_code', '=', app).orderBy('created_time').orderBy('code').execute(),
       this.db.selectFrom('nlu_samples').selectAll().where('app_code', '=', app).orderBy('created_time').orderBy('code').execute(),
       this.db.selectFrom('nlu_intent_samples').selectAll().where('app_code', '=', app).execute(),
       this.db.selectFrom('nlu_entity_samples').selectAll().where('app_code', '=', app).orderBy('start').execute(),
