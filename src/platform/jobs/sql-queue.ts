@@ -30,6 +30,9 @@ const MAX_ERROR_LENGTH = 2000;
  * every later write of that claim (heartbeat, progress, result, failure) is
  * guarded by it, so a worker whose lease expired cannot overwrite a newer claim.
  *
+ * Workers poll every `pollMs`; an enqueue through this same SqlJobQueue also
+ * wakes its idle workers on that queue at once (so one instance per process).
+ *
  * Idempotency keys are stored scoped to the app (`job_key` holds
  * `["<app>","<key>"]`), so one tenant's key never returns another tenant's job.
  */
@@ -116,7 +119,7 @@ export class SqlJobQueue implements JobQueue {
       leaseMs: positiveInteger('leaseMs', opts.leaseMs ?? DEFAULT_LEASE_MS),
       pollMs: positiveInteger('pollMs', opts.pollMs ?? DEFAULT_POLL_MS),
       backoff: opts.backoff ?? exponentialBackoff,
-      onError: opts.onError ?? ((error, job) => console.error(`job ${job?.id ?? ''} on ${queue}:`, error)),
+      onError: neverThrows(opts.onError ?? ((error, job) => console.error(`job ${job?.id ?? ''} on ${queue}:`, error))),
     });
     this.workers.add(worker);
     worker.start();
@@ -276,13 +279,12 @@ class SqlWorker implements Worker {
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.settings.pollMs);
-      const self = this;
-      function done(): void {
+      const done = () => {
         clearTimeout(timer);
-        self.endIdleWait = undefined;
+        this.endIdleWait = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, this.settings.pollMs);
       this.endIdleWait = done;
     });
   }
@@ -360,6 +362,17 @@ class SqlWorker implements Worker {
       clearInterval(heartbeat);
     }
   }
+}
+
+/** A throwing error reporter must not take the claim loop or a heartbeat down with it. */
+function neverThrows(onError: (error: unknown, job?: Job) => void): (error: unknown, job?: Job) => void {
+  return (error, job) => {
+    try {
+      onError(error, job);
+    } catch {
+      /* nothing better to do with it */
+    }
+  };
 }
 
 function storedKey(appCode: string | undefined, key: string): string {
