@@ -56,11 +56,21 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
   const { service } = opts;
   useServiceErrors(scope, nluErrorShape);
   scope.addHook('onRequest', requireBearer(opts.credentials));
+  // Runs after the handler's writes committed and before the client hears back.
+  scope.addHook('onSend', async (request) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && request.appCode) service.dataChanged(request.appCode);
+  });
   const deleted = (what: string) => ({ message: `${what} deleted` });
 
   // Samples
-  app.get('/sample', { schema: { tags, security, querystring: Pagination, response: { 200: Type.Array(SampleListItem) } } }, (req) =>
-    service.listSamples(req.appCode, req.query),
+  app.get(
+    '/sample',
+    { schema: { tags, security, querystring: Pagination, response: { 200: Type.Array(SampleListItem) } } },
+    async (req, reply) => {
+      if (req.query.limit !== undefined || req.query.offset !== undefined) return service.listSamples(req.appCode, req.query);
+      // The bare call lists everything: send the (possibly cached) JSON text as is.
+      return reply.type('application/json; charset=utf-8').send((await service.listSamplesJson(req.appCode)) as never);
+    },
   );
   app.post(
     '/sample',

@@ -16,6 +16,7 @@ import type {
   TrainingSet,
   TrainingSetImportResult,
 } from './schemas.js';
+import type { SampleListCache } from './list-cache.js';
 import type { NluStore } from './store.js';
 
 const LABEL = /^[a-z0-9_]+$/;
@@ -72,7 +73,26 @@ function toIntent(row: IntentRow): Intent {
  * between them, for one application at a time.
  */
 export class NluService {
-  constructor(private readonly store: NluStore) {}
+  constructor(
+    private readonly store: NluStore,
+    /** Only given on the embedded store, where this process owns every write. */
+    private readonly listCache?: SampleListCache,
+  ) {}
+
+  /** The full list of an application's samples as JSON text (the bare GET /sample), cached where safe. */
+  async listSamplesJson(app: string): Promise<string> {
+    const cached = this.listCache?.get(app);
+    if (cached !== undefined) return cached;
+    const generation = this.listCache?.generation(app) ?? 0;
+    const json = JSON.stringify(await this.store.listSamples(app, {}));
+    this.listCache?.set(app, json, generation);
+    return json;
+  }
+
+  /** Called after every request that may have changed an application's training data. */
+  dataChanged(app: string): void {
+    this.listCache?.invalidate(app);
+  }
 
   // Samples
 

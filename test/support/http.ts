@@ -19,7 +19,7 @@ export async function call<T = any>(
     body = JSON.stringify(opts.json);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(base + path, { method, headers, body });
+  const res = await fetch(base + path, { method, headers, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) });
   const text = await res.text();
   let parsed: unknown = undefined;
   try {

@@ -1,0 +1,95 @@
+/**
+ * The text-to-speech worker thread: the WASM eSpeak NG (when the espeak-ng
+ * program is missing) and the lamejs MP3 encoder (when ffmpeg is missing).
+ * Each is loaded once per thread, on first use.
+ */
+import { Mp3Encoder } from '@breezystack/lamejs';
+
+export type WorkerTask =
+  | { op: 'synthesise'; text: string; espeakVoice: string; wpm: number }
+  | { op: 'phonemes'; text: string; espeakVoice: string }
+  | { op: 'mp3'; samples: Int16Array; sampleRate: number; kbps: number };
+
+export type WorkerResult =
+  | { op: 'synthesise'; samples: Int16Array; sampleRate: number }
+  | { op: 'phonemes'; phonemes: string }
+  | { op: 'mp3'; mp3: Uint8Array };
+
+interface EspeakWorker {
+  set_voice(name: string): number;
+  set_rate(wpm: number): void;
+  get_samplerate(): number;
+  synthesize(text: string, callback: (samples: Int16Array | null, events: unknown) => boolean | number | void): void;
+  text_to_phonemes?(text: string, mode: number): string;
+  synthesize_and_get_phonemes?(text: string, callback: unknown): unknown;
+}
+
+let espeak: Promise<EspeakWorker> | undefined;
+
+function loadEspeak(): Promise<EspeakWorker> {
+  espeak ??= (async () => {
+    const { default: initialise } = (await import('@echogarden/espeak-ng-emscripten')) as unknown as {
+      default: () => Promise<{ eSpeakNGWorker: new () => EspeakWorker }>;
+    };
+    const module = await initialise();
+    return new module.eSpeakNGWorker();
+  })();
+  espeak.catch(() => {
+    espeak = undefined;
+  });
+  return espeak;
+}
+
+async function synthesise(text: string, espeakVoice: string, wpm: number): Promise<WorkerResult> {
+  const engine = await loadEspeak();
+  if (engine.set_voice(espeakVoice) !== 0) throw new Error(`eSpeak NG (WASM) has no voice ${espeakVoice}`);
+  engine.set_rate(wpm);
+  const chunks: Int16Array[] = [];
+  engine.synthesize(text, (samples) => {
+    if (samples && samples.length > 0) chunks.push(Int16Array.from(samples));
+    return false;
+  });
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  const samples = new Int16Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    samples.set(chunk, at);
+    at += chunk.length;
+  }
+  return { op: 'synthesise', samples, sampleRate: engine.get_samplerate() };
+}
+
+function encodeMp3(samples: Int16Array, sampleRate: number, kbps: number): WorkerResult {
+  const encoder = new Mp3Encoder(1, sampleRate, kbps);
+  const parts: Uint8Array[] = [];
+  const block = 1152 * 16;
+  for (let i = 0; i < samples.length; i += block) {
+    const out = encoder.encodeBuffer(samples.subarray(i, i + block));
+    if (out.length > 0) parts.push(Uint8Array.from(out));
+  }
+  const tail = encoder.flush();
+  if (tail.length > 0) parts.push(Uint8Array.from(tail));
+  const mp3 = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    mp3.set(p, at);
+    at += p.length;
+  }
+  return { op: 'mp3', mp3 };
+}
+
+export default async function ttsWorker(task: WorkerTask): Promise<WorkerResult> {
+  switch (task.op) {
+    case 'synthesise':
+      return synthesise(task.text, task.espeakVoice, task.wpm);
+    case 'phonemes': {
+      const engine = await loadEspeak();
+      if (engine.set_voice(task.espeakVoice) !== 0) throw new Error(`eSpeak NG (WASM) has no voice ${task.espeakVoice}`);
+      // Mode 0: eSpeak's ASCII phoneme mnemonics, as `espeak-ng -x` prints, tone digits included.
+      const phonemes = engine.text_to_phonemes ? String(engine.text_to_phonemes(task.text, 0)) : '';
+      return { op: 'phonemes', phonemes };
+    }
+    case 'mp3':
+      return encodeMp3(task.samples, task.sampleRate, task.kbps);
+  }
+}
