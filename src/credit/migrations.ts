@@ -1,4 +1,55 @@
-import type { Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 
 /** The credit service's tables. Append new migrations; never edit one that has shipped. */
-export const creditMigrations: Readonly<Record<string, Migration>> = {};
+export const creditMigrations: Readonly<Record<string, Migration>> = {
+  '0006_credit': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('credit_alpha_events')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('event_key', 'text', (c) => c.notNull())
+        .addColumn('phone', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('occurred_at', 'text', (c) => c.notNull())
+        .addColumn('amount', 'double precision')
+        .addColumn('days_late', 'integer')
+        .addColumn('import_id', 'text', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .addUniqueConstraint('credit_alpha_events_app_key', ['app_code', 'event_key'])
+        .execute();
+      // Every feature lookup is "this application's events of this phone before T".
+      await db.schema
+        .createIndex('credit_alpha_events_lookup')
+        .on('credit_alpha_events')
+        .columns(['app_code', 'phone', 'occurred_at'])
+        .execute();
+      await db.schema
+        .createTable('credit_models')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('dltype', 'integer', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('metrics', 'text', (c) => c.notNull())
+        .addColumn('train_rows', 'integer', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .addUniqueConstraint('credit_models_version', ['app_code', 'source', 'dltype', 'version'])
+        .execute();
+      await db.schema
+        .createTable('credit_imports')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('file_name', 'text', (c) => c.notNull())
+        .addColumn('rows_total', 'integer', (c) => c.notNull())
+        .addColumn('inserted', 'integer', (c) => c.notNull())
+        .addColumn('duplicates', 'integer', (c) => c.notNull())
+        .addColumn('rejected', 'integer', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('credit_imports_app').on('credit_imports').columns(['app_code', 'created_time']).execute();
+    },
+  },
+};

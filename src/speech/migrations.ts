@@ -1,4 +1,34 @@
-import type { Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 
 /** The speech service's tables. Append new migrations; never edit one that has shipped. */
-export const speechMigrations: Readonly<Record<string, Migration>> = {};
+export const speechMigrations: Readonly<Record<string, Migration>> = {
+  '0005_01_tts_requests': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('tts_requests')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('link_token', 'text', (c) => c.notNull().unique())
+        .addColumn('async_url', 'text', (c) => c.notNull())
+        .addColumn('voice', 'text', (c) => c.notNull())
+        .addColumn('speed', 'integer', (c) => c.notNull())
+        .addColumn('format', 'text', (c) => c.notNull())
+        .addColumn('text_length', 'integer', (c) => c.notNull())
+        .addColumn('callback_url', 'text')
+        .addColumn('job_id', 'text')
+        .addColumn('blob_key', 'text', (c) => c.notNull())
+        .addColumn('audio_bytes', 'integer')
+        .addColumn('audio_ms', 'integer')
+        .addColumn('error', 'text')
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .addColumn('ready_time', 'text')
+        .addColumn('failed_time', 'text')
+        .execute();
+      await db.schema.createIndex('tts_requests_app').on('tts_requests').columns(['app_code', 'created_time']).execute();
+      await db.schema.createIndex('tts_requests_created').on('tts_requests').column('created_time').execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('tts_requests').execute();
+    },
+  },
+};

@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely';
+import type { Store } from '../../platform/db/database.js';
+import type { TtsRequestRow, TtsTables } from './schema.js';
+
+/** Persistence of synthesis requests. Every read by a client filters by app_code. */
+export class TtsStore {
+  private readonly db: Kysely<TtsTables>;
+
+  constructor(store: Store) {
+    this.db = store.db.withTables<TtsTables>() as unknown as Kysely<TtsTables>;
+  }
+
+  async insert(row: TtsRequestRow): Promise<void> {
+    await this.db.insertInto('tts_requests').values(row).execute();
+  }
+
+  async setJob(id: string, jobId: string): Promise<void> {
+    await this.db.updateTable('tts_requests').set({ job_id: jobId }).where('id', '=', id).execute();
+  }
+
+  async get(id: string, appCode: string): Promise<TtsRequestRow | undefined> {
+    return this.db.selectFrom('tts_requests').selectAll().where('id', '=', id).where('app_code', '=', appCode).executeTakeFirst();
+  }
+
+  /** For the job worker, which acts for whichever app owns the request. */
+  async getForWorker(id: string): Promise<TtsRequestRow | undefined> {
+    return this.db.selectFrom('tts_requests').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** For the public link: the token is the capability, there is no api_key. */
+  async getByToken(token: string): Promise<TtsRequestRow | undefined> {
+    return this.db.selectFrom('tts_requests').selectAll().where('link_token', '=', token).executeTakeFirst();
+  }
+
+  async markReady(id: string, audio: { bytes: number; ms: number }): Promise<void> {
+    await this.db
+      .updateTable('tts_requests')
+      .set({ ready_time: new Date().toISOString(), audio_bytes: audio.bytes, audio_ms: audio.ms, error: null, failed_time: null })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async markFailed(id: string, error: string): Promise<void> {
+    await this.db.updateTable('tts_requests').set({ failed_time: new Date().toISOString(), error }).where('id', '=', id).execute();
+  }
+
+  /** Retention: forgets finished requests created before `before`; answers how many. */
+  async deleteFinishedBefore(before: Date): Promise<number> {
+    const result = await this.db
+      .deleteFrom('tts_requests')
+      .where('created_time', '<', before.toISOString())
+      .where((eb) => eb.or([eb('ready_time', 'is not', null), eb('failed_time', 'is not', null)]))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
