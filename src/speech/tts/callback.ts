@@ -64,8 +64,3 @@ export async function deliverCallback(job: CallbackJob, settings: CallbackSettin
   if (status < 200 || status >= 300) throw new Error(`callback answered HTTP ${status}`);
   return { status };
 }
-
-/** Delay before the retry after failed try `attempt` (1-based): base, 2 x base, 4 x base ... capped. */
-export function callbackBackoff(baseMs: number, capMs: number): (attempt: number) => number {
-  return (attempt) => Math.min(capMs, baseMs * 2 ** Math.max(0, Math.min(attempt - 1, 30)));
-}

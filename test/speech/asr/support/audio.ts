@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Test audio made on the spot: Vietnamese speech from eSpeak NG, and
+ * silence, noise and tones from ffmpeg's generators, converted with ffmpeg
+ * into every upload format.
+ */
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-asr-audio-'));
+process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }));
+
+let counter = 0;
+const tmp = (ext: string) => path.join(work, `a${++counter}.${ext}`);
+
+/** Speech-like audio: eSpeak NG reading Vietnamese text, as a wav file. */
+export function speech(text: string, voice = 'vi'): Buffer {
+  const out = tmp('wav');
+  execFileSync('espeak-ng', ['-v', voice, '-w', out, text]);
+  return fs.readFileSync(out);
+}
+
+function ffmpeg(args: string[], ext: string): Buffer {
+  const out = tmp(ext);
+  execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', ...args, out]);
+  return fs.readFileSync(out);
+}
+
+/** One of ffmpeg's lavfi sources (anullsrc, anoisesrc, sine) as a 16 kHz wav. */
+export function generated(source: string, seconds: number): Buffer {
+  return ffmpeg(['-f', 'lavfi', '-i', source, '-t', String(seconds), '-ac', '1', '-ar', '16000'], 'wav');
+}
+
+export const FORMATS: Record<string, string[]> = {
+  wav: [],
+  mp3: ['-c:a', 'libmp3lame'],
+  m4a: ['-c:a', 'aac'],
+  aac: ['-c:a', 'aac', '-f', 'adts'],
+  ogg: ['-c:a', 'libvorbis'],
+  opus: ['-c:a', 'libopus'],
+  webm: ['-c:a', 'libopus'],
+  flac: ['-c:a', 'flac'],
+};
+
+/** Re-encodes a wav into another container and codec. */
+export function convert(wav: Buffer, format: keyof typeof FORMATS | string): Buffer {
+  const input = tmp('wav');
+  fs.writeFileSync(input, wav);
+  return ffmpeg(['-i', input, ...(FORMATS[format] ?? [])], format);
+}
+
+/** Joins wav clips with pauses between them (16 kHz mono). */
+export function withPauses(clips: Buffer[], pauseSeconds: number): Buffer {
+  const inputs: string[] = [];
+  for (const clip of clips) {
+    const f = tmp('wav');
+    fs.writeFileSync(f, clip);
+    inputs.push(f);
+  }
+  const filters = inputs.map((_, i) => `[${i}:a]aresample=16000,aformat=channel_layouts=mono,apad=pad_dur=${pauseSeconds}[a${i}]`);
+  const concat = `${inputs.map((_, i) => `[a${i}]`).join('')}concat=n=${inputs.length}:v=0:a=1[out]`;
+  return ffmpeg([...inputs.flatMap((f) => ['-i', f]), '-filter_complex', [...filters, concat].join(';'), '-map', '[out]'], 'wav');
+}
