@@ -7,7 +7,7 @@ export type PhoneResult = { ok: true; phone: string } | { ok: false; reason: Pho
 
 const MAX_LENGTH = 40;
 /** Digits and the separators people write: spaces, dots, dashes, slashes, brackets, a leading +. */
-const WRITTEN_FORM = /^\+?[\d\s.\-()/]+$/;
+const WRITTEN_FORM = /^\(?\+?[\d\s.\-()/]+$/;
 
 /**
  * Eleven-digit mobile numbers (01xx...) were renumbered to ten digits in 2018;
@@ -41,13 +41,14 @@ export function normaliseVietnamMobile(input: unknown): PhoneResult {
   if (written.length > MAX_LENGTH || !WRITTEN_FORM.test(written)) {
     return { ok: false, reason: 'malformed', message: `phone "${written.slice(0, MAX_LENGTH)}" may hold only digits, spaces, dots, dashes, brackets and a leading +` };
   }
-  const plus = written.startsWith('+');
+  const plus = /^\(?\+/.test(written);
   const digits = written.replace(/\D/g, '');
   if (digits.length < 8 || digits.length > 15) {
     return { ok: false, reason: 'invalid', message: `phone "${written}" is not a Vietnamese mobile number (wrong number of digits)` };
   }
   const modern = modernise(digits);
-  const parsed = parsePhoneNumberFromString(plus ? `+${modern}` : modern, 'VN');
+  // A modernised legacy number is in national form (0...), which needs no +.
+  const parsed = parsePhoneNumberFromString(plus && modern === digits ? `+${modern}` : modern, 'VN');
   if (!parsed || !parsed.isValid()) {
     return { ok: false, reason: 'invalid', message: `phone "${written}" is not a valid Vietnamese mobile number` };
   }

@@ -49,8 +49,8 @@ export interface CreditImportRow {
   created_time: string;
 }
 
-export interface CreditTables {
+export type CreditTables = {
   credit_alpha_events: AlphaEventRow;
   credit_models: CreditModelRow;
   credit_imports: CreditImportRow;
-}
+};

@@ -1,7 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
 import type { Command } from '../../platform/cli.js';
+import { loadAsrSettings } from './config.js';
+import { ACTIVE, MANIFEST, MODEL_KINDS, ModelError, detectModel, probeModel, type ModelKind } from './model.js';
 
-/** `saola models add asr <path>` (not built yet). */
+const USAGE = `usage: saola models add asr <folder> [--name NAME] [--kind ${MODEL_KINDS.join('|')}] [--force] [--no-activate] [--skip-probe]
+
+Copies a sherpa-onnx recognition model (its .onnx files and tokens) into
+<data dir>/models/asr/NAME, checks that it loads and decodes, and makes it
+the model /hmi/asr/general uses (unless --no-activate). Restart the server
+to pick it up. SAOLA_ASR_MODEL, when set, still wins over the installed model.
+`;
+
+/** `saola models add asr <path>`: install a recognition model and make it active. */
 export const asrModelsCommand: Command = async (ctx) => {
-  ctx.stderr('saola models: not available yet\n');
-  return 2;
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: ctx.args,
+      allowPositionals: true,
+      options: {
+        name: { type: 'string' },
+        kind: { type: 'string' },
+        force: { type: 'boolean', default: false },
+        'no-activate': { type: 'boolean', default: false },
+        'skip-probe': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    });
+  } catch (err) {
+    ctx.stderr(`${(err as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    ctx.stdout(USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    ctx.stderr(USAGE);
+    return 2;
+  }
+  if (values.kind !== undefined && !MODEL_KINDS.includes(values.kind as ModelKind)) {
+    ctx.stderr(`--kind must be one of ${MODEL_KINDS.join(', ')}\n`);
+    return 2;
+  }
+  const settings = loadAsrSettings(ctx.config);
+  const source = path.resolve(positionals[0]);
+  const name = (values.name ?? path.basename(source)).replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
+  if (!name) {
+    ctx.stderr('Give the model a name with --name (letters, digits, . _ -)\n');
+    return 2;
+  }
+
+  let spec;
+  try {
+    spec = detectModel(source, values.kind as ModelKind | undefined);
+  } catch (err) {
+    ctx.stderr(`${(err as Error).message}\n`);
+    return 2;
+  }
+
+  const target = path.join(settings.modelsDir, name);
+  if (fs.existsSync(target)) {
+    if (!values.force) {
+      ctx.stderr(`${target} already exists: choose another --name or pass --force to replace it\n`);
+      return 2;
+    }
+    fs.rmSync(target, { recursive: true, force: true });
+  }
+  // Copy into a temp folder and rename: a half-copied model is never visible under its name.
+  const staging = `${target}.partial-${process.pid}`;
+  fs.mkdirSync(staging, { recursive: true });
+  const files: Record<string, string> = {};
+  for (const [role, file] of Object.entries(spec.files)) {
+    if (!file) continue;
+    const base = path.basename(file);
+    fs.copyFileSync(file, path.join(staging, base));
+    files[role] = base;
+  }
+  fs.writeFileSync(path.join(staging, MANIFEST), JSON.stringify({ kind: spec.kind, files, source }, null, 2) + '\n');
+  fs.renameSync(staging, target);
+  ctx.stdout(`Copied the ${spec.kind} model from ${source} to ${target}\n`);
+
+  if (!values['skip-probe']) {
+    try {
+      const installed = detectModel(target);
+      const probe = await probeModel(installed, {
+        numThreads: settings.engineThreads,
+        decodingMethod: settings.decodingMethod,
+        language: settings.language,
+      });
+      ctx.stdout(`The model loads and decodes (load ${probe.loadMs} ms)\n`);
+    } catch (err) {
+      fs.rmSync(target, { recursive: true, force: true });
+      ctx.stderr(`${err instanceof ModelError ? err.message : String(err)}\nThe model was not installed.\n`);
+      return 1;
+    }
+  }
+
+  if (!values['no-activate']) {
+    const activeFile = path.join(settings.modelsDir, ACTIVE);
+    fs.writeFileSync(`${activeFile}.tmp`, JSON.stringify({ dir: name, kind: spec.kind, installedAt: new Date().toISOString() }, null, 2) + '\n');
+    fs.renameSync(`${activeFile}.tmp`, activeFile);
+    ctx.stdout(`Active speech recognition model: ${name}. Restart saola to use it.\n`);
+  }
+  return 0;
 };

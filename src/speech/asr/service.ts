@@ -55,8 +55,9 @@ export class AsrService {
     }
 
     this.counters.inFlight++;
-    const timeLimit = AbortSignal.timeout(this.limits.timeoutMs);
-    const stop = signal ? AbortSignal.any([signal, timeLimit]) : timeLimit;
+    const timeLimit = new AbortController();
+    const timer = setTimeout(() => timeLimit.abort(), this.limits.timeoutMs);
+    const stop = signal ? AbortSignal.any([signal, timeLimit.signal]) : timeLimit.signal;
     try {
       const text = await this.run(audio, stop);
       if (!text) {
@@ -67,7 +68,7 @@ export class AsrService {
       return { status: 0, hypotheses: [{ utterance: text }], id };
     } catch (err) {
       if (err instanceof ServiceError) throw err;
-      if (timeLimit.aborted || err instanceof PoolTimeoutError) {
+      if (timeLimit.signal.aborted || err instanceof PoolTimeoutError) {
         this.counters.timedOut++;
         throw new ServiceError(AsrErrors.timeLimit, `Recognition canceled: it took longer than ${this.limits.timeoutMs} ms`);
       }
@@ -81,6 +82,7 @@ export class AsrService {
       }
       throw err;
     } finally {
+      clearTimeout(timer);
       this.counters.inFlight--;
     }
   }

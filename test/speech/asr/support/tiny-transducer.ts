@@ -126,7 +126,7 @@ export function buildTinyTransducer(dir: string, opts: { seed?: number; hidden?:
   };
 
   const joinerBias = weights('bj', [V], next, 0.5);
-  (joinerBias.data as Float32Array)[0] = 2.5; // blank wins on most frames, as in a trained model
+  (joinerBias.data as Float32Array)[0] = 3.5; // blank wins on most frames, as in a trained model
   (joinerBias.data as Float32Array)[1] = -100; // never <unk>
   const joiner: Graph = {
     name: 'tiny_joiner',
