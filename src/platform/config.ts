@@ -23,6 +23,23 @@ export interface Config {
   authCacheSeconds: number;
   /** Whether this process runs the job workers (saola serve does by default). */
   runWorkers: boolean;
+  /** When set, the job queue is BullMQ on this Redis instead of the SQL table. */
+  redisUrl: string | undefined;
+  /** Prefix of every Redis key the job queue writes (several deployments can share one Redis). */
+  redisPrefix: string;
+  /** When set, blobs go to this S3 bucket instead of `<dataDir>/blobs`. */
+  s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  bucket: string;
+  /** An S3-compatible server; AWS when absent. */
+  endpoint: string | undefined;
+  region: string;
+  /** Both or neither: without them the AWS SDK's default chain (env, profile, instance role) applies. */
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -60,6 +77,44 @@ function url(name: string, raw: string, protocols: string[]): string {
   return raw;
 }
 
+function text(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  return raw ? raw : undefined;
+}
+
+/** S3's bucket naming rules (lowercase, 3-63 characters, no leading or trailing dot or hyphen). */
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const REGION_NAME = /^[a-z0-9-]{1,64}$/;
+const REDIS_PREFIX = /^[A-Za-z0-9_.-]{1,64}$/;
+
+function s3Config(env: Env): S3Config | undefined {
+  const bucket = text(env, 'SAOLA_S3_BUCKET');
+  const endpoint = text(env, 'SAOLA_S3_ENDPOINT');
+  const accessKeyId = text(env, 'SAOLA_S3_ACCESS_KEY_ID');
+  const secretAccessKey = text(env, 'SAOLA_S3_SECRET_ACCESS_KEY');
+  if (bucket === undefined) {
+    const stray = ['SAOLA_S3_ENDPOINT', 'SAOLA_S3_ACCESS_KEY_ID', 'SAOLA_S3_SECRET_ACCESS_KEY'].find((name) => text(env, name));
+    if (stray) throw new ConfigError(`${stray} is set but SAOLA_S3_BUCKET is not: set the bucket to store blobs in S3`);
+    return undefined;
+  }
+  if (!BUCKET_NAME.test(bucket)) {
+    throw new ConfigError(`SAOLA_S3_BUCKET must be an S3 bucket name (3-63 of a-z 0-9 . -), got "${bucket}"`);
+  }
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError('SAOLA_S3_ACCESS_KEY_ID and SAOLA_S3_SECRET_ACCESS_KEY must be set together');
+  }
+  const region = text(env, 'SAOLA_S3_REGION') ?? 'us-east-1';
+  if (!REGION_NAME.test(region)) throw new ConfigError(`SAOLA_S3_REGION must be a region name like us-east-1, got "${region}"`);
+  return {
+    bucket,
+    endpoint: endpoint === undefined ? undefined : url('SAOLA_S3_ENDPOINT', endpoint, ['http:', 'https:']).replace(/\/+$/, ''),
+    region,
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: bool(env, 'SAOLA_S3_FORCE_PATH_STYLE', false),
+  };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -79,6 +134,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`SAOLA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
+  const redisUrl = text(env, 'SAOLA_REDIS_URL');
+  const redisPrefix = text(env, 'SAOLA_REDIS_PREFIX') ?? 'saola';
+  if (!REDIS_PREFIX.test(redisPrefix)) {
+    throw new ConfigError(`SAOLA_REDIS_PREFIX may only hold 1-64 of A-Z a-z 0-9 _ . -, got "${redisPrefix}"`);
+  }
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
   return {
     host,
@@ -93,6 +153,9 @@ export function loadConfig(env: Env = process.env): Config {
     jsonBodyLimit: integer(env, 'SAOLA_JSON_BODY_LIMIT', 1024 * 1024, 1024, 512 * 1024 * 1024),
     authCacheSeconds: integer(env, 'SAOLA_AUTH_CACHE_SECONDS', 5, 0, 3600),
     runWorkers: bool(env, 'SAOLA_RUN_WORKERS', true),
+    redisUrl: redisUrl === undefined ? undefined : url('SAOLA_REDIS_URL', redisUrl, ['redis:', 'rediss:']),
+    redisPrefix,
+    s3: s3Config(env),
   };
 }
 

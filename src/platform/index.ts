@@ -2,14 +2,20 @@ import path from 'node:path';
 import { migrations } from '../migrations.js';
 import { Credentials } from './auth/credentials.js';
 import { FsBlobStore } from './blobs/fs-store.js';
+import { S3BlobStore } from './blobs/s3-store.js';
+import type { BlobStore } from './blobs/store.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openStore } from './db/database.js';
 import { Lifecycle, type ServiceDeps } from './deps.js';
+import type { JobQueue } from './jobs/queue.js';
 import { SqlJobQueue } from './jobs/sql-queue.js';
 
 /**
  * Opens the platform a process runs on: the store (migrated), credentials,
  * blobs and the job queue, chosen by configuration. `lifecycle.close()` undoes it.
+ *
+ * Each part moves to its server engine on its own: `SAOLA_DATABASE_URL`
+ * (PostgreSQL), `SAOLA_REDIS_URL` (BullMQ jobs), `SAOLA_S3_BUCKET` (S3 blobs).
  */
 export async function openPlatform(config: Config): Promise<ServiceDeps & { migrated: string[] }> {
   const store = openStore(config.databaseUrl);
@@ -17,10 +23,39 @@ export async function openPlatform(config: Config): Promise<ServiceDeps & { migr
   lifecycle.onClose('store', () => store.close());
   const migrated = await migrateToLatest(store, migrations);
   const credentials = new Credentials(store, config.authCacheSeconds);
-  const blobs = new FsBlobStore(path.join(config.dataDir, 'blobs'));
-  const jobs = new SqlJobQueue(store);
+
+  let blobs: BlobStore;
+  if (config.s3) {
+    const s3 = new S3BlobStore(config.s3);
+    lifecycle.onClose('blobs', () => s3.close());
+    lifecycle.addReadiness('blobs', () => probe(s3.describe(), () => s3.check()));
+    blobs = s3;
+  } else {
+    blobs = new FsBlobStore(path.join(config.dataDir, 'blobs'));
+    lifecycle.addReadiness('blobs', () => ({ ok: true, engine: 'filesystem' }));
+  }
+
+  let jobs: JobQueue;
+  if (config.redisUrl) {
+    // Loaded only here: the embedded default never loads BullMQ and ioredis.
+    const { BullJobQueue } = await import('./jobs/bullmq-queue.js');
+    const bull = new BullJobQueue({ url: config.redisUrl, prefix: config.redisPrefix });
+    // The engine name only: the URL may carry a password.
+    lifecycle.addReadiness('jobs', () => probe('bullmq (redis)', () => bull.check()));
+    jobs = bull;
+  } else {
+    jobs = new SqlJobQueue(store);
+    lifecycle.addReadiness('jobs', () => ({ ok: true, engine: `sql (${store.dialect})` }));
+  }
   lifecycle.onClose('jobs', () => jobs.close());
-  lifecycle.addReadiness('jobs', async () => ({ ok: true, engine: `sql (${store.dialect})` }));
-  lifecycle.addReadiness('blobs', () => ({ ok: true, engine: 'filesystem' }));
   return { config, store, credentials, blobs, jobs, lifecycle, migrated };
+}
+
+async function probe(engine: string, check: () => Promise<void>): Promise<Record<string, unknown>> {
+  try {
+    await check();
+    return { ok: true, engine };
+  } catch (error) {
+    return { ok: false, engine, error: (error as Error).message };
+  }
 }

@@ -26,7 +26,8 @@ export interface TestApp extends Tenant {
 
 /**
  * Starts the whole server over real HTTP on 127.0.0.1 with a throwaway data
- * folder and one application. `databaseUrl` picks the store (SQLite by default).
+ * folder and one application. `databaseUrl` picks the store (SQLite by
+ * default); `env` sets platform and service settings for this server.
  */
 export async function startTestApp(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<TestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-test-'));
@@ -39,8 +40,21 @@ export async function startTestApp(opts: { databaseUrl?: string; env?: Record<st
     ...(opts.databaseUrl ? { SAOLA_DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
   });
-  const deps = await openPlatform(config);
-  const app = await buildApp(deps);
+  // Services read their own SAOLA_<SERVICE>_* settings from process.env while
+  // they register; give them opts.env for that moment, then restore.
+  const saved = new Map(Object.keys(opts.env ?? {}).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, opts.env);
+  let deps: ServiceDeps;
+  let app: FastifyInstance;
+  try {
+    deps = await openPlatform(config);
+    app = await buildApp(deps);
+  } finally {
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

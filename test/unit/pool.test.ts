@@ -3,7 +3,8 @@ import { after, test } from 'node:test';
 import { PlatformError } from '../../src/platform/http/errors.js';
 import { PoolTimeoutError, WorkerPool } from '../../src/platform/pool/index.js';
 
-const filename = new URL('../support/pool-task.ts', import.meta.url);
+// Named as compiled code names it; the pool finds the .ts source under tsx.
+const filename = new URL('../support/pool-task.js', import.meta.url);
 type Task = { ms: number; fail?: boolean };
 type Result = { threadId: number; sum: number };
 
@@ -43,5 +44,14 @@ test('a task past its time limit is abandoned', async () => {
     await assert.rejects(quick.run({ ms: 1_000 }), (err: unknown) => err instanceof PoolTimeoutError);
   } finally {
     await quick.close();
+  }
+});
+
+test('a worker module that cannot load fails its tasks without crashing the process', async () => {
+  const broken = new WorkerPool<Task, Result>({ filename: new URL('../support/no-such-worker.js', import.meta.url), name: 'broken', threads: 1, maxQueue: 1, timeoutMs: 5_000 });
+  try {
+    await assert.rejects(broken.run({ ms: 1 }));
+  } finally {
+    await broken.close();
   }
 });

@@ -98,3 +98,39 @@ export function exponentialBackoff(attempt: number): number {
   const delay = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** exponent);
   return Math.round(delay * (1 + Math.random() * 0.1));
 }
+
+const MAX_ERROR_LENGTH = 2000;
+
+/** How a handler's failure is stored as `lastError`: `Name: message`, cut at 2000 characters. */
+export function describeJobError(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH)}...` : text;
+}
+
+/** A throwing error reporter must not take a worker's loop or heartbeat down with it. */
+export function reportingSafely(onError: (error: unknown, job?: Job) => void): (error: unknown, job?: Job) => void {
+  return (error, job) => {
+    try {
+      onError(error, job);
+    } catch {
+      /* nothing better to do with it */
+    }
+  };
+}
+
+/** The default `onError` of a worker on `queue`. */
+export function logJobError(queue: string): (error: unknown, job?: Job) => void {
+  return (error, job) => console.error(`job ${job?.id ?? ''} on ${queue}:`, error);
+}
+
+export function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+export function checkMaxAttempts(maxAttempts: number): number {
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+    throw new TypeError(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+  }
+  return maxAttempts;
+}

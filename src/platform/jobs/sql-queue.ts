@@ -5,6 +5,11 @@ import {
   DEFAULT_MAX_ATTEMPTS,
   JOB_STATUSES,
   PermanentJobError,
+  checkMaxAttempts,
+  describeJobError,
+  logJobError,
+  positiveInteger,
+  reportingSafely,
   exponentialBackoff,
   type EnqueueOptions,
   type Enqueued,
@@ -19,7 +24,6 @@ import {
 
 const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_POLL_MS = 200;
-const MAX_ERROR_LENGTH = 2000;
 
 /**
  * The embedded job queue: one `jobs` table, claimed with leases. A claim is a
@@ -43,10 +47,7 @@ export class SqlJobQueue implements JobQueue {
 
   async enqueue(queue: string, payload: unknown, opts: EnqueueOptions = {}): Promise<Enqueued> {
     if (queue === '') throw new TypeError('queue name is empty');
-    const maxAttempts = opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-      throw new TypeError(`maxAttempts must be a positive integer, got ${maxAttempts}`);
-    }
+    const maxAttempts = checkMaxAttempts(opts.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
     const now = new Date().toISOString();
     const row: JobRow = {
       id: uuidv7(),
@@ -119,7 +120,7 @@ export class SqlJobQueue implements JobQueue {
       leaseMs: positiveInteger('leaseMs', opts.leaseMs ?? DEFAULT_LEASE_MS),
       pollMs: positiveInteger('pollMs', opts.pollMs ?? DEFAULT_POLL_MS),
       backoff: opts.backoff ?? exponentialBackoff,
-      onError: neverThrows(opts.onError ?? ((error, job) => console.error(`job ${job?.id ?? ''} on ${queue}:`, error))),
+      onError: reportingSafely(opts.onError ?? logJobError(queue)),
     });
     this.workers.add(worker);
     worker.start();
@@ -343,7 +344,7 @@ class SqlWorker implements Worker {
       const { error } = outcome;
       onError(error, job);
       const retry = !(error instanceof PermanentJobError) && claim.attempts < claim.max_attempts;
-      const last_error = describeError(error);
+      const last_error = describeJobError(error);
       if (retry) {
         const delay = Math.max(0, this.settings.backoff(claim.attempts));
         await this.owner.updateClaimed(claim, {
@@ -364,16 +365,6 @@ class SqlWorker implements Worker {
   }
 }
 
-/** A throwing error reporter must not take the claim loop or a heartbeat down with it. */
-function neverThrows(onError: (error: unknown, job?: Job) => void): (error: unknown, job?: Job) => void {
-  return (error, job) => {
-    try {
-      onError(error, job);
-    } catch {
-      /* nothing better to do with it */
-    }
-  };
-}
 
 function storedKey(appCode: string | undefined, key: string): string {
   return JSON.stringify([appCode ?? null, key]);
@@ -410,12 +401,4 @@ function toJob(row: JobRow): Job {
   };
 }
 
-function describeError(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH)}...` : text;
-}
 
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, got ${value}`);
-  return value;
-}

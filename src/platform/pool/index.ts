@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { PlatformError } from '../http/errors.js';
 
@@ -32,7 +34,7 @@ export class WorkerPool<Task, Result> {
   private inFlight = 0;
 
   constructor(private readonly options: PoolOptions) {
-    const filename = options.filename instanceof URL ? options.filename.href : options.filename;
+    const filename = workerFile(options.filename);
     this.piscina = new Piscina({
       filename,
       minThreads: 1,
@@ -43,7 +45,14 @@ export class WorkerPool<Task, Result> {
       concurrentTasksPerWorker: 1,
       idleTimeout: 60_000,
     });
+    // A worker that fails to load emits 'error'; unhandled, it would take the server down.
+    this.piscina.on('error', (err: unknown) => {
+      this.lastError = (err as Error)?.message ?? String(err);
+    });
   }
+
+  /** The last error a worker thread raised outside a task (e.g. its module failed to load). */
+  lastError: string | undefined;
 
   async run(task: Task, opts: { signal?: AbortSignal; transferList?: Transferable[] } = {}): Promise<Result> {
     if (this.inFlight >= this.options.threads + this.options.maxQueue) {
@@ -79,6 +88,19 @@ export class WorkerPool<Task, Result> {
   async close(): Promise<void> {
     await this.piscina.destroy();
   }
+}
+
+/**
+ * The worker module as a file URL. Services name it `./worker.js`; under tsx
+ * (tests, `npm run dev`) only the `.ts` source exists, so use that instead.
+ */
+function workerFile(filename: string | URL): string {
+  const url = filename instanceof URL ? filename : filename.startsWith('file:') ? new URL(filename) : pathToFileURL(filename);
+  const file = fileURLToPath(url);
+  if (!fs.existsSync(file) && file.endsWith('.js') && fs.existsSync(file.slice(0, -3) + '.ts')) {
+    return pathToFileURL(file.slice(0, -3) + '.ts').href;
+  }
+  return url.href;
 }
 
 export class PoolTimeoutError extends Error {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { requireApiKey } from '../../platform/auth/hooks.js';
 import type { Credentials } from '../../platform/auth/credentials.js';
 import { sendRouteNotFound, sendServiceError } from '../../platform/http/service.js';
@@ -29,12 +29,10 @@ const Recognition = {
 } as const;
 
 /** A client that hangs up before its answer is sent cancels the work. */
-function disconnectSignal(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+function disconnectSignal(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
+  // The response closes when its answer is sent or when the connection drops; only the second is a cancel.
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  request.raw.socket?.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort();
   });
   return controller.signal;
@@ -64,7 +62,7 @@ export async function asrRoutes(scope: FastifyInstance, opts: AsrRoutesOptions):
     },
     async (request, reply) => {
       const audio = audioFromBody(request.body, request.headers['content-type']);
-      return opts.service.recognize(audio, request.id, disconnectSignal(request, reply));
+      return opts.service.recognize(audio, request.id, disconnectSignal(reply));
     },
   );
 }

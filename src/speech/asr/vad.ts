@@ -51,9 +51,14 @@ type VadConstructor = new (config: Record<string, unknown>, bufferSeconds: numbe
 export class VoiceDetector {
   private readonly vad: SherpaVad;
 
+  /**
+   * `bufferSeconds`: the longest recording this detector takes. sherpa-onnx
+   * keeps every sample of a recording in its buffer and complains when it grows.
+   */
   constructor(
     Vad: VadConstructor,
     private readonly options: VadOptions,
+    readonly bufferSeconds: number,
   ) {
     this.vad = new Vad(
       {
@@ -70,8 +75,7 @@ export class VoiceDetector {
         provider: 'cpu',
         debug: 0,
       },
-      // The detector buffers at most one segment before we pop it.
-      options.maxSegmentSeconds + 10,
+      bufferSeconds,
     );
   }
 
@@ -95,8 +99,36 @@ export class VoiceDetector {
     }
     this.vad.flush();
     drain();
-    return joinSegments(found, samples.length, Math.round(this.options.maxSegmentSeconds * SAMPLE_RATE));
+    const maxSamples = Math.round(this.options.maxSegmentSeconds * SAMPLE_RATE);
+    return joinSegments(found, samples.length, maxSamples).flatMap((s) => splitLong(samples, s, maxSamples));
   }
+}
+
+const FRAME = Math.round(0.02 * SAMPLE_RATE);
+
+/**
+ * Cuts a stretch longer than the recogniser takes at its quietest 20 ms
+ * frames (between words, usually), each piece at most `maxSamples`.
+ */
+export function splitLong(samples: Float32Array, segment: Segment, maxSamples: number): Segment[] {
+  const out: Segment[] = [];
+  let start = segment.start;
+  while (segment.end - start > maxSamples) {
+    let cut = start + maxSamples;
+    let quietest = Infinity;
+    for (let at = start + Math.floor(maxSamples * 0.6); at + FRAME <= start + maxSamples; at += FRAME) {
+      let energy = 0;
+      for (let i = at; i < at + FRAME; i++) energy += samples[i] * samples[i];
+      if (energy < quietest) {
+        quietest = energy;
+        cut = at + Math.floor(FRAME / 2);
+      }
+    }
+    out.push({ start, end: cut });
+    start = cut;
+  }
+  out.push({ start, end: segment.end });
+  return out;
 }
 
 /** Pads each stretch of voice and joins neighbours while they fit in one recogniser input. */

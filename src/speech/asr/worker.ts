@@ -29,9 +29,13 @@ const sherpa = createRequire(import.meta.url)(sherpaModulePath()) as {
 let detector: { key: string; value: VoiceDetector } | undefined;
 let recognizer: { key: string; value: SherpaRecognizer } | undefined;
 
-function detectorFor(options: VadOptions): VoiceDetector {
+function detectorFor(options: VadOptions, samples: number): VoiceDetector {
   const key = JSON.stringify(options);
-  if (detector?.key !== key) detector = { key, value: new VoiceDetector(sherpa.Vad, options) };
+  const seconds = Math.ceil(samples / 16_000) + 1;
+  if (detector?.key !== key || detector.value.bufferSeconds < seconds) {
+    // Grown in steps of a minute, so a worker rebuilds it only a few times.
+    detector = { key, value: new VoiceDetector(sherpa.Vad, options, Math.max(60, Math.ceil(seconds / 60) * 60)) };
+  }
   return detector.value;
 }
 
@@ -43,7 +47,7 @@ function recognizerFor(model: ModelSpec, options: RecognizerOptions): SherpaReco
 }
 
 export default async function asrWorker(task: AsrTask): Promise<AsrTaskResult> {
-  if (task.op === 'detect') return { op: 'detect', segments: detectorFor(task.vad).detect(task.samples) };
+  if (task.op === 'detect') return { op: 'detect', segments: detectorFor(task.vad, task.samples.length).detect(task.samples) };
   const engine = recognizerFor(task.model, task.options);
   const stream = engine.createStream();
   // slice() copies out of shared memory into a buffer the native side may keep.
