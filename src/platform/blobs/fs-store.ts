@@ -119,6 +119,14 @@ export class FsBlobStore implements BlobStore {
       if (isMissing(error)) throw new BlobNotFoundError(key);
       throw error;
     }
+    // A folder opens too (the start of longer keys): it is not a blob.
+    let isFile = false;
+    try {
+      isFile = (await handle.stat()).isFile();
+    } finally {
+      if (!isFile) await handle.close();
+    }
+    if (!isFile) throw new BlobNotFoundError(key);
     return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
   }
 
@@ -127,7 +135,8 @@ export class FsBlobStore implements BlobStore {
       await fs.unlink(this.fileOf(key));
       return true;
     } catch (error) {
-      if (isMissing(error)) return false;
+      // EISDIR: a folder (the start of longer keys) is not a blob.
+      if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return false;
       throw error;
     }
   }

@@ -237,22 +237,27 @@ export class S3BlobStore implements BlobStore {
    * Lists the prefix a page at a time and deletes each page's old objects in
    * one batch. Objects whose names are not valid blob keys were not written by
    * this store and are left alone.
+   *
+   * Pages with ListObjects (v1) and the last key as the marker: every
+   * S3-compatible server has it, where some fail on v2's continuation tokens
+   * (s3rver builds them with DES, which Node's OpenSSL 3 no longer has).
    */
   async deleteOlderThan(prefix: string, before: Date): Promise<number> {
     validateBlobPrefix(prefix);
     const { sdk, client } = await this.connect();
     let deleted = 0;
-    let ContinuationToken: string | undefined;
-    do {
+    let Marker: string | undefined;
+    for (;;) {
       const page = await client.send(
-        new sdk.ListObjectsV2Command({
+        new sdk.ListObjectsCommand({
           Bucket: this.bucket,
           Prefix: prefix === '' ? undefined : prefix,
           MaxKeys: this.pageSize,
-          ContinuationToken,
+          Marker,
         }),
       );
-      const old = (page.Contents ?? []).filter(
+      const listed = page.Contents ?? [];
+      const old = listed.filter(
         (object) =>
           object.Key !== undefined &&
           object.Key.startsWith(prefix) &&
@@ -273,9 +278,10 @@ export class S3BlobStore implements BlobStore {
           throw new Error(`S3 refused to delete "${failure.Key}": ${failure.Code} ${failure.Message} (${deleted} deleted so far)`);
         }
       }
-      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (ContinuationToken);
-    return deleted;
+      const last = listed.at(-1)?.Key;
+      if (!page.IsTruncated || last === undefined) return deleted;
+      Marker = last;
+    }
   }
 
   /** Releases the client's sockets. */

@@ -19,20 +19,22 @@ interface EspeakWorker {
   set_rate(wpm: number): void;
   get_samplerate(): number;
   synthesize(text: string, callback: (samples: Int16Array | null, events: unknown) => boolean | number | void): void;
-  text_to_phonemes?(text: string, mode: number): string;
-  synthesize_and_get_phonemes?(text: string, callback: unknown): unknown;
+  /** Answers a pointer (into the module's heap) to a NUL-terminated UTF-8 string. */
+  text_to_phonemes(text: string, mode: number): { ptr: number };
 }
 
 let espeak: Promise<EspeakWorker> | undefined;
+let heap: { HEAPU8: Uint8Array } | undefined;
 
 function loadEspeak(): Promise<EspeakWorker> {
   espeak ??= (async () => {
     // The package ships no types; a variable specifier keeps TypeScript from asking for them.
     const specifier = '@echogarden/espeak-ng-emscripten';
     const { default: initialise } = (await import(specifier)) as {
-      default: () => Promise<{ eSpeakNGWorker: new () => EspeakWorker }>;
+      default: () => Promise<{ eSpeakNGWorker: new () => EspeakWorker; HEAPU8: Uint8Array }>;
     };
     const module = await initialise();
+    heap = module;
     return new module.eSpeakNGWorker();
   })();
   espeak.catch(() => {
@@ -102,7 +104,11 @@ export default async function ttsWorker(task: WorkerTask): Promise<WorkerResult>
       const engine = await loadEspeak();
       if (engine.set_voice(task.espeakVoice) !== 0) throw new Error(`eSpeak NG (WASM) has no voice ${task.espeakVoice}`);
       // Mode 0: eSpeak's ASCII phoneme mnemonics, as `espeak-ng -x` prints, tone digits included.
-      const phonemes = engine.text_to_phonemes ? String(engine.text_to_phonemes(task.text, 0)) : '';
+      const pointer = engine.text_to_phonemes(task.text, 0).ptr;
+      const bytes = heap?.HEAPU8 ?? new Uint8Array();
+      let end = pointer;
+      while (end < bytes.length && bytes[end] !== 0) end++;
+      const phonemes = Buffer.from(bytes.subarray(pointer, end)).toString('utf8');
       return { op: 'phonemes', phonemes };
     }
     case 'mp3':
