@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
@@ -51,6 +53,30 @@ describe('BullMQ selection', () => {
     } finally {
       await t.close();
     }
+  });
+
+  test('the embedded default loads neither BullMQ nor the AWS SDK', async () => {
+    // A fresh process: this one has loaded both already.
+    const script = `
+      import fs from 'node:fs';
+      import os from 'node:os';
+      import path from 'node:path';
+      import { createRequire } from 'node:module';
+      import { loadConfig } from './src/platform/config.ts';
+      import { openPlatform } from './src/platform/index.ts';
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-lazy-'));
+      const deps = await openPlatform(loadConfig({ SAOLA_DATA_DIR: dataDir }));
+      await deps.blobs.put('a/b.txt', Buffer.from('x'));
+      await deps.jobs.enqueue('lazy', {});
+      await deps.lifecycle.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      const loaded = Object.keys(createRequire(import.meta.url).cache);
+      console.log(JSON.stringify(loaded.filter((file) => /node_modules\\/(bullmq|ioredis|@aws-sdk)\\//.test(file))));
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: new URL('../..', import.meta.url),
+    });
+    assert.deepEqual(JSON.parse(stdout.trim().split('\n').at(-1)!), []);
   });
 
   test('an unreachable Redis shows in /readyz and fails enqueues instead of hanging', async () => {

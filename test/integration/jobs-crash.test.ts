@@ -1,60 +1,19 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
-import { migrations } from '../../src/migrations.js';
-import { migrateToLatest, openStore } from '../../src/platform/db/database.js';
-import { SqlJobQueue } from '../../src/platform/jobs/sql-queue.js';
+import { bullHarness, postgresHarness, sqliteHarness } from '../platform/job-queue-backends.js';
+import type { JobQueueHarness } from '../platform/job-queue-suite.js';
 
-const POSTGRES_URL = process.env.SAOLA_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/saola_test';
-const CRASH_WORKER = fileURLToPath(new URL('../support/job-crash-worker.ts', import.meta.url));
 const LEASE_MS = 500;
 const JOBS = 12;
 /** The crash worker runs 4 at once. */
 const CLAIMED_BEFORE_KILL = 4;
 
-interface TestDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
-
-async function sqliteDatabase(): Promise<TestDatabase> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'saola-jobs-crash-'));
-  return { url: `sqlite:${path.join(dir, 'jobs.db')}`, drop: () => fs.rm(dir, { recursive: true, force: true }) };
-}
-
-/** A schema of its own, so test files running in parallel never see each other's jobs. */
-async function postgresDatabase(): Promise<TestDatabase> {
-  const admin = openStore(POSTGRES_URL);
-  const schema = `jobs_crash_${randomUUID().replaceAll('-', '')}`;
-  try {
-    await sql`create schema ${sql.id(schema)}`.execute(admin.db);
-  } catch (error) {
-    await admin.close();
-    throw new Error(`PostgreSQL at ${POSTGRES_URL} is required for this test: ${String(error)}`);
-  }
-  const url = new URL(POSTGRES_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await sql`drop schema ${sql.id(schema)} cascade`.execute(admin.db);
-      await admin.close();
-    },
-  };
-}
-
 /** Starts the crash worker and resolves with the job ids it claimed once it holds `count` of them. */
-async function startCrashWorker(databaseUrl: string, queue: string, count: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', CRASH_WORKER, databaseUrl, queue, String(LEASE_MS)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+async function startCrashWorker(args: string[], count: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
@@ -85,19 +44,17 @@ async function startCrashWorker(databaseUrl: string, queue: string, count: numbe
   return { child, claimed, exited };
 }
 
-function crashSuite(engine: string, createDatabase: () => Promise<TestDatabase>) {
-  describe(`SqlJobQueue after kill -9 on ${engine}`, () => {
+function crashSuite(harness: JobQueueHarness) {
+  describe(`${harness.name} after kill -9`, () => {
     test('every job claimed by a killed worker is reclaimed and completed once', async () => {
-      const database = await createDatabase();
-      const store = openStore(database.url);
-      const queue = new SqlJobQueue(store);
+      const engine = await harness.open();
+      const { queue } = engine;
       try {
-        await migrateToLatest(store, migrations);
-        const name = `crash-${randomUUID()}`;
+        const queueName = `crash-${randomUUID()}`;
         const ids: string[] = [];
-        for (let i = 0; i < JOBS; i++) ids.push((await queue.enqueue(name, { i })).id);
+        for (let i = 0; i < JOBS; i++) ids.push((await queue.enqueue(queueName, { i })).id);
 
-        const crashWorker = await startCrashWorker(database.url, name, CLAIMED_BEFORE_KILL);
+        const crashWorker = await startCrashWorker(engine.crashWorkerArgs(queueName, LEASE_MS), CLAIMED_BEFORE_KILL);
         // Let it write heartbeats and progress for a while, then kill it mid-work.
         await new Promise((resolve) => setTimeout(resolve, 200));
         crashWorker.child.kill('SIGKILL');
@@ -114,7 +71,7 @@ function crashSuite(engine: string, createDatabase: () => Promise<TestDatabase>)
           assert.ok(job.leaseUntil);
           leaseEnds.set(id, job.leaseUntil.getTime());
         }
-        assert.deepEqual(await queue.counts(name), {
+        assert.deepEqual(await queue.counts(queueName), {
           queued: JOBS - CLAIMED_BEFORE_KILL,
           running: CLAIMED_BEFORE_KILL,
           done: 0,
@@ -124,7 +81,7 @@ function crashSuite(engine: string, createDatabase: () => Promise<TestDatabase>)
         const runs = new Map<string, number>();
         const startedAt = new Map<string, number>();
         const worker = queue.work(
-          name,
+          queueName,
           async (job) => {
             runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
             startedAt.set(job.id, Date.now());
@@ -134,15 +91,15 @@ function crashSuite(engine: string, createDatabase: () => Promise<TestDatabase>)
         );
         try {
           const giveUpAt = Date.now() + 10_000;
-          while ((await queue.counts(name)).done < JOBS) {
-            assert.ok(Date.now() < giveUpAt, `not all jobs done: ${JSON.stringify(await queue.counts(name))}`);
+          while ((await queue.counts(queueName)).done < JOBS) {
+            assert.ok(Date.now() < giveUpAt, `not all jobs done: ${JSON.stringify(await queue.counts(queueName))}`);
             await new Promise((resolve) => setTimeout(resolve, 25));
           }
         } finally {
           await worker.stop();
         }
 
-        assert.deepEqual(await queue.counts(name), { queued: 0, running: 0, done: JOBS, failed: 0 });
+        assert.deepEqual(await queue.counts(queueName), { queued: 0, running: 0, done: JOBS, failed: 0 });
         for (const id of ids) {
           const job = await queue.get(id);
           assert.equal(runs.get(id), 1, `job ${id} ran ${runs.get(id) ?? 0} times here`);
@@ -153,13 +110,12 @@ function crashSuite(engine: string, createDatabase: () => Promise<TestDatabase>)
           if (leaseEnd !== undefined) assert.ok(startedAt.get(id)! >= leaseEnd, `job ${id} reclaimed before its lease ended`);
         }
       } finally {
-        await queue.close();
-        await store.close();
-        await database.drop();
+        await engine.close();
       }
     });
   });
 }
 
-crashSuite('SQLite', sqliteDatabase);
-crashSuite('PostgreSQL', postgresDatabase);
+crashSuite(sqliteHarness);
+crashSuite(postgresHarness);
+crashSuite(bullHarness);

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker as BullWorker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { migrations } from '../../src/migrations.js';
@@ -15,6 +16,9 @@ import { BullJobQueue } from '../../src/platform/jobs/bullmq-queue.js';
 import { SqlJobQueue } from '../../src/platform/jobs/sql-queue.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import type { JobQueueBackend, JobQueueHarness } from './job-queue-suite.js';
+
+const SQL_CRASH_WORKER = fileURLToPath(new URL('../support/job-crash-worker.ts', import.meta.url));
+const BULL_CRASH_WORKER = fileURLToPath(new URL('../integration/jobs-crash-worker-bullmq.ts', import.meta.url));
 
 export const REDIS_URL = process.env.SAOLA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -56,6 +60,7 @@ export function sqlHarness(name: string, createDatabase: () => Promise<TestDatab
             .where('id', '=', id)
             .execute();
         },
+        crashWorkerArgs: (queueName, leaseMs) => [SQL_CRASH_WORKER, database.url, queueName, String(leaseMs)],
         async close() {
           await queue.close();
           await store.close();
@@ -126,6 +131,7 @@ export const bullHarness: JobQueueHarness = {
         await admin.set(`${prefix}:${queueName}:${id}:lock`, randomUUID(), 'PX', 60_000);
         await admin.hincrby(`${prefix}:${queueName}:${id}`, 'ats', 1);
       },
+      crashWorkerArgs: (queueName, leaseMs) => [BULL_CRASH_WORKER, REDIS_URL, prefix, queueName, String(leaseMs)],
       async close() {
         await queue.close();
         await removeRedisPrefix(admin, prefix);

@@ -20,6 +20,12 @@ export interface JobQueueBackend {
   claimAndDie(queue: string, leaseMs: number): Promise<string>;
   /** Another worker takes over the running claim on job `id` (as after a long stall of its holder). */
   takeOverClaim(queue: string, id: string): Promise<void>;
+  /**
+   * Arguments for `node --import tsx` that start a worker process on this
+   * engine which claims jobs of `queue`, prints `claimed <id>` for each and
+   * never finishes one (for the kill -9 tests in jobs-crash.test.ts).
+   */
+  crashWorkerArgs(queue: string, leaseMs: number): string[];
   /** Closes the queue and removes everything the backend created. */
   close(): Promise<void>;
 }

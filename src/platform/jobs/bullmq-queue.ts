@@ -130,16 +130,20 @@ export class BullJobQueue implements JobQueue {
     const queue = await this.client.hget(this.indexKey(), id);
     if (queue === null) return undefined;
     const bull = this.queueOf(queue);
-    const found = await BullJob.fromId<StoredJob>(bull, id);
-    if (!found || (appCode !== undefined && found.data.appCode !== appCode)) return undefined;
-    const state = await found.getState();
+    // State first, then the job: a job that moved on in between shows fields at
+    // least as new as its state, so a finished job always has its result and error.
+    const state = await bull.getJobState(id);
     const status = STATUS_OF[state];
     if (status === undefined) return undefined;
+    const found = await BullJob.fromId<StoredJob>(bull, id);
+    if (!found || (appCode !== undefined && found.data.appCode !== appCode)) return undefined;
     let leaseUntil: Date | undefined;
     let runAt: Date | undefined;
     if (status === 'running') {
+      // Timed from before the question: the lock lasts at least until then.
+      const asked = Date.now();
       const ttl = await this.client.pttl(`${this.prefix}:${bullName(queue)}:${id}:lock`);
-      if (ttl > 0) leaseUntil = new Date(Date.now() + ttl);
+      if (ttl > 0) leaseUntil = new Date(asked + ttl);
     } else if (state === 'delayed') {
       // BullMQ scores a delayed job (due time in ms) * 0x1000 + a counter.
       const score = await this.client.zscore(`${this.prefix}:${bullName(queue)}:delayed`, id);

@@ -1,0 +1,28 @@
+/**
+ * A worker process for jobs-crash.test.ts to kill -9, on BullMQ: it claims
+ * jobs on the given queue, reports each claim on stdout, and never finishes one.
+ * Usage: jobs-crash-worker-bullmq.ts <redisUrl> <prefix> <queue> <leaseMs>
+ * (test/support/job-crash-worker.ts is its SQL twin.)
+ */
+import { BullJobQueue } from '../../src/platform/jobs/bullmq-queue.js';
+
+const [redisUrl, prefix, queueName, leaseMs] = process.argv.slice(2);
+if (!redisUrl || !prefix || !queueName || !leaseMs) {
+  console.error('usage: jobs-crash-worker-bullmq.ts <redisUrl> <prefix> <queue> <leaseMs>');
+  process.exit(2);
+}
+
+const queue = new BullJobQueue({ url: redisUrl, prefix });
+queue.work(
+  queueName,
+  async (job, ctx) => {
+    await ctx.progress(10);
+    process.stdout.write(`claimed ${job.id}\n`);
+    // Keep renewing the lock and writing progress until the test kills this process.
+    for (let pct = 11; ; pct = pct < 90 ? pct + 1 : 11) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      await ctx.progress(pct);
+    }
+  },
+  { concurrency: 4, leaseMs: Number(leaseMs) },
+);
