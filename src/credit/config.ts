@@ -1,4 +1,4 @@
-import { ConfigError } from '../platform/config.js';
+import { integerSetting, urlSetting, type Env } from '../platform/settings.js';
 
 export interface HttpSourceSettings {
   /** Base URL the adapter asks: GET <url>?phone=84...&decision_time=<unix seconds>. */
@@ -20,40 +20,20 @@ export interface CreditConfig {
   httpTimeoutMs: number;
 }
 
-type Env = Record<string, string | undefined>;
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
 function httpSource(env: Env, name: 'BETA' | 'GAMMA'): HttpSourceSettings | undefined {
   const raw = env[`SAOLA_CREDIT_${name}_URL`]?.trim();
   if (!raw) return undefined;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`SAOLA_CREDIT_${name}_URL is not a valid URL: "${raw}"`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new ConfigError(`SAOLA_CREDIT_${name}_URL must use http or https, got "${parsed.protocol}"`);
-  }
+  urlSetting(`SAOLA_CREDIT_${name}_URL`, raw, ['http:', 'https:']);
   const token = env[`SAOLA_CREDIT_${name}_TOKEN`]?.trim();
   return { url: raw, ...(token ? { token } : {}) };
 }
 
 export function loadCreditConfig(env: Env = process.env): CreditConfig {
   return {
-    clockSkewSeconds: integer(env, 'SAOLA_CREDIT_CLOCK_SKEW_SECONDS', 60, 0, 3600),
-    reasonCount: integer(env, 'SAOLA_CREDIT_REASONS', 3, 0, 20),
+    clockSkewSeconds: integerSetting(env, 'SAOLA_CREDIT_CLOCK_SKEW_SECONDS', 60, 0, 3600),
+    reasonCount: integerSetting(env, 'SAOLA_CREDIT_REASONS', 3, 0, 20),
     beta: httpSource(env, 'BETA'),
     gamma: httpSource(env, 'GAMMA'),
-    httpTimeoutMs: integer(env, 'SAOLA_CREDIT_HTTP_TIMEOUT_MS', 2000, 50, 60_000),
+    httpTimeoutMs: integerSetting(env, 'SAOLA_CREDIT_HTTP_TIMEOUT_MS', 2000, 50, 60_000),
   };
 }

@@ -1,3 +1,4 @@
+import { booleanSetting, ConfigError, integerSetting, textSetting, urlSetting, type Env } from './settings.js';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -42,58 +43,18 @@ export interface S3Config {
   forcePathStyle: boolean;
 }
 
-export class ConfigError extends Error {}
-
-type Env = Record<string, string | undefined>;
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-}
-
-function url(name: string, raw: string, protocols: string[]): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} is not a valid URL: "${raw}"`);
-  }
-  if (!protocols.includes(parsed.protocol)) {
-    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
-  }
-  return raw;
-}
-
-function text(env: Env, name: string): string | undefined {
-  const raw = env[name]?.trim();
-  return raw ? raw : undefined;
-}
-
 /** S3's bucket naming rules (lowercase, 3-63 characters, no leading or trailing dot or hyphen). */
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const REGION_NAME = /^[a-z0-9-]{1,64}$/;
 const REDIS_PREFIX = /^[A-Za-z0-9_.-]{1,64}$/;
 
 function s3Config(env: Env): S3Config | undefined {
-  const bucket = text(env, 'SAOLA_S3_BUCKET');
-  const endpoint = text(env, 'SAOLA_S3_ENDPOINT');
-  const accessKeyId = text(env, 'SAOLA_S3_ACCESS_KEY_ID');
-  const secretAccessKey = text(env, 'SAOLA_S3_SECRET_ACCESS_KEY');
+  const bucket = textSetting(env, 'SAOLA_S3_BUCKET');
+  const endpoint = textSetting(env, 'SAOLA_S3_ENDPOINT');
+  const accessKeyId = textSetting(env, 'SAOLA_S3_ACCESS_KEY_ID');
+  const secretAccessKey = textSetting(env, 'SAOLA_S3_SECRET_ACCESS_KEY');
   if (bucket === undefined) {
-    const stray = ['SAOLA_S3_ENDPOINT', 'SAOLA_S3_ACCESS_KEY_ID', 'SAOLA_S3_SECRET_ACCESS_KEY'].find((name) => text(env, name));
+    const stray = ['SAOLA_S3_ENDPOINT', 'SAOLA_S3_ACCESS_KEY_ID', 'SAOLA_S3_SECRET_ACCESS_KEY'].find((name) => textSetting(env, name));
     if (stray) throw new ConfigError(`${stray} is set but SAOLA_S3_BUCKET is not: set the bucket to store blobs in S3`);
     return undefined;
   }
@@ -103,15 +64,15 @@ function s3Config(env: Env): S3Config | undefined {
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
     throw new ConfigError('SAOLA_S3_ACCESS_KEY_ID and SAOLA_S3_SECRET_ACCESS_KEY must be set together');
   }
-  const region = text(env, 'SAOLA_S3_REGION') ?? 'us-east-1';
+  const region = textSetting(env, 'SAOLA_S3_REGION') ?? 'us-east-1';
   if (!REGION_NAME.test(region)) throw new ConfigError(`SAOLA_S3_REGION must be a region name like us-east-1, got "${region}"`);
   return {
     bucket,
-    endpoint: endpoint === undefined ? undefined : url('SAOLA_S3_ENDPOINT', endpoint, ['http:', 'https:']).replace(/\/+$/, ''),
+    endpoint: endpoint === undefined ? undefined : urlSetting('SAOLA_S3_ENDPOINT', endpoint, ['http:', 'https:']).replace(/\/+$/, ''),
     region,
     accessKeyId,
     secretAccessKey,
-    forcePathStyle: bool(env, 'SAOLA_S3_FORCE_PATH_STYLE', false),
+    forcePathStyle: booleanSetting(env, 'SAOLA_S3_FORCE_PATH_STYLE', false),
   };
 }
 
@@ -119,23 +80,23 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 export function loadConfig(env: Env = process.env): Config {
   const host = env.SAOLA_HOST?.trim() || '0.0.0.0';
-  const port = integer(env, 'SAOLA_PORT', 8000, 0, 65535);
+  const port = integerSetting(env, 'SAOLA_PORT', 8000, 0, 65535);
   const dataDir = path.resolve(env.SAOLA_DATA_DIR?.trim() || './data');
   const linkHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const publicUrl = (
     env.SAOLA_PUBLIC_URL?.trim()
-      ? url('SAOLA_PUBLIC_URL', env.SAOLA_PUBLIC_URL.trim(), ['http:', 'https:'])
+      ? urlSetting('SAOLA_PUBLIC_URL', env.SAOLA_PUBLIC_URL.trim(), ['http:', 'https:'])
       : `http://${linkHost}:${port}`
   ).replace(/\/+$/, '');
   const databaseUrl = env.SAOLA_DATABASE_URL?.trim()
-    ? url('SAOLA_DATABASE_URL', env.SAOLA_DATABASE_URL.trim(), ['postgres:', 'postgresql:', 'sqlite:'])
+    ? urlSetting('SAOLA_DATABASE_URL', env.SAOLA_DATABASE_URL.trim(), ['postgres:', 'postgresql:', 'sqlite:'])
     : `sqlite:${path.join(dataDir, 'saola.db')}`;
   const logLevel = env.SAOLA_LOG_LEVEL?.trim() || 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`SAOLA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
-  const redisUrl = text(env, 'SAOLA_REDIS_URL');
-  const redisPrefix = text(env, 'SAOLA_REDIS_PREFIX') ?? 'saola';
+  const redisUrl = textSetting(env, 'SAOLA_REDIS_URL');
+  const redisPrefix = textSetting(env, 'SAOLA_REDIS_PREFIX') ?? 'saola';
   if (!REDIS_PREFIX.test(redisPrefix)) {
     throw new ConfigError(`SAOLA_REDIS_PREFIX may only hold 1-64 of A-Z a-z 0-9 _ . -, got "${redisPrefix}"`);
   }
@@ -147,13 +108,13 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     logLevel,
-    poolThreads: integer(env, 'SAOLA_POOL_THREADS', Math.max(1, cores), 1, 256),
-    poolQueue: integer(env, 'SAOLA_POOL_QUEUE', 64, 0, 100_000),
-    poolTaskTimeoutMs: integer(env, 'SAOLA_POOL_TIMEOUT_MS', 60_000, 100, 3_600_000),
-    jsonBodyLimit: integer(env, 'SAOLA_JSON_BODY_LIMIT', 1024 * 1024, 1024, 512 * 1024 * 1024),
-    authCacheSeconds: integer(env, 'SAOLA_AUTH_CACHE_SECONDS', 5, 0, 3600),
-    runWorkers: bool(env, 'SAOLA_RUN_WORKERS', true),
-    redisUrl: redisUrl === undefined ? undefined : url('SAOLA_REDIS_URL', redisUrl, ['redis:', 'rediss:']),
+    poolThreads: integerSetting(env, 'SAOLA_POOL_THREADS', Math.max(1, cores), 1, 256),
+    poolQueue: integerSetting(env, 'SAOLA_POOL_QUEUE', 64, 0, 100_000),
+    poolTaskTimeoutMs: integerSetting(env, 'SAOLA_POOL_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    jsonBodyLimit: integerSetting(env, 'SAOLA_JSON_BODY_LIMIT', 1024 * 1024, 1024, 512 * 1024 * 1024),
+    authCacheSeconds: integerSetting(env, 'SAOLA_AUTH_CACHE_SECONDS', 5, 0, 3600),
+    runWorkers: booleanSetting(env, 'SAOLA_RUN_WORKERS', true),
+    redisUrl: redisUrl === undefined ? undefined : urlSetting('SAOLA_REDIS_URL', redisUrl, ['redis:', 'rediss:']),
     redisPrefix,
     s3: s3Config(env),
   };
@@ -165,3 +126,5 @@ export function sqliteFile(databaseUrl: string): string | undefined {
   const file = databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '');
   return file === ':memory:' ? file : path.resolve(file);
 }
+
+export { ConfigError };

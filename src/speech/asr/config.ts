@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { ConfigError, type Config } from '../../platform/config.js';
+import type { Config } from '../../platform/config.js';
+import { choiceSetting, ConfigError, numberSetting, type Env } from '../../platform/settings.js';
 
 /** Settings of speech to text, from `SAOLA_ASR_*` (see docs/asr.md). */
 export interface AsrSettings {
@@ -32,43 +33,24 @@ export interface AsrSettings {
   probeModel: boolean;
 }
 
-type Env = Record<string, string | undefined>;
-
-function number(env: Env, name: string, fallback: number, min: number, max: number, integer = true): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || (integer && !Number.isInteger(value)) || value < min || value > max) {
-    throw new ConfigError(`${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
-function choice<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  if (!allowed.includes(raw as T)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
-  return raw as T;
-}
-
 export function loadAsrSettings(config: Config, env: Env = process.env): AsrSettings {
   const modelDir = env.SAOLA_ASR_MODEL?.trim() ? path.resolve(env.SAOLA_ASR_MODEL.trim()) : undefined;
   const language = env.SAOLA_ASR_LANGUAGE?.trim() || 'vi';
   if (!/^[a-z]{2,3}$/.test(language)) throw new ConfigError(`SAOLA_ASR_LANGUAGE must be a language code like vi, got "${language}"`);
-  const probe = choice(env, 'SAOLA_ASR_PROBE_MODEL', 'true', ['true', 'false', '1', '0']);
+  const probe = choiceSetting(env, 'SAOLA_ASR_PROBE_MODEL', 'true', ['true', 'false', '1', '0']);
   return {
     modelDir,
     modelsDir: path.join(config.dataDir, 'models', 'asr'),
-    maxBytes: number(env, 'SAOLA_ASR_MAX_BYTES', 50 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
-    maxSeconds: number(env, 'SAOLA_ASR_MAX_SECONDS', 600, 1, 6 * 3600),
-    timeoutMs: number(env, 'SAOLA_ASR_TIMEOUT_MS', 120_000, 1, 6 * 3600 * 1000),
-    threads: number(env, 'SAOLA_ASR_THREADS', Math.min(2, config.poolThreads), 1, 64),
-    queue: number(env, 'SAOLA_ASR_QUEUE', 8, 0, 10_000),
-    engineThreads: number(env, 'SAOLA_ASR_ENGINE_THREADS', 1, 1, 64),
-    ffmpeg: choice(env, 'SAOLA_ASR_FFMPEG', 'auto', ['auto', 'native', 'npm'] as const),
-    vadThreshold: number(env, 'SAOLA_ASR_VAD_THRESHOLD', 0.5, 0.05, 0.95, false),
-    maxSegmentSeconds: number(env, 'SAOLA_ASR_MAX_SEGMENT_SECONDS', 20, 2, 30),
-    decodingMethod: choice(env, 'SAOLA_ASR_DECODING', 'greedy_search', ['greedy_search', 'modified_beam_search'] as const),
+    maxBytes: numberSetting(env, 'SAOLA_ASR_MAX_BYTES', 50 * 1024 * 1024, 1024, 2 * 1024 * 1024 * 1024),
+    maxSeconds: numberSetting(env, 'SAOLA_ASR_MAX_SECONDS', 600, 1, 6 * 3600),
+    timeoutMs: numberSetting(env, 'SAOLA_ASR_TIMEOUT_MS', 120_000, 1, 6 * 3600 * 1000),
+    threads: numberSetting(env, 'SAOLA_ASR_THREADS', Math.min(2, config.poolThreads), 1, 64),
+    queue: numberSetting(env, 'SAOLA_ASR_QUEUE', 8, 0, 10_000),
+    engineThreads: numberSetting(env, 'SAOLA_ASR_ENGINE_THREADS', 1, 1, 64),
+    ffmpeg: choiceSetting(env, 'SAOLA_ASR_FFMPEG', 'auto', ['auto', 'native', 'npm'] as const),
+    vadThreshold: numberSetting(env, 'SAOLA_ASR_VAD_THRESHOLD', 0.5, 0.05, 0.95, { integer: false }),
+    maxSegmentSeconds: numberSetting(env, 'SAOLA_ASR_MAX_SEGMENT_SECONDS', 20, 2, 30),
+    decodingMethod: choiceSetting(env, 'SAOLA_ASR_DECODING', 'greedy_search', ['greedy_search', 'modified_beam_search'] as const),
     language,
     probeModel: probe === 'true' || probe === '1',
   };
