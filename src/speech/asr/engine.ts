@@ -69,7 +69,7 @@ export class SherpaEngine implements SpeechEngine {
   private workers(): WorkerPool<AsrTask, AsrTaskResult> {
     this.pool ??= new WorkerPool<AsrTask, AsrTaskResult>({
       // Under tsx (tests) this module is the .ts source and piscina's loader cannot map .js to it.
-      filename: new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url),
+      filename: new URL('./worker.js', import.meta.url),
       name: 'speech recognition',
       threads: this.settings.threads,
       maxQueue: this.settings.queue,

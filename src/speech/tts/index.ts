@@ -27,7 +27,7 @@ export async function openTtsEngines(tts: TtsConfig, pool: { threads: number; ma
   const getPool = () =>
     (workerPool ??= new WorkerPool<WorkerTask, WorkerResult>({
       // Under tsx this module is the .ts source and so is its worker; compiled, both are .js.
-      filename: new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url),
+      filename: new URL('./worker.js', import.meta.url),
       name: 'tts',
       threads: pool.threads,
       maxQueue: pool.maxQueue,
