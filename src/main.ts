@@ -15,6 +15,7 @@ const USAGE = `Usage: saola <command> [options]
 
 Server
   serve                         start the API server (what npm start runs)
+  worker                        run job workers only (scale-out; SAOLA_RUN_WORKERS=false on the servers)
   migrate                       bring the database schema up to date
 
 Applications and credentials (add --json for one JSON object on stdout)
@@ -139,6 +140,20 @@ export async function serve(config: Config): Promise<() => Promise<void>> {
     })());
 }
 
+/** Job workers and engines only, no HTTP listener: for scale-out next to `saola serve` processes. */
+export async function work(config: Config): Promise<() => Promise<void>> {
+  const platform = await openPlatform({ ...config, runWorkers: true });
+  const app = await buildApp(platform);
+  await app.ready();
+  app.log.info({ database: platform.store.describe }, 'Saola worker is running (no HTTP listener)');
+  let closing: Promise<void> | undefined;
+  return () =>
+    (closing ??= (async () => {
+      await app.close();
+      await platform.lifecycle.close();
+    })());
+}
+
 /** Dispatches `saola <service words> ...` to the service's own command, which parses its own flags. */
 async function runServiceCommand(argv: string[]): Promise<number | undefined> {
   const words = Object.keys(serviceCommands).sort((a, b) => b.length - a.length);
@@ -187,8 +202,8 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const config = loadConfig();
-    if (command === 'serve') {
-      const stop = await serve(config);
+    if (command === 'serve' || command === 'worker') {
+      const stop = command === 'serve' ? await serve(config) : await work(config);
       const shutdown = (signal: string) => {
         process.stderr.write(`${signal}: shutting down\n`);
         const force = setTimeout(() => process.exit(1), 10_000);

@@ -26,7 +26,7 @@ export async function openTtsEngines(tts: TtsConfig, pool: { threads: number; ma
   let workerPool: WorkerPool<WorkerTask, WorkerResult> | undefined;
   const getPool = () =>
     (workerPool ??= new WorkerPool<WorkerTask, WorkerResult>({
-      // Under tsx this module is the .ts source and so is its worker; compiled, both are .js.
+      // The pool finds worker.ts under tsx and worker.js once compiled.
       filename: new URL('./worker.js', import.meta.url),
       name: 'tts',
       threads: pool.threads,
