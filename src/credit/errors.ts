@@ -1,5 +1,5 @@
 import { defineCatalogue, type ServiceErrorShape } from '../platform/http/errors.js';
-import { fastifyStyleBody } from '../platform/http/service.js';
+import { fastifyStyleBody, fastifyStyleConditions } from '../platform/http/service.js';
 
 /**
  * The credit-scoring errors. The spec shows no error body ("not shown"), so we
@@ -7,13 +7,8 @@ import { fastifyStyleBody } from '../platform/http/service.js';
  * `code`, with real HTTP statuses (a bad query is 400).
  */
 export const CreditErrors = defineCatalogue({
+  ...fastifyStyleConditions,
   unauthorized: { code: 'UNAUTHORIZED', message: 'Missing or invalid api_key', status: 401 },
-  bodyTooLarge: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body too large', status: 413 },
-  busy: { code: 'BUSY', message: 'Too many requests; try again shortly', status: 429 },
-  invalidRequest: { code: 'INVALID_REQUEST', message: 'Invalid request', status: 400 },
-  routeNotFound: { code: 'ROUTE_NOT_FOUND', message: 'Route not found', status: 404 },
-  methodNotAllowed: { code: 'METHOD_NOT_ALLOWED', message: 'Method not allowed', status: 405 },
-  internal: { code: 'INTERNAL', message: 'Internal error; it has been logged', status: 500 },
 
   invalidPhone: { code: 'INVALID_PHONE', message: 'phone is not a Vietnamese mobile number', status: 400 },
   invalidDltype: { code: 'INVALID_DLTYPE', message: 'dltype is required: 1 (consumer loan) or 2 (cash loan)', status: 400 },

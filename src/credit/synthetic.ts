@@ -14,6 +14,7 @@
 import { normaliseVietnamMobile } from './phone.js';
 import type { AlphaEventType } from './schema.js';
 import type { AlphaEvent } from './sources/alpha-features.js';
+import { seededRandom } from '../platform/random.js';
 
 export interface SyntheticOptions {
   seed: number;
@@ -39,17 +40,6 @@ const DAY_MS = 86_400_000;
 /** Mobile prefixes (after 84); a number outside libphonenumber's allocated ranges is drawn again. */
 const PREFIXES = ['90', '91', '93', '94', '96', '97', '98', '32', '33', '34', '35', '36', '37', '38', '39', '70', '76', '77', '78', '79', '81', '82', '83', '84', '85', '86', '88', '89'];
 
-/** mulberry32: small, fast, and the same sequence on every machine. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 

@@ -1,18 +1,13 @@
 import { defineCatalogue, type ServiceErrorShape } from '../platform/http/errors.js';
-import { fastifyStyleBody } from '../platform/http/service.js';
+import { fastifyStyleBody, fastifyStyleConditions } from '../platform/http/service.js';
 
 /**
  * The training-data service's errors. The spec shows no error bodies, so we
  * answer in fastify's own shape plus a stable `code`, with real HTTP statuses.
  */
 export const NluErrors = defineCatalogue({
+  ...fastifyStyleConditions,
   unauthorized: { code: 'UNAUTHORIZED', message: 'Missing or invalid bearer token', status: 401 },
-  bodyTooLarge: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body too large', status: 413 },
-  busy: { code: 'BUSY', message: 'Too many requests; try again shortly', status: 429 },
-  invalidRequest: { code: 'INVALID_REQUEST', message: 'Invalid request', status: 400 },
-  routeNotFound: { code: 'ROUTE_NOT_FOUND', message: 'Route not found', status: 404 },
-  methodNotAllowed: { code: 'METHOD_NOT_ALLOWED', message: 'Method not allowed', status: 405 },
-  internal: { code: 'INTERNAL', message: 'Internal error; it has been logged', status: 500 },
 
   sampleNotFound: { code: 'SAMPLE_NOT_FOUND', message: 'Sample not found', status: 404 },
   entityNotFound: { code: 'ENTITY_NOT_FOUND', message: 'Entity not found', status: 404 },

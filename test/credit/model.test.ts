@@ -6,7 +6,7 @@ import { fitLogistic } from '../../src/credit/model/logistic.js';
 import { auc, calibrationTable, ks } from '../../src/credit/model/metrics.js';
 import { parseScorecard, scoreWithContributions, topReasons, type Scorecard } from '../../src/credit/model/scorecard.js';
 import { isHoldout, trainScorecard, TrainingError, type LabelledRow } from '../../src/credit/model/train.js';
-import { seededRandom } from '../../src/credit/synthetic.js';
+import { seededRandom } from '../../src/platform/random.js';
 
 function closeTo(actual: number, expected: number, tolerance: number, what: string): void {
   assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: ${actual} is not within ${tolerance} of ${expected}`);

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PlatformError, ServiceError, type CatalogueEntry, type ServiceErrorShape } from './errors.js';
+import { PlatformError, ServiceError, type CatalogueEntry, type PlatformCondition, type ServiceErrorShape } from './errors.js';
 
 interface Resolved {
   entry: CatalogueEntry;
@@ -97,17 +97,20 @@ export function fastifyStyleBody(entry: CatalogueEntry, message: string, details
   };
 }
 
+/** Platform conditions in the fastify style, for services whose spec shows no error body. */
+export const fastifyStyleConditions = {
+  unauthorized: { code: 'UNAUTHORIZED', message: 'Missing or invalid credentials', status: 401 },
+  bodyTooLarge: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body too large', status: 413 },
+  busy: { code: 'BUSY', message: 'Too many requests; try again shortly', status: 429 },
+  invalidRequest: { code: 'INVALID_REQUEST', message: 'Invalid request', status: 400 },
+  routeNotFound: { code: 'ROUTE_NOT_FOUND', message: 'Route not found', status: 404 },
+  methodNotAllowed: { code: 'METHOD_NOT_ALLOWED', message: 'Method not allowed', status: 405 },
+  internal: { code: 'INTERNAL', message: 'Internal error; it has been logged', status: 500 },
+} as const satisfies Record<PlatformCondition, CatalogueEntry>;
+
 /** The shape of routes that belong to no service (health, docs, unknown paths). */
 export const platformErrorShape: ServiceErrorShape = {
   service: 'platform',
-  platform: {
-    unauthorized: { code: 'UNAUTHORIZED', message: 'Missing or invalid credentials', status: 401 },
-    bodyTooLarge: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body too large', status: 413 },
-    busy: { code: 'BUSY', message: 'Too many requests; try again shortly', status: 429 },
-    invalidRequest: { code: 'INVALID_REQUEST', message: 'Invalid request', status: 400 },
-    routeNotFound: { code: 'ROUTE_NOT_FOUND', message: 'Route not found', status: 404 },
-    methodNotAllowed: { code: 'METHOD_NOT_ALLOWED', message: 'Method not allowed', status: 405 },
-    internal: { code: 'INTERNAL', message: 'Internal error; it has been logged', status: 500 },
-  },
+  platform: fastifyStyleConditions,
   render: fastifyStyleBody,
 };

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DataType, writeModel, type Graph, type Tensor } from './onnx-writer.js';
+import { seededRandom } from '../../../../src/platform/random.js';
 
 /**
  * Builds the smallest real model sherpa-onnx can load as an offline
@@ -23,16 +24,6 @@ export const TINY_SYLLABLES = (
   'hà nội sài gòn việt nam được cảm ơn rất vui gặp hôm nay mai đẹp quá muốn đặt vé máy bay'
 ).split(' ');
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function weights(name: string, dims: number[], next: () => number, scale: number): Tensor {
   const n = dims.reduce((a, b) => a * b, 1);
@@ -57,7 +48,7 @@ export interface TinyModelFiles {
 
 /** Writes encoder.onnx, decoder.onnx, joiner.onnx and tokens.txt into `dir`. */
 export function buildTinyTransducer(dir: string, opts: { seed?: number; hidden?: number } = {}): TinyModelFiles {
-  const next = rng(opts.seed ?? 20250420);
+  const next = seededRandom(opts.seed ?? 20250420);
   const C = opts.hidden ?? 64;
   const vocab = ['<blk>', '<unk>', ...TINY_SYLLABLES.map((s) => `▁${s}`)];
   const V = vocab.length;
