@@ -7,25 +7,18 @@
  * JPEG. Deterministic for a seed.
  */
 import { createRequire } from 'node:module';
-import sharp from 'sharp';
+import sharp, { type OverlayOptions } from 'sharp';
 import { loadOpenCv, type Point } from '../src/platform/vision/card-outline.js';
 import { CARD_HEIGHT, CARD_WIDTH, LAYOUTS, type CardKind, type CardLayout, type FieldLine, type IdCardField } from '../src/reader/layouts.js';
 import { writeMrz } from '../src/reader/pipeline/mrz.js';
+import { seededRandom } from '../src/platform/random.js';
 
 const require = createRequire(import.meta.url);
 
 export type Rng = () => number;
 
-export function seededRng(seed: number): Rng {
-  let a = seed >>> 0 || 1;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic generator for a seed (the platform's mulberry32). */
+export const seededRng = (seed: number): Rng => seededRandom(seed);
 
 const pick = <T>(rng: Rng, list: readonly T[]): T => list[Math.floor(rng() * list.length)];
 const int = (rng: Rng, lo: number, hi: number) => lo + Math.floor(rng() * (hi - lo + 1));
@@ -444,7 +437,7 @@ export async function photograph(cardPng: Buffer, rng: Rng, options: PhotoOption
   for (const mat of [src, from, to, m, dst]) mat.delete();
 
   const bg = await background(rng, W, H);
-  const layers: sharp.OverlayOptions[] = [{ input: warped, raw: { width: W, height: H, channels: 4 } }];
+  const layers: OverlayOptions[] = [{ input: warped, raw: { width: W, height: H, channels: 4 } }];
   const light = options.light ?? 0.75 + rng() * 0.35;
   const shade = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><defs><linearGradient id="l" x1="${rng()}" y1="0" x2="${rng()}" y2="1"><stop offset="0" stop-color="#000" stop-opacity="0"/><stop offset="1" stop-color="#000" stop-opacity="${(rng() * 0.3).toFixed(2)}"/></linearGradient></defs><rect width="${W}" height="${H}" fill="url(#l)"/></svg>`;
   layers.push({ input: Buffer.from(shade) });

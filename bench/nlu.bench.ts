@@ -51,7 +51,10 @@ async function measureStore(label: string, env: Record<string, string>): Promise
     await seed(server, LIST_SIZE);
     const check = (await (await fetch(`${server.url}/api/v3/sample`, { headers })).json()) as unknown[];
     if (check.length !== LIST_SIZE) throw new Error(`list returned ${check.length} samples`);
-    return autocannon({ url: `${server.url}/api/v3/sample`, headers, duration: DURATION_S, connections: 1 });
+    const cached = await autocannon({ url: `${server.url}/api/v3/sample`, headers, duration: DURATION_S, connections: 1 });
+    // limit/offset bypass the list cache: the cost of reading and serialising 10k rows every time.
+    const fresh = await autocannon({ url: `${server.url}/api/v3/sample?limit=${LIST_SIZE}`, headers, duration: DURATION_S, connections: 1 });
+    return { cached, fresh };
   });
   return [
     {
@@ -62,8 +65,16 @@ async function measureStore(label: string, env: Record<string, string>): Promise
       goal: label === 'sqlite' ? '>= 5000' : undefined,
       note: `p99 ${create.latency.p99} ms, ${CONNECTIONS} conns`,
     },
-    { benchmark: `GET /api/v3/sample, 10k samples (${label})`, metric: 'latency p50', value: list.latency.p50, unit: 'ms', goal: label === 'sqlite' ? '<= 20' : undefined },
-    { benchmark: `GET /api/v3/sample, 10k samples (${label})`, metric: 'latency p99', value: list.latency.p99, unit: 'ms', note: `${(list.throughput.average / 1e6).toFixed(1)} MB/s` },
+    {
+      benchmark: `GET /api/v3/sample, 10k samples (${label})`,
+      metric: 'latency p50',
+      value: list.cached.latency.p50,
+      unit: 'ms',
+      goal: label === 'sqlite' ? '<= 20' : undefined,
+      note: label === 'sqlite' ? 'list cache (sqlite only)' : 'no cache on postgres',
+    },
+    { benchmark: `GET /api/v3/sample, 10k samples (${label})`, metric: 'latency p99', value: list.cached.latency.p99, unit: 'ms' },
+    { benchmark: `GET /api/v3/sample?limit=10000 (${label})`, metric: 'latency p50', value: list.fresh.latency.p50, unit: 'ms', note: 'uncached: query + serialise' },
   ];
 }
 

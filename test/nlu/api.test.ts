@@ -434,6 +434,23 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       assert.equal(deep.status, 400);
     });
 
+    test('the full list reflects every write at once (the embedded store caches it)', async () => {
+      const before = (await api('GET', '/api/v3/sample')).body.length;
+      assert.equal((await api('GET', '/api/v3/sample')).body.length, before, 'a second read is the same');
+      const created = (await api('POST', '/api/v3/sample', { json: { content: 'mẫu mới cho bộ đệm' } })).body;
+      const withNew = (await api('GET', '/api/v3/sample')).body;
+      assert.equal(withNew.length, before + 1);
+      const intent = (await api('POST', '/api/v3/intent', { json: { label: 'cache_check' } })).body;
+      await api('POST', '/api/v3/intent-sample', { json: { intent_code: intent.code, sample_code: created.code } });
+      assert.equal((await api('GET', '/api/v3/sample')).body.find((x: any) => x.code === created.code).intent_label, 'cache_check');
+      await api('PUT', `/api/v3/intent/${intent.code}`, { json: { label: 'cache_renamed' } });
+      assert.equal((await api('GET', '/api/v3/sample')).body.find((x: any) => x.code === created.code).intent_label, 'cache_renamed');
+      await api('DELETE', `/api/v3/sample/${created.code}`);
+      assert.equal((await api('GET', '/api/v3/sample')).body.length, before);
+      const otherList = await call(t.url, 'GET', '/api/v3/sample', { token: other.token });
+      assert.ok(!otherList.body.some((x: any) => x.code === created.code), 'one application never gets another one cached list');
+    });
+
     test('unknown routes and wrong methods answer JSON', async () => {
       const missing = await api('GET', '/api/v3/nothing-here');
       assert.equal(missing.status, 404);

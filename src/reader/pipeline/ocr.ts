@@ -1,0 +1,151 @@
+/**
+ * Stage 5 engine: Tesseract 5. The Debian `tesseract` program (run as a child
+ * process, image on stdin, TSV on stdout, OMP_THREAD_LIMIT=1) when it is on the
+ * PATH; otherwise tesseract.js with @tesseract.js-data/vie, behind the same
+ * interface. SAOLA_READER_OCR_ENGINE=js forces the fallback.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+export interface OcrWord {
+  text: string;
+  /** 0-100 */
+  conf: number;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+  /** Block/paragraph/line key: words with the same key are on one text line. */
+  line: string;
+}
+
+export interface OcrOptions {
+  lang: 'vie' | 'eng';
+  /** Tesseract page segmentation mode: 6 (a block of lines), 7 (one line), 11 (sparse). */
+  psm: number;
+  /** Only these characters (MRZ: A-Z 0-9 <). */
+  whitelist?: string;
+}
+
+export interface OcrEngine {
+  readonly name: 'tesseract' | 'tesseract.js';
+  /** Reads a PNG (8-bit gray or RGB). */
+  recognize(png: Buffer, options: OcrOptions): Promise<OcrWord[]>;
+  close(): Promise<void>;
+}
+
+const TIMEOUT_MS = 20_000;
+
+export function parseTsv(tsv: string): OcrWord[] {
+  const words: OcrWord[] = [];
+  for (const row of tsv.split('\n').slice(1)) {
+    const c = row.split('\t');
+    if (c.length < 12 || c[0] !== '5') continue;
+    const text = c.slice(11).join('\t').trim();
+    if (!text) continue;
+    words.push({
+      text,
+      conf: Math.max(0, Number(c[10])),
+      left: Number(c[6]),
+      top: Number(c[7]),
+      width: Number(c[8]),
+      height: Number(c[9]),
+      line: `${c[2]}.${c[3]}.${c[4]}`,
+    });
+  }
+  return words;
+}
+
+export class NativeTesseract implements OcrEngine {
+  readonly name = 'tesseract' as const;
+  recognize(png: Buffer, options: OcrOptions): Promise<OcrWord[]> {
+    const args = ['stdin', 'stdout', '-l', options.lang, '--psm', String(options.psm), '--oem', '1'];
+    if (options.whitelist) args.push('-c', `tessedit_char_whitelist=${options.whitelist}`);
+    args.push('-c', 'preserve_interword_spaces=0', 'tsv');
+    return new Promise((resolve, reject) => {
+      const child = spawn('tesseract', args, { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+      child.stdout.on('data', (d: Buffer) => out.push(d));
+      child.stderr.on('data', (d: Buffer) => err.push(d));
+      child.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        if (code !== 0) reject(new Error(`tesseract exited with ${code}: ${Buffer.concat(err).toString().slice(0, 300)}`));
+        else resolve(parseTsv(Buffer.concat(out).toString('utf8')));
+      });
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(png);
+    });
+  }
+  async close(): Promise<void> {}
+}
+
+type TjsWorker = {
+  setParameters(p: Record<string, string>): Promise<unknown>;
+  recognize(image: Buffer, opts?: unknown, output?: unknown): Promise<{ data: { tsv?: string | null } }>;
+  terminate(): Promise<unknown>;
+};
+
+export class JsTesseract implements OcrEngine {
+  readonly name = 'tesseract.js' as const;
+  private workers = new Map<string, Promise<TjsWorker>>();
+
+  private worker(lang: 'vie' | 'eng'): Promise<TjsWorker> {
+    let w = this.workers.get(lang);
+    if (!w) {
+      w = (async () => {
+        const require = createRequire(import.meta.url);
+        const { createWorker } = (await import('tesseract.js')) as unknown as { createWorker: (...a: unknown[]) => Promise<TjsWorker> };
+        // Vietnamese ships in @tesseract.js-data/vie; English is read from the same folder layout of @tesseract.js-data/eng when installed.
+        const data = require(`@tesseract.js-data/${lang}`) as { langPath: string; gzip: boolean };
+        return createWorker(lang, 1, { langPath: data.langPath, gzip: data.gzip, cacheMethod: 'none' });
+      })();
+      this.workers.set(lang, w);
+    }
+    return w;
+  }
+
+  async recognize(png: Buffer, options: OcrOptions): Promise<OcrWord[]> {
+    // English data may not be installed for the fallback: read the MRZ with vie and the whitelist.
+    let lang = options.lang;
+    if (lang === 'eng') {
+      try {
+        createRequire(import.meta.url).resolve('@tesseract.js-data/eng');
+      } catch {
+        lang = 'vie';
+      }
+    }
+    const worker = await this.worker(lang);
+    await worker.setParameters({
+      tessedit_pageseg_mode: String(options.psm),
+      tessedit_char_whitelist: options.whitelist ?? '',
+    });
+    const result = await worker.recognize(png, {}, { tsv: true, text: false, blocks: false });
+    return parseTsv(result.data.tsv ?? '');
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.workers.values()) await (await w).terminate();
+    this.workers.clear();
+  }
+}
+
+export function nativeTesseractAvailable(): boolean {
+  try {
+    const langs = execFileSync('tesseract', ['--list-langs'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 5000 });
+    return /\bvie\b/.test(langs);
+  } catch {
+    return false;
+  }
+}
+
+export function chooseOcrEngine(setting: 'auto' | 'native' | 'js'): OcrEngine {
+  if (setting === 'js') return new JsTesseract();
+  if (setting === 'native' || nativeTesseractAvailable()) return new NativeTesseract();
+  return new JsTesseract();
+}
