@@ -229,13 +229,14 @@ function drawFace(b: { x: number; y: number; w: number; h: number }, rng: Rng): 
   const cx = b.x + b.w / 2;
   const skin = pick(rng, ['#e8c3a0', '#d9a77f', '#f0d0b0', '#c98f65']);
   const hair = pick(rng, ['#1b1410', '#2d2018', '#3a2a1e']);
-  return `<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" fill="#e9f1fb" stroke="#555" stroke-width="1"/>
+  // The portrait stays inside its box, as on a real card (the date of expiry is printed under it).
+  return `<clipPath id="photo"><rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}"/></clipPath><g clip-path="url(#photo)"><rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" fill="#e9f1fb" stroke="#555" stroke-width="1"/>
   <ellipse cx="${cx}" cy="${b.y + b.h * 1.02}" rx="${b.w * 0.46}" ry="${b.h * 0.3}" fill="${pick(rng, ['#f4f4f4', '#2a3a5a', '#ffffff'])}"/>
   <ellipse cx="${cx}" cy="${b.y + b.h * 0.43}" rx="${b.w * 0.27}" ry="${b.h * 0.25}" fill="${skin}"/>
   <path d="M ${cx - b.w * 0.29} ${b.y + b.h * 0.4} Q ${cx} ${b.y + b.h * 0.05} ${cx + b.w * 0.29} ${b.y + b.h * 0.4} Q ${cx} ${b.y + b.h * 0.2} ${cx - b.w * 0.29} ${b.y + b.h * 0.4}" fill="${hair}"/>
   <ellipse cx="${cx - b.w * 0.1}" cy="${b.y + b.h * 0.42}" rx="${b.w * 0.035}" ry="${b.h * 0.015}" fill="#222"/>
   <ellipse cx="${cx + b.w * 0.1}" cy="${b.y + b.h * 0.42}" rx="${b.w * 0.035}" ry="${b.h * 0.015}" fill="#222"/>
-  <path d="M ${cx - b.w * 0.08} ${b.y + b.h * 0.56} Q ${cx} ${b.y + b.h * 0.6} ${cx + b.w * 0.08} ${b.y + b.h * 0.56}" stroke="#8a4a3a" stroke-width="3" fill="none"/>`;
+  <path d="M ${cx - b.w * 0.08} ${b.y + b.h * 0.56} Q ${cx} ${b.y + b.h * 0.6} ${cx + b.w * 0.08} ${b.y + b.h * 0.56}" stroke="#8a4a3a" stroke-width="3" fill="none"/></g>`;
 }
 
 function drawEmblem(b: { x: number; y: number; w: number; h: number }): string {

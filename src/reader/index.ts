@@ -1,5 +1,36 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceDeps } from '../platform/deps.js';
+import { WorkerPool } from '../platform/pool/index.js';
+import { loadReaderConfig } from './config.js';
+import { nativeTesseractAvailable } from './pipeline/ocr.js';
+import type { ReadResult } from './pipeline/run.js';
+import { readerRoutes } from './routes.js';
+import { FACE_PREFIX, ReaderService, type ReaderTask } from './service.js';
 
-/** Composition root of the reader service (not built yet: registers no routes). */
-export async function registerReader(_app: FastifyInstance, _deps: ServiceDeps): Promise<void> {}
+/** Face crops of /cmt are kept this long, then swept. */
+const FACE_RETENTION_MS = 24 * 3600_000;
+
+/** Composition root of the ID card reader: config, worker pool (OpenCV + Tesseract), routes. */
+export async function registerReader(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
+  const config = loadReaderConfig();
+  const engine: 'native' | 'js' =
+    config.ocrEngine === 'js' ? 'js' : config.ocrEngine === 'native' || nativeTesseractAvailable() ? 'native' : 'js';
+  const pool = new WorkerPool<ReaderTask, ReadResult>({
+    filename: new URL('./worker.js', import.meta.url),
+    name: 'reader',
+    threads: config.threads ?? deps.config.poolThreads,
+    maxQueue: deps.config.poolQueue,
+    timeoutMs: deps.config.poolTaskTimeoutMs,
+  });
+  deps.lifecycle.onClose('reader pool', () => pool.close());
+  const engineName = engine === 'native' ? 'tesseract (Debian program)' : 'tesseract.js (npm fallback)';
+  app.log.info({ service: 'reader', ocr: engineName }, 'reader OCR engine');
+  deps.lifecycle.addReadiness('reader', () => ({ ok: !pool.lastError, ocr: engineName, locate: 'opencv-js 4.12.0', ...pool.stats(), ...(pool.lastError ? { error: pool.lastError } : {}) }));
+  const sweep = setInterval(() => {
+    void deps.blobs.deleteOlderThan(FACE_PREFIX, new Date(Date.now() - FACE_RETENTION_MS)).catch(() => undefined);
+  }, 3600_000);
+  sweep.unref();
+  deps.lifecycle.onClose('reader face sweep', () => clearInterval(sweep));
+  const service = new ReaderService(pool, config, engine, deps.blobs);
+  await app.register(readerRoutes, { service, credentials: deps.credentials, blobs: deps.blobs, config, platform: deps.config });
+}

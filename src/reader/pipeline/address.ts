@@ -112,16 +112,46 @@ export interface ParsedAddress {
   exact: number;
 }
 
+/** A ward of the province read well, whose district matches the misread district part loosely (half its letters). */
+function looseDistrict(districtPart: string, wardPart: string, province: Province): { ward: Match<Unit>; district: District } | undefined {
+  const wm = best(wardPart, province.wards);
+  if (!wm) return undefined;
+  const d = (wm.unit as Unit & { district: District }).district;
+  const key = foldKey(splitType(districtPart).name);
+  return levenshtein(key, d.key) <= Math.ceil(d.key.length / 2) ? { ward: wm, district: d } : undefined;
+}
+
+/** The words that start Vietnamese street parts, to restore their accents (OCR often drops them). */
+const STREET_WORDS = ['Số', 'Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố', 'Tổ', 'Thôn', 'Xóm', 'Ấp', 'Bản', 'Buôn', 'Làng', 'Khóm', 'Khu', 'phố', 'Tổ dân phố', 'Đông', 'Tây', 'Nam', 'Bắc', 'Trung', 'Thượng', 'Hạ'];
+const STREET_BY_KEY = new Map(STREET_WORDS.map((w) => [fold(w), w]));
+
+function fixStreetWords(street: string): string {
+  return street
+    .split(' ')
+    .map((w) => {
+      const m = /^([^\d,.;]+)([,.;]?)$/.exec(w);
+      const hit = m && STREET_BY_KEY.get(fold(m[1]));
+      return hit ? hit + m[2] : w;
+    })
+    .join(' ');
+}
+
 const show = (m: Match<Unit>) => (m.typed && m.unit.typeWord ? `${m.unit.typeWord} ${m.unit.name}` : m.unit.name);
 
 export function parseAddress(raw: string): ParsedAddress {
   const parts = tidy(raw)
-    .split(/\s*[,;]\s*/)
+    .split(/\s*[,;]\s*|\.\s+(?=\p{Lu})/u)
     .map((p) => p.replace(/^[-.\s]+|[-.\s]+$/g, ''))
     .filter(Boolean);
   const empty: ParsedAddress = { text: parts.join(', '), province: '', district: '', ward: '', street: '', matched: 0, exact: 0 };
   if (parts.length === 0) return empty;
-  const pm = best(parts[parts.length - 1], gazetteer());
+  // The province ends the address; OCR noise may trail it ("Tiền Giang ma hắc"): try shorter word prefixes.
+  const lastWords = parts[parts.length - 1].split(' ');
+  let pm: Match<Province> | undefined;
+  for (let k = lastWords.length; k >= 1 && !pm; k--) {
+    pm = best(lastWords.slice(0, k).join(' '), gazetteer());
+    if (pm) parts[parts.length - 1] = lastWords.slice(0, k).join(' ');
+  }
   if (!pm) return { ...empty, street: parts.join(', ') };
   const province = pm.unit;
   const rest = parts.slice(0, -1);
@@ -148,6 +178,15 @@ export function parseAddress(raw: string): ParsedAddress {
       if (wmInDistrict.exact) exact++;
       used = 2;
     }
+  } else if (!dm && rest.length >= 2 && looseDistrict(rest[rest.length - 1], rest[rest.length - 2], province)) {
+    // The district was misread beyond correction, but its ward is clear: the list names the district.
+    const { ward: w, district: d } = looseDistrict(rest[rest.length - 1], rest[rest.length - 2], province)!;
+    district = d.name;
+    ward = w.unit.name;
+    out.unshift(splitType(rest[rest.length - 1]).type ? `${d.typeWord} ${d.name}` : d.name);
+    out.unshift(show(w));
+    matched += 2;
+    used = 2;
   } else if (wmProvince) {
     // Two levels (after the 2025 reform, or a card that leaves the district out).
     ward = wmProvince.unit.name;
@@ -156,7 +195,7 @@ export function parseAddress(raw: string): ParsedAddress {
     if (wmProvince.exact) exact++;
     used = 1;
   }
-  const street = rest.slice(0, rest.length - used).join(', ');
+  const street = fixStreetWords(rest.slice(0, rest.length - used).join(', '));
   if (street) out.unshift(street);
   return { text: out.join(', '), province: province.name, district, ward, street, matched, exact };
 }

@@ -23,7 +23,25 @@ export async function stackBands(gray: Buffer, boxes: Box[], scale = 1): Promise
   const spans: Stack['spans'] = [];
   let top = GAP;
   for (const b of bands) {
-    for (let r = 0; r < b.h; r++) gray.copy(out, (top + r) * width + GAP, (b.y + r) * CARD_WIDTH + b.x, (b.y + r) * CARD_WIDTH + b.x + b.w);
+    // Stretch each band so its paper is white: Tesseract binarises the whole stack at once,
+    // and a grey band next to white gaps would otherwise turn black.
+    const hist = new Array<number>(256).fill(0);
+    for (let r = 0; r < b.h; r++) for (let c = 0; c < b.w; c++) hist[gray[(b.y + r) * CARD_WIDTH + b.x + c]]++;
+    const total = b.w * b.h;
+    const pct = (q: number) => {
+      let acc = 0;
+      for (let v = 0; v < 256; v++) if ((acc += hist[v]) >= q * total) return v;
+      return 255;
+    };
+    const lo = pct(0.01);
+    const hi = Math.max(lo + 16, pct(0.6));
+    const lut = Buffer.alloc(256);
+    for (let v = 0; v < 256; v++) lut[v] = Math.max(0, Math.min(255, Math.round(((v - lo) * 255) / (hi - lo))));
+    for (let r = 0; r < b.h; r++) {
+      const src = (b.y + r) * CARD_WIDTH + b.x;
+      const dst = (top + r) * width + GAP;
+      for (let c = 0; c < b.w; c++) out[dst + c] = lut[gray[src + c]];
+    }
     spans.push({ y0: top * scale, y1: (top + b.h) * scale, x0: GAP * scale });
     top += b.h + GAP;
   }

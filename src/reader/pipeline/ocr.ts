@@ -124,6 +124,7 @@ export class JsTesseract implements OcrEngine {
     await worker.setParameters({
       tessedit_pageseg_mode: String(options.psm),
       tessedit_char_whitelist: options.whitelist ?? '',
+      user_defined_dpi: '300',
     });
     const result = await worker.recognize(png, {}, { tsv: true, text: false, blocks: false });
     return parseTsv(result.data.tsv ?? '');

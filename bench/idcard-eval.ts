@@ -1,0 +1,93 @@
+/**
+ * Accuracy evaluation of the ID card reader on synthetic photos
+ * (bench/idcard-synth.ts): per-field exact match (accent-exact), card-finding
+ * rate, and CPU time per image (this process plus the Tesseract children).
+ *
+ *   npm run eval:idcard -- [--n 120] [--seed 1000] [--engine auto|native|js] [--kind cccd_chip_front]
+ */
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { LAYOUTS, type CardKind } from '../src/reader/layouts.js';
+import { chooseOcrEngine } from '../src/reader/pipeline/ocr.js';
+import { readCard } from '../src/reader/pipeline/run.js';
+import { ALL_KINDS, makeSample } from './idcard-synth.js';
+
+const { values } = parseArgs({
+  options: {
+    n: { type: 'string', default: '120' },
+    seed: { type: 'string', default: '1000' },
+    engine: { type: 'string', default: 'auto' },
+    kind: { type: 'string' },
+  },
+});
+const n = Number(values.n);
+const seed0 = Number(values.seed);
+const kinds = values.kind ? [values.kind as CardKind] : ALL_KINDS;
+const ocr = chooseOcrEngine(values.engine as 'auto' | 'native' | 'js');
+
+/** CPU seconds of this process and of its finished children (Tesseract runs as a child process). */
+function cpuSeconds(): number {
+  const u = process.cpuUsage();
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[13]) + Number(fields[14]); // cutime + cstime
+  return (u.user + u.system) / 1e6 + ticks / 100;
+}
+
+type Tally = { right: number; total: number };
+const perField = new Map<string, Tally>();
+const perKindField = new Map<string, Tally>();
+const count = (map: Map<string, Tally>, key: string, ok: boolean) => {
+  const t = map.get(key) ?? { right: 0, total: 0 };
+  t.total++;
+  if (ok) t.right++;
+  map.set(key, t);
+};
+let found = 0;
+let classified = 0;
+let cpuTotal = 0;
+const failures: string[] = [];
+const refusals = new Map<string, number>();
+
+// Warm-up: OpenCV load is a one-off per worker thread, not per card.
+await readCard({ image: (await makeSample(1, 'cccd_chip_front')).photo.jpeg, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
+
+for (let i = 0; i < n; i++) {
+  const kind = kinds[i % kinds.length];
+  const sample = await makeSample(seed0 + i, kind);
+  const before = cpuSeconds();
+  const r = await readCard({ image: sample.photo.jpeg, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
+  cpuTotal += cpuSeconds() - before;
+  if (!r.ok) {
+    refusals.set(`${r.code}: ${r.message}`, (refusals.get(`${r.code}: ${r.message}`) ?? 0) + 1);
+    for (const f of Object.keys(sample.truth.fields)) count(perField, f, false);
+    continue;
+  }
+  found++;
+  const sameType = LAYOUTS[r.kind].type === LAYOUTS[kind].type && LAYOUTS[r.kind].side === LAYOUTS[kind].side;
+  if (sameType) classified++;
+  for (const [f, want] of Object.entries(sample.truth.fields)) {
+    const got = r.fields[f as keyof typeof r.fields]?.value ?? 'N/A';
+    const ok = got === want;
+    count(perField, f, ok);
+    count(perKindField, `${kind}.${f}`, ok);
+    if (!ok && failures.length < 40) failures.push(`${kind} seed ${seed0 + i} ${f}: got "${got}" want "${want}"`);
+  }
+  if (sample.truth.addressEntities && LAYOUTS[kind].side === 'front') {
+    const e = r.addressEntities;
+    const w = sample.truth.addressEntities;
+    count(perField, 'address_entities', !!e && e.province === w.province && e.district === w.district && e.ward === w.ward && e.street === w.street);
+  }
+}
+
+const pct = (t: Tally) => `${((100 * t.right) / Math.max(1, t.total)).toFixed(1)}% (${t.right}/${t.total})`;
+console.log(`ID card evaluation: ${n} synthetic photos, kinds ${kinds.join(', ')}, seeds ${seed0}..${seed0 + n - 1}, OCR ${ocr.name}`);
+console.log(`card found: ${((100 * found) / n).toFixed(1)}% (${found}/${n}); side and type right: ${((100 * classified) / n).toFixed(1)}%`);
+console.log(`CPU per image (read only, incl. tesseract children): ${(cpuTotal / n).toFixed(3)} s`);
+console.log('exact match per field:');
+for (const [f, t] of [...perField.entries()].sort()) console.log(`  ${f.padEnd(18)} ${pct(t)}`);
+console.log('per kind:');
+for (const [f, t] of [...perKindField.entries()].sort()) console.log(`  ${f.padEnd(30)} ${pct(t)}`);
+if (refusals.size) console.log('refusals:', Object.fromEntries(refusals));
+if (failures.length) console.log(`first misses:\n  ${failures.join('\n  ')}`);
+await ocr.close();

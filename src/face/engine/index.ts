@@ -1,0 +1,110 @@
+import { WorkerPool } from '../../platform/pool/index.js';
+import type { FaceConfig } from '../config.js';
+import { boxArea } from './detect.js';
+import { loadVerifiedModels } from './models.js';
+import { SIMILARITY_MAP } from './similarity.js';
+import { searchEngine } from '../search/index-cache.js';
+import type { AnalyzeResult, AnalyzeTask, PrimaryFace } from './worker.js';
+
+export type { AnalyzeResult, PrimaryFace } from './worker.js';
+export { cosineToSimilarity, dot, SIMILARITY_MAP } from './similarity.js';
+
+/** The model tag stored with every embedding (a different model's vectors are not comparable). */
+export const EMBEDDING_MODEL = 'faceplugin-fr_feature-512';
+
+export type FaceVerdict =
+  | { kind: 'ok'; face: PrimaryFace }
+  | { kind: 'undecodable' }
+  | { kind: 'noFace' }
+  | { kind: 'severalFaces'; count: number }
+  | { kind: 'tooSmall' }
+  | { kind: 'blurry' }
+  | { kind: 'occluded'; reason: string };
+
+/** Closed-eye probability of both eyes above which the eyes count as hidden (sunglasses). */
+export const EYES_HIDDEN_PROB = 0.9;
+/** Eye crops darker than this fraction of the whole face's brightness: dark lenses, not just closed eyes. */
+export const EYES_DARK_RATIO = 0.55;
+
+/**
+ * The quality gates shared by every caller. `single`: a second face at least
+ * `secondFaceRatio` of the largest one's area is refused (search); face match
+ * takes the largest face whatever else is there.
+ */
+export function assessFace(result: AnalyzeResult, cfg: Pick<FaceConfig, 'minFacePx' | 'secondFaceRatio' | 'minBlurVariance'>, opts: { single: boolean }): FaceVerdict {
+  if (!result.ok) return { kind: 'undecodable' };
+  if (result.faces.length === 0 || !result.primary) return { kind: 'noFace' };
+  const largest = boxArea(result.faces[0]);
+  if (opts.single) {
+    const others = result.faces.slice(1).filter((b) => boxArea(b) >= cfg.secondFaceRatio * largest);
+    if (others.length > 0) return { kind: 'severalFaces', count: others.length + 1 };
+  }
+  const face = result.primary;
+  // minFacePx is in pixels of the working image (photos are worked on at most 1600 px on the long side).
+  if (Math.min(face.box.x2 - face.box.x1, face.box.y2 - face.box.y1) < cfg.minFacePx) return { kind: 'tooSmall' };
+  if (cfg.minBlurVariance > 0 && face.blur < cfg.minBlurVariance) return { kind: 'blurry' };
+  if (
+    face.eyeClosed[0] >= EYES_HIDDEN_PROB &&
+    face.eyeClosed[1] >= EYES_HIDDEN_PROB &&
+    face.eyeBrightness < EYES_DARK_RATIO * Math.max(1, face.brightness)
+  ) {
+    return { kind: 'occluded', reason: 'eyes hidden by dark glasses' };
+  }
+  return { kind: 'ok', face };
+}
+
+/**
+ * "The photo is an ID card" (410): a card-shaped outline covering at least a
+ * quarter of the photo with the face inside it and small against the card.
+ */
+export function looksLikeIdCard(result: AnalyzeResult): boolean {
+  if (!result.ok || !result.card || !result.primary) return false;
+  const { card, primary } = result;
+  // A cut-off outline is weaker evidence (door frames, monitors): ask more of its shape.
+  if (card.areaRatio < 0.2 || card.score < (card.touchesBorder ? 0.85 : 0.65) || !card.faceInside) return false;
+  // On an ID card the portrait is small against the card (about 5% of it); a selfie's face is not.
+  const faceRatio = boxArea(primary.box) / (result.width * result.height);
+  return faceRatio < card.areaRatio * 0.2;
+}
+
+/** The face engine: a pool of worker threads, each holding the ONNX sessions. */
+export class FaceEngine {
+  private readonly pool: WorkerPool<AnalyzeTask, AnalyzeResult>;
+
+  constructor(
+    private readonly cfg: FaceConfig,
+    pool: { maxQueue: number; timeoutMs: number },
+  ) {
+    // Refuse to start on a missing or altered model file (the workers check again).
+    loadVerifiedModels(cfg.modelDir);
+    this.pool = new WorkerPool<AnalyzeTask, AnalyzeResult>({
+      filename: new URL('./worker.js', import.meta.url),
+      name: 'face',
+      threads: cfg.threads,
+      maxQueue: pool.maxQueue,
+      timeoutMs: pool.timeoutMs,
+    });
+  }
+
+  analyze(image: Buffer, opts: { checkCard: boolean }): Promise<AnalyzeResult> {
+    const copy = new Uint8Array(image.length);
+    copy.set(image);
+    return this.pool.run(
+      { image: copy, detectThreshold: this.cfg.detectThreshold, checkCard: opts.checkCard, ...(this.cfg.modelDir ? { modelDir: this.cfg.modelDir } : {}) },
+      { transferList: [copy.buffer] },
+    );
+  }
+
+  describe(): Record<string, unknown> {
+    return { engine: 'onnxruntime-node (CPU)', search: searchEngine, models: 'faceplugin-face-recognition-js@0.0.1', similarityMap: SIMILARITY_MAP.version, pool: this.pool.stats(), lastError: this.pool.lastError };
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}
+
+/** JPEG by its magic bytes (FF D8 FF). */
+export function isJpeg(buf: Buffer): boolean {
+  return buf.length >= 3 && buf[0] === 0xff && buf[1] === 0xd8 && buf[2] === 0xff;
+}

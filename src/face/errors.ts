@@ -1,0 +1,46 @@
+import { defineCatalogue, type CatalogueEntry, type PlatformCondition, type ServiceErrorShape } from '../platform/http/errors.js';
+
+/**
+ * Face search (/dmp/facesearch/v2) answers `{code: "<n>", data: <message>}`:
+ * domain outcomes with HTTP 200 and the code in the body (DECISIONS.md).
+ */
+export const SearchErrors = defineCatalogue({
+  wrongFormat: { code: 400, message: 'Wrong format', status: 200 },
+  missingField: { code: 400, message: 'Missing required field', status: 200 },
+  noFace: { code: 400, message: 'No face detected', status: 200 },
+  severalFaces: { code: 400, message: 'Multiple faces detected', status: 200 },
+  faceTooSmall: { code: 400, message: 'Face too small', status: 200 },
+  faceBlurry: { code: 400, message: 'Face too blurry', status: 200 },
+  notFound: { code: 404, message: 'Not found', status: 200 },
+  occluded: { code: 406, message: 'Face is covered by a mask, hat or sunglasses', status: 200 },
+  idCard: { code: 410, message: 'Photo is id card', status: 200 },
+});
+
+/** Face match (/dmp/checkface/v1) answers `{code, message: "request successful.", data}`. */
+export const MatchErrors = defineCatalogue({
+  noFace: { code: 407, message: 'No faces detected', status: 200 },
+  wrongType: { code: 408, message: 'Allowed mime types are image/jpeg, image/png', status: 200 },
+  wrongCount: { code: 409, message: 'Please upload only 2 images for face check', status: 200 },
+});
+
+const platform = (prefix: string): Record<PlatformCondition, CatalogueEntry> => ({
+  unauthorized: { code: 401, message: 'Missing or invalid api_key', status: 401 },
+  bodyTooLarge: { code: 413, message: `${prefix}: file larger than 5 MB`, status: 413 },
+  busy: { code: 429, message: 'Too many requests; try again shortly', status: 429 },
+  invalidRequest: { code: 400, message: 'Invalid request', status: 400 },
+  routeNotFound: { code: 404, message: 'Route not found', status: 404 },
+  methodNotAllowed: { code: 405, message: 'Method not allowed', status: 405 },
+  internal: { code: 500, message: 'Internal error; it has been logged', status: 500 },
+});
+
+export const searchErrorShape: ServiceErrorShape = {
+  service: 'face-search',
+  platform: platform('Face search'),
+  render: (entry, message) => ({ code: String(entry.code), data: message }),
+};
+
+export const matchErrorShape: ServiceErrorShape = {
+  service: 'face-match',
+  platform: platform('Face match'),
+  render: (entry, message) => ({ code: String(entry.code), message: 'request successful.', data: message }),
+};

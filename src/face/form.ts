@@ -1,0 +1,51 @@
+import type { FastifyRequest } from 'fastify';
+
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  mimetype: string;
+  data: Buffer;
+}
+
+export interface FormInput {
+  fields: Record<string, string>;
+  files: UploadedFile[];
+}
+
+function scalar(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (Array.isArray(v)) return scalar(v[0]);
+  if (typeof v === 'object') return undefined;
+  return String(v);
+}
+
+/**
+ * The request's form: multipart parts (fields and files), or a urlencoded /
+ * JSON body, merged over the query string. Files are read whole (each is
+ * capped by the multipart fileSize limit, which answers 413).
+ */
+export async function readForm(request: FastifyRequest): Promise<FormInput> {
+  const fields: Record<string, string> = {};
+  const files: UploadedFile[] = [];
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(query)) {
+    const s = scalar(v);
+    if (s !== undefined) fields[k] = s;
+  }
+  if (request.isMultipart()) {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        files.push({ field: part.fieldname, filename: part.filename ?? '', mimetype: part.mimetype ?? '', data: await part.toBuffer() });
+      } else {
+        const s = scalar(part.value);
+        if (s !== undefined) fields[part.fieldname] = s;
+      }
+    }
+  } else if (request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body)) {
+    for (const [k, v] of Object.entries(request.body as Record<string, unknown>)) {
+      const s = scalar(v);
+      if (s !== undefined) fields[k] = s;
+    }
+  }
+  return { fields, files };
+}

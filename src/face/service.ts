@@ -1,0 +1,176 @@
+import { ServiceError } from '../platform/http/errors.js';
+import type { FaceConfig } from './config.js';
+import { assessFace, cosineToSimilarity, dot, EMBEDDING_MODEL, isJpeg, looksLikeIdCard, type FaceEngine, type FaceVerdict, type PrimaryFace } from './engine/index.js';
+import { MatchErrors, SearchErrors } from './errors.js';
+import type { UploadedFile } from './form.js';
+import { FaceIndexCache } from './search/index-cache.js';
+import type { FaceStore } from './store.js';
+
+const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** "true"/"1" -> true; anything else (absent, "false", "0") -> false. */
+export function parseBool(v: string | undefined): boolean {
+  return v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
+}
+
+function required(fields: Record<string, string>, name: string, maxLength = 200): string {
+  const v = fields[name]?.trim();
+  if (!v) throw new ServiceError(SearchErrors.missingField, `${name} is required`);
+  if (v.length > maxLength) throw new ServiceError(SearchErrors.wrongFormat, `${name} is longer than ${maxLength} characters`);
+  return v;
+}
+
+/** Face search: collections of users with indexed faces, per application. */
+export class FaceSearchService {
+  private readonly cache = new FaceIndexCache();
+
+  constructor(
+    private readonly store: FaceStore,
+    private readonly engine: FaceEngine,
+    private readonly cfg: FaceConfig,
+  ) {}
+
+  async create(appCode: string, fields: Record<string, string>): Promise<string> {
+    const collection = required(fields, 'collection');
+    const id = required(fields, 'id');
+    const name = required(fields, 'name', 500);
+    const coll = await this.store.ensureCollection(appCode, collection);
+    await this.store.upsertUser(appCode, coll.id, id, name);
+    return 'User created/updated';
+  }
+
+  /** The one face of an upload, through every quality gate; throws the spec's code otherwise. */
+  private async faceOf(file: UploadedFile | undefined, allowIdCard: boolean): Promise<PrimaryFace> {
+    if (!file || file.data.length === 0) throw new ServiceError(SearchErrors.missingField, 'file is required');
+    if (!isJpeg(file.data)) throw new ServiceError(SearchErrors.wrongFormat, 'Wrong format: only jpg and jpeg images are accepted');
+    const result = await this.engine.analyze(file.data, { checkCard: !allowIdCard });
+    const verdict: FaceVerdict = assessFace(result, this.cfg, { single: true });
+    switch (verdict.kind) {
+      case 'undecodable':
+        throw new ServiceError(SearchErrors.wrongFormat, 'Wrong format: the image cannot be decoded');
+      case 'noFace':
+        throw new ServiceError(SearchErrors.noFace);
+      case 'severalFaces':
+        throw new ServiceError(SearchErrors.severalFaces);
+      case 'tooSmall':
+        throw new ServiceError(SearchErrors.faceTooSmall);
+      case 'blurry':
+        throw new ServiceError(SearchErrors.faceBlurry);
+      case 'occluded':
+        throw new ServiceError(SearchErrors.occluded);
+      case 'ok':
+        break;
+    }
+    if (!allowIdCard && looksLikeIdCard(result)) throw new ServiceError(SearchErrors.idCard);
+    return verdict.face;
+  }
+
+  async add(appCode: string, fields: Record<string, string>, file: UploadedFile | undefined): Promise<string> {
+    const collection = required(fields, 'collection');
+    const id = required(fields, 'id');
+    const face = await this.faceOf(file, parseBool(fields.allow_id_card));
+    const coll = await this.store.ensureCollection(appCode, collection);
+    const user = await this.store.upsertUser(appCode, coll.id, id, fields.name?.trim() || undefined);
+    await this.store.addFace(appCode, coll.id, user.id, face.embedding, EMBEDDING_MODEL);
+    await this.cache.added(coll.id, user.id, face.embedding);
+    return 'Add photo success';
+  }
+
+  async search(appCode: string, fields: Record<string, string>, file: UploadedFile | undefined): Promise<{ id: string; name: string; similarity: number }> {
+    const collection = required(fields, 'collection');
+    let threshold = this.cfg.searchThreshold;
+    if (fields.threshold !== undefined && fields.threshold.trim() !== '') {
+      threshold = Number(fields.threshold);
+      if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw new ServiceError(SearchErrors.wrongFormat, 'threshold must be a number from 0 to 1');
+    }
+    const face = await this.faceOf(file, parseBool(fields.allow_id_card));
+    const coll = await this.store.findCollection(appCode, collection);
+    if (!coll) throw new ServiceError(SearchErrors.notFound);
+    const index = await this.cache.get(coll.id, async () =>
+      (await this.store.listFaces(appCode, coll.id)).map((f) => ({ owner: f.userRowId, embedding: f.embedding })),
+    );
+    const [best] = index.search(face.embedding, 1);
+    if (!best) throw new ServiceError(SearchErrors.notFound);
+    const similarity = cosineToSimilarity(best.cosine);
+    if (similarity < threshold) throw new ServiceError(SearchErrors.notFound);
+    const user = (await this.store.usersByRowId(appCode, [best.owner])).get(best.owner);
+    if (!user) throw new ServiceError(SearchErrors.notFound);
+    return { id: user.user_id, name: user.name, similarity: round(similarity, 4) };
+  }
+
+  async deleteFaces(appCode: string, fields: Record<string, string>): Promise<string> {
+    const { coll, user } = await this.user(appCode, fields);
+    await this.store.deleteFaces(appCode, user.id);
+    this.cache.invalidate(coll.id);
+    return 'User faces deleted';
+  }
+
+  async deleteUser(appCode: string, fields: Record<string, string>): Promise<string> {
+    const { coll, user } = await this.user(appCode, fields);
+    await this.store.deleteUser(appCode, user.id);
+    this.cache.invalidate(coll.id);
+    return 'User deleted';
+  }
+
+  private async user(appCode: string, fields: Record<string, string>) {
+    const collection = required(fields, 'collection');
+    const id = required(fields, 'id');
+    const coll = await this.store.findCollection(appCode, collection);
+    const user = coll ? await this.store.findUser(appCode, coll.id, id) : undefined;
+    if (!coll || !user) throw new ServiceError(SearchErrors.notFound);
+    return { coll, user };
+  }
+
+  async list(appCode: string, fields: Record<string, string>): Promise<{ id: string; name: string }[]> {
+    const collection = required(fields, 'collection');
+    const page: { limit?: number; offset?: number } = {};
+    for (const key of ['limit', 'offset'] as const) {
+      const raw = fields[key]?.trim();
+      if (!raw) continue;
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 0 || n > 1_000_000) throw new ServiceError(SearchErrors.wrongFormat, `${key} must be an integer from 0 to 1000000`);
+      page[key] = n;
+    }
+    const coll = await this.store.findCollection(appCode, collection);
+    if (!coll) return [];
+    return (await this.store.listUsers(appCode, coll.id, page)).map((u) => ({ id: u.user_id, name: u.name }));
+  }
+
+  async deleteCollection(appCode: string, fields: Record<string, string>): Promise<string> {
+    const collection = required(fields, 'collection');
+    const coll = await this.store.findCollection(appCode, collection);
+    if (!coll) throw new ServiceError(SearchErrors.notFound);
+    await this.store.deleteCollection(appCode, coll.id);
+    this.cache.invalidate(coll.id);
+    return 'Remove collection success';
+  }
+}
+
+/** The field face match reads its two images from. */
+export const MATCH_FIELD = 'file[]';
+
+/** Face match: the largest face of each of two JPEGs, compared. */
+export class FaceMatchService {
+  constructor(
+    private readonly engine: FaceEngine,
+    private readonly cfg: FaceConfig,
+  ) {}
+
+  async match(files: UploadedFile[]): Promise<{ isMatch: boolean; similarity: number; isBothImgIDCard: boolean }> {
+    const images = files.filter((f) => f.field === MATCH_FIELD);
+    if (images.length !== 2 || files.length !== 2) throw new ServiceError(MatchErrors.wrongCount);
+    if (!images.every((f) => isJpeg(f.data))) throw new ServiceError(MatchErrors.wrongType);
+    const results = await Promise.all(images.map((f) => this.engine.analyze(f.data, { checkCard: true })));
+    const faces: PrimaryFace[] = [];
+    for (const r of results) {
+      const v = assessFace(r, { ...this.cfg, minBlurVariance: 0 }, { single: false });
+      // An undecodable JPEG (truncated, corrupt) is refused like a wrong type.
+      if (v.kind === 'undecodable') throw new ServiceError(MatchErrors.wrongType, 'The image cannot be decoded as jpg/jpeg');
+      if (v.kind === 'noFace' || v.kind === 'tooSmall') throw new ServiceError(MatchErrors.noFace);
+      if (!r.ok || !r.primary) throw new ServiceError(MatchErrors.noFace);
+      faces.push(r.primary);
+    }
+    const similarity = round(cosineToSimilarity(dot(faces[0].embedding, faces[1].embedding)) * 100, 2);
+    return { isMatch: similarity >= this.cfg.matchThreshold, similarity, isBothImgIDCard: results.every((r) => looksLikeIdCard(r)) };
+  }
+}

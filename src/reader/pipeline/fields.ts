@@ -1,0 +1,266 @@
+/**
+ * Stage 5-6: read the field lines of a layout (one OCR call over the stacked
+ * line bands), strip the printed labels, and normalise and validate each value.
+ */
+import type { CardLayout, FieldLine, IdCardField } from '../layouts.js';
+import { parseAddress, provinceByIdCode, gazetteer, type ParsedAddress } from './address.js';
+import type { OcrWord } from './ocr.js';
+import { fold, foldKey, levenshtein, tidy } from './text.js';
+
+export interface RawField {
+  text: string;
+  /** Mean word confidence, 0-100 (0 when nothing was read). */
+  conf: number;
+}
+
+/** Groups the words of the stacked image by the band they fall in. */
+export function wordsByBand(words: OcrWord[], spans: { y0: number; y1: number }[]): OcrWord[][] {
+  const out = spans.map(() => [] as OcrWord[]);
+  for (const w of words) {
+    // Rule lines and band edges read as '|', '_' or lone low-confidence marks.
+    if (!/[\p{L}\p{N}]/u.test(w.text)) continue;
+    const cy = w.top + w.height / 2;
+    const i = spans.findIndex((s) => cy >= s.y0 - 4 && cy < s.y1 + 4);
+    if (i >= 0) out[i].push(w);
+  }
+  for (const list of out) list.sort((a, b) => a.left - b.left);
+  return out;
+}
+
+/** Removes the printed label ("Họ và tên:", "Số / No.:") from the front of a line. */
+export function stripLabel(words: OcrWord[], label: string): OcrWord[] {
+  if (!label) return words;
+  const n = label.split(/\s+/).length;
+  if (label.trim().endsWith(':')) {
+    for (let i = 0; i <= Math.min(words.length - 1, n + 1); i++) {
+      const m = /^(.*?)[:;](.*)$/.exec(words[i].text);
+      if (!m) continue;
+      // "dạng:Sẹo": the value's first word glued to the label.
+      return m[2] ? [{ ...words[i], text: m[2] }, ...words.slice(i + 1)] : words.slice(i + 1);
+    }
+  }
+  // No colon read: drop the leading words that together spell the label (OCR may glue or split them).
+  const labelKey = foldKey(label);
+  let acc = '';
+  let cut = 0;
+  let bestD = Infinity;
+  for (let i = 0; i < words.length; i++) {
+    acc += foldKey(words[i].text);
+    if (acc.length > labelKey.length + 3) break;
+    const d = levenshtein(acc, labelKey);
+    if (d < bestD) {
+      bestD = d;
+      cut = i + 1;
+    }
+  }
+  if (bestD > Math.max(1, Math.floor(labelKey.length / 4))) cut = 0;
+  return words.slice(cut);
+}
+
+/** Rough advance width of a label in the card's sans-serif at its printed size (labels print at 0.8 of the value size). */
+export function labelWidth(label: string, size: number): number {
+  let w = 0;
+  for (const ch of label) {
+    if (ch === ' ') w += 0.29;
+    else if (/[0-9]/.test(ch)) w += 0.58;
+    else if (ch === ch.toLocaleUpperCase('vi') && ch !== ch.toLocaleLowerCase('vi')) w += 0.66;
+    else if (/[ilIj.,:;'|!]/.test(ch)) w += 0.3;
+    else w += 0.54;
+  }
+  return w * size * 0.8;
+}
+
+/**
+ * The words of each line's value. `valueStart` is where, in the stacked image,
+ * a line's value can start at the earliest (left of it is the printed label).
+ */
+export function readRawFields(
+  layout: CardLayout,
+  lines: FieldLine[],
+  bands: OcrWord[][],
+  valueStart: (line: FieldLine) => number = () => 0,
+): Partial<Record<IdCardField, RawField>> {
+  const out: Partial<Record<IdCardField, { words: OcrWord[] }>> = {};
+  lines.forEach((line, i) => {
+    const start = valueStart(line);
+    // Words lying wholly inside the label's span are label, whatever OCR made of them.
+    const words = stripLabel(bands[i] ?? [], line.label).filter(
+      (w) => w.left + w.width > start && w.conf >= 20 && !(w.text.length === 1 && w.conf < 60),
+    );
+    // A continuation line is often empty: what OCR finds there alone, unsure, is background pattern.
+    if (line.part > 0 && words.length > 0 && words.length <= 2 && words.every((w) => w.conf < 75)) words.length = 0;
+    const entry = (out[line.field] ??= { words: [] });
+    entry.words.push(...words);
+  });
+  const result: Partial<Record<IdCardField, RawField>> = {};
+  for (const [field, { words }] of Object.entries(out) as [IdCardField, { words: OcrWord[] }][]) {
+    // Noise at the end of a line (guilloche, the card's edge): short, unsure words.
+    while (words.length > 1 && words[words.length - 1].text.length <= 2 && words[words.length - 1].conf < 80 && !/^\d+$/.test(words[words.length - 1].text)) words.pop();
+    const conf = words.length ? words.reduce((s, w) => s + w.conf, 0) / words.length : 0;
+    result[field] = { text: tidy(words.map((w) => w.text).join(' ')), conf };
+  }
+  void layout;
+  return result;
+}
+
+export interface FieldValue {
+  value: string;
+  conf: number;
+  /** A validator confirmed the value (check digit, gazetteer exact, plausible date). */
+  valid?: boolean;
+  /** A validator rejected it. */
+  invalid?: boolean;
+}
+
+const DIGIT_FIX: Record<string, string> = { O: '0', o: '0', D: '0', Q: '0', I: '1', l: '1', '|': '1', i: '1', Z: '2', z: '2', L: '1', S: '5', s: '5', B: '8', G: '6', b: '6', g: '9', q: '9', T: '7' };
+const toDigits = (s: string) => s.replace(/[A-Za-z|]/g, (c) => DIGIT_FIX[c] ?? c).replace(/\D/g, '');
+
+export function normaliseId(text: string, length: 9 | 12): FieldValue['value'] | undefined {
+  const d = toDigits(text);
+  if (d.length === length) return d;
+  if (d.length > length) {
+    const m = new RegExp(`\\d{${length}}`).exec(d);
+    return m?.[0];
+  }
+  return undefined;
+}
+
+export function normaliseDate(text: string): string | undefined {
+  const printed = /(\d{1,2})\s*[/.\-]\s*(\d{1,2})\s*[/.\-]\s*(\d{4})/.exec(text) ?? /(\d{1,2})\D+(\d{1,2})\D+(\d{4})/.exec(text);
+  const d = printed ? printed[1].padStart(2, '0') + printed[2].padStart(2, '0') + printed[3] : toDigits(text);
+  const m = /(\d{2})(\d{2})(\d{4})/.exec(d.length > 8 ? d.slice(-8) : d);
+  if (!m) return undefined;
+  const day = Number(m[1]);
+  const month = Number(m[2]);
+  const year = Number(m[3]);
+  if (day < 1 || day > 31 || month < 1 || month > 12 || year < 1900 || year > 2100) return undefined;
+  return `${m[1]}/${m[2]}/${m[3]}`;
+}
+
+/** A Vietnamese syllable has a vowel and none of f, j, w, z. */
+function plausibleSyllable(word: string): boolean {
+  const f = fold(word);
+  return /[aeiouy]/.test(f) && !/[fjwz]/.test(f);
+}
+
+export function normaliseName(text: string): string {
+  return tidy(
+    text
+      .normalize('NFC')
+      .replace(/[^\p{L}\s]/gu, ' ')
+      .toLocaleUpperCase('vi'),
+  )
+    .split(' ')
+    .filter(plausibleSyllable)
+    .join(' ');
+}
+
+export function normaliseSex(text: string): string | undefined {
+  const f = foldKey(text);
+  if (!f) return undefined;
+  if (f.startsWith('nu') || f === 'n' || f.endsWith('nu')) return 'NỮ';
+  if (f.startsWith('nam') || f.includes('nam') || f.startsWith('na')) return 'NAM';
+  return undefined;
+}
+
+/** Nearest of a closed list (accent-insensitive), when close enough. */
+function nearest(text: string, list: readonly string[]): string | undefined {
+  const key = foldKey(text);
+  if (!key) return undefined;
+  let best: { v: string; d: number } | undefined;
+  for (const v of list) {
+    const d = levenshtein(key, foldKey(v)) * 10 + levenshtein(text.toLowerCase(), v.toLowerCase());
+    if (!best || d < best.d) best = { v, d };
+  }
+  return best && best.d < 10 * Math.max(1, Math.floor(foldKey(best.v).length / 3)) + 10 ? best.v : undefined;
+}
+
+const ETHNICITIES = ['Kinh', 'Tày', 'Thái', 'Mường', 'Khmer', 'Hoa', 'Nùng', 'Mông', 'Dao', 'Gia Rai', 'Ê Đê', 'Ba Na', 'Sán Chay', 'Chăm', 'Cơ Ho', 'Xơ Đăng', 'Sán Dìu', 'Hrê', 'Ra Glai', 'Mnông', 'Thổ', 'Xtiêng', 'Khơ Mú', 'Bru Vân Kiều', 'Cơ Tu', 'Giáy', 'Tà Ôi', 'Mạ', 'Giẻ Triêng', 'Co', 'Chơ Ro', 'Xinh Mun', 'Hà Nhì', 'Chu Ru', 'Lào', 'La Chí', 'Kháng', 'Phù Lá', 'La Hủ', 'La Ha', 'Pà Thẻn', 'Lự', 'Ngái', 'Chứt', 'Lô Lô', 'Mảng', 'Cơ Lao', 'Bố Y', 'Cống', 'Si La', 'Pu Péo', 'Rơ Măm', 'Brâu', 'Ơ Đu'];
+const RELIGIONS = ['Không', 'Phật giáo', 'Công giáo', 'Tin lành', 'Cao Đài', 'Hòa Hảo', 'Hồi giáo'];
+
+export interface NormalisedCard {
+  fields: Partial<Record<IdCardField, FieldValue>>;
+  address?: ParsedAddress;
+}
+
+/** Turns raw OCR of each field into answer values, with validator outcomes. */
+export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardField, RawField>>): NormalisedCard {
+  const fields: NormalisedCard['fields'] = {};
+  let address: ParsedAddress | undefined;
+  for (const field of layout.fields) {
+    const r = raw[field];
+    if (!r || !r.text) continue;
+    const conf = r.conf;
+    switch (field) {
+      case 'id': {
+        const length = layout.kind.startsWith('cmnd_09') ? 9 : 12;
+        const v = normaliseId(r.text, length);
+        if (v) fields.id = { value: v, conf };
+        break;
+      }
+      case 'dob':
+      case 'doe':
+      case 'issue_date': {
+        const v = normaliseDate(r.text);
+        if (v) fields[field] = { value: v, conf, valid: true };
+        break;
+      }
+      case 'name': {
+        const v = normaliseName(r.text);
+        if (v) fields.name = { value: v, conf };
+        break;
+      }
+      case 'sex': {
+        const v = normaliseSex(r.text);
+        if (v) fields.sex = { value: v, conf, valid: true };
+        break;
+      }
+      case 'nationality': {
+        const v = foldKey(r.text).includes('vietnam') ? 'Việt Nam' : nearest(r.text, ['Việt Nam']);
+        fields.nationality = v ? { value: v, conf, valid: true } : { value: tidy(r.text), conf, invalid: true };
+        break;
+      }
+      case 'ethnicity':
+      case 'religion': {
+        const v = nearest(r.text, field === 'ethnicity' ? ETHNICITIES : RELIGIONS);
+        fields[field] = v ? { value: v, conf, valid: true } : { value: tidy(r.text), conf };
+        break;
+      }
+      case 'issue_loc': {
+        const v = nearest(r.text, gazetteer().map((p) => p.name));
+        fields.issue_loc = v ? { value: v, conf, valid: true } : { value: tidy(r.text), conf };
+        break;
+      }
+      case 'home':
+      case 'address': {
+        const parsed = parseAddress(r.text);
+        fields[field] = { value: parsed.text, conf, valid: parsed.matched >= 2, invalid: parsed.matched === 0 };
+        if (field === 'address') address = parsed;
+        break;
+      }
+      default:
+        fields[field] = { value: tidy(r.text), conf };
+    }
+  }
+  // Cross-checks of the 12-digit id: province code, century/sex digit, year of birth.
+  const id = fields.id;
+  if (id && id.value.length === 12) {
+    const dob = fields.dob?.value;
+    const sex = fields.sex?.value;
+    const provinceOk = provinceByIdCode(id.value.slice(0, 3)) !== undefined;
+    const g = Number(id.value[3]);
+    const year = dob ? Number(dob.slice(6)) : undefined;
+    const centuryOk = year === undefined || Math.floor((year - 1900) / 100) === Math.floor(g / 2);
+    const sexOk = sex === undefined || (g % 2 === 1) === (sex === 'NỮ');
+    const yearOk = year === undefined || id.value.slice(4, 6) === String(year).slice(2);
+    if (provinceOk && centuryOk && sexOk && yearOk) id.valid = true;
+    else id.invalid = true;
+  } else if (id && id.value.length === 9) {
+    id.valid = true;
+  }
+  return { fields, address };
+}
+
+export function foldEquals(a: string, b: string): boolean {
+  return fold(a) === fold(b);
+}

@@ -1,0 +1,144 @@
+/**
+ * The whole ID card pipeline for one image, as a worker thread runs it:
+ * decode -> quality -> locate -> warp -> classify -> OCR -> fields -> confidence.
+ */
+import sharp from 'sharp';
+import { CARD_HEIGHT, CARD_WIDTH, LAYOUTS, type CardKind, type IdCardField } from '../layouts.js';
+import { classifyHeader, HEADER_BAND } from './classify.js';
+import { fieldProbability, overallScore } from './confidence.js';
+import { stackBands } from './crops.js';
+import { decodeImage } from './decode.js';
+import { ReaderFailure } from './failure.js';
+import { labelWidth, normaliseFields, readRawFields, wordsByBand } from './fields.js';
+import { locateCard } from './locate.js';
+import { readMrz, type MrzReading } from './mrz.js';
+import type { OcrEngine } from './ocr.js';
+import { checkQuality } from './quality.js';
+import { rotate180, warpCard } from './warp.js';
+
+export interface ReadTask {
+  image: Uint8Array;
+  face: boolean;
+  maxPixels: number;
+  minCardArea: number;
+  /** Enlargement of the field bands before OCR (default DEFAULT_FIELD_SCALE). */
+  fieldScale?: number;
+}
+
+export interface ReadCard {
+  ok: true;
+  kind: CardKind;
+  fields: Partial<Record<IdCardField, { value: string; prob: number }>>;
+  addressEntities?: { province: string; district: string; ward: string; street: string };
+  overall: number;
+  mrz?: Pick<MrzReading, 'id' | 'dob' | 'doe' | 'sex' | 'valid'>;
+  /** JPEG of the portrait, when asked for and the side has one. */
+  face?: Uint8Array;
+  timings: Record<string, number>;
+}
+
+export interface ReadRefusal {
+  ok: false;
+  code: 2 | 3 | 7 | 8;
+  message: string;
+}
+
+export type ReadResult = ReadCard | ReadRefusal;
+
+const HEADER_SCALE = 0.7;
+/** Field bands are enlarged before OCR by default: Tesseract reads accents better with taller letters. */
+export const DEFAULT_FIELD_SCALE = 1.4;
+
+async function classify(ocr: OcrEngine, gray: Buffer): Promise<CardKind | undefined> {
+  const stack = await stackBands(gray, [HEADER_BAND], HEADER_SCALE);
+  const words = await ocr.recognize(stack.png, { lang: 'vie', psm: 6 });
+  return classifyHeader(words, HEADER_SCALE);
+}
+
+async function readMrzBand(ocr: OcrEngine, gray: Buffer): Promise<MrzReading | undefined> {
+  const band = LAYOUTS.cccd_chip_back.mrz!;
+  const stack = await stackBands(gray, [band]);
+  const words = await ocr.recognize(stack.png, { lang: 'eng', psm: 6, whitelist: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<' });
+  const lines = new Map<string, string[]>();
+  for (const w of words) lines.set(w.line, [...(lines.get(w.line) ?? []), w.text]);
+  return readMrz([...lines.values()].map((l) => l.join('')));
+}
+
+export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResult> {
+  const timings: Record<string, number> = {};
+  let t = performance.now();
+  const lap = (name: string) => {
+    const now = performance.now();
+    timings[name] = Math.round(now - t);
+    t = now;
+  };
+  try {
+    const image = await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels);
+    lap('decode');
+    checkQuality(image.gray, image.width, image.height);
+    lap('quality');
+    const located = await locateCard(image.gray, image.width, image.height, task.minCardArea);
+    lap('locate');
+    let flat = await warpCard(image, located.corners, task.face);
+    lap('warp');
+    let kind = await classify(ocr, flat.gray);
+    if (!kind) {
+      const turned = { gray: rotate180(flat.gray, 1), rgb: flat.rgb && rotate180(flat.rgb, 3) };
+      kind = await classify(ocr, turned.gray);
+      if (kind) flat = turned;
+    }
+    let mrz: MrzReading | undefined;
+    if (!kind) {
+      // The chip card's back has few header words: its MRZ band decides (either way up).
+      mrz = await readMrzBand(ocr, flat.gray);
+      if (!mrz) {
+        const turned = { gray: rotate180(flat.gray, 1), rgb: flat.rgb && rotate180(flat.rgb, 3) };
+        mrz = await readMrzBand(ocr, turned.gray);
+        if (mrz) flat = turned;
+      }
+      if (mrz) kind = 'cccd_chip_back';
+    }
+    lap('classify');
+    if (!kind) throw new ReaderFailure(3, 'No ID card found in the image: the card could not be recognised');
+    const layout = LAYOUTS[kind];
+    const FIELD_SCALE = task.fieldScale ?? DEFAULT_FIELD_SCALE;
+    const lines = layout.lines.filter((l) => !l.labelOnly);
+    const stack = await stackBands(flat.gray, lines.map((l) => ({ x: l.x - 10, y: l.y - 3, w: Math.min(l.w + 16, CARD_WIDTH - 16 - (l.x - 10)), h: l.h + 6 })), FIELD_SCALE);
+    const words = await ocr.recognize(stack.png, { lang: 'vie', psm: 6 });
+    lap('ocr');
+    if (kind === 'cccd_chip_back' && !mrz) mrz = await readMrzBand(ocr, flat.gray);
+    // Stack coordinates: band x = line.x - 10 sits at GAP (14); the label starts 4 px into the line.
+    const valueStart = (l: { label: string; size: number }) => (l.label ? (14 + 10 + 4 + 0.8 * labelWidth(l.label, l.size)) * FIELD_SCALE : 0);
+    const raw = readRawFields(layout, lines, wordsByBand(words, stack.spans), valueStart);
+    const normal = normaliseFields(layout, raw);
+    const fields: ReadCard['fields'] = {};
+    for (const f of layout.fields) {
+      const v = normal.fields[f];
+      if (v) fields[f] = { value: v.value, prob: fieldProbability(v) };
+    }
+    const probs = layout.fields.map((f) => fields[f]?.prob ?? 0);
+    let face: Uint8Array | undefined;
+    if (task.face && layout.photo && flat.rgb) {
+      const p = layout.photo;
+      face = await sharp(flat.rgb, { raw: { width: CARD_WIDTH, height: CARD_HEIGHT, channels: 3 } })
+        .extract({ left: p.x, top: p.y, width: p.w, height: p.h })
+        .jpeg({ quality: 90 })
+        .toBuffer();
+    }
+    lap('fields');
+    const a = normal.address;
+    return {
+      ok: true,
+      kind,
+      fields,
+      addressEntities: layout.side === 'front' ? { province: a?.province ?? '', district: a?.district ?? '', ward: a?.ward ?? '', street: a?.street ?? '' } : undefined,
+      overall: overallScore(probs),
+      mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid } : undefined,
+      face,
+      timings,
+    };
+  } catch (err) {
+    if (err instanceof ReaderFailure) return { ok: false, code: err.code, message: err.message };
+    throw err;
+  }
+}

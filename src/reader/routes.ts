@@ -1,0 +1,129 @@
+/**
+ * HTTP adapter of the ID card reader: POST /vision/idr/vnm (and with a
+ * trailing slash) and the legacy POST /cmt, both answering the recognition
+ * envelope {errorCode, errorMessage, data}. Face crops of /cmt are served at
+ * GET /cmt/faces/<uuid>.jpg.
+ */
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { requireApiKey } from '../platform/auth/hooks.js';
+import type { Credentials } from '../platform/auth/credentials.js';
+import { sendBlob } from '../platform/blobs/http.js';
+import type { BlobStore } from '../platform/blobs/store.js';
+import { ServiceError } from '../platform/http/errors.js';
+import { useServiceErrors } from '../platform/http/service.js';
+import type { Config } from '../platform/config.js';
+import type { ReaderConfig } from './config.js';
+import { ReaderErrors, readerErrorShape, type RecognitionEnvelope } from './errors.js';
+import { imageBytes, wantsFace, type ImageRequest } from './pipeline/input.js';
+import { faceKey, type ReaderService } from './service.js';
+
+export interface ReaderRoutesOptions {
+  service: ReaderService;
+  credentials: Credentials;
+  blobs: BlobStore;
+  config: ReaderConfig;
+  platform: Config;
+}
+
+function scalar(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (Array.isArray(v)) return scalar(v[0]);
+  if (typeof v === 'object') return undefined;
+  return String(v);
+}
+
+const KEYS = ['image', 'image_url', 'image_base64', 'face'] as const;
+
+/** Reads multipart (file and fields) or a urlencoded / JSON body into the image request. */
+async function readImageRequest(request: FastifyRequest, fieldLimit: number): Promise<ImageRequest> {
+  const out: ImageRequest = {};
+  const setField = (name: string, value: string | undefined) => {
+    if (value === undefined) return;
+    if (name === 'image') out.imageText = value;
+    else if (name === 'image_url') out.imageUrl = value;
+    else if (name === 'image_base64') out.imageBase64 = value;
+    else if (name === 'face') out.face = value;
+  };
+  if (request.isMultipart()) {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        const data = await part.toBuffer();
+        if (part.fieldname === 'image') {
+          if (out.file !== undefined) throw new ServiceError(ReaderErrors.invalidParameters, 'Send exactly one image');
+          out.file = data;
+        } else if (part.fieldname === 'image_base64' || part.fieldname === 'image_url') {
+          setField(part.fieldname, data.toString('utf8'));
+        }
+      } else if ((KEYS as readonly string[]).includes(part.fieldname)) {
+        if (part.valueTruncated) throw new ServiceError(ReaderErrors.bodyTooLarge, `The ${part.fieldname} field is larger than ${fieldLimit} bytes`);
+        setField(part.fieldname, scalar(part.value) ?? '');
+      }
+    }
+  } else if (request.body && typeof request.body === 'object' && !Buffer.isBuffer(request.body)) {
+    const body = request.body as Record<string, unknown>;
+    for (const k of KEYS) if (k in body) setField(k, scalar(body[k]) ?? '');
+  }
+  // `face` may also come in the query string.
+  const q = (request.query ?? {}) as Record<string, unknown>;
+  if (out.face === undefined) out.face = scalar(q.face);
+  return out;
+}
+
+export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOptions): Promise<void> {
+  const { service, config } = opts;
+  // Base64 text of the largest image, plus slack for form encoding.
+  const fieldLimit = Math.ceil(config.maxImageBytes * 1.4) + 1024;
+  const auth = requireApiKey(opts.credentials);
+  const bodyLimit = Math.ceil(config.maxImageBytes * 1.6) + 1024 * 1024;
+  const limits = { maxImageBytes: config.maxImageBytes, allowPrivateUrls: config.allowPrivateUrls, fetchTimeoutMs: config.fetchTimeoutMs };
+  const tags = ['ID card reader'];
+  const security = [{ apiKey: [] }];
+  /** Each prefix is its own scope: the recognition error shape and multipart parsing. */
+  const prepare = async (scope: FastifyInstance) => {
+    useServiceErrors(scope, readerErrorShape);
+    await scope.register(multipart, {
+      limits: { fileSize: config.maxImageBytes, fieldSize: fieldLimit, files: 4, fields: 20, parts: 24 },
+      throwFileSizeLimit: true,
+    });
+  };
+
+  await root.register(
+    async (scope) => {
+      await prepare(scope);
+      const idr = async (request: FastifyRequest): Promise<RecognitionEnvelope> => {
+        const input = await readImageRequest(request, fieldLimit);
+        const image = await imageBytes(input, limits);
+        const card = await service.read(image, false);
+        return { errorCode: 0, errorMessage: '', data: [service.idrItem(card)] };
+      };
+      const schema = { tags, security, summary: 'Read a Vietnamese ID card (image: file; image_url and image_base64 also accepted)' };
+      scope.post('/vnm', { onRequest: auth, bodyLimit, schema }, idr);
+      scope.post('/vnm/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, idr);
+    },
+    { prefix: '/vision/idr' },
+  );
+
+  await root.register(
+    async (scope) => {
+      await prepare(scope);
+      scope.post(
+        '',
+        { onRequest: auth, bodyLimit, schema: { tags, security, summary: 'Legacy ID card reading: exactly one of image, image_url, image_base64; face=1 adds the portrait' } },
+        async (request): Promise<RecognitionEnvelope> => {
+          const input = await readImageRequest(request, fieldLimit);
+          const face = wantsFace(input.face);
+          const image = await imageBytes(input, limits);
+          const card = await service.read(image, face);
+          return { errorCode: 0, errorMessage: '', data: [await service.cmtItem(card, face, opts.platform.publicUrl)] };
+        },
+      );
+      scope.get<{ Params: { id: string } }>('/faces/:id', { schema: { tags, summary: 'A face cropped by /cmt with face=1' } }, async (request, reply) => {
+        const m = /^([0-9a-f-]{36})\.jpg$/.exec(request.params.id);
+        if (m && (await sendBlob(request, reply, opts.blobs, faceKey(m[1]), 'image/jpeg'))) return reply;
+        throw new ServiceError(ReaderErrors.routeNotFound, 'No such face image');
+      });
+    },
+    { prefix: '/cmt' },
+  );
+}

@@ -1,0 +1,84 @@
+/**
+ * The reader service: turns an image into the recognition answer. The image
+ * work runs in the worker pool; this module shapes the answer as the spec
+ * (and DECISIONS.md) say, for /vision/idr/vnm and for the legacy /cmt.
+ */
+import { randomUUID } from 'node:crypto';
+import type { BlobStore } from '../platform/blobs/store.js';
+import { ServiceError } from '../platform/http/errors.js';
+import type { WorkerPool } from '../platform/pool/index.js';
+import type { ReaderConfig } from './config.js';
+import { REFUSALS } from './errors.js';
+import { LAYOUTS, type IdCardField } from './layouts.js';
+import { formatProb } from './pipeline/confidence.js';
+import type { ReadCard, ReadResult, ReadTask } from './pipeline/run.js';
+
+const NA = 'N/A';
+const FRONT_FIELDS: IdCardField[] = ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'];
+const BACK_FIELDS: IdCardField[] = ['religion', 'ethnicity', 'features', 'issue_date', 'issue_loc'];
+
+export type ReaderTask = ReadTask & { engine: 'native' | 'js' };
+
+export class ReaderService {
+  constructor(
+    private readonly pool: WorkerPool<ReaderTask, ReadResult>,
+    private readonly config: ReaderConfig,
+    private readonly engine: 'native' | 'js',
+    private readonly blobs: BlobStore,
+  ) {}
+
+  async read(image: Buffer, face: boolean): Promise<ReadCard> {
+    const copy = new Uint8Array(image.byteLength);
+    copy.set(image);
+    const result = await this.pool.run(
+      { image: copy, face, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, fieldScale: this.config.fieldScale, engine: this.engine },
+      { transferList: [copy.buffer] },
+    );
+    if (!result.ok) throw new ServiceError(REFUSALS[result.code], result.message);
+    return result;
+  }
+
+  /** The /vision/idr/vnm data item. */
+  idrItem(card: ReadCard): Record<string, unknown> {
+    const layout = LAYOUTS[card.kind];
+    const item: Record<string, unknown> = {};
+    for (const f of layout.side === 'front' ? FRONT_FIELDS : BACK_FIELDS) {
+      const v = card.fields[f];
+      item[f] = v?.value ?? NA;
+      item[`${f}_prob`] = v ? formatProb(v.prob) : NA;
+    }
+    if (layout.side === 'front') item.address_entities = card.addressEntities ?? { province: '', district: '', ward: '', street: '' };
+    item.type = layout.type;
+    if (layout.side === 'front') item.type_new = card.kind;
+    item.overall_score = formatProb(card.overall);
+    return item;
+  }
+
+  /** The legacy /cmt data item: no address_entities, no type. */
+  async cmtItem(card: ReadCard, face: boolean, publicUrl: string): Promise<Record<string, unknown>> {
+    const layout = LAYOUTS[card.kind];
+    const item: Record<string, unknown> = {};
+    for (const f of layout.side === 'front' ? FRONT_FIELDS : BACK_FIELDS) {
+      const v = card.fields[f];
+      item[f] = v?.value ?? NA;
+      item[`${f}_prob`] = v ? formatProb(v.prob) : NA;
+    }
+    if (face) {
+      if (card.face) {
+        const jpeg = Buffer.from(card.face);
+        const id = randomUUID();
+        await this.blobs.put(faceKey(id), jpeg, { contentType: 'image/jpeg' });
+        item.face = `${publicUrl.replace(/\/+$/, '')}/cmt/faces/${id}.jpg`;
+        item.face_base64 = jpeg.toString('base64');
+      } else {
+        item.face = NA;
+        item.face_base64 = NA;
+      }
+    }
+    return item;
+  }
+}
+
+/** Face crops are capability URLs (a random UUID) kept for FACE_RETENTION_HOURS. */
+export const faceKey = (id: string) => `reader/faces/${id}.jpg`;
+export const FACE_PREFIX = 'reader/faces/';

@@ -1,0 +1,17 @@
+/**
+ * The reader's worker thread: OpenCV loads once per thread, the OCR engine is
+ * made on the first task (the main thread decides native or js), then every
+ * task runs the card pipeline.
+ */
+import { loadOpenCv } from '../platform/vision/card-outline.js';
+import { JsTesseract, NativeTesseract, type OcrEngine } from './pipeline/ocr.js';
+import { readCard, type ReadResult } from './pipeline/run.js';
+import type { ReaderTask } from './service.js';
+
+let ocr: OcrEngine | undefined;
+void loadOpenCv();
+
+export default async function run(task: ReaderTask): Promise<ReadResult> {
+  ocr ??= task.engine === 'js' ? new JsTesseract() : new NativeTesseract();
+  return readCard(task, ocr);
+}

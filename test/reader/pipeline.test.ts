@@ -1,0 +1,146 @@
+/** Unit tests of the pipeline stages that need no server. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import sharp from 'sharp';
+import { parseAddress, provinceByIdCode } from '../../src/reader/pipeline/address.js';
+import { classifyHeader } from '../../src/reader/pipeline/classify.js';
+import { decodeImage } from '../../src/reader/pipeline/decode.js';
+import { ReaderFailure } from '../../src/reader/pipeline/failure.js';
+import { normaliseDate, normaliseFields, normaliseId, normaliseName, normaliseSex, stripLabel } from '../../src/reader/pipeline/fields.js';
+import { decodeBase64 } from '../../src/reader/pipeline/input.js';
+import { checkDigit, readMrz, writeMrz } from '../../src/reader/pipeline/mrz.js';
+import type { OcrWord } from '../../src/reader/pipeline/ocr.js';
+import { parseTsv } from '../../src/reader/pipeline/ocr.js';
+import { LAYOUTS } from '../../src/reader/layouts.js';
+import { ServiceError } from '../../src/platform/http/errors.js';
+
+const word = (text: string, left = 0, conf = 95): OcrWord => ({ text, conf, left, top: 0, width: 10, height: 10, line: '1.1.1' });
+
+describe('address matching against the official unit list', () => {
+  it('keeps a correct three-level address and splits it', () => {
+    const a = parseAddress('Số 101, Xã Tân Việt, Huyện Yên Mỹ, Tỉnh Hưng Yên');
+    assert.deepEqual([a.street, a.ward, a.district, a.province], ['Số 101', 'Tân Việt', 'Yên Mỹ', 'Hưng Yên']);
+    assert.equal(a.text, 'Số 101, Xã Tân Việt, Huyện Yên Mỹ, Tỉnh Hưng Yên');
+    assert.equal(a.exact, 3);
+  });
+  it('restores accents and corrects OCR errors in unit names', () => {
+    const a = parseAddress('So 101, Xa Tan Viet, Huyen Yen My, Tinh Hung Yen');
+    assert.equal(a.text, 'So 101, Xã Tân Việt, Huyện Yên Mỹ, Tỉnh Hưng Yên');
+    const b = parseAddress('Thôn 3, Dền Sáng, Bát Xat, Lảo Cai');
+    assert.equal(b.text, 'Thôn 3, Dền Sáng, Bát Xát, Lào Cai');
+  });
+  it('reads two-level addresses (post-2025 reform: ward and province)', () => {
+    const a = parseAddress('Thôn 30, Trà Thanh, Quảng Ngãi');
+    assert.deepEqual([a.street, a.ward, a.district, a.province], ['Thôn 30', 'Trà Thanh', '', 'Quảng Ngãi']);
+  });
+  it('names the district from the ward when the district was misread beyond correction', () => {
+    const a = parseAddress('Thôn Đông, Phường Hoà Hải, Quân Hành Sơn, Thành phố Đà Nẵng');
+    assert.equal(a.district, 'Ngũ Hành Sơn');
+    assert.equal(a.text, 'Thôn Đông, Phường Hoà Hải, Quận Ngũ Hành Sơn, Thành phố Đà Nẵng');
+  });
+  it('maps the id province code', () => {
+    assert.equal(provinceByIdCode('001')?.name, 'Hà Nội');
+    assert.equal(provinceByIdCode('079')?.name, 'Hồ Chí Minh');
+    assert.equal(provinceByIdCode('003'), undefined);
+  });
+});
+
+describe('field normalisation', () => {
+  it('ids, dates, names, sex', () => {
+    assert.equal(normaliseId('O51O82572986', 12), '051082572986');
+    assert.equal(normaliseId('12345', 12), undefined);
+    assert.equal(normaliseDate('01-07-1989'), '01/07/1989');
+    assert.equal(normaliseDate('17 tháng 01 năm 2005'), '17/01/2005');
+    assert.equal(normaliseDate('31/13/2005'), undefined);
+    assert.equal(normaliseName('Lê hồng huyền Z'), 'LÊ HỒNG HUYỀN');
+    assert.equal(normaliseSex('Nữ'), 'NỮ');
+    assert.equal(normaliseSex('Nam'), 'NAM');
+  });
+  it('strips printed labels, also glued to the value', () => {
+    assert.deepEqual(stripLabel([word('Số/No.:'), word('0123')], 'Số / No.:').map((w) => w.text), ['0123']);
+    assert.deepEqual(stripLabel([word('nhận'), word('dạng:Sẹo'), word('dài')], 'Đặc điểm nhận dạng:').map((w) => w.text), ['Sẹo', 'dài']);
+    assert.deepEqual(stripLabel([word('Ngày'), word('17')], 'Ngày').map((w) => w.text), ['17']);
+  });
+  it('cross-checks a 12-digit id with province, century/sex digit and year of birth', () => {
+    const layout = LAYOUTS.cccd_chip_front;
+    const raw = (id: string, sex: string) => ({ id: { text: id, conf: 90 }, dob: { text: '23/10/1982', conf: 90 }, sex: { text: sex, conf: 90 } });
+    assert.equal(normaliseFields(layout, raw('051082572986', 'Nam')).fields.id?.valid, true);
+    assert.equal(normaliseFields(layout, raw('051182572986', 'Nam')).fields.id?.invalid, true);
+    assert.equal(normaliseFields(layout, raw('051082572986', 'Nữ')).fields.id?.invalid, true);
+    assert.equal(normaliseFields(layout, raw('003082572986', 'Nam')).fields.id?.invalid, true);
+  });
+});
+
+describe('MRZ (TD1) of the chip card back', () => {
+  it('round-trips with valid check digits and repairs letters read in digit positions', () => {
+    const lines = writeMrz({ id: '051082572986', dob: '23/10/1982', doe: '23/10/2042', sex: 'NAM', nameAscii: 'NGO HUU HOANG' });
+    const m = readMrz(lines);
+    assert.ok(m?.valid);
+    assert.equal(m.id, '051082572986');
+    assert.equal(m.dob, '23/10/1982');
+    assert.equal(m.sex, 'NAM');
+    const noisy = readMrz([lines[0].replace(/0/g, 'O'), lines[1], lines[2]]);
+    assert.equal(noisy?.valid, true);
+    assert.equal(checkDigit('520727'), '3');
+  });
+});
+
+describe('classification by header words', () => {
+  const words = (text: string, left = 300) => text.split(' ').map((t) => word(t, left));
+  it('tells the kinds apart', () => {
+    assert.equal(classifyHeader(words('CĂN CƯỚC CÔNG DÂN Citizen Identity Card')), 'cccd_chip_front');
+    assert.equal(classifyHeader(words('CỘNG HÒA XÃ HỘI CĂN CƯỚC CÔNG DÂN Số:')), 'cccd_12_front');
+    assert.equal(classifyHeader(words('GIẤY CHỨNG MINH NHÂN DÂN')), 'cmnd_09_front');
+    assert.equal(classifyHeader(words('CHỨNG MINH NHÂN DÂN')), 'cmnd_12_front');
+    assert.equal(classifyHeader(words('Dân tộc: Kinh Tôn giáo: Không DẤU VẾT RIÊNG')), 'cmnd_09_back');
+    assert.equal(classifyHeader(words('Ngón trỏ trái Đặc điểm nhận dạng', 100)), 'cccd_12_back');
+    assert.equal(classifyHeader(words('Ngón trỏ trái', 700)), 'cccd_chip_back');
+    assert.equal(classifyHeader(words('ẤNN ÂƠ')), undefined);
+  });
+});
+
+describe('decode and input', () => {
+  it('7 for not an image, 8 for truncated or corrupt', async () => {
+    const code = async (buf: Buffer) => {
+      try {
+        await decodeImage(buf, 1e7);
+        return 0;
+      } catch (err) {
+        return (err as ReaderFailure).code;
+      }
+    };
+    const jpeg = await sharp({ create: { width: 700, height: 500, channels: 3, background: '#888' } }).jpeg().toBuffer();
+    assert.equal(await code(jpeg), 0);
+    assert.equal(await code(Buffer.from('%PDF-1.4 not an image at all')), 7);
+    assert.equal(await code(jpeg.subarray(0, jpeg.length - 200)), 8);
+    assert.equal(await code(Buffer.concat([Buffer.from('BM'), Buffer.alloc(100)])), 8);
+    // Over the pixel limit (decompression bomb guard).
+    assert.equal(await code(await sharp({ create: { width: 4000, height: 4000, channels: 3, background: '#888' } }).png().toBuffer()), 8);
+  });
+  it('EXIF orientation is applied', async () => {
+    const jpeg = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#888' } }).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    const img = await decodeImage(jpeg, 1e7);
+    assert.deepEqual([img.width, img.height], [600, 800]);
+  });
+  it('base64: empty 9, invalid 10, data URLs and url-safe alphabet accepted', () => {
+    const codeOf = (s: string) => {
+      try {
+        decodeBase64(s, 1000);
+        return 0;
+      } catch (err) {
+        return (err as ServiceError).entry.code;
+      }
+    };
+    assert.equal(codeOf(''), 9);
+    assert.equal(codeOf('  '), 9);
+    assert.equal(codeOf('@@@@'), 10);
+    assert.equal(codeOf('a'), 10);
+    assert.equal(codeOf('data:image/png;base64,aGVsbG8='), 0);
+    assert.equal(decodeBase64('_-8=', 10).length, 2);
+    assert.equal(codeOf(Buffer.alloc(2000).toString('base64')), 1);
+  });
+  it('parses Tesseract TSV words', () => {
+    const tsv = 'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n5\t1\t1\t1\t1\t1\t10\t20\t30\t40\t96.5\tHÀ\n5\t1\t1\t1\t1\t2\t50\t20\t30\t40\t-1\t \n';
+    assert.deepEqual(parseTsv(tsv), [{ text: 'HÀ', conf: 96.5, left: 10, top: 20, width: 30, height: 40, line: '1.1.1' }]);
+  });
+});
