@@ -9,7 +9,8 @@ import path from 'node:path';
 import { assessFace, looksLikeIdCard } from '../src/face/engine/index.js';
 import { analyze } from '../src/face/engine/worker.js';
 import { evaluateFacePairs, formatEvaluation, readPairs } from '../src/face/evaluation.js';
-import { idCardPhoto, withSunglasses } from '../test/face/helpers.js';
+import sharp from 'sharp';
+import { idCardPhoto, withMask, withSunglasses } from '../test/face/helpers.js';
 
 const dir = process.argv[2] ?? '/work/shared/data/faces';
 if (!fs.existsSync(path.join(dir, 'pairs.csv'))) {
@@ -22,6 +23,7 @@ console.log(formatEvaluation(result));
 // Hit rates of the 406 and 410 detectors on synthetic versions of the same photos.
 const names = [...new Set(readPairs(dir).flatMap((p) => [p.x, p.y]))];
 let covered = 0;
+let masks = 0;
 let cards = 0;
 let tried = 0;
 for (const n of names) {
@@ -31,9 +33,12 @@ for (const n of names) {
   tried++;
   const lm = r.primary.landmarks;
   const c = (from: number): [number, number] => [0, 1].map((k) => [0, 1, 2, 3, 4, 5].reduce((s, i) => s + lm[2 * (from + i) + k] / 6, 0)) as [number, number];
-  const shades = await analyze({ image: await withSunglasses(img, { left: c(36), right: c(42) }), detectThreshold: 0.7, checkCard: false });
+  const scale = (await sharp(await sharp(img).rotate().toBuffer()).metadata()).width! / r.width;
+  const shades = await analyze({ image: await withSunglasses(img, { left: c(36), right: c(42) }, scale), detectThreshold: 0.7, checkCard: false });
   if (assessFace(shades, { minFacePx: 40, secondFaceRatio: 0.25, minBlurVariance: 0 }, { single: false }).kind === 'occluded') covered++;
+  const masked = await analyze({ image: await withMask(img, lm, scale), detectThreshold: 0.7, checkCard: false });
+  if (assessFace(masked, { minFacePx: 40, secondFaceRatio: 0.25, minBlurVariance: 0 }, { single: false }).kind === 'occluded') masks++;
   const card = await analyze({ image: await idCardPhoto(img), detectThreshold: 0.7, checkCard: true });
   if (looksLikeIdCard(card)) cards++;
 }
-console.log(`406 hit rate on drawn dark glasses: ${covered}/${tried}; 410 hit rate on synthetic ID-card photos: ${cards}/${tried}`);
+console.log(`406 hit rate on drawn dark glasses: ${covered}/${tried}, on drawn masks: ${masks}/${tried}; 410 hit rate on synthetic ID-card photos: ${cards}/${tried}`);

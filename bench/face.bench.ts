@@ -57,21 +57,34 @@ export default async function faceBench(): Promise<BenchRow[]> {
       if (i % Math.max(1, Math.floor(size / 20)) === 0) stored.push(v);
     }
     const queries = size >= 1_000_000 ? 5 : 20;
+    // Queries: stored faces plus noise (like a new photo of an enrolled person); truth = float32 brute force.
+    const qs = Array.from({ length: queries }, (_, q) => {
+      const noise = randomUnit(512, seed);
+      const base = stored[q % stored.length];
+      const v = base.map((x, i) => x + 0.6 * noise[i]);
+      const n = Math.sqrt(v.reduce((a, x) => a + x * x, 0));
+      return v.map((x) => x / n);
+    });
+    const truthIdx = new CollectionIndex(512, size, 'js');
+    if (size <= 100_000) for (let i = 0; i < size; i++) truthIdx.add(`u${i}`, idx['vectors'].subarray(i * 512, (i + 1) * 512));
     let hits = 0;
-    const t = performance.now();
-    for (let q = 0; q < queries; q++) {
-      const target = stored[q % stored.length];
-      const [best] = idx.search(target, 1);
-      if (best && Math.abs(best.cosine - 1) < 1e-4) hits++;
+    const times: number[] = [];
+    for (const q of qs) {
+      const t = performance.now();
+      const [best] = idx.search(q, 1);
+      times.push(performance.now() - t);
+      if (size <= 100_000) {
+        if (best && best.owner === truthIdx.search(q, 1)[0].owner) hits++;
+      } else if (best && best.cosine > 0.7) hits++; // 1M: the planted neighbour (cosine ~0.86) must win
     }
-    const ms = (performance.now() - t) / queries;
+    const ms = times.reduce((a, b) => a + b, 0) / times.length;
     rows.push({
       benchmark: `exact search, ${size.toLocaleString('en-US')} faces`,
       metric: 'per query',
       value: ms,
       unit: 'ms',
       goal: size === 100_000 ? '<= 5' : size === 1_000_000 ? '<= 30' : undefined,
-      note: `recall@1 ${(hits / queries).toFixed(2)} (query = a stored face)`,
+      note: `recall@1 ${(hits / queries).toFixed(2)} ${size <= 100_000 ? 'vs float32 brute force' : '(planted neighbour found)'} (query = stored face + noise)${size > 4096 ? ', int8 scan + float32 rerank' : ''}`,
     });
   }
 

@@ -71,8 +71,8 @@ export class FaceSearchService {
     const face = await this.faceOf(file, parseBool(fields.allow_id_card));
     const coll = await this.store.ensureCollection(appCode, collection);
     const user = await this.store.upsertUser(appCode, coll.id, id, fields.name?.trim() || undefined);
-    await this.store.addFace(appCode, coll.id, user.id, face.embedding, EMBEDDING_MODEL);
-    await this.cache.added(coll.id, user.id, face.embedding);
+    const faceId = await this.store.addFace(appCode, coll.id, user.id, face.embedding, EMBEDDING_MODEL);
+    await this.cache.added(coll.id, user.id, face.embedding, faceId);
     return 'Add photo success';
   }
 
@@ -86,7 +86,8 @@ export class FaceSearchService {
     const face = await this.faceOf(file, parseBool(fields.allow_id_card));
     const coll = await this.store.findCollection(appCode, collection);
     if (!coll) throw new ServiceError(SearchErrors.notFound);
-    const index = await this.cache.get(coll.id, async () =>
+    const stamp = await this.store.facesStamp(appCode, coll.id);
+    const index = await this.cache.get(coll.id, stamp, async () =>
       (await this.store.listFaces(appCode, coll.id)).map((f) => ({ owner: f.userRowId, embedding: f.embedding })),
     );
     const [best] = index.search(face.embedding, 1);

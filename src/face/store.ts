@@ -78,11 +78,13 @@ export class FaceStore {
     }
   }
 
-  async addFace(appCode: string, collectionId: string, userRowId: string, embedding: Float32Array, model: string): Promise<void> {
+  /** Returns the new row's id (UUIDv7: later rows sort after earlier ones). */
+  async addFace(appCode: string, collectionId: string, userRowId: string, embedding: Float32Array, model: string): Promise<string> {
+    const id = uuidv7();
     await this.db
       .insertInto('face_embeddings')
       .values({
-        id: uuidv7(),
+        id,
         app_code: appCode,
         collection_id: collectionId,
         user_row_id: userRowId,
@@ -91,6 +93,18 @@ export class FaceStore {
         created_at: new Date().toISOString(),
       })
       .execute();
+    return id;
+  }
+
+  /** "count:last id" of a collection's faces: changes whenever any process adds or deletes one. */
+  async facesStamp(appCode: string, collectionId: string): Promise<string> {
+    const row = await this.db
+      .selectFrom('face_embeddings')
+      .select((eb) => [eb.fn.countAll<string | number>().as('n'), eb.fn.max('id').as('last')])
+      .where('app_code', '=', appCode)
+      .where('collection_id', '=', collectionId)
+      .executeTakeFirst();
+    return `${Number(row?.n ?? 0)}:${row?.last ?? ''}`;
   }
 
   async listFaces(appCode: string, collectionId: string): Promise<StoredFace[]> {

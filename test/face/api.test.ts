@@ -95,6 +95,11 @@ describe('face search and face match over HTTP', () => {
     const blank = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#777' } }).jpeg().toBuffer();
     r = await send(app, 'POST', `${S}/add`, [['collection', 'staff'], ['id', 'u1'], ['file', blank]]);
     assert.deepEqual(r.body, { code: '400', data: 'No face detected' });
+    // A decompression bomb (72 Mpx in 0.4 MB) is refused, not decoded.
+    const bomb = await sharp({ create: { width: 9000, height: 8000, channels: 3, background: '#888' } }).jpeg({ quality: 50 }).toBuffer();
+    r = await send(app, 'POST', `${S}/search`, [['collection', 'staff'], ['file', bomb]]);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.code, '400');
     r = await send(app, 'POST', `${S}/search`, [['collection', 'staff']]);
     assert.equal(r.body.code, '400');
     r = await send(app, 'POST', `${S}/search`, [['file', grace]]);

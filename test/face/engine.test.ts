@@ -10,7 +10,7 @@ import { assessFace, looksLikeIdCard } from '../../src/face/engine/index.js';
 import { FACE_MODELS, loadVerifiedModels, ModelIntegrityError } from '../../src/face/engine/models.js';
 import { cosineToSimilarity, dot, similarityToCosine } from '../../src/face/engine/similarity.js';
 import { analyze, type AnalyzeResult } from '../../src/face/engine/worker.js';
-import { augment, fixture, idCardPhoto, withSunglasses } from './helpers.js';
+import { augment, fixture, idCardPhoto, withMask, withSunglasses } from './helpers.js';
 
 const gates = { minFacePx: 40, secondFaceRatio: 0.25, minBlurVariance: 0 };
 const run = (image: Buffer, checkCard = false) => analyze({ image, detectThreshold: 0.7, checkCard });
@@ -81,6 +81,12 @@ describe('face engine: real models', () => {
     const b = r.faces[0];
     assert.ok(b.x1 > 100 && b.x2 < 420 && b.y1 > 60 && b.y2 < 420, JSON.stringify(b));
     assert.equal(assessFace(r, gates, { single: true }).kind, 'ok');
+    // A near-frontal portrait; rotating the photo by 12 degrees shows up as roll.
+    const pose = r.primary!.pose;
+    assert.ok(Math.abs(pose.roll) < 8 && Math.abs(pose.yaw) < 25, JSON.stringify(pose));
+    const turned = await run(await sharp(fixture('grace_hopper.jpg')).rotate(12, { background: '#808080' }).jpeg().toBuffer());
+    assert.ok(turned.ok && turned.primary);
+    assert.ok(Math.abs(turned.primary.pose.roll - pose.roll - 12) < 4, JSON.stringify(turned.primary.pose));
   });
 
   it('finds three faces in a group photo and calls it several faces', async () => {
@@ -125,7 +131,7 @@ describe('face engine: real models', () => {
     assert.equal(assessFace(r, gates, { single: true }).kind, 'tooSmall');
   });
 
-  it('calls dark glasses an occlusion, but not downcast eyes', async () => {
+  it('calls dark glasses and a mask occlusions, but not downcast eyes or a grayscale photo', async () => {
     const base = await run(fixture('grace_hopper.jpg'));
     assert.ok(base.ok && base.primary);
     const lm = base.primary.landmarks;
@@ -140,6 +146,13 @@ describe('face engine: real models', () => {
     };
     const covered = await run(await withSunglasses(fixture('grace_hopper.jpg'), { left: centre(36), right: centre(42) }));
     assert.equal(assessFace(covered, gates, { single: true }).kind, 'occluded');
+    const masked = await run(await withMask(fixture('grace_hopper.jpg'), lm));
+    const verdict = assessFace(masked, gates, { single: true });
+    assert.equal(verdict.kind, 'occluded');
+    assert.match((verdict as { reason: string }).reason, /mask/);
+    // A grayscale photo has no skin colour anywhere: not called a mask.
+    const gray = await run(await sharp(fixture('person-a.jpg')).grayscale().jpeg().toBuffer());
+    assert.equal(assessFace(gray, gates, { single: true }).kind, 'ok');
     // person-b looks down (the eye model says "closed") without glasses: accepted.
     assert.equal(assessFace(await run(fixture('person-b.jpg')), gates, { single: true }).kind, 'ok');
   });

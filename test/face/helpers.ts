@@ -30,13 +30,13 @@ export async function augment(src: Buffer): Promise<Record<string, Buffer>> {
 }
 
 /** The photo with dark glasses drawn over the eyes (for the 406 gate). */
-export async function withSunglasses(src: Buffer, eyes: { left: [number, number]; right: [number, number] }): Promise<Buffer> {
-  const meta = await sharp(src).metadata();
-  const [lx, ly] = eyes.left;
-  const [rx, ry] = eyes.right;
+export async function withSunglasses(src: Buffer, eyes: { left: [number, number]; right: [number, number] }, scale = 1): Promise<Buffer> {
+  const meta = await sharp(await sharp(src).rotate().toBuffer()).metadata();
+  const [lx, ly] = eyes.left.map((v) => v * scale);
+  const [rx, ry] = eyes.right.map((v) => v * scale);
   const r = (rx - lx) * 0.42;
   const svg = `<svg width="${meta.width}" height="${meta.height}"><ellipse cx="${lx}" cy="${ly}" rx="${r}" ry="${r * 0.8}" fill="#111"/><ellipse cx="${rx}" cy="${ry}" rx="${r}" ry="${r * 0.8}" fill="#111"/><line x1="${lx + r}" y1="${ly}" x2="${rx - r}" y2="${ry}" stroke="#111" stroke-width="4"/></svg>`;
-  return sharp(src).composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 90 }).toBuffer();
+  return sharp(src).rotate().composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 90 }).toBuffer();
 }
 
 /** A photo of an ID card: a light card with the portrait on its left and text lines, lying on a dark desk. */
@@ -59,4 +59,12 @@ export async function idCardPhoto(portrait: Buffer): Promise<Buffer> {
     .composite([{ input: card, left: Math.round((W - cw) / 2), top: Math.round((H - ch) / 2) }])
     .jpeg({ quality: 88 })
     .toBuffer();
+}
+
+/** The photo with a light-blue face mask drawn from the jaw line up to the nose bridge (68-point landmarks, pixels of `src`). */
+export async function withMask(src: Buffer, landmarks: number[], scale = 1): Promise<Buffer> {
+  const meta = await sharp(await sharp(src).rotate().toBuffer()).metadata();
+  const pts = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 28].map((i) => `${landmarks[2 * i] * scale},${landmarks[2 * i + 1] * scale}`).join(' ');
+  const svg = `<svg width="${meta.width}" height="${meta.height}"><polygon points="${pts}" fill="#9cc8e8"/></svg>`;
+  return sharp(src).rotate().composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 90 }).toBuffer();
 }

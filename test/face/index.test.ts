@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CollectionIndex, searchEngine } from '../../src/face/search/index-cache.js';
+import { CollectionIndex, FaceIndexCache, searchEngine } from '../../src/face/search/index-cache.js';
 import { decodeEmbedding, encodeEmbedding } from '../../src/face/store.js';
 
 function unit(seed: number, dim = 512): Float32Array {
@@ -35,6 +35,55 @@ describe('face search index', () => {
       assert.deepEqual(new CollectionIndex(512, 4, engine).search(unit(1)), []);
     });
   }
+
+  it('usearch on a large collection (int8 scan + float32 rerank) agrees with the plain scan', () => {
+    const big = new CollectionIndex(512, 16, 'usearch');
+    const plain = new CollectionIndex(512, 16, 'js');
+    for (let i = 0; i < 5000; i++) {
+      const v = unit(i + 1000);
+      big.add(`u${i % 4000}`, v);
+      plain.add(`u${i % 4000}`, v);
+    }
+    for (let q = 0; q < 10; q++) {
+      // a stored face plus noise, renormalised
+      const base = unit(1000 + q * 431);
+      const noise = unit(99_999 + q);
+      const v = base.map((x, i) => x + 0.6 * noise[i]);
+      const n = Math.sqrt(v.reduce((a, x) => a + x * x, 0));
+      const query = v.map((x) => x / n);
+      const a = big.search(query, 1)[0];
+      const b = plain.search(query, 1)[0];
+      assert.equal(a.owner, b.owner);
+      assert.ok(Math.abs(a.cosine - b.cosine) < 1e-5);
+    }
+  });
+
+  it('cache: reuses an index while the store stamp holds, rebuilds when another writer changed it', async () => {
+    const cache = new FaceIndexCache();
+    let loads = 0;
+    const rows = [{ owner: 'a', embedding: unit(1) }];
+    const load = async () => {
+      loads++;
+      return rows.slice();
+    };
+    const first = await cache.get('c', '1:x', load);
+    assert.equal(await cache.get('c', '1:x', load), first);
+    assert.equal(loads, 1);
+    // This process adds a face: appended in place, the stamp moves along, no reload.
+    await cache.added('c', 'b', unit(2), 'y');
+    assert.equal(await cache.get('c', '2:y', load), first);
+    assert.equal(first.count, 2);
+    assert.equal(loads, 1);
+    // Another process added one (the store's stamp differs): rebuilt from the store.
+    rows.push({ owner: 'b', embedding: unit(2) }, { owner: 'c', embedding: unit(3) });
+    const second = await cache.get('c', '3:z', load);
+    assert.notEqual(second, first);
+    assert.equal(second.count, 3);
+    assert.equal(second.search(unit(3), 1)[0].owner, 'c');
+    cache.invalidate('c');
+    await cache.get('c', '3:z', load);
+    assert.equal(loads, 3);
+  });
 
   it('stores embeddings as base64 float32 without loss', () => {
     const v = unit(9);

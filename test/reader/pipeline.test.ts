@@ -25,7 +25,7 @@ describe('address matching against the official unit list', () => {
   });
   it('restores accents and corrects OCR errors in unit names', () => {
     const a = parseAddress('So 101, Xa Tan Viet, Huyen Yen My, Tinh Hung Yen');
-    assert.equal(a.text, 'So 101, Xã Tân Việt, Huyện Yên Mỹ, Tỉnh Hưng Yên');
+    assert.equal(a.text, 'Số 101, Xã Tân Việt, Huyện Yên Mỹ, Tỉnh Hưng Yên');
     const b = parseAddress('Thôn 3, Dền Sáng, Bát Xat, Lảo Cai');
     assert.equal(b.text, 'Thôn 3, Dền Sáng, Bát Xát, Lào Cai');
   });

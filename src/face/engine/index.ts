@@ -24,7 +24,10 @@ export type FaceVerdict =
 /** Closed-eye probability of both eyes above which the eyes count as hidden (sunglasses). */
 export const EYES_HIDDEN_PROB = 0.9;
 /** Eye crops darker than this fraction of the whole face's brightness: dark lenses, not just closed eyes. */
-export const EYES_DARK_RATIO = 0.55;
+export const EYES_DARK_RATIO = 0.6;
+/** Mask rule: skin on the forehead (>= this share) but little on the mouth and chin (< MASK_LOWER_SKIN). */
+export const MASK_UPPER_SKIN = 0.5;
+export const MASK_LOWER_SKIN = 0.3;
 
 /**
  * The quality gates shared by every caller. `single`: a second face at least
@@ -50,6 +53,8 @@ export function assessFace(result: AnalyzeResult, cfg: Pick<FaceConfig, 'minFace
   ) {
     return { kind: 'occluded', reason: 'eyes hidden by dark glasses' };
   }
+  // Needs colour: a grayscale photo has no skin anywhere, so the forehead condition keeps it out.
+  if (face.skinUpper >= MASK_UPPER_SKIN && face.skinLower < MASK_LOWER_SKIN) return { kind: 'occluded', reason: 'mouth and chin covered (mask)' };
   return { kind: 'ok', face };
 }
 

@@ -34,6 +34,56 @@ export interface PrimaryFace {
   brightness: number;
   /** Mean brightness of the two eye crops, 0-255 (sunglasses make it low against `brightness`). */
   eyeBrightness: number;
+  /** Share of skin-coloured pixels (YCbCr box) above the eyebrows (forehead) and below the nose (mouth, chin) of the aligned face. */
+  skinUpper: number;
+  skinLower: number;
+  /** Head pose in degrees estimated from the landmarks' geometry (not the fr_pose model): roll (+ = clockwise in the image), yaw (+ = face turned to the image's right), pitch (+ = down). */
+  pose: { roll: number; yaw: number; pitch: number };
+}
+
+/** Rough head pose from 68 landmarks: eye-line angle, nose-tip offset between the eyes and between eyes and mouth. */
+export function poseFromLandmarks(lm: number[]): { roll: number; yaw: number; pitch: number } {
+  const mean = (idx: number[]) => [idx.reduce((a, i) => a + lm[2 * i], 0) / idx.length, idx.reduce((a, i) => a + lm[2 * i + 1], 0) / idx.length];
+  const [lx, ly] = mean([36, 37, 38, 39, 40, 41]);
+  const [rx, ry] = mean([42, 43, 44, 45, 46, 47]);
+  const [mx, my] = mean([48, 54]);
+  const nx = lm[60];
+  const ny = lm[61];
+  const rollRad = Math.atan2(ry - ly, rx - lx);
+  // Undo the roll so yaw and pitch are measured along the face's own axes.
+  const cos = Math.cos(-rollRad);
+  const sin = Math.sin(-rollRad);
+  const rot = (x: number, y: number) => [x * cos - y * sin, x * sin + y * cos];
+  const [elx, ely] = rot(lx, ly);
+  const [erx] = rot(rx, ry);
+  const [nrx, nry] = rot(nx, ny);
+  const [, mry] = rot(mx, my);
+  const eyeMidX = (elx + erx) / 2;
+  const halfEye = Math.max(1e-6, (erx - elx) / 2);
+  const yaw = (Math.asin(Math.max(-1, Math.min(1, (nrx - eyeMidX) / halfEye))) * 180) / Math.PI;
+  // Frontal faces have the nose tip about 55% of the way from the eye line to the mouth.
+  const t = (nry - ely) / Math.max(1e-6, mry - ely);
+  const pitch = Math.max(-90, Math.min(90, (t - 0.55) * 150));
+  return { roll: (rollRad * 180) / Math.PI, yaw, pitch };
+}
+
+/** Share of pixels of the aligned 112x112 face inside [x0,x1) x [y0,y1) whose Cb/Cr fall in the classic skin box. */
+function skinRatio(img: RgbImage, x0: number, y0: number, x1: number, y1: number): number {
+  let skin = 0;
+  let n = 0;
+  for (let y = y0; y < y1; y++) {
+    for (let x = x0; x < x1; x++) {
+      const i = (y * img.width + x) * 3;
+      const r = img.data[i];
+      const g = img.data[i + 1];
+      const b = img.data[i + 2];
+      const cb = 128 - 0.168736 * r - 0.331264 * g + 0.5 * b;
+      const cr = 128 + 0.5 * r - 0.418688 * g - 0.081312 * b;
+      if (cr >= 133 && cr <= 180 && cb >= 75 && cb <= 130) skin++;
+      n++;
+    }
+  }
+  return n ? skin / n : 0;
 }
 
 export interface CardInfo {
@@ -106,7 +156,12 @@ async function decode(buf: Uint8Array): Promise<{ img: RgbImage; format: string 
 }
 
 async function detectFaces(s: Sessions, img: RgbImage, threshold: number): Promise<Box[]> {
-  const small = cropResize(img, 0, 0, img.width, img.height, DETECT_W, DETECT_H);
+  // sharp (libvips) resamples far faster than a JS warp at this size.
+  const resized = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.length), { raw: { width: img.width, height: img.height, channels: 3 } })
+    .resize(DETECT_W, DETECT_H, { fit: 'fill' })
+    .raw()
+    .toBuffer();
+  const small: RgbImage = { data: new Uint8Array(resized.buffer, resized.byteOffset, resized.length), width: DETECT_W, height: DETECT_H };
   const input = new ort.Tensor('float32', toChw(small, 127, 128), [1, 3, DETECT_H, DETECT_W]);
   const out = await s.detect.run({ input });
   const boxes = decodeDetections(out.scores.data as Float32Array, out.boxes.data as Float32Array, img.width, img.height, threshold);
@@ -168,7 +223,7 @@ async function eyeState(s: Sessions, img: RgbImage, lm: number[]): Promise<{ clo
 /** Which softmax output of fr_eye.onnx means "closed" (measured on open-eyed portraits). */
 const EYE_CLOSED_INDEX = 0;
 
-async function embed(s: Sessions, img: RgbImage, lm: number[]): Promise<{ embedding: Float32Array; blur: number; brightness: number }> {
+async function embed(s: Sessions, img: RgbImage, lm: number[]): Promise<{ embedding: Float32Array; blur: number; brightness: number; skinUpper: number; skinLower: number }> {
   const toRef = umeyama(fivePoints(lm), ARCFACE_112);
   const aligned = warpAffine(img, invertAffine(toRef), 112, 112);
   const out = await s.feature.run({ input: new ort.Tensor('float32', toChw(aligned, 127.5, 128), [1, 3, 112, 112]) });
@@ -181,7 +236,14 @@ async function embed(s: Sessions, img: RgbImage, lm: number[]): Promise<{ embedd
   const gray = toGray(aligned);
   let sum = 0;
   for (let i = 0; i < gray.length; i++) sum += gray[i];
-  return { embedding, blur: laplacianVariance(gray, 112, 112), brightness: sum / gray.length };
+  return {
+    embedding,
+    blur: laplacianVariance(gray, 112, 112),
+    brightness: sum / gray.length,
+    // Template: eyes at y 51, nose tip at y 72, mouth corners at y 92.
+    skinUpper: skinRatio(aligned, 34, 22, 78, 40),
+    skinLower: skinRatio(aligned, 36, 80, 76, 108),
+  };
 }
 
 function inside(quad: { x: number; y: number }[], x: number, y: number): boolean {
@@ -208,8 +270,8 @@ export async function analyze(task: AnalyzeTask): Promise<AnalyzeResult> {
   let primary: PrimaryFace | undefined;
   if (faces.length > 0) {
     const lm = await landmarks68(s, img, faces[0]);
-    const [{ embedding, blur, brightness }, eyes] = await Promise.all([embed(s, img, lm), eyeState(s, img, lm)]);
-    primary = { box: faces[0], landmarks: lm, embedding, eyeClosed: eyes.closed, blur, brightness, eyeBrightness: eyes.brightness };
+    const [emb, eyes] = await Promise.all([embed(s, img, lm), eyeState(s, img, lm)]);
+    primary = { box: faces[0], landmarks: lm, ...emb, eyeClosed: eyes.closed, eyeBrightness: eyes.brightness, pose: poseFromLandmarks(lm) };
   }
   let card: CardInfo | null | undefined;
   if (task.checkCard) {

@@ -49,3 +49,55 @@ export async function stackBands(gray: Buffer, boxes: Box[], scale = 1): Promise
   if (scale !== 1) img = img.resize(Math.round(width * scale), Math.round(height * scale));
   return { png: await img.png({ compressionLevel: 1 }).toBuffer(), spans };
 }
+
+/**
+ * Moves each band up or down (at most `maxShift` px) onto the text it should
+ * hold: the located outline can be a few pixels off, and a band that cuts
+ * through a line of text loses it. The band goes where it holds the most ink
+ * while leaving its top and bottom edges clear.
+ */
+export function alignBands(gray: Buffer, boxes: Box[], maxShift = 10): Box[] {
+  return boxes.map((b) => {
+    const x0 = Math.max(0, Math.round(b.x));
+    const x1 = Math.min(CARD_WIDTH, Math.round(b.x + b.w));
+    const y0 = Math.max(0, Math.round(b.y) - maxShift);
+    const y1 = Math.min(CARD_HEIGHT, Math.round(b.y + b.h) + maxShift);
+    if (x1 - x0 < 4 || y1 - y0 < 4) return b;
+    // Ink threshold from the window's own histogram.
+    const hist = new Array<number>(256).fill(0);
+    for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) hist[gray[y * CARD_WIDTH + x]]++;
+    const total = (x1 - x0) * (y1 - y0);
+    const pct = (q: number) => {
+      let acc = 0;
+      for (let v = 0; v < 256; v++) if ((acc += hist[v]) >= q * total) return v;
+      return 255;
+    };
+    const paper = pct(0.6);
+    const ink = pct(0.02);
+    if (paper - ink < 40) return b;
+    const cut = (paper + ink) / 2;
+    const rows: number[] = [];
+    for (let y = y0; y < y1; y++) {
+      let n = 0;
+      for (let x = x0; x < x1; x++) if (gray[y * CARD_WIDTH + x] < cut) n++;
+      rows.push(n);
+    }
+    const h = Math.round(b.h);
+    let best = 0;
+    let bestScore = -Infinity;
+    for (let d = -maxShift; d <= maxShift; d++) {
+      const top = Math.round(b.y) + d - y0;
+      if (top < 0 || top + h > rows.length) continue;
+      let inside = 0;
+      for (let r = top; r < top + h; r++) inside += rows[r];
+      // Ink on the band's edges means a line is cut: penalise it.
+      const edges = rows[top] + rows[Math.min(rows.length - 1, top + h - 1)];
+      const score = inside - 3 * edges - Math.abs(d) * 0.5;
+      if (score > bestScore) {
+        bestScore = score;
+        best = d;
+      }
+    }
+    return { ...b, y: b.y + best };
+  });
+}

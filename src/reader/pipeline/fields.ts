@@ -18,7 +18,8 @@ export function wordsByBand(words: OcrWord[], spans: { y0: number; y1: number }[
   const out = spans.map(() => [] as OcrWord[]);
   for (const w of words) {
     // Rule lines and band edges read as '|', '_' or lone low-confidence marks.
-    if (!/[\p{L}\p{N}]/u.test(w.text)) continue;
+    // Keep a hyphen ("Bà Rịa - Vũng Tàu"); drop marks with no letter or digit.
+    if (!/[\p{L}\p{N}]/u.test(w.text) && !(w.text === '-' && w.conf >= 60)) continue;
     const cy = w.top + w.height / 2;
     const i = spans.findIndex((s) => cy >= s.y0 - 4 && cy < s.y1 + 4);
     if (i >= 0) out[i].push(w);
@@ -28,10 +29,10 @@ export function wordsByBand(words: OcrWord[], spans: { y0: number; y1: number }[
 }
 
 /** Removes the printed label ("Họ và tên:", "Số / No.:") from the front of a line. */
-export function stripLabel(words: OcrWord[], label: string): OcrWord[] {
+export function stripLabel(words: OcrWord[], label: string, byColon = true): OcrWord[] {
   if (!label) return words;
   const n = label.split(/\s+/).length;
-  if (label.trim().endsWith(':')) {
+  if (byColon && label.trim().endsWith(':')) {
     for (let i = 0; i <= Math.min(words.length - 1, n + 1); i++) {
       const m = /^(.*?)[:;](.*)$/.exec(words[i].text);
       if (!m) continue;
@@ -56,6 +57,8 @@ export function stripLabel(words: OcrWord[], label: string): OcrWord[] {
   if (bestD > Math.max(1, Math.floor(labelKey.length / 4))) cut = 0;
   return words.slice(cut);
 }
+
+const FREE_TEXT = new Set<IdCardField>(['name', 'home', 'address', 'features']);
 
 /** Rough advance width of a label in the card's sans-serif at its printed size (labels print at 0.8 of the value size). */
 export function labelWidth(label: string, size: number): number {
@@ -83,9 +86,13 @@ export function readRawFields(
   const out: Partial<Record<IdCardField, { words: OcrWord[] }>> = {};
   lines.forEach((line, i) => {
     const start = valueStart(line);
+    // A value line under a label-only line ("Họ và tên / Full name:") may catch the label's lower edge.
+    const above = layout.lines.find((l) => l.field === line.field && l.labelOnly && l.part === 0);
+    if (above && line.part === 1 && bands[i]) bands[i] = stripLabel(bands[i], above.label, false);
     // Words lying wholly inside the label's span are label, whatever OCR made of them.
     const words = stripLabel(bands[i] ?? [], line.label).filter(
-      (w) => w.left + w.width > start && w.conf >= 20 && !(w.text.length === 1 && w.conf < 60),
+      // Free text drops very unsure words; closed-list fields (sex, nationality...) and numbers keep them for the matcher.
+      (w) => w.left + w.width > start && (!FREE_TEXT.has(line.field) || (w.conf >= 20 && !(w.text.length === 1 && w.conf < 60))),
     );
     // A continuation line is often empty: what OCR finds there alone, unsure, is background pattern.
     if (line.part > 0 && words.length > 0 && words.length <= 2 && words.every((w) => w.conf < 75)) words.length = 0;
@@ -178,6 +185,28 @@ function nearest(text: string, list: readonly string[]): string | undefined {
 const ETHNICITIES = ['Kinh', 'Tày', 'Thái', 'Mường', 'Khmer', 'Hoa', 'Nùng', 'Mông', 'Dao', 'Gia Rai', 'Ê Đê', 'Ba Na', 'Sán Chay', 'Chăm', 'Cơ Ho', 'Xơ Đăng', 'Sán Dìu', 'Hrê', 'Ra Glai', 'Mnông', 'Thổ', 'Xtiêng', 'Khơ Mú', 'Bru Vân Kiều', 'Cơ Tu', 'Giáy', 'Tà Ôi', 'Mạ', 'Giẻ Triêng', 'Co', 'Chơ Ro', 'Xinh Mun', 'Hà Nhì', 'Chu Ru', 'Lào', 'La Chí', 'Kháng', 'Phù Lá', 'La Hủ', 'La Ha', 'Pà Thẻn', 'Lự', 'Ngái', 'Chứt', 'Lô Lô', 'Mảng', 'Cơ Lao', 'Bố Y', 'Cống', 'Si La', 'Pu Péo', 'Rơ Măm', 'Brâu', 'Ơ Đu'];
 const RELIGIONS = ['Không', 'Phật giáo', 'Công giáo', 'Tin lành', 'Cao Đài', 'Hòa Hảo', 'Hồi giáo'];
 
+/** Words of distinguishing-mark descriptions; OCR often drops their accents. Ambiguous foldings are left alone. */
+const FEATURE_WORDS = ['Sẹo', 'Nốt', 'ruồi', 'chấm', 'trên', 'trước', 'sau', 'mép', 'trái', 'phải', 'mắt', 'mày', 'đầu', 'cánh', 'mũi', 'tai', 'cách', 'cằm', 'trán', 'môi', 'lông', 'bớt', 'vết', 'nhạt', 'thâm', 'xăm'];
+const FEATURE_BY_KEY = (() => {
+  const map = new Map<string, string | null>();
+  for (const w of FEATURE_WORDS) map.set(fold(w), map.has(fold(w)) ? null : w);
+  return map;
+})();
+
+function fixFeatureWords(text: string): string {
+  return text
+    .split(' ')
+    .map((w) => {
+      const m = /^(\p{L}+)([,.:;]?)$/u.exec(w);
+      if (!m) return w;
+      const hit = FEATURE_BY_KEY.get(fold(m[1]));
+      if (!hit) return w;
+      const cased = m[1][0] === m[1][0].toUpperCase() ? hit[0].toUpperCase() + hit.slice(1) : hit[0].toLowerCase() + hit.slice(1);
+      return cased + m[2];
+    })
+    .join(' ');
+}
+
 export interface NormalisedCard {
   fields: Partial<Record<IdCardField, FieldValue>>;
   address?: ParsedAddress;
@@ -238,8 +267,11 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
         if (field === 'address') address = parsed;
         break;
       }
+      case 'features':
+        fields.features = { value: fixFeatureWords(tidy(r.text)), conf };
+        break;
       default:
-        fields[field] = { value: tidy(r.text), conf };
+        fields[field as IdCardField] = { value: tidy(r.text), conf };
     }
   }
   // Cross-checks of the 12-digit id: province code, century/sex digit, year of birth.

@@ -33,7 +33,11 @@ export async function locateCard(gray: Buffer, width: number, height: number, mi
     if (croppedScan) return wholeImage();
     throw new ReaderFailure(3, 'No ID card found in the image');
   }
-  if (outline.touchesBorder) {
+  // The finder flags corners within 1.5% of the border; a card photographed edge to edge can be that
+  // close and still whole. Only corners on the border itself (within 0.4%) mean the card is cut off.
+  const margin = Math.max(2, 0.004 * Math.max(width, height));
+  const cutOff = outline.corners.some((p) => p.x <= margin || p.y <= margin || p.x >= width - 1 - margin || p.y >= height - 1 - margin);
+  if (outline.touchesBorder && cutOff) {
     if (croppedScan && outline.areaRatio > 0.8) return wholeImage();
     throw new ReaderFailure(2, 'Cropping failed: corners of the card are outside the image');
   }
