@@ -20,7 +20,7 @@ describe('reader with the tesseract.js fallback', () => {
     const { body } = await postForm(`${t.url}/vision/idr/vnm`, t.apiKey, { image: fixture('chip-front.jpg') });
     assert.equal(body.errorCode, 0, body.errorMessage);
     const want = truth['chip-front'].fields;
-    for (const f of ['id', 'dob', 'sex', 'nationality', 'doe']) assert.equal(body.data[0][f], want[f], f);
+    for (const f of ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address']) assert.equal(body.data[0][f], want[f], f);
     assert.equal(body.data[0].type, 'chip_front');
   });
 });

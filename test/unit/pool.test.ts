@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { PlatformError } from '../../src/platform/http/errors.js';
-import { PoolTimeoutError, WorkerPool } from '../../src/platform/pool/index.js';
+import { PoolTimeoutError, WorkerLoadError, WorkerPool } from '../../src/platform/pool/index.js';
 
 // Named as compiled code names it; the pool finds the .ts source under tsx.
 const filename = new URL('../support/pool-task.js', import.meta.url);
@@ -50,7 +50,7 @@ test('a task past its time limit is abandoned', async () => {
 test('a worker module that cannot load fails its tasks without crashing the process', async () => {
   const broken = new WorkerPool<Task, Result>({ filename: new URL('../support/no-such-worker.js', import.meta.url), name: 'broken', threads: 1, maxQueue: 1, timeoutMs: 5_000 });
   try {
-    await assert.rejects(broken.run({ ms: 1 }));
+    await assert.rejects(broken.run({ ms: 1 }), (err: unknown) => err instanceof WorkerLoadError && /failed to start/.test(err.message));
   } finally {
     await broken.close();
   }

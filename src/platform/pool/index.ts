@@ -37,7 +37,9 @@ export class WorkerPool<Task, Result> {
     const filename = workerFile(options.filename);
     this.piscina = new Piscina({
       filename,
-      minThreads: 1,
+      // No thread until the first task: a server (or test) that never uses an engine never loads its
+      // models, and is never torn down while a native runtime is still initialising in a worker.
+      minThreads: 0,
       maxThreads: options.threads,
       // The bound is enforced in run(), where "running + waiting" is exact.
       maxQueue: options.maxQueue + options.threads,
@@ -46,10 +48,17 @@ export class WorkerPool<Task, Result> {
       idleTimeout: 60_000,
     });
     // A worker that fails to load emits 'error'; unhandled, it would take the server down.
+    // Its tasks would wait forever for a thread that never comes: fail them now.
     this.piscina.on('error', (err: unknown) => {
       this.lastError = (err as Error)?.message ?? String(err);
+      const failing = this.workerFailed;
+      this.workerFailed = new AbortController();
+      failing.abort(new WorkerLoadError(`The ${this.options.name} engine failed to start: ${this.lastError}`));
     });
   }
+
+  /** Aborted (and replaced) whenever a worker thread dies outside a task. */
+  private workerFailed = new AbortController();
 
   /** The last error a worker thread raised outside a task (e.g. its module failed to load). */
   lastError: string | undefined;
@@ -60,7 +69,8 @@ export class WorkerPool<Task, Result> {
     }
     this.inFlight++;
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    const failed = this.workerFailed.signal;
+    const signal = AbortSignal.any(opts.signal ? [opts.signal, timeout, failed] : [timeout, failed]);
     try {
       return (await this.piscina.run(task, { signal, transferList: opts.transferList as never })) as Result;
     } catch (err) {
@@ -69,6 +79,7 @@ export class WorkerPool<Task, Result> {
         throw new PlatformError('busy', `The ${this.options.name} engine is busy; try again shortly`);
       }
       if (timeout.aborted) throw new PoolTimeoutError(`The ${this.options.name} task took longer than ${this.options.timeoutMs} ms`);
+      if (failed.aborted) throw failed.reason;
       throw err;
     } finally {
       this.inFlight--;
@@ -101,6 +112,10 @@ function workerFile(filename: string | URL): string {
     return pathToFileURL(file.slice(0, -3) + '.ts').href;
   }
   return url.href;
+}
+
+export class WorkerLoadError extends Error {
+  override name = 'WorkerLoadError';
 }
 
 export class PoolTimeoutError extends Error {

@@ -251,7 +251,11 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
       }
       case 'ethnicity':
       case 'religion': {
-        const v = nearest(r.text, field === 'ethnicity' ? ETHNICITIES : RELIGIONS);
+        // The neighbouring label ("Tôn giáo:") can trail the value: try the leading words too.
+        const list = field === 'ethnicity' ? ETHNICITIES : RELIGIONS;
+        const words = r.text.split(' ');
+        let v: string | undefined;
+        for (let k = words.length; k >= 1 && !v; k--) v = nearest(words.slice(0, k).join(' '), list);
         fields[field] = v ? { value: v, conf, valid: true } : { value: tidy(r.text), conf };
         break;
       }
