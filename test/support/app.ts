@@ -27,10 +27,19 @@ export interface TestApp extends Tenant {
 /**
  * Starts the whole server over real HTTP on 127.0.0.1 with a throwaway data
  * folder and one application. `databaseUrl` picks the store (SQLite by
- * default); `env` sets platform and service settings for this server.
+ * default); `env` sets platform and service settings for this server;
+ * `dataDir` restarts on an existing folder.
  */
-export async function startTestApp(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<TestApp> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-test-'));
+export async function startTestApp(
+  opts: {
+    databaseUrl?: string;
+    env?: Record<string, string>;
+    /** Reopen an existing data folder (a restart); it is then not deleted on close. */
+    dataDir?: string;
+  } = {},
+): Promise<TestApp> {
+  const ownsDataDir = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'saola-test-'));
   const config = loadConfig({
     SAOLA_DATA_DIR: dataDir,
     SAOLA_LOG_LEVEL: process.env.SAOLA_TEST_LOG_LEVEL ?? 'silent',
@@ -69,7 +78,8 @@ export async function startTestApp(opts: { databaseUrl?: string; env?: Record<st
     return { appCode: created.app_code, apiKey: key.secret, token: token.secret };
   }
 
-  const first = await newTenant('test-app');
+  // A restarted server keeps its applications; a new one gets its first.
+  const first = ownsDataDir ? await newTenant('test-app') : { appCode: '', apiKey: '', token: '' };
   return {
     ...first,
     url,
@@ -80,7 +90,7 @@ export async function startTestApp(opts: { databaseUrl?: string; env?: Record<st
     async close() {
       await app.close();
       await deps.lifecycle.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (ownsDataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

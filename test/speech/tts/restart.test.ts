@@ -3,41 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { buildApp } from '../../../src/app.js';
-import { loadConfig } from '../../../src/platform/config.js';
-import { openPlatform } from '../../../src/platform/index.js';
 import { startTestApp } from '../../support/app.js';
 import { createTestDatabase } from '../../support/postgres.js';
 import { looksLikeMp3, pollUntilReady, postTts, rawRequest, waitForStatus, withEnv } from './helpers.js';
 
-/** The second process: the same data folder and database, no new application (startTestApp would make one). */
-async function reopen(dataDir: string, databaseUrl?: string): Promise<{ url: string; close(): Promise<void> }> {
-  const config = loadConfig({
-    SAOLA_DATA_DIR: dataDir,
-    SAOLA_LOG_LEVEL: process.env.SAOLA_TEST_LOG_LEVEL ?? 'silent',
-    SAOLA_PORT: '0',
-    SAOLA_HOST: '127.0.0.1',
-    SAOLA_AUTH_CACHE_SECONDS: '0',
-    ...(databaseUrl ? { SAOLA_DATABASE_URL: databaseUrl } : {}),
-  });
-  const deps = await openPlatform(config);
-  try {
-    const app = await buildApp(deps);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const address = app.server.address();
-    const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    deps.config.publicUrl = url;
-    return {
-      url,
-      async close() {
-        await app.close();
-        await deps.lifecycle.close();
-      },
-    };
-  } catch (err) {
-    await deps.lifecycle.close();
-    throw err;
-  }
+/** The second process: the same data folder and database, keeping the first one's application. */
+function reopen(dataDir: string, databaseUrl?: string) {
+  return startTestApp({ dataDir, databaseUrl });
 }
 
 /**
