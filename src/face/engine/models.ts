@@ -2,18 +2,30 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import manifest from './models.json' with { type: 'json' };
 
 /**
  * The ONNX files of npm `faceplugin-face-recognition-js@0.0.1` (MIT) that the
- * engine uses, with their sha256: a file that does not match is refused.
- * See models/face/README.md.
+ * engine uses, with their sha256 (recorded in models.json, which
+ * scripts/fetch-face-models.mjs also reads): a file that does not match is
+ * refused. See models/face/README.md.
  */
 export const FACE_MODELS = {
-  detect: { file: 'fr_detect.onnx', sha256: '6c0256ccd3164f844736a401faf936ec2930764a87ae39442180887d0c5c8854' },
-  landmark: { file: 'fr_landmark.onnx', sha256: 'f10b0ba1d2a8a099adefede1ebf3733e44fe370715e7303dbeb7f59c02142258' },
-  feature: { file: 'fr_feature.onnx', sha256: '87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581' },
-  eye: { file: 'fr_eye.onnx', sha256: '1afcea006abc1ccac3c517022abde0aa092bed74ff3c9fe6878483ef9e6e38de' },
+  detect: spec('fr_detect.onnx'),
+  landmark: spec('fr_landmark.onnx'),
+  feature: spec('fr_feature.onnx'),
+  eye: spec('fr_eye.onnx'),
+  /** Passive anti-spoof and head pose: verified now, run by liveness. */
+  liveness: spec('fr_liveness.onnx'),
+  pose: spec('fr_pose.onnx'),
 } as const;
+
+/** Where the files come from, for logs and /readyz. */
+export const MODELS_VERSION: string = manifest.version;
+
+function spec(file: keyof typeof manifest.files): { file: string; sha256: string } {
+  return { file, sha256: manifest.files[file].sha256 };
+}
 
 export type FaceModelName = keyof typeof FACE_MODELS;
 
@@ -32,10 +44,15 @@ export function defaultModelDir(): string {
   return path.resolve('models', 'face');
 }
 
-/** Reads every model file and checks its sha256; throws ModelIntegrityError on a missing or altered file. */
-export function loadVerifiedModels(modelDir = defaultModelDir()): Record<FaceModelName, Buffer> {
-  const out = {} as Record<FaceModelName, Buffer>;
-  for (const [name, spec] of Object.entries(FACE_MODELS) as [FaceModelName, (typeof FACE_MODELS)[FaceModelName]][]) {
+/**
+ * Checks the sha256 of every model file (or of `only`) and returns their
+ * bytes; throws ModelIntegrityError on a missing or altered file.
+ */
+export function loadVerifiedModels<N extends FaceModelName = FaceModelName>(modelDir = defaultModelDir(), only?: readonly N[]): Record<N, Buffer> {
+  const out = {} as Record<N, Buffer>;
+  const names = only ?? (Object.keys(FACE_MODELS) as N[]);
+  for (const name of names) {
+    const spec = FACE_MODELS[name];
     const file = path.join(modelDir, spec.file);
     let bytes: Buffer;
     try {

@@ -122,7 +122,7 @@ let sessions: Promise<Sessions> | undefined;
 
 function loadSessions(modelDir?: string): Promise<Sessions> {
   sessions ??= (async () => {
-    const bytes = loadVerifiedModels(modelDir ?? defaultModelDir());
+    const bytes = loadVerifiedModels(modelDir ?? defaultModelDir(), ['detect', 'landmark', 'feature', 'eye'] as const);
     const opts: ort.InferenceSession.SessionOptions = {
       intraOpNumThreads: 1,
       interOpNumThreads: 1,
