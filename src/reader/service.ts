@@ -41,12 +41,7 @@ export class ReaderService {
   /** The /vision/idr/vnm data item. */
   idrItem(card: ReadCard): Record<string, unknown> {
     const layout = LAYOUTS[card.kind];
-    const item: Record<string, unknown> = {};
-    for (const f of layout.side === 'front' ? FRONT_FIELDS : BACK_FIELDS) {
-      const v = card.fields[f];
-      item[f] = v?.value ?? NA;
-      item[`${f}_prob`] = v ? formatProb(v.prob) : NA;
-    }
+    const item = fieldsOf(card);
     if (layout.side === 'front') item.address_entities = card.addressEntities ?? { province: '', district: '', ward: '', street: '' };
     item.type = layout.type;
     if (layout.side === 'front') item.type_new = card.kind;
@@ -56,13 +51,7 @@ export class ReaderService {
 
   /** The legacy /cmt data item: no address_entities, no type. */
   async cmtItem(card: ReadCard, face: boolean, publicUrl: string): Promise<Record<string, unknown>> {
-    const layout = LAYOUTS[card.kind];
-    const item: Record<string, unknown> = {};
-    for (const f of layout.side === 'front' ? FRONT_FIELDS : BACK_FIELDS) {
-      const v = card.fields[f];
-      item[f] = v?.value ?? NA;
-      item[`${f}_prob`] = v ? formatProb(v.prob) : NA;
-    }
+    const item = fieldsOf(card);
     if (face) {
       if (card.face) {
         const jpeg = Buffer.from(card.face);
@@ -82,3 +71,14 @@ export class ReaderService {
 /** Face crops are capability URLs (a random UUID) kept for FACE_RETENTION_HOURS. */
 export const faceKey = (id: string) => `reader/faces/${id}.jpg`;
 export const FACE_PREFIX = 'reader/faces/';
+
+/** Every field of the card's side with its `_prob`, `N/A` where it was not read: both answers start here. */
+function fieldsOf(card: ReadCard): Record<string, unknown> {
+  const item: Record<string, unknown> = {};
+  for (const f of LAYOUTS[card.kind].side === 'front' ? FRONT_FIELDS : BACK_FIELDS) {
+    const v = card.fields[f];
+    item[f] = v?.value ?? NA;
+    item[`${f}_prob`] = v ? formatProb(v.prob) : NA;
+  }
+  return item;
+}
