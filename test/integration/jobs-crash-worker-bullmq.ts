@@ -5,6 +5,7 @@
  * (test/support/job-crash-worker.ts is its SQL twin.)
  */
 import { BullJobQueue } from '../../src/platform/jobs/bullmq-queue.js';
+import { endlessJob } from '../support/endless-job.js';
 
 const [redisUrl, prefix, queueName, leaseMs] = process.argv.slice(2);
 if (!redisUrl || !prefix || !queueName || !leaseMs) {
@@ -15,14 +16,6 @@ if (!redisUrl || !prefix || !queueName || !leaseMs) {
 const queue = new BullJobQueue({ url: redisUrl, prefix });
 queue.work(
   queueName,
-  async (job, ctx) => {
-    await ctx.progress(10);
-    process.stdout.write(`claimed ${job.id}\n`);
-    // Keep renewing the lock and writing progress until the test kills this process.
-    for (let pct = 11; ; pct = pct < 90 ? pct + 1 : 11) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      await ctx.progress(pct);
-    }
-  },
+  endlessJob,
   { concurrency: 4, leaseMs: Number(leaseMs) },
 );

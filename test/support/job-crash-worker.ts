@@ -5,6 +5,7 @@
  */
 import { openStore } from '../../src/platform/db/database.js';
 import { SqlJobQueue } from '../../src/platform/jobs/sql-queue.js';
+import { endlessJob } from './endless-job.js';
 
 const [databaseUrl, queueName, leaseMs] = process.argv.slice(2);
 if (!databaseUrl || !queueName || !leaseMs) {
@@ -15,14 +16,6 @@ if (!databaseUrl || !queueName || !leaseMs) {
 const queue = new SqlJobQueue(openStore(databaseUrl));
 queue.work(
   queueName,
-  async (job, ctx) => {
-    await ctx.progress(10);
-    process.stdout.write(`claimed ${job.id}\n`);
-    // Keep writing heartbeats and progress until the test kills this process.
-    for (let pct = 11; ; pct = pct < 90 ? pct + 1 : 11) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      await ctx.progress(pct);
-    }
-  },
+  endlessJob,
   { concurrency: 4, leaseMs: Number(leaseMs), pollMs: 50 },
 );
