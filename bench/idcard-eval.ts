@@ -3,7 +3,7 @@
  * (bench/idcard-synth.ts): per-field exact match (accent-exact), card-finding
  * rate, and CPU time per image (this process plus the Tesseract children).
  *
- *   npm run eval:idcard -- [--n 120] [--seed 1000] [--engine auto|native|js] [--kind cccd_chip_front]
+ *   npm run eval:idcard -- [--n 120] [--seed 1000] [--engine auto|native|js] [--kind cccd_chip_front] [--misses 40]
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -18,6 +18,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '1000' },
     engine: { type: 'string', default: 'auto' },
     kind: { type: 'string' },
+    misses: { type: 'string', default: '40' },
   },
 });
 const n = Number(values.n);
@@ -71,7 +72,7 @@ for (let i = 0; i < n; i++) {
     const ok = got === want;
     count(perField, f, ok);
     count(perKindField, `${kind}.${f}`, ok);
-    if (!ok && failures.length < 40) failures.push(`${kind} seed ${seed0 + i} ${f}: got "${got}" want "${want}"`);
+    if (!ok && failures.length < Number(values.misses)) failures.push(`${kind} seed ${seed0 + i} ${f}: got "${got}" want "${want}"`);
   }
   if (sample.truth.addressEntities && LAYOUTS[kind].side === 'front') {
     const e = r.addressEntities;

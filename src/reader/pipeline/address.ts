@@ -60,20 +60,36 @@ export function provinceByIdCode(code3: string): Province | undefined {
   return gazetteer().find((p) => `0${p.code}` === code3);
 }
 
+const TYPE_ABBREVIATIONS: Record<string, string> = { tp: 'thanh pho', tx: 'thi xa', tt: 'thi tran' };
 const TYPE_WORDS = ['thanh pho', 'tinh', 'tp', 'quan', 'huyen', 'thi xa', 'thi tran', 'xa', 'phuong', 'tx', 'tt'];
 
-/** Splits an optional leading unit type ("Huyện Yên Mỹ") off a part. */
-function splitType(part: string): { type: string; name: string } {
+/**
+ * Ways to read a part: with a leading unit type split off ("Huyện Yên Mỹ"),
+ * then with a type word OCR got one letter wrong ("Huvên Đại Từ"), then the
+ * whole part as a name ("Phương Liệt" is a ward, not "Phường Liệt").
+ */
+function splitType(part: string): { type: string; typeKey: string; name: string }[] {
+  const words = part.split(/[\s.]+/).filter(Boolean);
   const f = fold(part);
+  const out: { type: string; typeKey: string; name: string }[] = [];
   for (const t of TYPE_WORDS) {
     if (f.startsWith(`${t} `) || f.startsWith(`${t}.`)) {
-      const words = t.split(' ').length;
-      const rest = part.split(/[\s.]+/).slice(words).join(' ');
-      if (rest) return { type: part.split(/[\s.]+/).slice(0, words).join(' '), name: rest };
+      const n = t.split(' ').length;
+      const rest = words.slice(n).join(' ');
+      if (rest) out.push({ type: words.slice(0, n).join(' '), typeKey: TYPE_ABBREVIATIONS[t] ?? t, name: rest });
     }
   }
-  return { type: '', name: part };
+  if (out.length === 0 && words.length >= 2) {
+    const first = fold(words[0]);
+    const near = FUZZY_TYPE_WORDS.find((t) => first.length >= 4 && levenshtein(first, t) === 1);
+    if (near) out.push({ type: words[0], typeKey: near, name: words.slice(1).join(' ') });
+  }
+  out.push({ type: '', typeKey: '', name: part });
+  return out;
 }
+
+/** Type words long enough that one wrong letter still names them (not "quan": "Quang" is a name). */
+const FUZZY_TYPE_WORDS = ['huyen', 'phuong', 'thanh pho'];
 
 interface Match<U extends Unit> {
   unit: U;
@@ -85,13 +101,23 @@ interface Match<U extends Unit> {
 }
 
 function best<U extends Unit>(part: string, units: readonly U[]): Match<U> | undefined {
-  const { type, name } = splitType(tidy(part));
+  for (const reading of splitType(tidy(part))) {
+    const m = bestOf(reading, units);
+    if (m) return m;
+  }
+  return undefined;
+}
+
+function bestOf<U extends Unit>({ type, typeKey, name }: { type: string; typeKey: string; name: string }, units: readonly U[]): Match<U> | undefined {
   const key = foldKey(name);
   if (!key) return undefined;
   let found: { unit: U; score: number; distance: number } | undefined;
   for (const u of units) {
+    // A printed type word ("Quận 10") rules out units of another type ("Phường 10").
+    if (typeKey && u.typeWord && fold(u.typeWord) !== typeKey) continue;
     const distance = levenshtein(key, u.key);
-    if (distance > Math.max(1, Math.floor(u.key.length * 0.25))) continue;
+    // Numbered units ("Phường 3", "Quận 10") must match exactly: one digit off is another unit.
+    if (distance > (/^\d+$/.test(u.key) ? 0 : Math.max(1, Math.floor(u.key.length * 0.25)))) continue;
     // Among units with the same folded spelling, prefer the one whose accents match what was read.
     const score = distance * 10 + levenshtein(name.toLowerCase(), u.name.toLowerCase());
     if (!found || score < found.score) found = { unit: u, score, distance };
@@ -117,7 +143,7 @@ function looseDistrict(districtPart: string, wardPart: string, province: Provinc
   const wm = best(wardPart, province.wards);
   if (!wm) return undefined;
   const d = (wm.unit as Unit & { district: District }).district;
-  const key = foldKey(splitType(districtPart).name);
+  const key = foldKey(splitType(districtPart)[0].name);
   return levenshtein(key, d.key) <= Math.ceil(d.key.length / 2) ? { ward: wm, district: d } : undefined;
 }
 
@@ -136,6 +162,57 @@ function fixStreetWords(street: string): string {
     .join(' ');
 }
 
+/**
+ * When the last part is not a province: either the start of one's name (the
+ * line was cut) or already the district (the province's line was lost). The
+ * province whose district (and ward, before it) match best is taken, if only
+ * one does.
+ */
+function inferProvince(parts: string[]): { match: Match<Province>; rest: string[] } | undefined {
+  const last = parts[parts.length - 1];
+  const { type, name } = splitType(last)[0];
+  const key = foldKey(name);
+  const tries: { rest: string[]; provinces: Province[]; typed: boolean }[] = [];
+  if (key.length >= 2 && parts.length >= 2) {
+    tries.push({ rest: parts.slice(0, -1), provinces: gazetteer().filter((p) => p.key.startsWith(key) && p.key !== key), typed: type !== '' });
+  }
+  if (parts.length >= 2) tries.push({ rest: parts, provinces: gazetteer(), typed: false });
+  for (const t of tries) {
+    const scored = t.provinces
+      .map((p) => {
+        const dm = best(t.rest[t.rest.length - 1], p.districts);
+        const wm = dm && t.rest.length >= 2 ? best(t.rest[t.rest.length - 2], dm.unit.wards) : undefined;
+        return { p, score: dm ? dm.distance * 10 + (wm ? wm.distance : 20) : Infinity, ward: !!wm };
+      })
+      .filter((c) => Number.isFinite(c.score))
+      .sort((a, b) => a.score - b.score);
+    if (scored.length === 0) continue;
+    // With no province text at all, both the district and its ward must be found, and only in one province.
+    if (t.rest === parts && (!scored[0].ward || (scored.length > 1 && scored[1].score === scored[0].score))) continue;
+    if (scored.length > 1 && scored[1].score === scored[0].score) continue;
+    return { match: { unit: scored[0].p, distance: 0, exact: true, typed: t.typed }, rest: t.rest };
+  }
+  return undefined;
+}
+
+/**
+ * When `parts[at - 1]` (default: the last part) matches none of `units`, but
+ * its last few words do, splits them into a part of their own (in place).
+ */
+function splitGluedTail(parts: string[], units: readonly Unit[], at = parts.length): void {
+  const i = at - 1;
+  if (i < 0 || best(parts[i], units)) return;
+  const words = parts[i].split(' ');
+  for (let k = Math.min(4, words.length - 1); k >= 1; k--) {
+    const tail = words.slice(-k).join(' ');
+    const m = best(tail, units);
+    if (m && m.distance === 0 && foldKey(tail).length >= 4) {
+      parts.splice(i, 1, words.slice(0, -k).join(' '), tail);
+      return;
+    }
+  }
+}
+
 const show = (m: Match<Unit>) => (m.typed && m.unit.typeWord ? `${m.unit.typeWord} ${m.unit.name}` : m.unit.name);
 
 export function parseAddress(raw: string): ParsedAddress {
@@ -152,17 +229,26 @@ export function parseAddress(raw: string): ParsedAddress {
     pm = best(lastWords.slice(0, k).join(' '), gazetteer());
     if (pm) parts[parts.length - 1] = lastWords.slice(0, k).join(' ');
   }
-  if (!pm) return { ...empty, street: parts.join(', ') };
+  let rest = parts.slice(0, -1);
+  if (!pm) {
+    // The province was cut short ("Bắc" for Bắc Kạn) or lost with its line: the district names it.
+    const inferred = inferProvince(parts);
+    if (!inferred) return { ...empty, street: parts.join(', ') };
+    pm = inferred.match;
+    rest = inferred.rest;
+  }
   const province = pm.unit;
-  const rest = parts.slice(0, -1);
   const out: string[] = [show(pm)];
   let district = '';
   let ward = '';
   let matched = 1;
   let exact = pm.exact ? 1 : 0;
   let used = 0;
+  // A comma OCR missed glues two parts ("Si Pa Phìn Nậm Pồ"): split off the unit at the end.
+  splitGluedTail(rest, [...province.districts, ...province.wards]);
   // Three levels: ward, district, province.
   const dm = rest.length >= 1 ? best(rest[rest.length - 1], province.districts) : undefined;
+  if (dm && rest.length >= 1) splitGluedTail(rest, dm.unit.wards, rest.length - 1);
   const wmInDistrict = dm && rest.length >= 2 ? best(rest[rest.length - 2], dm.unit.wards) : undefined;
   const wmProvince = rest.length >= 1 ? best(rest[rest.length - 1], province.wards) : undefined;
   if (dm && (wmInDistrict || !wmProvince || wmProvince.distance > dm.distance)) {
@@ -183,7 +269,7 @@ export function parseAddress(raw: string): ParsedAddress {
     const { ward: w, district: d } = looseDistrict(rest[rest.length - 1], rest[rest.length - 2], province)!;
     district = d.name;
     ward = w.unit.name;
-    out.unshift(splitType(rest[rest.length - 1]).type ? `${d.typeWord} ${d.name}` : d.name);
+    out.unshift(splitType(rest[rest.length - 1])[0].type ? `${d.typeWord} ${d.name}` : d.name);
     out.unshift(show(w));
     matched += 2;
     used = 2;

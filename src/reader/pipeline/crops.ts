@@ -10,7 +10,11 @@ export interface Stack {
 
 const GAP = 14;
 
-export async function stackBands(gray: Buffer, boxes: Box[], scale = 1): Promise<Stack> {
+/**
+ * Cuts `boxes` out of the flat card (gray, CARD_WIDTH wide), evens out each
+ * band's background (unless `flatten` is false) and contrast, and stacks them.
+ */
+export async function stackBands(gray: Buffer, boxes: Box[], scale = 1, flatten = true): Promise<Stack> {
   const clamp = (b: Box) => {
     const x = Math.max(0, Math.round(b.x));
     const y = Math.max(0, Math.round(b.y));
@@ -23,10 +27,13 @@ export async function stackBands(gray: Buffer, boxes: Box[], scale = 1): Promise
   const spans: Stack['spans'] = [];
   let top = GAP;
   for (const b of bands) {
+    const band = Buffer.alloc(b.w * b.h);
+    for (let r = 0; r < b.h; r++) gray.copy(band, r * b.w, (b.y + r) * CARD_WIDTH + b.x, (b.y + r) * CARD_WIDTH + b.x + b.w);
+    if (flatten) flattenBackground(band, b.w, b.h);
     // Stretch each band so its paper is white: Tesseract binarises the whole stack at once,
     // and a grey band next to white gaps would otherwise turn black.
     const hist = new Array<number>(256).fill(0);
-    for (let r = 0; r < b.h; r++) for (let c = 0; c < b.w; c++) hist[gray[(b.y + r) * CARD_WIDTH + b.x + c]]++;
+    for (let i = 0; i < band.length; i++) hist[band[i]]++;
     const total = b.w * b.h;
     const pct = (q: number) => {
       let acc = 0;
@@ -38,9 +45,8 @@ export async function stackBands(gray: Buffer, boxes: Box[], scale = 1): Promise
     const lut = Buffer.alloc(256);
     for (let v = 0; v < 256; v++) lut[v] = Math.max(0, Math.min(255, Math.round(((v - lo) * 255) / (hi - lo))));
     for (let r = 0; r < b.h; r++) {
-      const src = (b.y + r) * CARD_WIDTH + b.x;
       const dst = (top + r) * width + GAP;
-      for (let c = 0; c < b.w; c++) out[dst + c] = lut[gray[src + c]];
+      for (let c = 0; c < b.w; c++) out[dst + c] = lut[band[r * b.w + c]];
     }
     spans.push({ y0: top * scale, y1: (top + b.h) * scale, x0: GAP * scale });
     top += b.h + GAP;
@@ -100,4 +106,44 @@ export function alignBands(gray: Buffer, boxes: Box[], maxShift = 10): Box[] {
     }
     return { ...b, y: b.y + best };
   });
+}
+
+/** Background estimate window: wider than any stroke (bold 32 px digits: ~6 px), narrower than a letter gap pattern. */
+const BACKGROUND_WINDOW = 17;
+
+/** Running max (or min) over `k` samples of a strided 1-D signal, centred (van Herk / Gil-Werman: O(1) per sample). */
+function runningExtreme(src: Uint8Array, dst: Uint8Array, start: number, stride: number, n: number, k: number, max: boolean, g: Uint8Array, h: Uint8Array): void {
+  const pick = max ? (a: number, b: number) => (a > b ? a : b) : (a: number, b: number) => (a < b ? a : b);
+  const r = k >> 1;
+  for (let i = 0; i < n; i++) {
+    const v = src[start + i * stride];
+    g[i] = i % k === 0 ? v : pick(g[i - 1], v);
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    const v = src[start + i * stride];
+    h[i] = i === n - 1 || (i + 1) % k === 0 ? v : pick(h[i + 1], v);
+  }
+  for (let i = 0; i < n; i++) {
+    const lo = Math.max(0, i - r);
+    const hi = Math.min(n - 1, i + r);
+    dst[start + i * stride] = pick(h[lo], g[hi]);
+  }
+}
+
+/**
+ * Divides a band by its background (a grayscale closing: max then min filter,
+ * wider than the strokes), so text on a dark or uneven part of the card comes
+ * out black on white, whatever the lighting, guilloche tint or shadow.
+ */
+export function flattenBackground(band: Buffer, w: number, h: number, k = BACKGROUND_WINDOW): void {
+  if (w < 2 || h < 2) return;
+  const a = new Uint8Array(band.length);
+  const b = new Uint8Array(band.length);
+  const g = new Uint8Array(Math.max(w, h));
+  const hh = new Uint8Array(Math.max(w, h));
+  for (let y = 0; y < h; y++) runningExtreme(band, a, y * w, 1, w, k, true, g, hh);
+  for (let x = 0; x < w; x++) runningExtreme(a, b, x, w, h, k, true, g, hh);
+  for (let y = 0; y < h; y++) runningExtreme(b, a, y * w, 1, w, k, false, g, hh);
+  for (let x = 0; x < w; x++) runningExtreme(a, b, x, w, h, k, false, g, hh);
+  for (let i = 0; i < band.length; i++) band[i] = Math.min(255, Math.round((band[i] * 255) / Math.max(1, b[i])));
 }

@@ -122,14 +122,26 @@ export interface FieldValue {
 const DIGIT_FIX: Record<string, string> = { O: '0', o: '0', D: '0', Q: '0', I: '1', l: '1', '|': '1', i: '1', Z: '2', z: '2', L: '1', S: '5', s: '5', B: '8', G: '6', b: '6', g: '9', q: '9', T: '7' };
 const toDigits = (s: string) => s.replace(/[A-Za-z|]/g, (c) => DIGIT_FIX[c] ?? c).replace(/\D/g, '');
 
+/**
+ * The id number in an OCR'd line. Words with no digit at all are label or noise
+ * ("SỐ" would otherwise turn into a 5); a single word of exactly the right
+ * length wins (a stray mark read as "1" before it is dropped); else the digit
+ * words are joined, and when that is too long the window that passes the
+ * 12-digit province-code check (or the last one: noise tends to lead) is kept.
+ */
 export function normaliseId(text: string, length: 9 | 12): FieldValue['value'] | undefined {
-  const d = toDigits(text);
+  const words = text.split(/\s+/).filter((w) => /\d/.test(w)).map(toDigits);
+  const whole = words.find((w) => w.length === length);
+  if (whole) return whole;
+  const d = words.join('');
   if (d.length === length) return d;
-  if (d.length > length) {
-    const m = new RegExp(`\\d{${length}}`).exec(d);
-    return m?.[0];
+  if (d.length < length) return undefined;
+  const windows = Array.from({ length: d.length - length + 1 }, (_, i) => d.slice(i, i + length));
+  if (length === 12) {
+    const valid = windows.find((w) => provinceByIdCode(w.slice(0, 3)) !== undefined && Number(w[3]) <= 3);
+    if (valid) return valid;
   }
-  return undefined;
+  return windows[windows.length - 1];
 }
 
 export function normaliseDate(text: string): string | undefined {
@@ -278,8 +290,18 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
         fields[field as IdCardField] = { value: tidy(r.text), conf };
     }
   }
-  // Cross-checks of the 12-digit id: province code, century/sex digit, year of birth.
+  // The 12-digit id carries the century and the last two digits of the birth year: a year OCR
+  // got wrong only in its century ("1870", "2070") is repaired from it.
   const id = fields.id;
+  if (id && id.value.length === 12 && provinceByIdCode(id.value.slice(0, 3)) && Number(id.value[3]) <= 3 && raw.dob?.text) {
+    const loose = /(\d{2})\s*[/.-]\s*(\d{2})\s*[/.-]\s*(\d{4})/.exec(raw.dob.text);
+    const year = 1900 + 100 * Math.floor(Number(id.value[3]) / 2) + Number(id.value.slice(4, 6));
+    if (loose && loose[3].slice(2) === id.value.slice(4, 6) && Number(loose[3]) !== year) {
+      const v = normaliseDate(`${loose[1]}/${loose[2]}/${year}`);
+      if (v) fields.dob = { value: v, conf: raw.dob.conf, valid: true };
+    }
+  }
+  // Cross-checks of the 12-digit id: province code, century/sex digit, year of birth.
   if (id && id.value.length === 12) {
     const dob = fields.dob?.value;
     const sex = fields.sex?.value;
@@ -295,6 +317,38 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
     id.valid = true;
   }
   return { fields, address };
+}
+
+/** Free-text fields whose words average below this confidence are read a second time. */
+const WEAK_CONF = 80;
+
+/**
+ * Fields worth a second reading: missing, rejected by a validator, an address
+ * with fewer than two units found in the gazetteer, or free text read unsurely.
+ */
+export function weakFields(layout: CardLayout, normal: NormalisedCard, raw: Partial<Record<IdCardField, RawField>>): IdCardField[] {
+  const weak = layout.fields.filter((f) => {
+    const v = normal.fields[f];
+    if (!v || v.invalid) return true;
+    if (f === 'address' || f === 'home') return !v.valid || (raw[f]?.conf ?? 0) < WEAK_CONF;
+    if (f === 'name' || f === 'features') return (raw[f]?.conf ?? 0) < WEAK_CONF;
+    return false;
+  });
+  // A 12-digit id that fails its cross-checks may be right and the date of birth wrong.
+  if (normal.fields.id?.invalid && layout.fields.includes('dob') && !weak.includes('dob')) weak.push('dob');
+  return weak;
+}
+
+/** How well a field was read, to choose between two readings (higher is better). */
+export function readingScore(field: IdCardField, normal: NormalisedCard, raw: Partial<Record<IdCardField, RawField>>): number {
+  const v = normal.fields[field];
+  if (!v) return 0;
+  const conf = (raw[field]?.conf ?? 0) / 1000;
+  if (field === 'address' || field === 'home') {
+    const parsed = field === 'address' ? normal.address : parseAddress(v.value);
+    return 1 + (parsed?.matched ?? 0) + (parsed?.exact ?? 0) / 10 + conf;
+  }
+  return (v.invalid ? 1 : v.valid ? 3 : 2) + conf;
 }
 
 export function foldEquals(a: string, b: string): boolean {

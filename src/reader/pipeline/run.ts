@@ -9,7 +9,7 @@ import { fieldProbability, overallScore } from './confidence.js';
 import { alignBands, stackBands } from './crops.js';
 import { decodeImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
-import { labelWidth, normaliseFields, readRawFields, wordsByBand } from './fields.js';
+import { labelWidth, normaliseFields, readingScore, readRawFields, weakFields, wordsByBand } from './fields.js';
 import { locateCard } from './locate.js';
 import { readMrz, type MrzReading } from './mrz.js';
 import type { OcrEngine } from './ocr.js';
@@ -48,6 +48,10 @@ export type ReadResult = ReadCard | ReadRefusal;
 const HEADER_SCALE = 0.7;
 /** Field bands are enlarged before OCR by default: Tesseract reads accents better with taller letters. */
 export const DEFAULT_FIELD_SCALE = 1.4;
+/** The second reading of weak fields: bands may move further onto their text, and are enlarged more. */
+const RETRY_REACH = 0.7;
+const STRICT_DATE = /\b\d{2}\s?[/.-]\s?\d{2}\s?[/.-]\s?\d{4}\b/;
+const RETRY_SCALE = 1.8;
 
 async function classify(ocr: OcrEngine, gray: Buffer): Promise<CardKind | undefined> {
   const stack = await stackBands(gray, [HEADER_BAND], HEADER_SCALE);
@@ -104,7 +108,9 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     const FIELD_SCALE = task.fieldScale ?? DEFAULT_FIELD_SCALE;
     const lines = layout.lines.filter((l) => !l.labelOnly);
     const boxes = lines.map((l) => {
-      const box = { x: l.x - 10, y: l.y - 3, w: Math.min(l.w + 16, CARD_WIDTH - 16 - (l.x - 10)), h: l.h + 6 };
+      // An id printed after a static "SỐ" may start left of its layout position when the outline is a little off.
+      const left = l.style === 'digits' && !l.label ? 40 : 10;
+      const box = { x: l.x - left, y: l.y - 3, w: Math.min(l.w + left + 6, CARD_WIDTH - 16 - (l.x - left)), h: l.h + 6 };
       // Dates stand alone on short lines: move the band onto them (measured: doe 73% -> 93%;
       // on text lines the same move hurt, so those keep the layout's position).
       return l.style === 'date' ? alignBands(flat.gray, [box], 10)[0] : box;
@@ -115,8 +121,33 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     if (kind === 'cccd_chip_back' && !mrz) mrz = await readMrzBand(ocr, flat.gray);
     // Stack coordinates: band x = line.x - 10 sits at GAP (14); the label starts 4 px into the line.
     const valueStart = (l: { label: string; size: number }) => (l.label ? (14 + 10 + 4 + 0.8 * labelWidth(l.label, l.size)) * FIELD_SCALE : 0);
-    const raw = readRawFields(layout, lines, wordsByBand(words, stack.spans), valueStart);
-    const normal = normaliseFields(layout, raw);
+    let raw = readRawFields(layout, lines, wordsByBand(words, stack.spans), valueStart);
+    let normal = normaliseFields(layout, raw);
+    // Second reading of the fields that came out missing, invalid or unsure: the bands
+    // re-aligned over a wider range and enlarged more, in one more OCR call.
+    const weak = weakFields(layout, normal, raw);
+    if (weak.length > 0) {
+      const retryLines = lines.filter((l) => weak.includes(l.field));
+      // Dates are looked for in a taller window (the outline may be off by more than the first
+      // alignment could move); text lines keep their place (moved, they catch the next line's label).
+      const retryBoxes = retryLines.map((l) => {
+        const box = boxes[lines.indexOf(l)];
+        return l.style === 'date' ? { ...box, y: box.y - RETRY_REACH * box.h, h: box.h * (1 + 2 * RETRY_REACH) } : box;
+      });
+      const retryStack = await stackBands(flat.gray, retryBoxes, RETRY_SCALE);
+      const retryWords = await ocr.recognize(retryStack.png, { lang: 'vie', psm: 6 });
+      const retryStart = (l: { label: string; size: number }) => (valueStart(l) / FIELD_SCALE) * RETRY_SCALE;
+      const second = readRawFields(layout, retryLines, wordsByBand(retryWords, retryStack.spans), retryStart);
+      // A tall window may hold other numbers: only a date printed as one counts there.
+      for (const l of retryLines) if (l.style === 'date' && !STRICT_DATE.test(second[l.field]?.text ?? '')) delete second[l.field];
+      const mixed = normaliseFields(layout, { ...raw, ...second });
+      const chosen = { ...raw };
+      for (const f of weak) if (second[f] && readingScore(f, mixed, { ...raw, ...second }) > readingScore(f, normal, raw)) chosen[f] = second[f];
+      raw = chosen;
+      normal = normaliseFields(layout, raw);
+      timings.retried = weak.length;
+      lap('retry');
+    }
     const fields: ReadCard['fields'] = {};
     for (const f of layout.fields) {
       const v = normal.fields[f];
