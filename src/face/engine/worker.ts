@@ -141,7 +141,8 @@ function loadSessions(modelDir?: string): Promise<Sessions> {
   return sessions;
 }
 
-async function decode(buf: Uint8Array): Promise<{ img: RgbImage; format: string }> {
+/** Decodes a photo to the working RGB image (EXIF rotation applied, at most WORK_SIDE on the long side). */
+export async function decodeImage(buf: Uint8Array): Promise<{ img: RgbImage; format: string }> {
   const s = sharp(buf, { failOn: 'truncated', limitInputPixels: 60_000_000 });
   const meta = await s.metadata();
   const { data, info } = await s
@@ -156,7 +157,7 @@ async function decode(buf: Uint8Array): Promise<{ img: RgbImage; format: string 
 }
 
 async function detectFaces(s: Sessions, img: RgbImage, threshold: number): Promise<Box[]> {
-  // sharp (libvips) resamples far faster than a JS warp at this size.
+  // sharp (libvips) resamples faster than a JS warp at this size (measured: also faster than a fused JS bilinear-to-tensor pass).
   const resized = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.length), { raw: { width: img.width, height: img.height, channels: 3 } })
     .resize(DETECT_W, DETECT_H, { fit: 'fill' })
     .raw()
@@ -223,10 +224,19 @@ async function eyeState(s: Sessions, img: RgbImage, lm: number[]): Promise<{ clo
 /** Which softmax output of fr_eye.onnx means "closed" (measured on open-eyed portraits). */
 const EYE_CLOSED_INDEX = 0;
 
+/** The 112x112 face aligned onto the ArcFace template by its 5 points (from 68 landmarks). */
+export function alignFace(img: RgbImage, lm: number[]): RgbImage {
+  return warpAffine(img, invertAffine(umeyama(fivePoints(lm), ARCFACE_112)), 112, 112);
+}
+
+/** fr_feature's input tensor data (1x3x112x112) for an aligned face. */
+export function featureInput(aligned: RgbImage): Float32Array {
+  return toChw(aligned, 127.5, 128);
+}
+
 async function embed(s: Sessions, img: RgbImage, lm: number[]): Promise<{ embedding: Float32Array; blur: number; brightness: number; skinUpper: number; skinLower: number }> {
-  const toRef = umeyama(fivePoints(lm), ARCFACE_112);
-  const aligned = warpAffine(img, invertAffine(toRef), 112, 112);
-  const out = await s.feature.run({ input: new ort.Tensor('float32', toChw(aligned, 127.5, 128), [1, 3, 112, 112]) });
+  const aligned = alignFace(img, lm);
+  const out = await s.feature.run({ input: new ort.Tensor('float32', featureInput(aligned), [1, 3, 112, 112]) });
   const raw = out.output.data as Float32Array;
   let norm = 0;
   for (let i = 0; i < raw.length; i++) norm += raw[i] * raw[i];
@@ -261,7 +271,7 @@ export async function analyze(task: AnalyzeTask): Promise<AnalyzeResult> {
   const s = await loadSessions(task.modelDir);
   let decoded: { img: RgbImage; format: string };
   try {
-    decoded = await decode(task.image);
+    decoded = await decodeImage(task.image);
   } catch (err) {
     return { ok: false, reason: 'decode', detail: (err as Error).message };
   }
