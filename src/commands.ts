@@ -1,6 +1,7 @@
 import { creditCommand } from './credit/cli.js';
 import { faceEvalCommand } from './face/cli.js';
 import type { Command } from './platform/cli.js';
+import { readerFeaturesCommand } from './reader/cli.js';
 import { asrModelsCommand } from './speech/asr/cli.js';
 
 /**
@@ -12,4 +13,5 @@ export const serviceCommands: Record<string, Command> = {
   credit: creditCommand,
   'eval face': faceEvalCommand,
   'models add asr': asrModelsCommand,
+  'reader features': readerFeaturesCommand,
 };

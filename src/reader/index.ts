@@ -6,6 +6,7 @@ import { nativeTesseractAvailable } from './pipeline/ocr.js';
 import type { ReadResult } from './pipeline/run.js';
 import { readerRoutes } from './routes.js';
 import { FACE_PREFIX, ReaderService, type ReaderTask } from './service.js';
+import { ReaderSettingsStore } from './settings-store.js';
 
 /** Face crops of /cmt are kept this long, then swept. */
 const FACE_RETENTION_MS = 24 * 3600_000;
@@ -31,6 +32,8 @@ export async function registerReader(app: FastifyInstance, deps: ServiceDeps): P
   }, 3600_000);
   sweep.unref();
   deps.lifecycle.onClose('reader face sweep', () => clearInterval(sweep));
-  const service = new ReaderService(pool, config, engine, deps.blobs);
+  // Per-application settings are read from the store on each answer that needs them (no cache),
+  // so `saola reader features` from another process takes effect on the next request.
+  const service = new ReaderService(pool, config, engine, deps.blobs, new ReaderSettingsStore(deps.store.db));
   await app.register(readerRoutes, { service, credentials: deps.credentials, blobs: deps.blobs, config, platform: deps.config });
 }

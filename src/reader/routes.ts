@@ -94,7 +94,7 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
       const idr = async (request: FastifyRequest): Promise<RecognitionEnvelope> => {
         const input = await readImageRequest(request, fieldLimit);
         const image = await imageBytes(input, limits);
-        const card = await service.read(image, false);
+        const card = await service.read(image, false, request.appCode);
         return { errorCode: 0, errorMessage: '', data: [service.idrItem(card)] };
       };
       const schema = { tags, security, summary: 'Read a Vietnamese ID card (image: file; image_url and image_base64 also accepted)' };
@@ -114,7 +114,7 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
           const input = await readImageRequest(request, fieldLimit);
           const face = wantsFace(input.face);
           const image = await imageBytes(input, limits);
-          const card = await service.read(image, face);
+          const card = await service.read(image, face, request.appCode);
           return { errorCode: 0, errorMessage: '', data: [await service.cmtItem(card, face, opts.platform.publicUrl)] };
         },
       );

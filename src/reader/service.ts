@@ -10,12 +10,15 @@ import type { WorkerPool } from '../platform/pool/index.js';
 import type { ReaderConfig } from './config.js';
 import { REFUSALS } from './errors.js';
 import { LAYOUTS, type IdCardField } from './layouts.js';
-import { formatProb } from './pipeline/confidence.js';
+import { formatProb, overallScore } from './pipeline/confidence.js';
 import type { ReadCard, ReadResult, ReadTask } from './pipeline/run.js';
+import type { ReaderSettingsStore } from './settings-store.js';
 
 const NA = 'N/A';
 const FRONT_FIELDS: IdCardField[] = ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'];
 const BACK_FIELDS: IdCardField[] = ['religion', 'ethnicity', 'features', 'issue_date', 'issue_loc'];
+/** Returned only to applications with the separate arrangement the spec asks for (distinguishing marks). */
+const ARRANGED_FIELDS: readonly IdCardField[] = ['features'];
 
 export type ReaderTask = ReadTask & { engine: 'native' | 'js' };
 
@@ -25,9 +28,11 @@ export class ReaderService {
     private readonly config: ReaderConfig,
     private readonly engine: 'native' | 'js',
     private readonly blobs: BlobStore,
+    private readonly settings: ReaderSettingsStore,
   ) {}
 
-  async read(image: Buffer, face: boolean): Promise<ReadCard> {
+  /** Reads the card for `appCode`: fields the application has no arrangement for are already gone. */
+  async read(image: Buffer, face: boolean, appCode: string): Promise<ReadCard> {
     const copy = new Uint8Array(image.byteLength);
     copy.set(image);
     const result = await this.pool.run(
@@ -35,7 +40,22 @@ export class ReaderService {
       { transferList: [copy.buffer] },
     );
     if (!result.ok) throw new ServiceError(REFUSALS[result.code], result.message);
+    await this.withholdUnarranged(result, appCode);
     return result;
+  }
+
+  /**
+   * Deletes the fields the application may not have from the card itself, as
+   * soon as the worker hands it over, so no later step (answer, log, store)
+   * ever holds them; the overall score is then the mean over the fields answered.
+   * Only a side that prints such a field costs the (primary-key) lookup.
+   */
+  private async withholdUnarranged(card: ReadCard, appCode: string): Promise<void> {
+    const fields = LAYOUTS[card.kind].fields;
+    const held = fields.filter((f) => ARRANGED_FIELDS.includes(f));
+    if (held.length === 0 || (await this.settings.featuresArranged(appCode))) return;
+    for (const f of held) delete card.fields[f];
+    card.overall = overallScore(fields.filter((f) => !held.includes(f)).map((f) => card.fields[f]?.prob ?? 0));
   }
 
   /** The /vision/idr/vnm data item. */
