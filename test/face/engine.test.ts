@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { ARCFACE_112, umeyama } from '../../src/face/engine/align.js';
@@ -9,7 +10,10 @@ import { decodeDetections, nms } from '../../src/face/engine/detect.js';
 import { assessFace, looksLikeIdCard } from '../../src/face/engine/index.js';
 import { FACE_MODELS, loadVerifiedModels, ModelIntegrityError } from '../../src/face/engine/models.js';
 import { cosineToSimilarity, dot, similarityToCosine } from '../../src/face/engine/similarity.js';
-import { analyze, type AnalyzeResult } from '../../src/face/engine/worker.js';
+import { warpAffine } from '../../src/face/engine/image.js';
+import { alignFace, analyze, decodeImage, featureInput, type AnalyzeResult } from '../../src/face/engine/worker.js';
+import * as ort from 'onnxruntime-node';
+import { DT, floatTensor, graphOf, node, onnx, readModel, rewritePRelu, writeModel } from '../../scripts/onnx-graph.js';
 import { augment, fixture, idCardPhoto, withMask, withSunglasses } from './helpers.js';
 
 const gates = { minFacePx: 40, secondFaceRatio: 0.25, minBlurVariance: 0 };
@@ -59,6 +63,50 @@ describe('face engine: pure parts', () => {
     assert.equal(nms([{ x1: 0, y1: 0, x2: 10, y2: 10, score: 1 }, { x1: 20, y1: 20, x2: 30, y2: 30, score: 0.5 }], 0.4).length, 2);
   });
 
+  it('warps exactly on whole-pixel maps and averages when it shrinks', () => {
+    const width = 8;
+    const height = 6;
+    const data = new Uint8Array(width * height * 3);
+    for (let i = 0; i < data.length; i++) data[i] = (i * 37) % 251;
+    const img = { data, width, height };
+    // Identity and a whole-pixel shift reproduce the source pixels; outside repeats the border.
+    assert.deepEqual(warpAffine(img, [1, 0, 0, 0, 1, 0], width, height).data, data);
+    const shifted = warpAffine(img, [1, 0, 2, 0, 1, 1], 3, 2).data;
+    for (let y = 0; y < 2; y++) for (let x = 0; x < 3; x++) for (let c = 0; c < 3; c++) assert.equal(shifted[(y * 3 + x) * 3 + c], data[((y + 1) * width + x + 2) * 3 + c]);
+    assert.deepEqual([...warpAffine(img, [1, 0, -5, 0, 1, -5], 1, 1).data], [...data.subarray(0, 3)]);
+    // A black/white checkerboard shrunk 4x is supersampled to mid-grey, not aliased to black or white.
+    const board = new Uint8Array(64 * 64 * 3);
+    for (let y = 0; y < 64; y++) for (let x = 0; x < 64; x++) board.fill((x + y) % 2 ? 255 : 0, (y * 64 + x) * 3, (y * 64 + x) * 3 + 3);
+    const small = warpAffine({ data: board, width: 64, height: 64 }, [4, 0, 1.5, 0, 4, 1.5], 16, 16).data;
+    for (const v of small) assert.ok(Math.abs(v - 127.5) < 40, `checkerboard shrank to ${v}`);
+  });
+
+  it('rewrites PRelu into depthwise convolutions computing the same function', async () => {
+    // Conv(3 -> 4 channels) -> PRelu with slopes below 0, between 0 and 1, and above 1.
+    const slopes = Float32Array.of(-0.5, 0.25, 1.3, 0);
+    const weights = Float32Array.from({ length: 4 * 3 }, (_, i) => Math.sin(i + 1));
+    const graph = onnx.GraphProto.create({
+      name: 'g',
+      node: [node('Conv', ['x', 'w'], ['c'], 'conv', { kernel_shape: [1, 1] }), node('PRelu', ['c', 'a'], ['y'], 'prelu')],
+      initializer: [floatTensor('w', [4, 3, 1, 1], weights), floatTensor('a', [4, 1, 1], slopes)],
+      input: [onnx.ValueInfoProto.create({ name: 'x', type: { tensorType: { elemType: DT.FLOAT, shape: { dim: [1, 3, 5, 5].map((d) => ({ dimValue: d })) } } } })],
+      output: [onnx.ValueInfoProto.create({ name: 'y', type: { tensorType: { elemType: DT.FLOAT } } })],
+    });
+    const original = writeModel(onnx.ModelProto.create({ irVersion: 7, opsetImport: [{ domain: '', version: 9 }], graph }));
+    const model = readModel(original);
+    assert.equal(rewritePRelu(model), 1);
+    assert.ok(graphOf(model).node.every((n) => n.opType !== 'PRelu'));
+    const x = new ort.Tensor('float32', Float32Array.from({ length: 75 }, (_, i) => Math.cos(i * 0.7) * 3), [1, 3, 5, 5]);
+    const run1 = async (bytes: Uint8Array) => (await (await ort.InferenceSession.create(bytes, { graphOptimizationLevel: 'all' })).run({ x })).y.data as Float32Array;
+    const [want, got] = [await run1(original), await run1(writeModel(model))];
+    let negatives = 0;
+    for (let i = 0; i < want.length; i++) {
+      assert.ok(Math.abs(want[i] - got[i]) < 1e-5, `element ${i}: ${want[i]} vs ${got[i]}`);
+      if (want[i] < 0) negatives++;
+    }
+    assert.ok(negatives > 0, 'the input reaches the negative side of the slopes');
+  });
+
   it('refuses a model file whose sha256 does not match', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-face-models-'));
     for (const spec of Object.values(FACE_MODELS)) fs.writeFileSync(path.join(dir, spec.file), 'not the model');
@@ -87,6 +135,28 @@ describe('face engine: real models', () => {
     const turned = await run(await sharp(fixture('grace_hopper.jpg')).rotate(12, { background: '#808080' }).jpeg().toBuffer());
     assert.ok(turned.ok && turned.primary);
     assert.ok(Math.abs(turned.primary.pose.roll - pose.roll - 12) < 4, JSON.stringify(turned.primary.pose));
+  });
+
+  it('runs an embedding net equal to the published fr_feature.onnx', async () => {
+    // fr_feature_opt.onnx is derived offline (scripts/prepare-face-models.ts); the original stays committed and pinned.
+    const dir = path.dirname(fileURLToPath(new URL('../../models/face/fr_feature.onnx', import.meta.url)));
+    const source = fs.readFileSync(path.join(dir, 'fr_feature.onnx'));
+    const opts = { intraOpNumThreads: 1, graphOptimizationLevel: 'all' } as const;
+    const reference = await ort.InferenceSession.create(source, opts);
+    const engine = await ort.InferenceSession.create(loadVerifiedModels(dir, ['feature']).feature, opts);
+    for (const p of ['grace_hopper.jpg', 'person-c.jpg']) {
+      const r = await run(fixture(p));
+      assert.ok(r.ok && r.primary);
+      const input = new ort.Tensor('float32', featureInput(alignFace((await decodeImage(fixture(p))).img, r.primary.landmarks)), [1, 3, 112, 112]);
+      const a = (await reference.run({ input })).output.data as Float32Array;
+      const b = (await engine.run({ input })).output.data as Float32Array;
+      let diff = 0;
+      for (let i = 0; i < a.length; i++) diff = Math.max(diff, Math.abs(a[i] - b[i]));
+      assert.ok(diff < 1e-4, `${p}: largest difference ${diff}`);
+      // The engine's own embedding is this output, L2-normalised.
+      const norm = Math.hypot(...a);
+      assert.ok(Math.abs(dot(r.primary.embedding, Float32Array.from(a, (v) => v / norm)) - 1) < 1e-5);
+    }
   });
 
   it('finds three faces in a group photo and calls it several faces', async () => {

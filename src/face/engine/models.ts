@@ -5,15 +5,17 @@ import { fileURLToPath } from 'node:url';
 import manifest from './models.json' with { type: 'json' };
 
 /**
- * The ONNX files of npm `faceplugin-face-recognition-js@0.0.1` (MIT) that the
- * engine uses, with their sha256 (recorded in models.json, which
- * scripts/fetch-face-models.mjs also reads): a file that does not match is
- * refused. See models/face/README.md.
+ * The ONNX files the engine uses, with their sha256 (recorded in models.json,
+ * which scripts/fetch-face-models.mjs and scripts/prepare-face-models.ts also
+ * read): a file that does not match is refused. All come from npm
+ * `faceplugin-face-recognition-js@0.0.1` (MIT); `feature` is
+ * fr_feature_opt.onnx, derived offline from fr_feature.onnx (same function,
+ * faster graph). See models/face/README.md.
  */
 export const FACE_MODELS = {
   detect: spec('fr_detect.onnx'),
   landmark: spec('fr_landmark.onnx'),
-  feature: spec('fr_feature.onnx'),
+  feature: spec('fr_feature_opt.onnx'),
   eye: spec('fr_eye.onnx'),
   /** Passive anti-spoof and head pose: verified now, run by liveness. */
   liveness: spec('fr_liveness.onnx'),
