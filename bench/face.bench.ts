@@ -35,16 +35,28 @@ export default async function faceBench(): Promise<BenchRow[]> {
     ['640x750 portrait', [vga], false],
     ['fixtures + ID-card check', images, true],
   ] as const) {
-    const times: number[] = [];
-    for (let round = 0; round < 5; round++) {
+    // CPU time of the whole process (this thread, sharp's threads, onnxruntime) per image: the machine may be shared, so wall time is only noted.
+    const cpu: number[] = [];
+    const wall: number[] = [];
+    for (let round = 0; round < 9; round++) {
       for (const image of imgs) {
+        const c = process.cpuUsage();
         const t = performance.now();
         await analyze({ image, detectThreshold: 0.7, checkCard });
-        times.push(performance.now() - t);
+        wall.push(performance.now() - t);
+        const used = process.cpuUsage(c);
+        cpu.push((used.user + used.system) / 1000);
       }
     }
-    times.sort((a, b) => a - b);
-    rows.push({ benchmark: `detect+landmarks+embed+eyes (${label})`, metric: 'median', value: times[times.length >> 1], unit: 'ms', goal: checkCard ? undefined : '<= 60', note: 'one thread, decode included' });
+    const at = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+    rows.push({
+      benchmark: `detect+landmarks+embed+eyes (${label})`,
+      metric: 'median CPU',
+      value: at(cpu, 0.5),
+      unit: 'ms',
+      goal: checkCard ? undefined : '<= 60',
+      note: `one thread, decode included; CPU p10-p90 ${at(cpu, 0.1).toFixed(1)}-${at(cpu, 0.9).toFixed(1)} ms; wall median ${at(wall, 0.5).toFixed(1)} ms`,
+    });
   }
 
   const seed = { s: 7 };
