@@ -49,6 +49,8 @@ let classified = 0;
 let cpuTotal = 0;
 const failures: string[] = [];
 const refusals = new Map<string, number>();
+/** Wall milliseconds per pipeline stage over the cards read (`retried`: fields read twice). */
+const stageTotals = new Map<string, number>();
 
 // Warm-up: OpenCV load is a one-off per worker thread, not per card.
 await readCard({ image: (await makeSample(1, 'cccd_chip_front')).photo.jpeg, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
@@ -61,12 +63,15 @@ for (let i = 0; i < n; i++) {
   cpuTotal += cpuSeconds() - before;
   if (!r.ok) {
     refusals.set(`${r.code}: ${r.message}`, (refusals.get(`${r.code}: ${r.message}`) ?? 0) + 1);
+    if (failures.length < Number(values.misses)) failures.push(`${kind} seed ${seed0 + i}: refused with ${r.code}`);
     for (const f of Object.keys(sample.truth.fields)) count(perField, f, false);
     continue;
   }
   found++;
+  for (const [stage, ms] of Object.entries(r.timings)) stageTotals.set(stage, (stageTotals.get(stage) ?? 0) + ms);
   const sameType = LAYOUTS[r.kind].type === LAYOUTS[kind].type && LAYOUTS[r.kind].side === LAYOUTS[kind].side;
   if (sameType) classified++;
+  else if (failures.length < Number(values.misses)) failures.push(`${kind} seed ${seed0 + i}: read as ${r.kind}`);
   for (const [f, want] of Object.entries(sample.truth.fields)) {
     const got = r.fields[f as keyof typeof r.fields]?.value ?? 'N/A';
     const ok = got === want;
@@ -85,6 +90,7 @@ const pct = (t: Tally) => `${((100 * t.right) / Math.max(1, t.total)).toFixed(1)
 console.log(`ID card evaluation: ${n} synthetic photos, kinds ${kinds.join(', ')}, seeds ${seed0}..${seed0 + n - 1}, OCR ${ocr.name}`);
 console.log(`card found: ${((100 * found) / n).toFixed(1)}% (${found}/${n}); side and type right: ${((100 * classified) / n).toFixed(1)}%`);
 console.log(`CPU per image (read only, incl. tesseract children): ${(cpuTotal / n).toFixed(3)} s`);
+console.log(`per card read, mean: ${[...stageTotals.entries()].map(([k, v]) => `${k} ${(v / Math.max(1, found)).toFixed(k === 'retried' ? 2 : 0)}${k === 'retried' ? ' fields' : ' ms'}`).join(', ')}`);
 console.log('exact match per field:');
 for (const [f, t] of [...perField.entries()].sort()) console.log(`  ${f.padEnd(18)} ${pct(t)}`);
 console.log('per kind:');

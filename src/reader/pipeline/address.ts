@@ -149,15 +149,22 @@ function looseDistrict(districtPart: string, wardPart: string, province: Provinc
 
 /** The words that start Vietnamese street parts, to restore their accents (OCR often drops them). */
 const STREET_WORDS = ['Số', 'Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố', 'Tổ', 'Thôn', 'Xóm', 'Ấp', 'Bản', 'Buôn', 'Làng', 'Khóm', 'Khu', 'phố', 'Tổ dân phố', 'Đông', 'Tây', 'Nam', 'Bắc', 'Trung', 'Thượng', 'Hạ'];
+/** The type words a street part starts with (not the directions, which start names: "Tân" is not "Tây"). */
+const STREET_TYPES = ['Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố', 'Thôn', 'Xóm', 'Bản', 'Buôn', 'Làng', 'Khóm', 'Khu'];
 const STREET_BY_KEY = new Map(STREET_WORDS.map((w) => [fold(w), w]));
 
 function fixStreetWords(street: string): string {
   return street
     .split(' ')
-    .map((w) => {
+    .map((w, i) => {
       const m = /^([^\d,.;]+)([,.;]?)$/.exec(w);
-      const hit = m && STREET_BY_KEY.get(fold(m[1]));
-      return hit ? hit + m[2] : w;
+      if (!m) return w;
+      const hit = STREET_BY_KEY.get(fold(m[1]));
+      if (hit) return hit + m[2];
+      // The first word is almost always one of them: one wrong letter or a stray mark ("[hôn") is repaired.
+      const key = fold(m[1]).replace(/[^a-z]/g, '');
+      const near = i === 0 && key.length >= 3 ? STREET_TYPES.filter((t) => levenshtein(fold(t), key) === 1) : [];
+      return near.length === 1 ? near[0] + m[2] : w;
     })
     .join(' ');
 }
@@ -177,6 +184,8 @@ function inferProvince(parts: string[]): { match: Match<Province>; rest: string[
     tries.push({ rest: parts.slice(0, -1), provinces: gazetteer().filter((p) => p.key.startsWith(key) && p.key !== key), typed: type !== '' });
   }
   if (parts.length >= 2) tries.push({ rest: parts, provinces: gazetteer(), typed: false });
+  // The province misread beyond correction: its district and ward, found in one province only, name it.
+  if (parts.length >= 3) tries.push({ rest: parts.slice(0, -1), provinces: gazetteer(), typed: false });
   for (const t of tries) {
     const scored = t.provinces
       .map((p) => {
@@ -188,7 +197,7 @@ function inferProvince(parts: string[]): { match: Match<Province>; rest: string[
       .sort((a, b) => a.score - b.score);
     if (scored.length === 0) continue;
     // With no province text at all, both the district and its ward must be found, and only in one province.
-    if (t.rest === parts && (!scored[0].ward || (scored.length > 1 && scored[1].score === scored[0].score))) continue;
+    if (t.provinces.length === gazetteer().length && (!scored[0].ward || (scored.length > 1 && scored[1].score === scored[0].score))) continue;
     if (scored.length > 1 && scored[1].score === scored[0].score) continue;
     return { match: { unit: scored[0].p, distance: 0, exact: true, typed: t.typed }, rest: t.rest };
   }

@@ -11,6 +11,8 @@ export interface RawField {
   text: string;
   /** Mean word confidence, 0-100 (0 when nothing was read). */
   conf: number;
+  /** The words and their confidences, in reading order. */
+  words?: { text: string; conf: number }[];
 }
 
 /** Groups the words of the stacked image by the band they fall in. */
@@ -104,7 +106,7 @@ export function readRawFields(
     // Noise at the end of a line (guilloche, the card's edge): short, unsure words.
     while (words.length > 1 && words[words.length - 1].text.length <= 2 && words[words.length - 1].conf < 80 && !/^\d+$/.test(words[words.length - 1].text)) words.pop();
     const conf = words.length ? words.reduce((s, w) => s + w.conf, 0) / words.length : 0;
-    result[field] = { text: tidy(words.map((w) => w.text).join(' ')), conf };
+    result[field] = { text: tidy(words.map((w) => w.text).join(' ')), conf, words: words.map((w) => ({ text: w.text, conf: w.conf })) };
   }
   void layout;
   return result;
@@ -247,7 +249,7 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
         break;
       }
       case 'name': {
-        const v = normaliseName(r.text);
+        const v = fixSurname(normaliseName(r.text));
         if (v) fields.name = { value: v, conf };
         break;
       }
@@ -278,7 +280,7 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
       }
       case 'home':
       case 'address': {
-        const parsed = parseAddress(r.text);
+        const parsed = parseAddressWords(r);
         fields[field] = { value: parsed.text, conf, valid: parsed.matched >= 2, invalid: parsed.matched === 0 };
         if (field === 'address') address = parsed;
         break;
@@ -317,6 +319,41 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
     id.valid = true;
   }
   return { fields, address };
+}
+
+/** Address words read less surely than this may be background pattern. */
+const UNSURE_WORD = 60;
+
+/**
+ * Parses an address, and again without its unsure words: when the gazetteer
+ * finds as many units without them, they were noise ("Ấp UHIUUH 17").
+ */
+function parseAddressWords(r: RawField): ParsedAddress {
+  const all = parseAddress(r.text);
+  const sure = (r.words ?? []).filter((w) => w.conf >= UNSURE_WORD || /^\d+[,.]?$/.test(w.text));
+  if (!r.words || sure.length === r.words.length || sure.length === 0) return all;
+  const trimmed = parseAddress(tidy(sure.map((w) => w.text).join(' ')));
+  return trimmed.matched >= all.matched && trimmed.exact >= all.exact ? trimmed : all;
+}
+
+/**
+ * Vietnamese family names, the common ones (together over 95% of people):
+ * the first word of a name is matched to them accent-insensitively, since
+ * OCR often loses a tone mark ("NGUYÊN" for NGUYỄN).
+ */
+const SURNAMES = ['NGUYỄN', 'TRẦN', 'LÊ', 'PHẠM', 'HOÀNG', 'HUỲNH', 'PHAN', 'VŨ', 'VÕ', 'ĐẶNG', 'BÙI', 'ĐỖ', 'HỒ', 'NGÔ', 'DƯƠNG', 'LÝ', 'ĐINH', 'TRỊNH', 'LƯƠNG', 'MAI', 'ĐÀO', 'ĐOÀN', 'LÂM', 'TRƯƠNG', 'CAO', 'HÀ', 'LƯU', 'TÔ', 'TẠ', 'CHU', 'CHÂU', 'QUÁCH', 'THÁI', 'TỐNG', 'LA', 'KIỀU', 'TĂNG', 'TÔN', 'HỨA', 'LỤC', 'DIỆP', 'VƯƠNG', 'TRIỆU', 'KHƯƠNG', 'LỘC', 'MẠC', 'THÂN', 'VI', 'NÔNG', 'HẦU', 'PHÙNG', 'QUAN', 'LỮ', 'ÂU', 'KHỔNG', 'ỨNG', 'LÃ', 'LÒ', 'KHÚC', 'GIÁP'];
+const SURNAME_BY_FOLD = (() => {
+  const map = new Map<string, string | null>();
+  for (const n of SURNAMES) map.set(fold(n), map.has(fold(n)) ? null : n);
+  return map;
+})();
+
+/** Restores the tone marks of a known family name (only when its unaccented spelling names one family name). */
+export function fixSurname(name: string): string {
+  const [first, ...rest] = name.split(' ');
+  if (!first || SURNAMES.includes(first)) return name;
+  const hit = SURNAME_BY_FOLD.get(fold(first));
+  return hit ? [hit, ...rest].join(' ') : name;
 }
 
 /** Free-text fields whose words average below this confidence are read a second time. */

@@ -53,9 +53,9 @@ const RETRY_REACH = 0.7;
 const STRICT_DATE = /\b\d{2}\s?[/.-]\s?\d{2}\s?[/.-]\s?\d{4}\b/;
 const RETRY_SCALE = 1.8;
 
-async function classify(ocr: OcrEngine, gray: Buffer): Promise<CardKind | undefined> {
+async function classify(ocr: OcrEngine, gray: Buffer, psm = 6): Promise<CardKind | undefined> {
   const stack = await stackBands(gray, [HEADER_BAND], HEADER_SCALE);
-  const words = await ocr.recognize(stack.png, { lang: 'vie', psm: 6 });
+  const words = await ocr.recognize(stack.png, { lang: 'vie', psm });
   return classifyHeader(words, HEADER_SCALE);
 }
 
@@ -101,6 +101,14 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
         if (mrz) flat = turned;
       }
       if (mrz) kind = 'cccd_chip_back';
+    }
+    // Read as one block, a header beside busy artwork (fingerprint boxes) can come out empty:
+    // last, read it as sparse text, either way up.
+    for (const turn of [false, true]) {
+      if (kind) break;
+      const candidate = turn ? { gray: rotate180(flat.gray, 1), rgb: flat.rgb && rotate180(flat.rgb, 3) } : flat;
+      kind = await classify(ocr, candidate.gray, 11);
+      if (kind) flat = candidate;
     }
     lap('classify');
     if (!kind) throw new ReaderFailure(3, 'No ID card found in the image: the card could not be recognised');
