@@ -35,8 +35,10 @@ export class ReaderService {
   async read(image: Buffer, face: boolean, appCode: string): Promise<ReadCard> {
     const copy = new Uint8Array(image.byteLength);
     copy.set(image);
+    // Without the arrangement the worker does not even read the features band.
+    const features = await this.settings.featuresArranged(appCode);
     const result = await this.pool.run(
-      { image: copy, face, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, fieldScale: this.config.fieldScale, engine: this.engine },
+      { image: copy, face, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, fieldScale: this.config.fieldScale, engine: this.engine, features },
       { transferList: [copy.buffer] },
     );
     if (!result.ok) throw new ServiceError(REFUSALS[result.code], result.message);
@@ -48,7 +50,7 @@ export class ReaderService {
    * Deletes the fields the application may not have from the card itself, as
    * soon as the worker hands it over, so no later step (answer, log, store)
    * ever holds them; the overall score is then the mean over the fields answered.
-   * Only a side that prints such a field costs the (primary-key) lookup.
+   * The worker already skipped them; this guards an arrangement withdrawn meanwhile.
    */
   private async withholdUnarranged(card: ReadCard, appCode: string): Promise<void> {
     const fields = LAYOUTS[card.kind].fields;

@@ -23,6 +23,8 @@ export interface ReadTask {
   minCardArea: number;
   /** Enlargement of the field bands before OCR (default DEFAULT_FIELD_SCALE). */
   fieldScale?: number;
+  /** Read the distinguishing features of a back (default true; false for applications without the arrangement: the band is not even read). */
+  features?: boolean;
 }
 
 export interface ReadCard {
@@ -114,7 +116,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     if (!kind) throw new ReaderFailure(3, 'No ID card found in the image: the card could not be recognised');
     const layout = LAYOUTS[kind];
     const FIELD_SCALE = task.fieldScale ?? DEFAULT_FIELD_SCALE;
-    const lines = layout.lines.filter((l) => !l.labelOnly);
+    const read = layout.fields.filter((f) => f !== 'features' || task.features !== false);
+    const lines = layout.lines.filter((l) => !l.labelOnly && read.includes(l.field));
     const boxes = lines.map((l) => {
       // An id printed after a static "SỐ" may start left of its layout position when the outline is a little off.
       const left = l.style === 'digits' && !l.label ? 40 : 10;
@@ -133,7 +136,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     let normal = normaliseFields(layout, raw);
     // Second reading of the fields that came out missing, invalid or unsure: the bands
     // re-aligned over a wider range and enlarged more, in one more OCR call.
-    const weak = weakFields(layout, normal, raw);
+    const weak = weakFields(layout, normal, raw).filter((f) => read.includes(f));
     if (weak.length > 0) {
       const retryLines = lines.filter((l) => weak.includes(l.field));
       // Dates are looked for in a taller window (the outline may be off by more than the first
@@ -157,11 +160,11 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       lap('retry');
     }
     const fields: ReadCard['fields'] = {};
-    for (const f of layout.fields) {
+    for (const f of read) {
       const v = normal.fields[f];
       if (v) fields[f] = { value: v.value, prob: fieldProbability(v) };
     }
-    const probs = layout.fields.map((f) => fields[f]?.prob ?? 0);
+    const probs = read.map((f) => fields[f]?.prob ?? 0);
     let face: Uint8Array | undefined;
     if (task.face && layout.photo && flat.rgb) {
       const p = layout.photo;
