@@ -330,10 +330,19 @@ const UNSURE_WORD = 60;
  */
 function parseAddressWords(r: RawField): ParsedAddress {
   const all = parseAddress(r.text);
-  const sure = (r.words ?? []).filter((w) => w.conf >= UNSURE_WORD || /^\d+[,.]?$/.test(w.text));
+  // Only words that cannot be Vietnamese are candidates ("UHIUUH", "NT"): an unsure "Tổ" or "Tỉnh" stays.
+  const sure = (r.words ?? []).filter((w) => w.conf >= UNSURE_WORD || /^\d+[,.]?$/.test(w.text) || vietnameseWord(w.text));
   if (!r.words || sure.length === r.words.length || sure.length === 0) return all;
   const trimmed = parseAddress(tidy(sure.map((w) => w.text).join(' ')));
   return trimmed.matched >= all.matched && trimmed.exact >= all.exact ? trimmed : all;
+}
+
+/** Could be a printed Vietnamese word: letters only (a trailing comma or dot allowed), a vowel, no f/j/w/z, at most 7 letters, not mixed-case inside. */
+function vietnameseWord(text: string): boolean {
+  const m = /^(\p{L}+)[,.]?$/u.exec(text);
+  if (!m) return false;
+  const f = fold(m[1]);
+  return f.length <= 7 && /[aeiouy]/.test(f) && !/[fjwz]/.test(f) && !/\p{Ll}\p{Lu}/u.test(m[1]);
 }
 
 /**
