@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
-import { dot } from '../engine/similarity.js';
+import { dot, similarityToCosine } from '../engine/similarity.js';
+import { SignCodeTable } from './code-table.js';
+import { CODE_DIMENSIONS, hammingCut } from './sign-code.js';
 
 type Usearch = typeof import('usearch');
 
@@ -18,38 +20,44 @@ const simd = loadUsearch();
 /** Which scan searches run on: 'usearch' (SIMD) or 'js'. */
 export const searchEngine: 'usearch' | 'js' = simd ? 'usearch' : 'js';
 
-/** Collections larger than this are scanned in int8 first (4x less memory traffic), then re-ranked. */
-const INT8_FROM = 4096;
-/** Candidates re-ranked in float32 after the int8 scan. */
-const RERANK = 64;
-/** Components of a unit 512-d embedding are small (|x| rarely above 0.125): scale to use the int8 range, clip the rest. */
-const QUANT_SCALE = 1016;
-
-export function quantize(v: Float32Array): Int8Array {
-  const out = new Int8Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = Math.max(-127, Math.min(127, Math.round(v[i] * QUANT_SCALE)));
-  return out;
-}
+/** Collections larger than this get sign codes and a two-stage search (below it one float32 scan is already cheap). */
+const CODES_FROM = 4096;
+/** Codes nearest the query that are always scored exactly, whatever the guarantee cut admits (the best match below it). */
+const POOL = 64;
+/** When the cut admits more than this share of the rows, one exact scan of everything is cheaper than scoring them one by one. */
+const FULL_SCAN_SHARE = 0.5;
 
 /**
- * One collection's embeddings in memory, for an exact scan (brute force over
- * contiguous float32 rows: recall 1.0 by construction).
+ * The lowest cosine for which a search is exact by default: the one the API's
+ * default similarity threshold (0.85) maps to. A face at or above it is never
+ * missed; below it the answer is the best of the nearest codes (the API
+ * answers "not found" there anyway). Callers with a lower threshold pass its
+ * cosine to `search`.
+ */
+export const EXACT_FROM_COSINE = similarityToCosine(0.85);
+
+/**
+ * One collection's embeddings in memory. Small collections are scanned in
+ * float32 (exact). Large ones are searched in two stages: a Hamming scan of
+ * 1024-bit sign codes (sign-code.ts, code-table.ts) keeps every face whose
+ * code is within the cut that a face at cosine >= `minCosine` passes except
+ * with probability MISS_PROBABILITY (1e-12 per face), plus the POOL nearest
+ * codes; those candidates are then scored exactly on the float32 rows.
  */
 export class CollectionIndex {
   private vectors: Float32Array;
-  /** int8 copy (x QUANT_SCALE, clipped) that usearch scans first on large collections; candidates are re-ranked in float32. */
-  private quantized: Int8Array;
+  /** Sign codes, built once the collection passes CODES_FROM (undefined without WebAssembly SIMD). */
+  private codes: SignCodeTable | undefined;
   private owners: string[] = [];
   count = 0;
 
   constructor(
     readonly dim = 512,
     capacity = 64,
-    /** Which scan to use; defaults to usearch when it loaded. */
+    /** Which scan to use; defaults to usearch when it loaded. 'js' is the plain scan everything is checked against. */
     readonly engine: 'usearch' | 'js' = searchEngine,
   ) {
     this.vectors = new Float32Array(dim * capacity);
-    this.quantized = new Int8Array(engine === 'usearch' ? dim * capacity : 0);
   }
 
   add(owner: string, v: Float32Array): void {
@@ -58,21 +66,39 @@ export class CollectionIndex {
       const grown = new Float32Array(this.vectors.length * 2);
       grown.set(this.vectors);
       this.vectors = grown;
-      if (this.engine === 'usearch') {
-        const q = new Int8Array(grown.length);
-        q.set(this.quantized);
-        this.quantized = q;
-      }
     }
     this.vectors.set(v, this.count * this.dim);
-    if (this.engine === 'usearch') this.quantized.set(quantize(v), this.count * this.dim);
     this.owners[this.count] = owner;
     this.count++;
+    if (this.codes) this.codes.add(v);
+    else if (this.count > CODES_FROM && this.engine === 'usearch' && this.dim === CODE_DIMENSIONS) this.buildCodes();
   }
 
-  /** Best cosine per owner (a user may have several faces), best first, at most `k`. */
-  search(q: Float32Array, k = 1): { owner: string; cosine: number }[] {
+  private buildCodes(): void {
+    this.codes = SignCodeTable.create(this.vectors.length / this.dim);
+    for (let i = 0; this.codes && i < this.count; i++) this.codes.add(this.row(i));
+  }
+
+  private row(i: number): Float32Array {
+    return this.vectors.subarray(i * this.dim, (i + 1) * this.dim);
+  }
+
+  private score(i: number, q: Float32Array): number {
+    const vs = this.vectors;
+    const base = i * this.dim;
+    let s = 0;
+    for (let j = 0; j < q.length; j++) s += vs[base + j] * q[j];
+    return s;
+  }
+
+  /**
+   * Best cosine per owner (a user may have several faces), best first, at
+   * most `k`. Exact for every face at cosine >= `minCosine` (see the class);
+   * a small collection or the 'js' engine is exact for all.
+   */
+  search(q: Float32Array, k = 1, minCosine = EXACT_FROM_COSINE): { owner: string; cosine: number }[] {
     if (this.count === 0) return [];
+    if (q.length !== this.dim) throw new Error(`query has ${q.length} dimensions, expected ${this.dim}`);
     // The best face overall belongs to the best user, so asking for a few more faces than users suffices.
     const want = Math.min(this.count, Math.max(16, k * 8));
     const best = new Map<string, number>();
@@ -81,31 +107,19 @@ export class CollectionIndex {
       const prev = best.get(owner);
       if (prev === undefined || cosine > prev) best.set(owner, cosine);
     };
-    if (simd && this.engine === 'usearch' && this.count > INT8_FROM) {
-      // Large collection: int8 SIMD scan for candidates, then exact float32 scores for them.
-      const pool = Math.min(this.count, Math.max(RERANK, k * 8));
-      const m = simd.exactSearch(this.quantized.subarray(0, this.count * this.dim), quantize(q), this.dim, pool, simd.MetricKind.IP, 1) as { keys: BigUint64Array };
-      for (const key of m.keys) {
-        const i = Number(key);
-        keep(i, dot(this.vectors.subarray(i * this.dim, (i + 1) * this.dim), q));
-      }
+    const near = this.codes?.near(q, hammingCut(minCosine), Math.max(POOL, k * 8));
+    if (near && near.length <= this.count * FULL_SCAN_SHARE) {
+      for (const i of near) keep(i, this.score(i, q));
     } else if (simd && this.engine === 'usearch') {
       const m = simd.exactSearch(this.vectors.subarray(0, this.count * this.dim), q, this.dim, want, simd.MetricKind.IP, 1) as {
         keys: BigUint64Array;
         distances: Float32Array;
       };
-      // usearch's inner-product "distance" is 1 - dot.
-      for (let j = 0; j < m.keys.length; j++) keep(Number(m.keys[j]), 1 - m.distances[j]);
+      // usearch's inner-product "distance" is 1 - dot: score the winners again for the exact float32 value.
+      for (const key of m.keys) keep(Number(key), this.score(Number(key), q));
     } else {
-      const d = this.dim;
-      const vs = this.vectors;
       const scores = new Float32Array(this.count);
-      for (let i = 0; i < this.count; i++) {
-        const base = i * d;
-        let s = 0;
-        for (let j = 0; j < d; j++) s += vs[base + j] * q[j];
-        scores[i] = s;
-      }
+      for (let i = 0; i < this.count; i++) scores[i] = this.score(i, q);
       const order = Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a]).slice(0, want);
       for (const i of order) keep(i, scores[i]);
     }
