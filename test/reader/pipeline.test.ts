@@ -4,9 +4,10 @@ import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { parseAddress, provinceByIdCode } from '../../src/reader/pipeline/address.js';
 import { classifyHeader } from '../../src/reader/pipeline/classify.js';
+import { flattenBackground } from '../../src/reader/pipeline/crops.js';
 import { decodeImage } from '../../src/reader/pipeline/decode.js';
 import { ReaderFailure } from '../../src/reader/pipeline/failure.js';
-import { normaliseDate, normaliseFields, normaliseId, normaliseName, normaliseSex, stripLabel } from '../../src/reader/pipeline/fields.js';
+import { fixSurname, normaliseDate, normaliseFields, normaliseId, normaliseName, normaliseSex, stripLabel } from '../../src/reader/pipeline/fields.js';
 import { decodeBase64 } from '../../src/reader/pipeline/input.js';
 import { checkDigit, readMrz, writeMrz } from '../../src/reader/pipeline/mrz.js';
 import type { OcrWord } from '../../src/reader/pipeline/ocr.js';
@@ -38,6 +39,30 @@ describe('address matching against the official unit list', () => {
     assert.equal(a.district, 'Ngũ Hành Sơn');
     assert.equal(a.text, 'Thôn Đông, Phường Hoà Hải, Quận Ngũ Hành Sơn, Thành phố Đà Nẵng');
   });
+  it('takes the province from the district and ward when it was cut short, lost or misread', () => {
+    assert.equal(parseAddress('Số 64 Ngõ 22, Nhạn Môn, Pác Nặm, Bắc').text, 'Số 64 Ngõ 22, Nhạn Môn, Pác Nặm, Bắc Kạn');
+    assert.equal(parseAddress('Khu phố 20, Trà Nam, Nam Trà My').province, 'Quảng Nam');
+    assert.equal(parseAddress('Xóm 1, Ngọc Sơn, Thành phố Hải Dương, Tỉnh Hải Hước').text, 'Xóm 1, Ngọc Sơn, Thành phố Hải Dương, Tỉnh Hải Dương');
+    // A district name found in several provinces, with no ward to decide: no guess.
+    assert.equal(parseAddress('Thôn 2, Xyzw, Châu Thành').province, '');
+  });
+  it('splits units a missed comma glued together, and repairs a type word one letter off', () => {
+    const a = parseAddress('Số 64 Ngõ 22 Nhạn Môn, Pác Nặm, Bắc Kạn');
+    assert.deepEqual([a.street, a.ward], ['Số 64 Ngõ 22', 'Nhạn Môn']);
+    assert.equal(parseAddress('Xã Na Mao, Huvên Đai Từ, Tỉnh Thái Nguyên').text, 'Xã Na Mao, Huyện Đại Từ, Tỉnh Thái Nguyên');
+  });
+  it('lets a printed type word and a unit number decide', () => {
+    const a = parseAddress('Số 5, Phường 3, Quận 10, Hồ Chí Minh');
+    assert.equal(a.district, '10');
+    assert.notEqual(a.ward, '13');
+    assert.equal(parseAddress('Phương Liệt, Thanh Xuân, Hà Nội').ward, 'Phương Liệt');
+  });
+  it('restores a ward whose first word OCR dropped, and the first street word', () => {
+    assert.equal(parseAddress('Xóm 29, Phước Tây, Cam Lâm, Khánh Hòa').ward, 'Cam Phước Tây');
+    assert.equal(parseAddress('hôn Đông, Cam Tân, Cam Lâm, Khánh Hòa').street, 'Thôn Đông');
+    assert.equal(parseAddress('Ấn 4, Xã Na Mao, Huyện Đại Từ, Tỉnh Thái Nguyên').street, 'Ấp 4');
+    assert.equal(parseAddress('Tân Phú, Quận 7, Hồ Chí Minh').ward, 'Tân Phú');
+  });
   it('maps the id province code', () => {
     assert.equal(provinceByIdCode('001')?.name, 'Hà Nội');
     assert.equal(provinceByIdCode('079')?.name, 'Hồ Chí Minh');
@@ -49,6 +74,10 @@ describe('field normalisation', () => {
   it('ids, dates, names, sex', () => {
     assert.equal(normaliseId('O51O82572986', 12), '051082572986');
     assert.equal(normaliseId('12345', 12), undefined);
+    // A label or a stray mark before the number is not glued to it.
+    assert.equal(normaliseId('SỐ 274644934', 9), '274644934');
+    assert.equal(normaliseId('1 244419823', 9), '244419823');
+    assert.equal(normaliseName('NGUYÊN VĂN NAM'), 'NGUYÊN VĂN NAM');
     assert.equal(normaliseDate('01-07-1989'), '01/07/1989');
     assert.equal(normaliseDate('17 tháng 01 năm 2005'), '17/01/2005');
     assert.equal(normaliseDate('31/13/2005'), undefined);
@@ -61,6 +90,17 @@ describe('field normalisation', () => {
     assert.deepEqual(stripLabel([word('nhận'), word('dạng:Sẹo'), word('dài')], 'Đặc điểm nhận dạng:').map((w) => w.text), ['Sẹo', 'dài']);
     assert.deepEqual(stripLabel([word('Ngày'), word('17')], 'Ngày').map((w) => w.text), ['17']);
   });
+  it('restores the tone marks of a known family name, and only the first word', () => {
+    assert.equal(fixSurname('NGUYÊN VĂN NAM'), 'NGUYỄN VĂN NAM');
+    assert.equal(fixSurname('ĐĂNG XUÂN BÌNH'), 'ĐẶNG XUÂN BÌNH');
+    assert.equal(fixSurname('HỒ NGUYÊN'), 'HỒ NGUYÊN');
+    assert.equal(fixSurname('LA VĂN AN'), 'LA VĂN AN'); // La and Lã are both family names: left alone
+  });
+  it('repairs a birth year misread only in its century from the 12-digit id', () => {
+    const f = normaliseFields(LAYOUTS.cccd_chip_front, { id: { text: '030170110781', conf: 90 }, dob: { text: '04/10/1870', conf: 60 }, sex: { text: 'Nữ', conf: 90 } }).fields;
+    assert.equal(f.dob?.value, '04/10/1970');
+    assert.equal(f.id?.valid, true);
+  });
   it('cross-checks a 12-digit id with province, century/sex digit and year of birth', () => {
     const layout = LAYOUTS.cccd_chip_front;
     const raw = (id: string, sex: string) => ({ id: { text: id, conf: 90 }, dob: { text: '23/10/1982', conf: 90 }, sex: { text: sex, conf: 90 } });
@@ -68,6 +108,19 @@ describe('field normalisation', () => {
     assert.equal(normaliseFields(layout, raw('051182572986', 'Nam')).fields.id?.invalid, true);
     assert.equal(normaliseFields(layout, raw('051082572986', 'Nữ')).fields.id?.invalid, true);
     assert.equal(normaliseFields(layout, raw('003082572986', 'Nam')).fields.id?.invalid, true);
+  });
+});
+
+describe('band background flattening', () => {
+  it('turns an uneven, dark background white and keeps thin strokes dark', () => {
+    const w = 200;
+    const h = 40;
+    const band = Buffer.alloc(w * h);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) band[y * w + x] = Math.round(220 - (140 * x) / w); // 220 -> 80
+    for (let y = 10; y < 30; y++) for (const x0 of [20, 100, 180]) for (let x = x0; x < x0 + 3; x++) band[y * w + x] = Math.round((220 - (140 * x) / w) * 0.25);
+    flattenBackground(band, w, h);
+    for (const x of [5, 60, 140, 195]) assert.ok(band[20 * w + x] >= 235, `background at x=${x} is ${band[20 * w + x]}`);
+    for (const x of [21, 101, 181]) assert.ok(band[20 * w + x] <= 80, `stroke at x=${x} is ${band[20 * w + x]}`);
   });
 });
 

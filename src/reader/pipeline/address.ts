@@ -151,11 +151,13 @@ function looseDistrict(districtPart: string, wardPart: string, province: Provinc
 const STREET_WORDS = ['Số', 'Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố', 'Tổ', 'Thôn', 'Xóm', 'Ấp', 'Bản', 'Buôn', 'Làng', 'Khóm', 'Khu', 'phố', 'Tổ dân phố', 'Đông', 'Tây', 'Nam', 'Bắc', 'Trung', 'Thượng', 'Hạ'];
 /** The type words a street part starts with (not the directions, which start names: "Tân" is not "Tây"). */
 const STREET_TYPES = ['Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố', 'Thôn', 'Xóm', 'Bản', 'Buôn', 'Làng', 'Khóm', 'Khu'];
+/** Two-letter street types, taken only before a number. */
+const NUMBERED_STREET_TYPES = ['Số', 'Tổ', 'Ấp'];
 const STREET_BY_KEY = new Map(STREET_WORDS.map((w) => [fold(w), w]));
 
 function fixStreetWords(street: string): string {
-  return street
-    .split(' ')
+  const words = street.split(' ');
+  return words
     .map((w, i) => {
       const m = /^([^\d,.;]+)([,.;]?)$/.exec(w);
       if (!m) return w;
@@ -163,7 +165,11 @@ function fixStreetWords(street: string): string {
       if (hit) return hit + m[2];
       // The first word is almost always one of them: one wrong letter or a stray mark ("[hôn") is repaired.
       const key = fold(m[1]).replace(/[^a-z]/g, '');
-      const near = i === 0 && key.length >= 3 ? STREET_TYPES.filter((t) => levenshtein(fold(t), key) === 1) : [];
+      // Before a number, the two-letter ones count too ("Ấn 4" is Ấp 4).
+      const types = /^\d/.test(words[1] ?? '') ? [...STREET_TYPES, ...NUMBERED_STREET_TYPES] : STREET_TYPES;
+      let near = i === 0 && (key.length >= 3 || types !== STREET_TYPES) ? types.filter((t) => levenshtein(fold(t), key) === 1) : [];
+      // Several one edit away: a letter misread (same length) is likelier than one lost or added.
+      if (near.length > 1) near = near.filter((t) => fold(t).length === key.length);
       return near.length === 1 ? near[0] + m[2] : w;
     })
     .join(' ');
@@ -178,14 +184,20 @@ function fixStreetWords(street: string): string {
 function inferProvince(parts: string[]): { match: Match<Province>; rest: string[] } | undefined {
   const last = parts[parts.length - 1];
   const { type, name } = splitType(last)[0];
-  const key = foldKey(name);
   const tries: { rest: string[]; provinces: Province[]; typed: boolean }[] = [];
-  if (key.length >= 2 && parts.length >= 2) {
-    tries.push({ rest: parts.slice(0, -1), provinces: gazetteer().filter((p) => p.key.startsWith(key) && p.key !== key), typed: type !== '' });
+  // The start of a province's name, its leading words read right ("Hải" of "Hải Hước" for Hải Dương).
+  const words = name.split(' ');
+  for (let k = words.length; k >= 1 && parts.length >= 2; k--) {
+    const key = foldKey(words.slice(0, k).join(' '));
+    const provinces = key.length >= 2 ? gazetteer().filter((p) => p.key.startsWith(key) && p.key !== key) : [];
+    if (provinces.length > 0) {
+      tries.push({ rest: parts.slice(0, -1), provinces, typed: type !== '' });
+      break;
+    }
   }
   if (parts.length >= 2) tries.push({ rest: parts, provinces: gazetteer(), typed: false });
   // The province misread beyond correction: its district and ward, found in one province only, name it.
-  if (parts.length >= 3) tries.push({ rest: parts.slice(0, -1), provinces: gazetteer(), typed: false });
+  if (parts.length >= 3) tries.push({ rest: parts.slice(0, -1), provinces: gazetteer(), typed: type !== '' });
   for (const t of tries) {
     const scored = t.provinces
       .map((p) => {
@@ -258,6 +270,13 @@ export function parseAddress(raw: string): ParsedAddress {
   // Three levels: ward, district, province.
   const dm = rest.length >= 1 ? best(rest[rest.length - 1], province.districts) : undefined;
   if (dm && rest.length >= 1) splitGluedTail(rest, dm.unit.wards, rest.length - 1);
+  if (dm && rest.length >= 2 && !best(rest[rest.length - 2], dm.unit.wards)) {
+    // OCR dropped the first word of the ward ("Phước Tây" for Cam Phước Tây): the one ward of the district ending so.
+    const read = splitType(rest[rest.length - 2])[0];
+    const key = foldKey(read.name);
+    const ends = key.length >= 5 && read.name.includes(' ') ? dm.unit.wards.filter((w) => w.key.endsWith(key) && w.key !== key) : [];
+    if (ends.length === 1) rest[rest.length - 2] = read.type ? `${read.type} ${ends[0].name}` : ends[0].name;
+  }
   const wmInDistrict = dm && rest.length >= 2 ? best(rest[rest.length - 2], dm.unit.wards) : undefined;
   const wmProvince = rest.length >= 1 ? best(rest[rest.length - 1], province.wards) : undefined;
   if (dm && (wmInDistrict || !wmProvince || wmProvince.distance > dm.distance)) {

@@ -330,9 +330,13 @@ const UNSURE_WORD = 60;
  */
 function parseAddressWords(r: RawField): ParsedAddress {
   const all = parseAddress(r.text);
+  // A stray mark glued to a word ("[hôn") is not a reason to drop it: judge the word without it.
+  const bare = (t: string) => t.replace(/^[^\p{L}\p{N}]+/u, '');
   // Only words that cannot be Vietnamese are candidates ("UHIUUH", "NT"): an unsure "Tổ" or "Tỉnh" stays.
-  const sure = (r.words ?? []).filter((w) => w.conf >= UNSURE_WORD || /^\d+[,.]?$/.test(w.text) || vietnameseWord(w.text));
-  if (!r.words || sure.length === r.words.length || sure.length === 0) return all;
+  const sure = (r.words ?? [])
+    .map((w) => ({ ...w, text: bare(w.text) }))
+    .filter((w) => w.text && (w.conf >= UNSURE_WORD || /^\d+[,.]?$/.test(w.text) || vietnameseWord(w.text)));
+  if (!r.words || sure.length === 0 || sure.every((w, i) => w.text === r.words![i]?.text)) return all;
   const trimmed = parseAddress(tidy(sure.map((w) => w.text).join(' ')));
   return trimmed.matched >= all.matched && trimmed.exact >= all.exact ? trimmed : all;
 }
