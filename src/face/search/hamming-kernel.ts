@@ -3,9 +3,9 @@
  * Hamming distance from one query sign code to every stored code, plus a
  * histogram of those distances, and a pass that gathers the rows at or under
  * a cut. JavaScript has no 64-bit popcount; WASM SIMD has i8x16.popcnt, which
- * V8 compiles to a few SSE/NEON instructions, so the scan reads 64 bytes per
- * face at memory speed. The module is encoded here byte by byte (a few hundred
- * bytes), so there is no build step and nothing to download.
+ * V8 compiles to a few SSE/NEON instructions, so the scan runs at about the
+ * speed memory delivers the codes. The module is encoded here byte by byte
+ * (a few hundred bytes), so there is no build step and nothing to download.
  *
  * Memory layout is the caller's: every function takes byte addresses into the
  * one imported memory.

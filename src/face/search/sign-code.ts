@@ -34,10 +34,39 @@ const rotations: Float64Array[][] = (() => {
   );
 })();
 
-/** In-place fast Walsh-Hadamard transform (unnormalised: only signs are kept). */
-function walshHadamard(x: Float64Array): void {
-  for (let h = 1; h < x.length; h <<= 1) {
-    for (let i = 0; i < x.length; i += h << 1) {
+/**
+ * x <- H (d * x): a sign flip then an in-place fast Walsh-Hadamard transform
+ * (unnormalised: only signs are kept), two butterfly stages per pass.
+ */
+function flipAndTransform(x: Float64Array, d: Float64Array): void {
+  const n = x.length;
+  for (let i = 0; i < n; i += 4) {
+    const a = x[i] * d[i];
+    const b = x[i + 1] * d[i + 1];
+    const c = x[i + 2] * d[i + 2];
+    const e = x[i + 3] * d[i + 3];
+    x[i] = a + b + (c + e);
+    x[i + 1] = a - b + (c - e);
+    x[i + 2] = a + b - (c + e);
+    x[i + 3] = a - b - (c - e);
+  }
+  let h = 4;
+  for (; h * 4 <= n; h *= 4) {
+    for (let i = 0; i < n; i += h * 4) {
+      for (let j = i; j < i + h; j++) {
+        const a = x[j];
+        const b = x[j + h];
+        const c = x[j + 2 * h];
+        const e = x[j + 3 * h];
+        x[j] = a + b + (c + e);
+        x[j + h] = a - b + (c - e);
+        x[j + 2 * h] = a + b - (c + e);
+        x[j + 3 * h] = a - b - (c - e);
+      }
+    }
+  }
+  for (; h < n; h *= 2) {
+    for (let i = 0; i < n; i += h * 2) {
       for (let j = i; j < i + h; j++) {
         const a = x[j];
         const b = x[j + h];
@@ -49,6 +78,8 @@ function walshHadamard(x: Float64Array): void {
 }
 
 const scratch = new Float64Array(CODE_DIMENSIONS);
+/** The scratch's 32-bit halves: the high half of element i (little-endian) holds its sign bit, read without a branch. */
+const scratchWords = new Uint32Array(scratch.buffer);
 
 /** Writes the CODE_BYTES sign code of a 512-d vector to `out` at `offset` (bit j of byte b is rotated coordinate 8b + j). */
 export function signCode(v: Float32Array, out: Uint8Array, offset = 0): void {
@@ -56,14 +87,11 @@ export function signCode(v: Float32Array, out: Uint8Array, offset = 0): void {
   const x = scratch;
   for (let r = 0; r < rotations.length; r++) {
     for (let i = 0; i < CODE_DIMENSIONS; i++) x[i] = v[i];
-    for (const d of rotations[r]) {
-      for (let i = 0; i < CODE_DIMENSIONS; i++) x[i] *= d[i];
-      walshHadamard(x);
-    }
+    for (const d of rotations[r]) flipAndTransform(x, d);
     const first = r * CODE_DIMENSIONS;
     for (let b = 0; b < CODE_DIMENSIONS / 8 && first + b * 8 < CODE_BITS; b++) {
       let byte = 0;
-      for (let j = 0; j < 8; j++) if (x[b * 8 + j] < 0) byte |= 1 << j;
+      for (let j = 0; j < 8; j++) byte |= (scratchWords[(b * 8 + j) * 2 + 1] >>> 31) << j;
       out[offset + first / 8 + b] = byte;
     }
   }
