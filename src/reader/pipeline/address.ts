@@ -270,6 +270,10 @@ export function parseAddress(raw: string): ParsedAddress {
   // Three levels: ward, district, province.
   const dm = rest.length >= 1 ? best(rest[rest.length - 1], province.districts) : undefined;
   if (dm && rest.length >= 1) splitGluedTail(rest, dm.unit.wards, rest.length - 1);
+  if (dm && rest.length >= 3 && !best(rest[rest.length - 2], dm.unit.wards) && !rest[rest.length - 2].includes(' ') && best(rest[rest.length - 3], dm.unit.wards)) {
+    // A lone word between the ward and the district is background read as text ("Ngọc Đào, rước, Hà Quảng").
+    rest.splice(rest.length - 2, 1);
+  }
   if (dm && rest.length >= 2 && !best(rest[rest.length - 2], dm.unit.wards)) {
     // OCR dropped the first word of the ward ("Phước Tây" for Cam Phước Tây): the one ward of the district ending so.
     const read = splitType(rest[rest.length - 2])[0];

@@ -345,9 +345,11 @@ function parseAddressWords(r: RawField): ParsedAddress {
 function vietnameseWord(text: string): boolean {
   const m = /^(\p{L}+)[,.]?$/u.exec(text);
   if (!m) return false;
-  const f = fold(m[1]);
-  return f.length <= 7 && /[aeiouy]/.test(f) && !/[fjwz]/.test(f) && !/\p{Ll}\p{Lu}/u.test(m[1]);
+  return VIETNAMESE_SYLLABLE.test(fold(m[1])) && !/\p{Ll}\p{Lu}/u.test(m[1]);
 }
+
+/** A Vietnamese syllable without its marks: an onset, one to three vowels, a coda ("UHIUUH" and "NT" are not). */
+const VIETNAMESE_SYLLABLE = /^(ngh|ng|nh|ch|gh|gi|kh|ph|qu|th|tr|[bcdghklmnpqrstvx])?[aeiouy]{1,3}(ch|ng|nh|[cmnpt])?$/;
 
 /**
  * Vietnamese family names, the common ones (together over 95% of people):
