@@ -83,12 +83,24 @@ export class CollectionIndex {
     return this.vectors.subarray(i * this.dim, (i + 1) * this.dim);
   }
 
+  /** Row i . q in float64; four running sums let the products overlap. */
   private score(i: number, q: Float32Array): number {
     const vs = this.vectors;
-    const base = i * this.dim;
-    let s = 0;
-    for (let j = 0; j < q.length; j++) s += vs[base + j] * q[j];
-    return s;
+    const d = this.dim;
+    const base = i * d;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let j = 0;
+    for (; j + 4 <= d; j += 4) {
+      s0 += vs[base + j] * q[j];
+      s1 += vs[base + j + 1] * q[j + 1];
+      s2 += vs[base + j + 2] * q[j + 2];
+      s3 += vs[base + j + 3] * q[j + 3];
+    }
+    for (; j < d; j++) s0 += vs[base + j] * q[j];
+    return s0 + s1 + (s2 + s3);
   }
 
   /**
@@ -109,7 +121,10 @@ export class CollectionIndex {
     };
     const near = this.codes?.near(q, hammingCut(minCosine), Math.max(POOL, k * 8));
     if (near && near.length <= this.count * FULL_SCAN_SHARE) {
-      for (const i of near) keep(i, this.score(i, q));
+      // Only the best `want` faces matter (as in the other scans), so most candidates cost one comparison after scoring.
+      const top = new BestFaces(want);
+      for (let c = 0; c < near.length; c++) top.offer(near[c], this.score(near[c], q));
+      top.forEach(keep);
     } else if (simd && this.engine === 'usearch') {
       const m = simd.exactSearch(this.vectors.subarray(0, this.count * this.dim), q, this.dim, want, simd.MetricKind.IP, 1) as {
         keys: BigUint64Array;
@@ -127,6 +142,33 @@ export class CollectionIndex {
       .map(([owner, cosine]) => ({ owner, cosine }))
       .sort((a, b) => b.cosine - a.cosine)
       .slice(0, k);
+  }
+}
+
+/** The `size` highest-scoring rows offered, kept sorted in small arrays (size is a few dozen). */
+class BestFaces {
+  private readonly rows: Int32Array;
+  private readonly scores: Float64Array;
+  private filled = 0;
+
+  constructor(private readonly size: number) {
+    this.rows = new Int32Array(size);
+    this.scores = new Float64Array(size);
+  }
+
+  offer(row: number, score: number): void {
+    if (this.filled === this.size && score <= this.scores[this.size - 1]) return;
+    let at = this.filled < this.size ? this.filled++ : this.size - 1;
+    for (; at > 0 && this.scores[at - 1] < score; at--) {
+      this.scores[at] = this.scores[at - 1];
+      this.rows[at] = this.rows[at - 1];
+    }
+    this.scores[at] = score;
+    this.rows[at] = row;
+  }
+
+  forEach(f: (row: number, score: number) => void): void {
+    for (let i = 0; i < this.filled; i++) f(this.rows[i], this.scores[i]);
   }
 }
 
