@@ -14,6 +14,11 @@ import { seededRandom } from '../../platform/random.js';
  * The rotation is two rounds of random sign flips followed by a fast
  * Walsh-Hadamard transform (HD HD): O(d log d) per vector instead of the d^2
  * of a dense rotation, and mixes every input coordinate into every output.
+ * One round is not enough: for x = 0.6 e_i + 0.8 e_j every bit follows e_j.
+ * Checked on 200k pairs per case (dense, biased-mean and sparse vectors at
+ * cosine 0, 0.5 and 0.6; basis-vector pairs): mean distance as SimHash says,
+ * spread about 0.83 of the binomial's (orthogonal hyperplanes), so the
+ * binomial cut is conservative.
  */
 
 /** Embedding dimensions the rotation takes (a power of two). */
