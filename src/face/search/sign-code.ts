@@ -15,10 +15,10 @@ import { seededRandom } from '../../platform/random.js';
  * Walsh-Hadamard transform (HD HD): O(d log d) per vector instead of the d^2
  * of a dense rotation, and mixes every input coordinate into every output.
  * One round is not enough: for x = 0.6 e_i + 0.8 e_j every bit follows e_j.
- * Checked on 200k pairs per case (dense, biased-mean and sparse vectors at
- * cosine 0, 0.5 and 0.6; basis-vector pairs): mean distance as SimHash says,
- * spread about 0.83 of the binomial's (orthogonal hyperplanes), so the
- * binomial cut is conservative.
+ * Checked on 50k-100k pairs per case (dense, biased-mean and sparse vectors at
+ * cosine 0, 0.5 and 0.6; basis-vector pairs): mean distance within 1% of
+ * SimHash's, spread about 0.83 of the binomial's (orthogonal hyperplanes),
+ * largest distance seen 4 binomial sd above the mean where the cut is 7.25.
  */
 
 /** Embedding dimensions the rotation takes (a power of two). */
