@@ -62,6 +62,8 @@ describe('address matching against the official unit list', () => {
     assert.equal(parseAddress('hôn Đông, Cam Tân, Cam Lâm, Khánh Hòa').street, 'Thôn Đông');
     assert.equal(parseAddress('Ấn 4, Xã Na Mao, Huyện Đại Từ, Tỉnh Thái Nguyên').street, 'Ấp 4');
     assert.equal(parseAddress('Tân Phú, Quận 7, Hồ Chí Minh').ward, 'Tân Phú');
+    // A missed comma before the province.
+    assert.equal(parseAddress('Số 134 Trần Hưng Đạo, Hòa Hiên Bắc Đà Nẵng').text, 'Số 134 Trần Hưng Đạo, Hòa Hiệp Bắc, Đà Nẵng');
   });
   it('maps the id province code', () => {
     assert.equal(provinceByIdCode('001')?.name, 'Hà Nội');
@@ -100,6 +102,13 @@ describe('field normalisation', () => {
     const f = normaliseFields(LAYOUTS.cccd_chip_front, { id: { text: '030170110781', conf: 90 }, dob: { text: '04/10/1870', conf: 60 }, sex: { text: 'Nữ', conf: 90 } }).fields;
     assert.equal(f.dob?.value, '04/10/1970');
     assert.equal(f.id?.valid, true);
+  });
+  it("takes a citizen card's expiry day and month from the birthday its year names (25, 40, 60)", () => {
+    const read = (doe: string) =>
+      normaliseFields(LAYOUTS.cccd_chip_front, { id: { text: '019156532302', conf: 90 }, dob: { text: '04/05/1956', conf: 90 }, doe: { text: doe, conf: 60 } }).fields.doe?.value;
+    assert.equal(read('34/05/2016'), '04/05/2016');
+    assert.equal(read('04/06/2016'), '04/05/2016');
+    assert.equal(read('04/06/2017'), '04/06/2017'); // not a 25/40/60 birthday: as read
   });
   it('cross-checks a 12-digit id with province, century/sex digit and year of birth', () => {
     const layout = LAYOUTS.cccd_chip_front;

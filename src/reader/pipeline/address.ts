@@ -250,6 +250,15 @@ export function parseAddress(raw: string): ParsedAddress {
     pm = best(lastWords.slice(0, k).join(' '), gazetteer());
     if (pm) parts[parts.length - 1] = lastWords.slice(0, k).join(' ');
   }
+  // A missed comma before the province ("Hòa Hiệp Bắc Đà Nẵng"): its last words, read exactly, are the province.
+  for (let k = Math.min(4, lastWords.length - 1); k >= 1 && !pm; k--) {
+    const tail = lastWords.slice(-k).join(' ');
+    const m = foldKey(tail).length >= 4 ? best(tail, gazetteer()) : undefined;
+    if (m && m.distance === 0) {
+      pm = m;
+      parts.splice(parts.length - 1, 1, lastWords.slice(0, -k).join(' '), tail);
+    }
+  }
   let rest = parts.slice(0, -1);
   if (!pm) {
     // The province was cut short ("Bắc" for Bắc Kạn) or lost with its line: the district names it.

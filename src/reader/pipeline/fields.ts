@@ -303,6 +303,17 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
       if (v) fields.dob = { value: v, conf: raw.dob.conf, valid: true };
     }
   }
+  // A citizen card expires on the holder's 25th, 40th or 60th birthday: a day or month OCR got
+  // wrong (or impossible, "34/05") is taken from the date of birth when the years say so.
+  const dob = fields.dob?.value;
+  if (layout.kind.startsWith('cccd') && dob && raw.doe?.text) {
+    const loose = /(\d{2})\s*[/.-]\s*(\d{2})\s*[/.-]\s*(\d{4})/.exec(raw.doe.text);
+    const years = loose ? Number(loose[3]) - Number(dob.slice(6)) : NaN;
+    if (loose && [25, 40, 60].includes(years)) {
+      const v = `${dob.slice(0, 6)}${loose[3]}`;
+      fields.doe = { value: v, conf: raw.doe.conf, valid: true };
+    }
+  }
   // Cross-checks of the 12-digit id: province code, century/sex digit, year of birth.
   if (id && id.value.length === 12) {
     const dob = fields.dob?.value;
