@@ -260,6 +260,16 @@ export function parseAddress(raw: string): ParsedAddress {
     }
   }
   let rest = parts.slice(0, -1);
+  if (pm && pm.distance > 0 && rest.length >= 1) {
+    // A province found only by correction, with nothing before it in it, may be the wrong one
+    // ("Quảng Em" is one letter pair from Quảng Nam): the district and ward may name another.
+    const inside = best(rest[rest.length - 1], pm.unit.districts) ?? best(rest[rest.length - 1], pm.unit.wards);
+    const other = inside ? undefined : inferProvince([...rest, lastWords.join(' ')]);
+    if (other && other.match.unit !== pm.unit) {
+      pm = other.match;
+      rest = other.rest;
+    }
+  }
   if (!pm) {
     // The province was cut short ("Bắc" for Bắc Kạn) or lost with its line: the district names it.
     const inferred = inferProvince(parts);
