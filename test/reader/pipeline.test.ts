@@ -152,6 +152,9 @@ describe('classification by header words', () => {
   it('tells the kinds apart', () => {
     assert.equal(classifyHeader(words('CĂN CƯỚC CÔNG DÂN Citizen Identity Card')), 'cccd_chip_front');
     assert.equal(classifyHeader(words('CỘNG HÒA XÃ HỘI CĂN CƯỚC CÔNG DÂN Số:')), 'cccd_12_front');
+    // "Họ" misread as "no" is not the chip card's "Số/No.".
+    assert.equal(classifyHeader(words('CĂN CƯỚC CÔNG DÂN số: 080206727200 no và tên:')), 'cccd_12_front');
+    assert.equal(classifyHeader(words('CĂN CƯỚC CÔNG DÂN Số/No.: 080206727200')), 'cccd_chip_front');
     assert.equal(classifyHeader(words('GIẤY CHỨNG MINH NHÂN DÂN')), 'cmnd_09_front');
     assert.equal(classifyHeader(words('CHỨNG MINH NHÂN DÂN')), 'cmnd_12_front');
     assert.equal(classifyHeader(words('Dân tộc: Kinh Tôn giáo: Không DẤU VẾT RIÊNG')), 'cmnd_09_back');
