@@ -1,6 +1,6 @@
 import { ServiceError } from '../platform/http/errors.js';
 import type { FaceConfig } from './config.js';
-import { assessFace, cosineToSimilarity, dot, EMBEDDING_MODEL, isJpeg, looksLikeIdCard, type FaceEngine, type FaceVerdict, type PrimaryFace } from './engine/index.js';
+import { assessFace, cosineToSimilarity, similarityToCosine, dot, EMBEDDING_MODEL, isJpeg, looksLikeIdCard, type FaceEngine, type FaceVerdict, type PrimaryFace } from './engine/index.js';
 import { MatchErrors, SearchErrors } from './errors.js';
 import type { UploadedFile } from './form.js';
 import { FaceIndexCache } from './search/index-cache.js';
@@ -90,7 +90,8 @@ export class FaceSearchService {
     const index = await this.cache.get(coll.id, stamp, async () =>
       (await this.store.listFaces(appCode, coll.id)).map((f) => ({ owner: f.userRowId, embedding: f.embedding })),
     );
-    const [best] = index.search(face.embedding, 1);
+    // The fast scan guarantees every face at or above the request's threshold is scored exactly.
+    const [best] = index.search(face.embedding, 1, similarityToCosine(threshold));
     if (!best) throw new ServiceError(SearchErrors.notFound);
     const similarity = cosineToSimilarity(best.cosine);
     if (similarity < threshold) throw new ServiceError(SearchErrors.notFound);

@@ -7,7 +7,7 @@ import { searchEngine } from '../search/index-cache.js';
 import type { AnalyzeResult, AnalyzeTask, PrimaryFace } from './worker.js';
 
 export type { AnalyzeResult, PrimaryFace } from './worker.js';
-export { cosineToSimilarity, dot, SIMILARITY_MAP } from './similarity.js';
+export { cosineToSimilarity, dot, SIMILARITY_MAP, similarityToCosine } from './similarity.js';
 
 /** The model tag stored with every embedding (a different model's vectors are not comparable). */
 export const EMBEDDING_MODEL = 'faceplugin-fr_feature-512';
