@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../../src/platform/config.js';
 import { migrateToLatest, openStore, type Store } from '../../src/platform/db/database.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { call } from '../support/http.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { useMigratedStore } from '../support/store.js';
 
 const run = promisify(execFile);
 
@@ -51,19 +51,10 @@ describe('configuration', () => {
 /** The credential store suite, run on both engines. */
 function credentialSuite(engine: 'sqlite' | 'postgres') {
   describe(`applications and credentials on ${engine}`, () => {
+    const current = useMigratedStore(engine, 'saola-cred-');
     let store: Store;
-    let pgdb: TestDatabase | undefined;
-    let dir: string;
-    before(async () => {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-cred-'));
-      if (engine === 'postgres') pgdb = await createTestDatabase();
-      store = openStore(pgdb?.url ?? `sqlite:${path.join(dir, 'db.sqlite')}`);
-      await migrateToLatest(store, migrations);
-    });
-    after(async () => {
-      await store?.close();
-      await pgdb?.drop();
-      fs.rmSync(dir, { recursive: true, force: true });
+    before(() => {
+      store = current();
     });
 
     test('migrations are idempotent', async () => {

@@ -19,7 +19,7 @@ import { migrateToLatest, openStore, type Store } from '../../src/platform/db/da
 import { readerFeaturesCommand } from '../../src/reader/cli.js';
 import { ReaderSettingsStore } from '../../src/reader/settings-store.js';
 import { startTestApp, type Tenant, type TestApp } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { useMigratedStore } from '../support/store.js';
 import { fixture, postForm, truth } from './helpers.js';
 
 const PROB = /^\d{1,3}\.\d{2}$/;
@@ -27,26 +27,13 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 function settingsSuite(engine: 'sqlite' | 'postgres') {
   describe(`reader application settings on ${engine}`, () => {
-    let store: Store;
-    let pgdb: TestDatabase | undefined;
-    let dir: string;
-    before(async () => {
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-reader-settings-'));
-      if (engine === 'postgres') pgdb = await createTestDatabase();
-      store = openStore(pgdb?.url ?? `sqlite:${path.join(dir, 'db.sqlite')}`);
-      await migrateToLatest(store, migrations);
-    });
-    after(async () => {
-      await store?.close();
-      await pgdb?.drop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
+    const current = useMigratedStore(engine, 'saola-reader-settings-');
 
     it('the migration made the table: nothing is arranged by default, on and off apply to one application only', async () => {
-      const credentials = new Credentials(store, 0);
+      const credentials = new Credentials(current(), 0);
       const a = await credentials.createApp('bank-a');
       const b = await credentials.createApp('bank-b');
-      const settings = new ReaderSettingsStore(store.db);
+      const settings = new ReaderSettingsStore(current().db);
       assert.deepEqual(await settings.get(a.app_code), { app_code: a.app_code, features: false, updated_time: null });
       assert.equal(await settings.featuresArranged(a.app_code), false);
 
@@ -61,12 +48,12 @@ function settingsSuite(engine: 'sqlite' | 'postgres') {
       const off = await settings.setFeatures(a.app_code, false);
       assert.equal(await settings.featuresArranged(a.app_code), false);
       assert.equal((await settings.get(a.app_code)).updated_time, off.updated_time);
-      const rows = await store.db.withTables<{ reader_app_settings: { app_code: string } }>().selectFrom('reader_app_settings').selectAll().execute();
+      const rows = await current().db.withTables<{ reader_app_settings: { app_code: string } }>().selectFrom('reader_app_settings').selectAll().execute();
       assert.equal(rows.length, 1);
     });
 
     it('settings belong to an existing application', async () => {
-      await assert.rejects(new ReaderSettingsStore(store.db).setFeatures('no-such-app', true));
+      await assert.rejects(new ReaderSettingsStore(current().db).setFeatures('no-such-app', true));
     });
   });
 }
