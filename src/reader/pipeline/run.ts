@@ -56,9 +56,9 @@ const STRICT_DATE = /\b\d{2}\s?[/.-]\s?\d{2}\s?[/.-]\s?\d{4}\b/;
 const RETRY_SCALE = 1.8;
 
 async function classify(ocr: OcrEngine, gray: Buffer, psm = 6): Promise<CardKind | undefined> {
-  // Not flattened: the header's text is large and clear, and flattening the emblem and photo
-  // edges around it only gives Tesseract more blobs to try (measured: more CPU, no better kinds).
-  const stack = await stackBands(gray, [HEADER_BAND], HEADER_SCALE, false);
+  // Flattened like the fields: unflattened, 2 of 240 backs were not recognised (code 3) on the
+  // held-out set against none, for roughly 0.05 s more CPU per card (noisy measurements).
+  const stack = await stackBands(gray, [HEADER_BAND], HEADER_SCALE);
   const words = await ocr.recognize(stack.png, { lang: 'vie', psm });
   return classifyHeader(words, HEADER_SCALE);
 }
