@@ -50,10 +50,11 @@ export type ReadResult = ReadCard | ReadRefusal;
 const HEADER_SCALE = 0.7;
 /** Field bands are enlarged before OCR by default: Tesseract reads accents better with taller letters. */
 export const DEFAULT_FIELD_SCALE = 1.4;
-/** The second reading of weak fields: bands may move further onto their text, and are enlarged more. */
-const RETRY_REACH = 0.7;
-const STRICT_DATE = /\b\d{2}\s?[/.-]\s?\d{2}\s?[/.-]\s?\d{4}\b/;
+/** The second reading of weak fields: enlarged more; dates in a window this many band heights taller each way. */
 const RETRY_SCALE = 1.8;
+const RETRY_REACH = 0.7;
+/** In that taller window only a date printed as one counts. */
+const STRICT_DATE = /\b\d{2}\s?[/.-]\s?\d{2}\s?[/.-]\s?\d{4}\b/;
 
 async function classify(ocr: OcrEngine, gray: Buffer, psm = 6): Promise<CardKind | undefined> {
   // Flattened like the fields: unflattened, 2 of 240 backs were not recognised (code 3) on the
@@ -89,30 +90,26 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     lap('locate');
     let flat = await warpCard(image, located.corners, task.face);
     lap('warp');
-    let kind = await classify(ocr, flat.gray);
-    if (!kind) {
-      const turned = { gray: rotate180(flat.gray, 1), rgb: flat.rgb && rotate180(flat.rgb, 3) };
-      kind = await classify(ocr, turned.gray);
-      if (kind) flat = turned;
-    }
+    // Each reading is tried upright, then turned by 180 degrees (the turned card is made once, when first needed).
+    const upright = flat;
+    let turnedCard: typeof flat | undefined;
+    const turned = () => (turnedCard ??= { gray: rotate180(upright.gray, 1), rgb: upright.rgb && rotate180(upright.rgb, 3) });
+    let kind: CardKind | undefined;
     let mrz: MrzReading | undefined;
-    if (!kind) {
-      // The chip card's back has few header words: its MRZ band decides (either way up).
-      mrz = await readMrzBand(ocr, flat.gray);
-      if (!mrz) {
-        const turned = { gray: rotate180(flat.gray, 1), rgb: flat.rgb && rotate180(flat.rgb, 3) };
-        mrz = await readMrzBand(ocr, turned.gray);
-        if (mrz) flat = turned;
+    const attempts: ((gray: Buffer) => Promise<CardKind | undefined>)[] = [
+      (gray) => classify(ocr, gray),
+      // The chip card's back has few header words: its MRZ band decides.
+      async (gray) => ((mrz = await readMrzBand(ocr, gray)) ? 'cccd_chip_back' : undefined),
+      // Read as one block, a header beside busy artwork (fingerprint boxes) can come out empty: last, as sparse text.
+      (gray) => classify(ocr, gray, 11),
+    ];
+    for (const attempt of attempts) {
+      for (const card of [upright, undefined]) {
+        if (kind) break;
+        const candidate = card ?? turned();
+        kind = await attempt(candidate.gray);
+        if (kind) flat = candidate;
       }
-      if (mrz) kind = 'cccd_chip_back';
-    }
-    // Read as one block, a header beside busy artwork (fingerprint boxes) can come out empty:
-    // last, read it as sparse text, either way up.
-    for (const turn of [false, true]) {
-      if (kind) break;
-      const candidate = turn ? { gray: rotate180(flat.gray, 1), rgb: flat.rgb && rotate180(flat.rgb, 3) } : flat;
-      kind = await classify(ocr, candidate.gray, 11);
-      if (kind) flat = candidate;
     }
     lap('classify');
     if (!kind) throw new ReaderFailure(3, 'No ID card found in the image: the card could not be recognised');
@@ -136,8 +133,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     const valueStart = (l: { label: string; size: number }) => (l.label ? (14 + 10 + 4 + 0.8 * labelWidth(l.label, l.size)) * FIELD_SCALE : 0);
     let raw = readRawFields(layout, lines, wordsByBand(words, stack.spans), valueStart);
     let normal = normaliseFields(layout, raw);
-    // Second reading of the fields that came out missing, invalid or unsure: the bands
-    // re-aligned over a wider range and enlarged more, in one more OCR call.
+    // Second reading of the fields that came out missing, invalid or unsure, enlarged more,
+    // in one more OCR call.
     const weak = weakFields(layout, normal, raw).filter((f) => read.includes(f));
     if (weak.length > 0) {
       const retryLines = lines.filter((l) => weak.includes(l.field));
@@ -153,9 +150,10 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       const second = readRawFields(layout, retryLines, wordsByBand(retryWords, retryStack.spans), retryStart);
       // A tall window may hold other numbers: only a date printed as one counts there.
       for (const l of retryLines) if (l.style === 'date' && !STRICT_DATE.test(second[l.field]?.text ?? '')) delete second[l.field];
-      const mixed = normaliseFields(layout, { ...raw, ...second });
+      const both = { ...raw, ...second };
+      const mixed = normaliseFields(layout, both);
       const chosen = { ...raw };
-      for (const f of weak) if (second[f] && readingScore(f, mixed, { ...raw, ...second }) > readingScore(f, normal, raw)) chosen[f] = second[f];
+      for (const f of weak) if (second[f] && readingScore(f, mixed, both) > readingScore(f, normal, raw)) chosen[f] = second[f];
       raw = chosen;
       normal = normaliseFields(layout, raw);
       timings.retried = weak.length;
