@@ -3,12 +3,14 @@
  * (bench/idcard-synth.ts): per-field exact match (accent-exact), card-finding
  * rate, and CPU time per image (this process plus the Tesseract children).
  *
- *   npm run eval:idcard -- [--n 120] [--seed 1000] [--engine auto|native|js] [--kind cccd_chip_front] [--misses 40]
+ *   npm run eval:idcard -- [--n 120] [--seed 1000] [--engine auto|native|once|js]
+ *
+ * `once` is the native program started once per OCR call (the mode without `stdbuf`), for comparison. [--kind cccd_chip_front] [--misses 40]
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { LAYOUTS, type CardKind } from '../src/reader/layouts.js';
-import { chooseOcrEngine } from '../src/reader/pipeline/ocr.js';
+import { chooseOcrEngine, NativeTesseract } from '../src/reader/pipeline/ocr.js';
 import { readCard } from '../src/reader/pipeline/run.js';
 import { ALL_KINDS, makeSample } from './idcard-synth.js';
 
@@ -24,15 +26,27 @@ const { values } = parseArgs({
 const n = Number(values.n);
 const seed0 = Number(values.seed);
 const kinds = values.kind ? [values.kind as CardKind] : ALL_KINDS;
-const ocr = chooseOcrEngine(values.engine as 'auto' | 'native' | 'js');
+const ocr = values.engine === 'once' ? new NativeTesseract({ streaming: false }) : chooseOcrEngine(values.engine as 'auto' | 'native' | 'js');
 
-/** CPU seconds of this process and of its finished children (Tesseract runs as a child process). */
+/** Clock ticks of user + system CPU in a /proc/<pid>/stat line: the process's own, or (children) of its reaped children. */
+function statTicks(pid: number | 'self', children = false): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return children ? Number(fields[13]) + Number(fields[14]) : Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0; // the process has just ended: its time is in the parent's children ticks
+  }
+}
+
+/**
+ * CPU seconds of this process, its finished children (one-shot Tesseract runs)
+ * and the long-lived Tesseract processes still running.
+ */
 function cpuSeconds(): number {
   const u = process.cpuUsage();
-  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[13]) + Number(fields[14]); // cutime + cstime
-  return (u.user + u.system) / 1e6 + ticks / 100;
+  const live = (ocr.pids?.() ?? []).reduce((sum, pid) => sum + statTicks(pid), 0);
+  return (u.user + u.system) / 1e6 + (statTicks('self', true) + live) / 100;
 }
 
 type Tally = { right: number; total: number };

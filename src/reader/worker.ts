@@ -1,6 +1,7 @@
 /**
  * The reader's worker thread: OpenCV loads once per thread, the OCR engine is
- * made on the first task (the main thread decides native or js), then every
+ * made on the first task (the main thread decides native or js) and kept
+ * (its Tesseract processes stay loaded), then every
  * task runs the card pipeline.
  */
 import { loadOpenCv } from '../platform/vision/card-outline.js';
@@ -10,6 +11,8 @@ import type { ReaderTask } from './service.js';
 
 let ocr: OcrEngine | undefined;
 void loadOpenCv();
+// The long-lived Tesseract processes end with the thread (they would also end on their stdin closing).
+process.on('exit', () => void ocr?.close());
 
 export default async function run(task: ReaderTask): Promise<ReadResult> {
   ocr ??= task.engine === 'js' ? new JsTesseract() : new NativeTesseract();

@@ -1,11 +1,13 @@
 /**
- * Stage 5 engine: Tesseract 5. The Debian `tesseract` program (run as a child
- * process, image on stdin, TSV on stdout, OMP_THREAD_LIMIT=1) when it is on the
- * PATH; otherwise tesseract.js with @tesseract.js-data/vie, behind the same
+ * Stage 5 engine: Tesseract 5. The Debian `tesseract` program when it is on the
+ * PATH: long-lived processes fed image paths (tesseract-stream.ts), or, where
+ * `stdbuf` is missing, one child process per call (image on stdin, TSV on
+ * stdout); OMP_THREAD_LIMIT=1 either way. Otherwise tesseract.js with @tesseract.js-data/vie, behind the same
  * interface. SAOLA_READER_OCR_ENGINE=js forces the fallback.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { stdbufAvailable, TesseractStreams } from './tesseract-stream.js';
 
 export interface OcrWord {
   text: string;
@@ -31,6 +33,8 @@ export interface OcrEngine {
   readonly name: 'tesseract' | 'tesseract.js';
   /** Reads a PNG (8-bit gray or RGB). */
   recognize(png: Buffer, options: OcrOptions): Promise<OcrWord[]>;
+  /** Ids of the long-lived OCR processes it runs now (CPU accounting in the evaluation). */
+  pids?(): number[];
   close(): Promise<void>;
 }
 
@@ -56,9 +60,28 @@ export function parseTsv(tsv: string): OcrWord[] {
   return words;
 }
 
+let streamingSupported: boolean | undefined;
+
 export class NativeTesseract implements OcrEngine {
   readonly name = 'tesseract' as const;
-  recognize(png: Buffer, options: OcrOptions): Promise<OcrWord[]> {
+  private readonly streams: TesseractStreams | undefined;
+
+  /** `streaming: false` runs one process per call (the mode used where `stdbuf` is missing). */
+  constructor(options: { streaming?: boolean } = {}) {
+    const streaming = options.streaming ?? (streamingSupported ??= stdbufAvailable());
+    this.streams = streaming ? new TesseractStreams(TIMEOUT_MS) : undefined;
+  }
+
+  async recognize(png: Buffer, options: OcrOptions): Promise<OcrWord[]> {
+    if (this.streams) return parseTsv(await this.streams.recognize(png, options));
+    return this.recognizeOnce(png, options);
+  }
+
+  pids(): number[] {
+    return this.streams?.pids() ?? [];
+  }
+
+  private recognizeOnce(png: Buffer, options: OcrOptions): Promise<OcrWord[]> {
     const args = ['stdin', 'stdout', '-l', options.lang, '--psm', String(options.psm), '--oem', '1'];
     if (options.whitelist) args.push('-c', `tessedit_char_whitelist=${options.whitelist}`);
     args.push('-c', 'preserve_interword_spaces=0', 'tsv');
@@ -82,7 +105,10 @@ export class NativeTesseract implements OcrEngine {
       child.stdin.end(png);
     });
   }
-  async close(): Promise<void> {}
+
+  async close(): Promise<void> {
+    await this.streams?.close();
+  }
 }
 
 type TjsWorker = {
