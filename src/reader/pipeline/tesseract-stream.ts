@@ -48,6 +48,9 @@ function makeScratchDir(): string {
   return fs.mkdtempSync(path.join(base, 'saola-ocr-'));
 }
 
+/** Names the image files; the folder is this thread's own (mkdtemp), shared by its streams. */
+let fileSeq = 0;
+
 export class TesseractStream {
   private child?: ChildProcessWithoutNullStreams;
   /** Pages the running process has been given (each call takes two: image + sentinel). */
@@ -56,7 +59,6 @@ export class TesseractStream {
   private queue: Promise<unknown> = Promise.resolve();
   private buffered = '';
   private stderrTail = '';
-  private seq = 0;
   private closed = false;
 
   constructor(
@@ -104,7 +106,7 @@ export class TesseractStream {
   private recognizeNow(png: Buffer): Promise<string> {
     if (this.closed) return Promise.reject(new Error('OCR engine closed'));
     const child = this.child && this.child.exitCode === null && !this.child.killed ? this.child : this.start();
-    const file = path.join(this.dir, `${process.pid}-${this.seq++}.png`);
+    const file = path.join(this.dir, `${fileSeq++}.png`);
     fs.writeFileSync(file, png);
     const page = this.pages + 1;
     this.pages += 2;
@@ -177,10 +179,12 @@ export class TesseractStream {
 export class TesseractStreams {
   private readonly streams = new Map<string, TesseractStream>();
   private scratch?: Promise<{ dir: string; sentinel: string }>;
+  private closed = false;
 
   constructor(private readonly timeoutMs: number) {}
 
   async recognize(png: Buffer, args: StreamArgs): Promise<string> {
+    if (this.closed) throw new Error('OCR engine closed');
     const key = `${args.lang}|${args.psm}|${args.whitelist ?? ''}`;
     let stream = this.streams.get(key);
     if (!stream) {
@@ -206,6 +210,7 @@ export class TesseractStreams {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     for (const s of this.streams.values()) s.close();
     this.streams.clear();
     const scratch = await this.scratch?.catch(() => undefined);

@@ -1,0 +1,90 @@
+/**
+ * The long-lived Tesseract processes (src/reader/pipeline/tesseract-stream.ts)
+ * against the real Debian program: same words as one process per call, each
+ * caller gets its own page, and a process that dies or hangs is replaced.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { NativeTesseract, parseTsv } from '../../src/reader/pipeline/ocr.js';
+import { TesseractStreams } from '../../src/reader/pipeline/tesseract-stream.js';
+
+async function textImage(text: string): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="520" height="70"><rect width="100%" height="100%" fill="#fff"/><text x="12" y="48" font-family="DejaVu Sans" font-size="34">${text}</text></svg>`;
+  return sharp(Buffer.from(svg)).greyscale().png().toBuffer();
+}
+
+const words = (ws: { text: string }[]) => ws.map((w) => w.text).join(' ');
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('long-lived tesseract', () => {
+  const engine = new NativeTesseract({ streaming: true });
+  after(() => engine.close());
+
+  it('reads what one process per call reads', async () => {
+    const once = new NativeTesseract({ streaming: false });
+    for (const text of ['Xin chào Việt Nam 2025', 'NGUYỄN VĂN AN 0123']) {
+      const png = await textImage(text);
+      const streamed = await engine.recognize(png, { lang: 'vie', psm: 6 });
+      assert.equal(words(streamed), text);
+      assert.deepEqual(streamed, await once.recognize(png, { lang: 'vie', psm: 6 }));
+    }
+    assert.equal(engine.pids().length, 1, 'one process per OCR setting, kept between calls');
+  });
+
+  it('gives each of many concurrent callers its own page, one process per setting', async () => {
+    const numbers = Array.from({ length: 8 }, (_, i) => String(4170 + i * 1111));
+    const images = await Promise.all(numbers.map((n) => textImage(`Số ${n}`)));
+    const results = await Promise.all(images.map((png, i) => engine.recognize(png, { lang: 'vie', psm: i % 2 ? 6 : 11 })));
+    assert.deepEqual(results.map(words), numbers.map((n) => `Số ${n}`));
+    assert.equal(engine.pids().length, 2);
+  });
+
+  it('fails a call whose image Tesseract cannot read, then starts again', async () => {
+    await engine.recognize(await textImage('trước'), { lang: 'vie', psm: 6 });
+    const [pid] = engine.pids();
+    await assert.rejects(engine.recognize(Buffer.from('not an image at all'), { lang: 'vie', psm: 6 }), /tesseract exited/);
+    assert.equal(words(await engine.recognize(await textImage('sau đó'), { lang: 'vie', psm: 6 })), 'sau đó');
+    assert.notEqual(engine.pids()[0], pid, 'a new process took over');
+  });
+
+  it('recovers from a process killed between calls', async () => {
+    const psm6 = { lang: 'vie' as const, psm: 6 };
+    await engine.recognize(await textImage('một'), psm6);
+    const before = new Set(engine.pids());
+    for (const pid of before) process.kill(pid, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(words(await engine.recognize(await textImage('hai ba'), psm6)), 'hai ba');
+  });
+
+  it('kills a process that runs past the timeout and fails its call', async () => {
+    const streams = new TesseractStreams(1);
+    await assert.rejects(streams.recognize(await textImage('chậm'), { lang: 'vie', psm: 6 }), /longer than 1 ms/);
+    const pids = streams.pids();
+    await new Promise((r) => setTimeout(r, 200));
+    for (const pid of pids) assert.equal(alive(pid), false);
+    await streams.close();
+  });
+
+  it('close ends the processes and removes the scratch folder', async () => {
+    const own = new TesseractStreams(20_000);
+    const tsv = await own.recognize(await textImage('đóng'), { lang: 'vie', psm: 6 });
+    assert.equal(words(parseTsv(tsv)), 'đóng');
+    const pids = own.pids();
+    const dirs = () => fs.readdirSync('/dev/shm').filter((d) => d.startsWith('saola-ocr-')).length;
+    const before = dirs();
+    await own.close();
+    assert.equal(dirs(), before - 1);
+    await new Promise((r) => setTimeout(r, 200));
+    for (const pid of pids) assert.equal(alive(pid), false);
+    await assert.rejects(own.recognize(await textImage('x'), { lang: 'vie', psm: 6 }));
+  });
+});
