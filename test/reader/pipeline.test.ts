@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { parseAddress, provinceByIdCode } from '../../src/reader/pipeline/address.js';
+import { danglingStreet, parseAddress, provinceByIdCode, splitGluedStreetWord } from '../../src/reader/pipeline/address.js';
+import { fixStreetNames } from '../../src/reader/pipeline/street-names.js';
 import { classifyHeader } from '../../src/reader/pipeline/classify.js';
 import { flattenBackground } from '../../src/reader/pipeline/crops.js';
 import { decodeImage } from '../../src/reader/pipeline/decode.js';
@@ -64,6 +65,36 @@ describe('address matching against the official unit list', () => {
     assert.equal(parseAddress('Tân Phú, Quận 7, Hồ Chí Minh').ward, 'Tân Phú');
     // A missed comma before the province.
     assert.equal(parseAddress('Số 134 Trần Hưng Đạo, Hòa Hiên Bắc Đà Nẵng').text, 'Số 134 Trần Hưng Đạo, Hòa Hiệp Bắc, Đà Nẵng');
+  });
+  it('keeps the province type word when only it was left of the province', () => {
+    // "Tỉnh Quảng Em": the misread name was dropped as noise; district and ward name Quảng Bình.
+    assert.equal(parseAddress('Số 149 Ngõ 11, Thị trấn Đồng Lê, Huyện Tuyên Hóa, Tỉnh').text, 'Số 149 Ngõ 11, Thị trấn Đồng Lê, Huyện Tuyên Hóa, Tỉnh Quảng Bình');
+    assert.equal(parseAddress('Số 149 Ngõ 11, Đồng Lê, Tuyên Hóa, Quảng').text, 'Số 149 Ngõ 11, Đồng Lê, Tuyên Hóa, Quảng Bình');
+  });
+  it('gives well-known street names their accents back, and leaves other streets as read', () => {
+    assert.equal(parseAddress('Số 72 Trân Hưng Đạo, Xã Hòa Thắng, Huyện Bắc Bình, Tỉnh Bình Thuận').street, 'Số 72 Trần Hưng Đạo');
+    assert.equal(fixStreetNames('Số 5 Đường Le Loi,'), 'Số 5 Đường Lê Lợi,');
+    assert.equal(fixStreetNames('Số 9 Nguyen Thi Minh Khai'), 'Số 9 Nguyễn Thị Minh Khai');
+    // A comma between the words ends a name; an unknown street keeps its reading.
+    assert.equal(fixStreetNames('Lê, Lợi'), 'Lê, Lợi');
+    assert.equal(fixStreetNames('Số 3 Trân Văn Hai'), 'Số 3 Trân Văn Hai');
+  });
+  it('splits a number glued to its street type, and knows a street that lost what follows its type', () => {
+    assert.deepEqual(splitGluedStreetWord('8Ngõ'), ['8', 'Ngõ']);
+    assert.deepEqual(splitGluedStreetWord('Ngõ21,'), ['Ngõ', '21,']);
+    assert.deepEqual(splitGluedStreetWord('12A'), ['12A']);
+    assert.deepEqual(splitGluedStreetWord('Phường3'), ['Phường3']);
+    assert.equal(danglingStreet('Số 101 Ngõ'), true);
+    assert.equal(danglingStreet('Số 101 Ngõ 4'), false);
+    assert.equal(danglingStreet('Thôn Đông'), false);
+    assert.equal(danglingStreet(''), false);
+    // "số 8Ngõ 21" read with the glued word unsure: both halves are kept (they were dropped as noise before).
+    const words = [
+      { text: 'số', conf: 83 }, { text: '8Ngõ', conf: 50 }, { text: '21,', conf: 93 }, { text: 'Phước', conf: 97 },
+      { text: 'Lộc,', conf: 97 }, { text: 'Hồ', conf: 97 }, { text: 'Chí', conf: 97 }, { text: 'Minh', conf: 97 },
+    ];
+    const f = normaliseFields(LAYOUTS.cccd_chip_front, { address: { text: words.map((w) => w.text).join(' '), conf: 89, words } });
+    assert.equal(f.fields.address?.value, 'Số 8 Ngõ 21, Phước Lộc, Hồ Chí Minh');
   });
   it('maps the id province code', () => {
     assert.equal(provinceByIdCode('001')?.name, 'Hà Nội');

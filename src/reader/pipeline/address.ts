@@ -6,6 +6,7 @@
  * (ward, province: no district); both shapes are handled.
  */
 import { createRequire } from 'node:module';
+import { fixStreetNames } from './street-names.js';
 import { fold, foldKey, levenshtein, tidy } from './text.js';
 
 interface RawUnit {
@@ -61,6 +62,7 @@ export function provinceByIdCode(code3: string): Province | undefined {
 }
 
 const TYPE_ABBREVIATIONS: Record<string, string> = { tp: 'thanh pho', tx: 'thi xa', tt: 'thi tran' };
+const PROVINCE_TYPE_WORDS = ['thanh pho', 'tinh', 'tp'];
 const TYPE_WORDS = ['thanh pho', 'tinh', 'tp', 'quan', 'huyen', 'thi xa', 'thi tran', 'xa', 'phuong', 'tx', 'tt'];
 
 /**
@@ -155,6 +157,27 @@ const STREET_TYPES = ['Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố',
 const NUMBERED_STREET_TYPES = ['Số', 'Tổ', 'Ấp'];
 const STREET_BY_KEY = new Map(STREET_WORDS.map((w) => [fold(w), w]));
 
+/** Street types that a number or a name must follow: a street part ending in one lost what followed it. */
+const DANGLING_TYPES = new Set(['Số', 'Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố', 'Tổ', 'Thôn', 'Xóm', 'Ấp', 'Khu', 'Khóm', 'Bản', 'Buôn'].map(fold));
+
+/** The street part ends in a type word with nothing after it ("Số 101 Ngõ": the alley's number was lost). */
+export function danglingStreet(street: string): boolean {
+  const last = street.split(/[\s,]+/).filter(Boolean).pop();
+  return last !== undefined && DANGLING_TYPES.has(fold(last));
+}
+
+/**
+ * Splits a number OCR glued to the street type after it, or a type glued to its
+ * number ("8Ngõ" -> "8", "Ngõ"; "Ngõ21," -> "Ngõ", "21,"); other words are returned whole.
+ */
+export function splitGluedStreetWord(word: string): string[] {
+  const before = /^(\d+)(\p{L}+[,.;]?)$/u.exec(word);
+  if (before && DANGLING_TYPES.has(fold(before[2].replace(/[,.;]$/, '')))) return [before[1], before[2]];
+  const after = /^(\p{L}+)(\d+[,.;]?)$/u.exec(word);
+  if (after && DANGLING_TYPES.has(fold(after[1]))) return [after[1], after[2]];
+  return [word];
+}
+
 function fixStreetWords(street: string): string {
   const words = street.split(' ');
   return words
@@ -184,6 +207,8 @@ function fixStreetWords(street: string): string {
 function inferProvince(parts: string[]): { match: Match<Province>; rest: string[] } | undefined {
   const last = parts[parts.length - 1];
   const { type, name } = splitType(last)[0];
+  // Only the province's type word is left ("Tỉnh": its name was dropped as noise): it still says the card prints types.
+  const onlyType = PROVINCE_TYPE_WORDS.includes(fold(last).replace(/[^a-z ]/g, '').trim());
   const tries: { rest: string[]; provinces: Province[]; typed: boolean }[] = [];
   // The start of a province's name, its leading words read right ("Hải" of "Hải Hước" for Hải Dương).
   const words = name.split(' ');
@@ -197,7 +222,7 @@ function inferProvince(parts: string[]): { match: Match<Province>; rest: string[
   }
   if (parts.length >= 2) tries.push({ rest: parts, provinces: gazetteer(), typed: false });
   // The province misread beyond correction: its district and ward, found in one province only, name it.
-  if (parts.length >= 3) tries.push({ rest: parts.slice(0, -1), provinces: gazetteer(), typed: type !== '' });
+  if (parts.length >= 3) tries.push({ rest: parts.slice(0, -1), provinces: gazetteer(), typed: type !== '' || onlyType });
   for (const t of tries) {
     const scored = t.provinces
       .map((p) => {
@@ -332,7 +357,7 @@ export function parseAddress(raw: string): ParsedAddress {
     if (wmProvince.exact) exact++;
     used = 1;
   }
-  const street = fixStreetWords(rest.slice(0, rest.length - used).join(', '));
+  const street = fixStreetNames(fixStreetWords(rest.slice(0, rest.length - used).join(', ')));
   if (street) out.unshift(street);
   return { text: out.join(', '), province: province.name, district, ward, street, matched, exact };
 }

@@ -3,7 +3,7 @@
  * line bands), strip the printed labels, and normalise and validate each value.
  */
 import type { CardLayout, FieldLine, IdCardField } from '../layouts.js';
-import { parseAddress, provinceByIdCode, gazetteer, type ParsedAddress } from './address.js';
+import { danglingStreet, parseAddress, provinceByIdCode, gazetteer, splitGluedStreetWord, type ParsedAddress } from './address.js';
 import type { OcrWord } from './ocr.js';
 import { fold, foldKey, levenshtein, tidy } from './text.js';
 
@@ -339,7 +339,9 @@ const UNSURE_WORD = 60;
  * Parses an address, and again without its unsure words: when the gazetteer
  * finds as many units without them, they were noise ("Ấp UHIUUH 17").
  */
-function parseAddressWords(r: RawField): ParsedAddress {
+function parseAddressWords(field: RawField): ParsedAddress {
+  // A number glued to its street type ("8Ngõ") is two words, each judged on its own below.
+  const r = field.words ? splitGluedWords(field) : field;
   const all = parseAddress(r.text);
   // A stray mark glued to a word ("[hôn") is not a reason to drop it: judge the word without it.
   const bare = (t: string) => t.replace(/^[^\p{L}\p{N}]+/u, '');
@@ -350,6 +352,11 @@ function parseAddressWords(r: RawField): ParsedAddress {
   if (!r.words || sure.length === 0 || sure.every((w, i) => w.text === r.words![i]?.text)) return all;
   const trimmed = parseAddress(tidy(sure.map((w) => w.text).join(' ')));
   return trimmed.matched >= all.matched && trimmed.exact >= all.exact ? trimmed : all;
+}
+
+function splitGluedWords(r: RawField): RawField {
+  const words = r.words!.flatMap((w) => splitGluedStreetWord(w.text).map((text) => ({ text, conf: w.conf })));
+  return words.length === r.words!.length ? r : { ...r, text: tidy(words.map((w) => w.text).join(' ')), words };
 }
 
 /** Could be a printed Vietnamese word: letters only (a trailing comma or dot allowed), a vowel, no f/j/w/z, at most 7 letters, not mixed-case inside. */
@@ -393,7 +400,7 @@ export function weakFields(layout: CardLayout, normal: NormalisedCard, raw: Part
   const weak = layout.fields.filter((f) => {
     const v = normal.fields[f];
     if (!v || v.invalid) return true;
-    if (f === 'address' || f === 'home') return !v.valid || (raw[f]?.conf ?? 0) < WEAK_CONF;
+    if (f === 'address' || f === 'home') return !v.valid || (raw[f]?.conf ?? 0) < WEAK_CONF || (f === 'address' && danglingStreet(normal.address?.street ?? ''));
     if (f === 'name' || f === 'features') return (raw[f]?.conf ?? 0) < WEAK_CONF;
     return false;
   });
@@ -409,7 +416,8 @@ export function readingScore(field: IdCardField, normal: NormalisedCard, raw: Pa
   const conf = (raw[field]?.conf ?? 0) / 1000;
   if (field === 'address' || field === 'home') {
     const parsed = field === 'address' ? normal.address : parseAddress(v.value);
-    return 1 + (parsed?.matched ?? 0) + (parsed?.exact ?? 0) / 10 + conf;
+    // A street that lost what follows its type word ("Ngõ") is worse than one that kept it.
+    return 1 + (parsed?.matched ?? 0) + (parsed?.exact ?? 0) / 10 + conf - (danglingStreet(parsed?.street ?? '') ? 0.05 : 0);
   }
   return (v.invalid ? 1 : v.valid ? 3 : 2) + conf;
 }

@@ -1,0 +1,16 @@
+import fs from 'node:fs';
+import { makeSample } from '../bench/idcard-synth.js';
+import { readCard } from '../src/reader/pipeline/run.js';
+import type { OcrEngine, OcrOptions } from '../src/reader/pipeline/ocr.js';
+import { NativeTesseract } from '../src/reader/pipeline/ocr.js';
+import type { CardKind } from '../src/reader/layouts.js';
+const real = new NativeTesseract();
+const [seed, kind] = [Number(process.argv[2]), process.argv[3] as CardKind];
+let i = 0;
+const spy: OcrEngine = { name: 'tesseract', async recognize(png: Buffer, o: OcrOptions) { const f = `/tmp/tt/d${i++}.png`; fs.writeFileSync(f, png); const w = await real.recognize(png, o); console.log(f, o.psm, w.map((x) => `${x.text}(${Math.round(x.conf)})`).join(' ')); return w; }, async close() {} };
+const s = await makeSample(seed, kind);
+fs.writeFileSync('/tmp/tt/photo.jpg', s.photo.jpeg);
+const r = await readCard({ image: s.photo.jpeg, face: false, maxPixels: 4e7, minCardArea: 0.12 }, spy);
+console.log(JSON.stringify(r.ok ? r.fields : r, null, 1));
+console.log(JSON.stringify(s.truth.fields));
+await real.close();
