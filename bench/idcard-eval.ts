@@ -21,12 +21,16 @@ const { values } = parseArgs({
     engine: { type: 'string', default: 'auto' },
     kind: { type: 'string' },
     misses: { type: 'string', default: '40' },
+    tessdata: { type: 'string' },
   },
 });
 const n = Number(values.n);
 const seed0 = Number(values.seed);
 const kinds = values.kind ? [values.kind as CardKind] : ALL_KINDS;
-const ocr = values.engine === 'once' ? new NativeTesseract({ streaming: false }) : chooseOcrEngine(values.engine as 'auto' | 'native' | 'js');
+const ocr =
+  values.engine === 'once' || values.tessdata
+    ? new NativeTesseract({ streaming: values.engine !== 'once', tessdataDir: values.tessdata })
+    : chooseOcrEngine(values.engine as 'auto' | 'native' | 'js');
 
 /** Clock ticks of user + system CPU in a /proc/<pid>/stat line: the process's own, or (children) of its reaped children. */
 function statTicks(pid: number | 'self', children = false): number {
@@ -97,7 +101,8 @@ for (let i = 0; i < n; i++) {
   if (sample.truth.addressEntities && LAYOUTS[kind].side === 'front') {
     const e = r.addressEntities;
     const w = sample.truth.addressEntities;
-    count(perField, 'address_entities', !!e && e.province === w.province && e.district === w.district && e.ward === w.ward && e.street === w.street);
+    const same = (got: string, want: string) => got === want.replace(/\s+/g, ' ');
+    count(perField, 'address_entities', !!e && same(e.province, w.province) && same(e.district, w.district) && same(e.ward, w.ward) && same(e.street, w.street));
   }
 }
 

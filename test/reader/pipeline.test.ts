@@ -71,6 +71,19 @@ describe('address matching against the official unit list', () => {
     assert.equal(parseAddress('Số 149 Ngõ 11, Thị trấn Đồng Lê, Huyện Tuyên Hóa, Tỉnh').text, 'Số 149 Ngõ 11, Thị trấn Đồng Lê, Huyện Tuyên Hóa, Tỉnh Quảng Bình');
     assert.equal(parseAddress('Số 149 Ngõ 11, Đồng Lê, Tuyên Hóa, Quảng').text, 'Số 149 Ngõ 11, Đồng Lê, Tuyên Hóa, Quảng Bình');
   });
+  it('finds a two-level address whose province was cut or misread, from its ward among the provinces the start names', () => {
+    assert.equal(parseAddress('Khu phố 16, Xã Đắk Gần, Tỉnh Đắk Nâna').text, 'Khu phố 16, Xã Đắk Gằn, Tỉnh Đắk Nông');
+    assert.equal(parseAddress('Thôn 3, Đắk Gằn, Đắk').province, 'Đắk Nông');
+    // A ward of the province named exactly is two levels, not a misread district ("Tân Thuận" is no "Tân Hiệp").
+    assert.equal(parseAddress('Thôn Đông, Xã Tân Thuận, Tỉnh Kiên Giang').text, 'Thôn Đông, Xã Tân Thuận, Tỉnh Kiên Giang');
+    // With no province text at all, a ward alone names nothing (ward names repeat across provinces).
+    assert.equal(parseAddress('Thôn 3, Đắk Gằn').province, '');
+  });
+  it('prints unit names with single spaces (the list has a few double ones)', () => {
+    const a = parseAddress('Ấp 9, Hành Tín Đông, Nghĩa Hành, Quảng Ngãi');
+    assert.equal(a.ward, 'Hành Tín Đông');
+    assert.equal(a.text, 'Ấp 9, Hành Tín Đông, Nghĩa Hành, Quảng Ngãi');
+  });
   it('gives well-known street names their accents back, and leaves other streets as read', () => {
     assert.equal(parseAddress('Số 72 Trân Hưng Đạo, Xã Hòa Thắng, Huyện Bắc Bình, Tỉnh Bình Thuận').street, 'Số 72 Trần Hưng Đạo');
     assert.equal(fixStreetNames('Số 5 Đường Le Loi,'), 'Số 5 Đường Lê Lợi,');

@@ -41,7 +41,8 @@ let provinces: Province[] | undefined;
 
 function unit(u: RawUnit): Unit {
   const typeWord = u.name_with_type.endsWith(u.name) ? u.name_with_type.slice(0, -u.name.length).trim() : '';
-  return { name: u.name, typeWord, code: u.code, key: foldKey(u.name) };
+  // A few names in the list carry a double space ("Hành Tín  Đông"); cards and answers print one.
+  return { name: tidy(u.name), typeWord, code: u.code, key: foldKey(u.name) };
 }
 
 export function gazetteer(): Province[] {
@@ -228,7 +229,10 @@ function inferProvince(parts: string[]): { match: Match<Province>; rest: string[
       .map((p) => {
         const dm = best(t.rest[t.rest.length - 1], p.districts);
         const wm = dm && t.rest.length >= 2 ? best(t.rest[t.rest.length - 2], dm.unit.wards) : undefined;
-        return { p, score: dm ? dm.distance * 10 + (wm ? wm.distance : 20) : Infinity, ward: !!wm };
+        if (dm) return { p, score: dm.distance * 10 + (wm ? wm.distance : 20), ward: !!wm };
+        // Two levels (no district): among the provinces the read start names, the one with this ward.
+        const wardOnly = t.provinces.length < gazetteer().length ? best(t.rest[t.rest.length - 1], p.wards) : undefined;
+        return { p, score: wardOnly ? 100 + wardOnly.distance : Infinity, ward: !!wardOnly };
       })
       .filter((c) => Number.isFinite(c.score))
       .sort((a, b) => a.score - b.score);
@@ -340,7 +344,8 @@ export function parseAddress(raw: string): ParsedAddress {
       if (wmInDistrict.exact) exact++;
       used = 2;
     }
-  } else if (!dm && rest.length >= 2 && looseDistrict(rest[rest.length - 1], rest[rest.length - 2], province)) {
+  } else if (!dm && rest.length >= 2 && !(wmProvince?.distance === 0) && looseDistrict(rest[rest.length - 1], rest[rest.length - 2], province)) {
+    // (Not when the last part names a ward of the province exactly: that is a two-level address.)
     // The district was misread beyond correction, but its ward is clear: the list names the district.
     const { ward: w, district: d } = looseDistrict(rest[rest.length - 1], rest[rest.length - 2], province)!;
     district = d.name;

@@ -67,13 +67,15 @@ export class NativeTesseract implements OcrEngine {
   private readonly streams: TesseractStreams | undefined;
 
   /** `streaming: false` runs one process per call (the mode used where `stdbuf` is missing). */
-  constructor(options: { streaming?: boolean } = {}) {
+  private readonly tessdataDir?: string;
+  constructor(options: { streaming?: boolean; tessdataDir?: string } = {}) {
     const streaming = options.streaming ?? (streamingSupported ??= stdbufAvailable());
     this.streams = streaming ? new TesseractStreams(TIMEOUT_MS) : undefined;
+    this.tessdataDir = options.tessdataDir;
   }
 
   async recognize(png: Buffer, options: OcrOptions): Promise<OcrWord[]> {
-    if (this.streams) return parseTsv(await this.streams.recognize(png, options));
+    if (this.streams) return parseTsv(await this.streams.recognize(png, { ...options, tessdataDir: options.lang === 'vie' ? this.tessdataDir : undefined }));
     return this.recognizeOnce(png, options);
   }
 

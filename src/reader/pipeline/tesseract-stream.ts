@@ -21,6 +21,8 @@ export interface StreamArgs {
   lang: string;
   psm: number;
   whitelist?: string;
+  /** A folder of .traineddata files to use instead of the program's own. */
+  tessdataDir?: string;
 }
 
 interface Pending {
@@ -81,7 +83,7 @@ export class TesseractStream {
   }
 
   private start(): ChildProcessWithoutNullStreams {
-    const args = ['-o0', 'tesseract', 'stdin', 'stdout', '-l', this.args.lang, '--psm', String(this.args.psm), '--oem', '1'];
+    const args = ['-o0', 'tesseract', 'stdin', 'stdout', ...(this.args.tessdataDir ? ['--tessdata-dir', this.args.tessdataDir] : []), '-l', this.args.lang, '--psm', String(this.args.psm), '--oem', '1'];
     if (this.args.whitelist) args.push('-c', `tessedit_char_whitelist=${this.args.whitelist}`);
     args.push('-c', 'preserve_interword_spaces=0', '-c', 'stream_filelist=1', 'tsv');
     const child = spawn('stdbuf', args, { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -185,7 +187,7 @@ export class TesseractStreams {
 
   async recognize(png: Buffer, args: StreamArgs): Promise<string> {
     if (this.closed) throw new Error('OCR engine closed');
-    const key = `${args.lang}|${args.psm}|${args.whitelist ?? ''}`;
+    const key = `${args.lang}|${args.psm}|${args.whitelist ?? ''}|${args.tessdataDir ?? ''}`;
     let stream = this.streams.get(key);
     if (!stream) {
       const scratch = await this.ensureScratch();
