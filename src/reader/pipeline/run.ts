@@ -1,6 +1,6 @@
 /**
  * The whole ID card pipeline for one image, as a worker thread runs it:
- * decode -> quality -> locate -> warp -> classify -> OCR -> fields -> confidence.
+ * decode -> quality -> locate (and refine the outline) -> warp -> classify -> OCR -> fields -> confidence.
  */
 import sharp from 'sharp';
 import { CARD_HEIGHT, CARD_WIDTH, LAYOUTS, type CardKind, type IdCardField } from '../layouts.js';
@@ -12,9 +12,10 @@ import { ReaderFailure } from './failure.js';
 import { labelWidth, normaliseFields, readingScore, readRawFields, weakFields, wordsByBand } from './fields.js';
 import { locateCard } from './locate.js';
 import { readMrz, type MrzReading } from './mrz.js';
+import { refineCorners } from './refine.js';
 import type { OcrEngine } from './ocr.js';
 import { checkQuality } from './quality.js';
-import { rotate180, warpCard } from './warp.js';
+import { clearCardEdge, rotate180, warpCard } from './warp.js';
 
 export interface ReadTask {
   image: Uint8Array;
@@ -87,8 +88,10 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     checkQuality(image.gray, image.width, image.height);
     lap('quality');
     const located = await locateCard(image.gray, image.width, image.height, task.minCardArea);
+    const corners = located.whole ? located.corners : refineCorners(image.gray, image.width, image.height, located.corners);
     lap('locate');
-    let flat = await warpCard(image, located.corners, task.face);
+    let flat = await warpCard(image, corners, task.face);
+    clearCardEdge(flat.gray);
     lap('warp');
     // Each reading is tried upright, then turned by 180 degrees (the turned card is made once, when first needed).
     const upright = flat;

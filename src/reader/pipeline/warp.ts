@@ -34,6 +34,29 @@ export async function warpCard(
   return { gray, rgb };
 }
 
+/** An ID-1 card's corner radius (3.18 mm of 85.6 mm) in flat-card pixels, and the edge band cleared with it. */
+const CORNER_RADIUS = Math.round((3.18 / 85.6) * CARD_WIDTH);
+const EDGE = 6;
+
+/**
+ * Paints what lies outside the card (the background at the rounded corners) and
+ * a thin band along its edge white, in place. With an exact outline the card's
+ * edge runs along the border of every band that touches it, and Tesseract then
+ * takes a whole band for one line of "text" (a fingerprint-box header read as
+ * nothing).
+ */
+export function clearCardEdge(gray: Buffer): void {
+  const r = CORNER_RADIUS;
+  for (let y = 0; y < CARD_HEIGHT; y++) {
+    const dy = y < r ? r - y : y >= CARD_HEIGHT - r ? y - (CARD_HEIGHT - 1 - r) : 0;
+    for (let x = 0; x < CARD_WIDTH; x++) {
+      const dx = x < r ? r - x : x >= CARD_WIDTH - r ? x - (CARD_WIDTH - 1 - r) : 0;
+      const outside = x < EDGE || y < EDGE || x >= CARD_WIDTH - EDGE || y >= CARD_HEIGHT - EDGE || (dx > 0 && dy > 0 && Math.hypot(dx, dy) > r - EDGE);
+      if (outside) gray[y * CARD_WIDTH + x] = 255;
+    }
+  }
+}
+
 /** Turns a flat card by 180 degrees (in place copy). */
 export function rotate180(data: Buffer, channels: number): Buffer {
   const out = Buffer.alloc(data.length);
