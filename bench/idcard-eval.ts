@@ -102,7 +102,9 @@ for (let i = 0; i < n; i++) {
     const e = r.addressEntities;
     const w = sample.truth.addressEntities;
     const same = (got: string, want: string) => got === want.replace(/\s+/g, ' ');
-    count(perField, 'address_entities', !!e && same(e.province, w.province) && same(e.district, w.district) && same(e.ward, w.ward) && same(e.street, w.street));
+    const ok = !!e && same(e.province, w.province) && same(e.district, w.district) && same(e.ward, w.ward) && same(e.street, w.street);
+    count(perField, 'address_entities', ok);
+    if (!ok && failures.length < Number(values.misses)) failures.push(`${kind} seed ${seed0 + i} address_entities: got ${JSON.stringify(e)} want ${JSON.stringify(w)}`);
   }
 }
 

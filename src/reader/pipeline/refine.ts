@@ -46,43 +46,64 @@ function bilinear(gray: Buffer, w: number, h: number, x: number, y: number): num
   return top + (bottom - top) * fy;
 }
 
-/**
- * Candidate edge points across one side: at each sample, the position of the
- * strongest brightness step along the normal within `reach` pixels (the step
- * averaged over a few pixels each way, and over a short stretch along the side).
- */
-function edgeCandidates(gray: Buffer, w: number, h: number, a: Point, b: Point, normal: Point, reach: number): Point[] {
-  const len = Math.hypot(b.x - a.x, b.y - a.y);
+/** Brightness read across one side at each sample: index `reach + s` is `s` pixels outward (negative: inward). */
+function sideProfiles(gray: Buffer, w: number, h: number, a: Point, b: Point, normal: Point, reach: number): { base: Point; profile: Float64Array }[] {
+  const len = Math.hypot(b.x - a.x, b.y - a.y) || 1;
   const u = { x: (b.x - a.x) / len, y: (b.y - a.y) / len };
-  const out: Point[] = [];
-  const profile = new Float64Array(2 * reach + 1);
+  const out: { base: Point; profile: Float64Array }[] = [];
   for (let k = 0; k < SAMPLES; k++) {
     const t = END_MARGIN + ((1 - 2 * END_MARGIN) * (k + 0.5)) / SAMPLES;
     const base = { x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t };
+    const profile = new Float64Array(2 * reach + 1);
     for (let s = -reach; s <= reach; s++) {
       let sum = 0;
-      for (const along of [-2, 0, 2]) {
-        const x = base.x + normal.x * s + u.x * along;
-        const y = base.y + normal.y * s + u.y * along;
-        sum += bilinear(gray, w, h, x, y);
-      }
+      // Averaged over a short stretch along the side: one pixel of noise is not an edge.
+      for (const along of [-2, 0, 2]) sum += bilinear(gray, w, h, base.x + normal.x * s + u.x * along, base.y + normal.y * s + u.y * along);
       profile[s + reach] = sum / 3;
     }
-    let bestAt = NaN;
-    let bestStep = 0;
+    out.push({ base, profile });
+  }
+  return out;
+}
+
+/** Candidates kept per sample. */
+const PER_SAMPLE = 4;
+
+interface Candidate extends Point {
+  /** Which sample it came from, and how strong its step is. */
+  sample: number;
+  strength: number;
+}
+
+/**
+ * Candidate edge points of one side: in each profile, the strongest steps of
+ * the card's polarity (`polarity` 1: the card is brighter than what surrounds
+ * it), local maxima at least a third as strong as the strongest. Text printed
+ * along a side and background edges beside it make steps as strong as the
+ * card's edge; the line with the most edge along it (robustLine) tells them apart.
+ */
+function edgeCandidates(profiles: { base: Point; profile: Float64Array }[], normal: Point, reach: number, polarity: number): Candidate[] {
+  const out: Candidate[] = [];
+  const steps = new Float64Array(2 * reach + 1);
+  profiles.forEach(({ base, profile }, sample) => {
+    let strongest = 0;
     for (let i = 3; i < profile.length - 3; i++) {
-      const step = Math.abs(profile[i + 1] + profile[i + 2] + profile[i + 3] - profile[i - 1] - profile[i - 2] - profile[i - 3]) / 3;
-      if (step > bestStep) {
-        bestStep = step;
-        bestAt = i - reach + 0.0;
-      }
+      // Inside (lower index) minus outside, over three pixels each way.
+      steps[i] = (polarity * (profile[i - 1] + profile[i - 2] + profile[i - 3] - profile[i + 1] - profile[i + 2] - profile[i + 3])) / 3;
+      strongest = Math.max(strongest, steps[i]);
     }
     // A step of a few grey levels is noise, not the card's edge.
-    if (bestStep >= 12) {
-      // Sub-pixel: the edge lies between sample i and i+1.
-      out.push({ x: base.x + normal.x * (bestAt + 0.5), y: base.y + normal.y * (bestAt + 0.5) });
+    if (strongest < 12) return;
+    const peaks: { i: number; step: number }[] = [];
+    for (let i = 4; i < profile.length - 4; i++) {
+      if (steps[i] >= strongest / 3 && steps[i] >= steps[i - 1] && steps[i] > steps[i + 1]) peaks.push({ i, step: steps[i] });
     }
-  }
+    peaks.sort((x, y) => y.step - x.step);
+    for (const { i, step } of peaks.slice(0, PER_SAMPLE)) {
+      const s = i - reach;
+      out.push({ x: base.x + normal.x * s, y: base.y + normal.y * s, sample, strength: step });
+    }
+  });
   return out;
 }
 
@@ -104,29 +125,47 @@ function fitLine(points: Point[]): Line {
 
 const distanceTo = (line: Line, q: Point) => Math.abs((q.x - line.p.x) * line.d.y - (q.y - line.p.y) * line.d.x);
 
-/** The line through the most candidates (RANSAC over pairs, deterministic), near `direction`; undefined with too little support. */
-function robustLine(points: Point[], direction: Point): Line | undefined {
-  if (points.length < SAMPLES * MIN_SUPPORT) return undefined;
+/**
+ * The line with the most edge along it: RANSAC over pairs (deterministic),
+ * scored by the summed step strength of its candidates, one per sample (a
+ * card's edge runs the whole side, text and background lines only part of it,
+ * or more weakly); near `direction`, refitted by least squares; undefined when
+ * too few samples support it.
+ */
+function robustLine(points: Candidate[], direction: Point): Line | undefined {
+  if (points.length < 2) return undefined;
   const random = seededRandom(points.length);
-  let best: Point[] = [];
-  for (let trial = 0; trial < 60; trial++) {
+  const support = (line: Line) => {
+    const seen = new Set<number>();
+    let strength = 0;
+    const inliers: Candidate[] = [];
+    for (const q of points) {
+      if (distanceTo(line, q) > INLIER_PX || seen.has(q.sample)) continue;
+      seen.add(q.sample);
+      strength += q.strength;
+      inliers.push(q);
+    }
+    return { inliers, score: strength };
+  };
+  let best: { inliers: Candidate[]; score: number } = { inliers: [], score: 0 };
+  for (let trial = 0; trial < 200; trial++) {
     const i = Math.floor(random() * points.length);
     const j = Math.floor(random() * points.length);
-    if (i === j) continue;
+    if (points[i].sample === points[j].sample) continue;
     const dx = points[j].x - points[i].x;
     const dy = points[j].y - points[i].y;
     const len = Math.hypot(dx, dy);
     if (len < 1) continue;
     const line = { p: points[i], d: { x: dx / len, y: dy / len } };
     if (Math.abs(line.d.x * direction.y - line.d.y * direction.x) > Math.sin(MAX_TURN)) continue;
-    const inliers = points.filter((q) => distanceTo(line, q) <= INLIER_PX);
-    if (inliers.length > best.length) best = inliers;
+    const s = support(line);
+    if (s.score > best.score) best = s;
   }
-  if (best.length < SAMPLES * MIN_SUPPORT) return undefined;
-  let line = fitLine(best);
+  if (best.inliers.length < SAMPLES * MIN_SUPPORT) return undefined;
+  let line = fitLine(best.inliers);
   // One more round on the refitted line's own inliers.
-  const inliers = points.filter((q) => distanceTo(line, q) <= INLIER_PX);
-  if (inliers.length >= best.length) line = fitLine(inliers);
+  const again = support(line);
+  if (again.inliers.length >= best.inliers.length) line = fitLine(again.inliers);
   if (Math.abs(line.d.x * direction.y - line.d.y * direction.x) > Math.sin(MAX_TURN)) return undefined;
   return line;
 }
@@ -163,16 +202,21 @@ export function refineCorners(gray: Buffer, width: number, height: number, corne
   const longSide = Math.max(...sides.map(([a, b]) => Math.hypot(b.x - a.x, b.y - a.y)));
   // The finder's error grows with the card's size in the photo: look 8% of the card's width each way.
   const reach = Math.max(8, Math.round(0.08 * longSide));
-  const lines = sides.map(([a, b]) => {
+  const measured = sides.map(([a, b]) => {
     const len = Math.hypot(b.x - a.x, b.y - a.y) || 1;
     const d = { x: (b.x - a.x) / len, y: (b.y - a.y) / len };
-    const old: Line = { p: a, d };
     let normal = { x: -d.y, y: d.x };
     const mid = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
     if (normal.x * (mid.x - cx) + normal.y * (mid.y - cy) < 0) normal = { x: -normal.x, y: -normal.y };
-    const found = robustLine(edgeCandidates(gray, width, height, a, b, normal, reach), d);
-    return found ?? old;
+    return { a, d, normal, profiles: sideProfiles(gray, width, height, a, b, normal, reach) };
   });
+  // Is the card brighter than its surroundings? Far inside against far outside, over every sample.
+  let contrast = 0;
+  for (const m of measured) for (const { profile } of m.profiles) contrast += profile[0] - profile[profile.length - 1];
+  const polarity = contrast >= 0 ? 1 : -1;
+  const found = measured.map((m) => robustLine(edgeCandidates(m.profiles, m.normal, reach, polarity), m.d));
+  if (found.every((l) => !l)) return corners;
+  const lines = found.map((l, i): Line => l ?? { p: measured[i].a, d: measured[i].d });
   const refined = [0, 1, 2, 3].map((i) => intersect(lines[(i + 3) % 4], lines[i]));
   if (refined.some((p) => !p)) return corners;
   const out = refined as [Point, Point, Point, Point];
