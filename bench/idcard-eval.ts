@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { LAYOUTS, type CardKind } from '../src/reader/layouts.js';
+import { CARD_WIDTH, LAYOUTS, type CardKind } from '../src/reader/layouts.js';
 import { chooseOcrEngine, NativeTesseract } from '../src/reader/pipeline/ocr.js';
 import { readCard } from '../src/reader/pipeline/run.js';
 import { ALL_KINDS, makeSample } from './idcard-synth.js';
@@ -69,6 +69,7 @@ const failures: string[] = [];
 const refusals = new Map<string, number>();
 /** Wall milliseconds per pipeline stage over the cards read (`retried`: fields read twice). */
 const stageTotals = new Map<string, number>();
+const cornerErrors: number[] = [];
 
 // Warm-up: OpenCV load is a one-off per worker thread, not per card.
 await readCard({ image: (await makeSample(1, 'cccd_chip_front')).photo.jpeg, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
@@ -86,6 +87,12 @@ for (let i = 0; i < n; i++) {
     continue;
   }
   found++;
+  // Outline accuracy: the worst corner's distance from the true one, in flat-card pixels (1000 = the card's width),
+  // whichever corner the reader took for the top-left (a card turned by 90 or 180 degrees).
+  const truth = sample.photo.corners;
+  const cardWidth = Math.hypot(truth[1].x - truth[0].x, truth[1].y - truth[0].y);
+  const worst = (shift: number) => Math.max(...r.corners.map((p, k) => Math.hypot(p.x - truth[(k + shift) % 4].x, p.y - truth[(k + shift) % 4].y)));
+  cornerErrors.push((Math.min(worst(0), worst(1), worst(2), worst(3)) * CARD_WIDTH) / cardWidth);
   for (const [stage, ms] of Object.entries(r.timings)) stageTotals.set(stage, (stageTotals.get(stage) ?? 0) + ms);
   const sameType = LAYOUTS[r.kind].type === LAYOUTS[kind].type && LAYOUTS[r.kind].side === LAYOUTS[kind].side;
   if (sameType) classified++;
@@ -111,6 +118,9 @@ for (let i = 0; i < n; i++) {
 const pct = (t: Tally) => `${((100 * t.right) / Math.max(1, t.total)).toFixed(1)}% (${t.right}/${t.total})`;
 console.log(`ID card evaluation: ${n} synthetic photos, kinds ${kinds.join(', ')}, seeds ${seed0}..${seed0 + n - 1}, OCR ${ocr.name}`);
 console.log(`card found: ${((100 * found) / n).toFixed(1)}% (${found}/${n}); side and type right: ${((100 * classified) / n).toFixed(1)}%`);
+cornerErrors.sort((a, b) => a - b);
+const quantile = (q: number) => (cornerErrors[Math.min(cornerErrors.length - 1, Math.floor(q * cornerErrors.length))] ?? NaN).toFixed(1);
+console.log(`outline, worst corner off (flat-card px, card 1000 wide): median ${quantile(0.5)}, p90 ${quantile(0.9)}, max ${quantile(1)}`);
 console.log(`CPU per image (read only, incl. tesseract children): ${(cpuTotal / n).toFixed(3)} s`);
 console.log(`per card read, mean: ${[...stageTotals.entries()].map(([k, v]) => `${k} ${(v / Math.max(1, found)).toFixed(k === 'retried' ? 2 : 0)}${k === 'retried' ? ' fields' : ' ms'}`).join(', ')}`);
 console.log('exact match per field:');

@@ -79,6 +79,13 @@ describe('address matching against the official unit list', () => {
     // With no province text at all, a ward alone names nothing (ward names repeat across provinces).
     assert.equal(parseAddress('Thôn 3, Đắk Gằn').province, '');
   });
+  it('tells districts of one name apart by their wards', () => {
+    // Hà Tĩnh has Huyện Kỳ Anh and Thị xã Kỳ Anh; Hưng Trí is a ward of the latter.
+    const a = parseAddress('Tổ 25, Hưng Trí, Kỳ Anh, Hà Tĩnh');
+    assert.equal(a.ward, 'Hưng Trí');
+    assert.equal(a.street, 'Tổ 25');
+    assert.equal(parseAddress('Tổ 25, Phường Hưng Trí, Thị xã Kỳ Anh, Tỉnh Hà Tĩnh').text, 'Tổ 25, Phường Hưng Trí, Thị xã Kỳ Anh, Tỉnh Hà Tĩnh');
+  });
   it('prints unit names with single spaces (the list has a few double ones)', () => {
     const a = parseAddress('Ấp 9, Hành Tín Đông, Nghĩa Hành, Quảng Ngãi');
     assert.equal(a.ward, 'Hành Tín Đông');

@@ -316,7 +316,14 @@ export function parseAddress(raw: string): ParsedAddress {
   // A comma OCR missed glues two parts ("Si Pa Phìn Nậm Pồ"): split off the unit at the end.
   splitGluedTail(rest, [...province.districts, ...province.wards]);
   // Three levels: ward, district, province.
-  const dm = rest.length >= 1 ? best(rest[rest.length - 1], province.districts) : undefined;
+  let dm = rest.length >= 1 ? best(rest[rest.length - 1], province.districts) : undefined;
+  if (dm && rest.length >= 2) {
+    // Districts of one name (Huyện and Thị xã Kỳ Anh): the one that has the ward.
+    const namesakes = province.districts.filter((d) => d.key === dm!.unit.key && d !== dm!.unit);
+    const wardOf = (d: District) => best(rest[rest.length - 2], d.wards);
+    const better = namesakes.find((d) => wardOf(d) && (!wardOf(dm!.unit) || wardOf(d)!.distance < wardOf(dm!.unit)!.distance));
+    if (better) dm = { ...dm, unit: better, exact: dm.exact && better.name === dm.unit.name };
+  }
   if (dm && rest.length >= 1) splitGluedTail(rest, dm.unit.wards, rest.length - 1);
   if (dm && rest.length >= 3 && !best(rest[rest.length - 2], dm.unit.wards) && !rest[rest.length - 2].includes(' ') && best(rest[rest.length - 3], dm.unit.wards)) {
     // A lone word between the ward and the district is background read as text ("Ngọc Đào, rước, Hà Quảng").

@@ -13,6 +13,7 @@ import { labelWidth, normaliseFields, readingScore, readRawFields, weakFields, w
 import { locateCard } from './locate.js';
 import { readMrz, type MrzReading } from './mrz.js';
 import { refineCorners } from './refine.js';
+import type { Point } from '../../platform/vision/card-outline.js';
 import type { OcrEngine } from './ocr.js';
 import { checkQuality } from './quality.js';
 import { clearCardEdge, rotate180, warpCard } from './warp.js';
@@ -37,6 +38,8 @@ export interface ReadCard {
   mrz?: Pick<MrzReading, 'id' | 'dob' | 'doe' | 'sex' | 'valid'>;
   /** JPEG of the portrait, when asked for and the side has one. */
   face?: Uint8Array;
+  /** The card's corners in the image as used for the warp (after refinement), before any 180-degree turn. */
+  corners: Point[];
   timings: Record<string, number>;
 }
 
@@ -186,6 +189,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       overall: overallScore(probs),
       mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid } : undefined,
       face,
+      corners,
       timings,
     };
   } catch (err) {
