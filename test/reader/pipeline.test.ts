@@ -79,6 +79,11 @@ describe('address matching against the official unit list', () => {
     // With no province text at all, a ward alone names nothing (ward names repeat across provinces).
     assert.equal(parseAddress('Thôn 3, Đắk Gằn').province, '');
   });
+  it('reads "la" as "Ia" when the list says so (OCR confuses l and I)', () => {
+    const a = parseAddress("Số 198 Đường Lê Lợi, la ĐaI, Ia H' Drai, Kon Tum");
+    assert.equal(a.ward, 'Ia Đal');
+    assert.equal(a.text, "Số 198 Đường Lê Lợi, Ia Đal, Ia H' Drai, Kon Tum");
+  });
   it('tells districts of one name apart by their wards', () => {
     // Hà Tĩnh has Huyện Kỳ Anh and Thị xã Kỳ Anh; Hưng Trí is a ward of the latter.
     const a = parseAddress('Tổ 25, Hưng Trí, Kỳ Anh, Hà Tĩnh');

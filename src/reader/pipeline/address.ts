@@ -27,6 +27,8 @@ export interface Unit {
   typeWord: string;
   code: string;
   key: string;
+  /** The key with l read as i: OCR confuses "Ia" and "la" (Ia Đal, Ia Grai...). */
+  ikey: string;
 }
 export interface District extends Unit {
   wards: Unit[];
@@ -42,7 +44,8 @@ let provinces: Province[] | undefined;
 function unit(u: RawUnit): Unit {
   const typeWord = u.name_with_type.endsWith(u.name) ? u.name_with_type.slice(0, -u.name.length).trim() : '';
   // A few names in the list carry a double space ("Hành Tín  Đông"); cards and answers print one.
-  return { name: tidy(u.name), typeWord, code: u.code, key: foldKey(u.name) };
+  const key = foldKey(u.name);
+  return { name: tidy(u.name), typeWord, code: u.code, key, ikey: key.replace(/l/g, 'i') };
 }
 
 export function gazetteer(): Province[] {
@@ -113,12 +116,14 @@ function best<U extends Unit>(part: string, units: readonly U[]): Match<U> | und
 
 function bestOf<U extends Unit>({ type, typeKey, name }: { type: string; typeKey: string; name: string }, units: readonly U[]): Match<U> | undefined {
   const key = foldKey(name);
+  const ikey = key.replace(/l/g, 'i');
   if (!key) return undefined;
   let found: { unit: U; score: number; distance: number } | undefined;
   for (const u of units) {
     // A printed type word ("Quận 10") rules out units of another type ("Phường 10").
     if (typeKey && u.typeWord && fold(u.typeWord) !== typeKey) continue;
-    const distance = levenshtein(key, u.key);
+    let distance = levenshtein(key, u.key);
+    if (distance > 0 && (key !== ikey || u.key !== u.ikey)) distance = Math.min(distance, levenshtein(ikey, u.ikey));
     // Numbered units ("Phường 3", "Quận 10") must match exactly: one digit off is another unit.
     if (distance > (/^\d+$/.test(u.key) ? 0 : Math.max(1, Math.floor(u.key.length * 0.25)))) continue;
     // Among units with the same folded spelling, prefer the one whose accents match what was read.

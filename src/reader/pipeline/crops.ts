@@ -9,6 +9,8 @@ export interface Stack {
 }
 
 const GAP = 14;
+/** Fewest grey levels the contrast stretch maps to black..white. */
+const MIN_RANGE = 96;
 
 /**
  * Cuts `boxes` out of the flat card (gray, CARD_WIDTH wide), evens out each
@@ -40,8 +42,10 @@ export async function stackBands(gray: Buffer, boxes: Box[], scale = 1, flatten 
       for (let v = 0; v < 256; v++) if ((acc += hist[v]) >= q * total) return v;
       return 255;
     };
-    const lo = pct(0.01);
-    const hi = Math.max(lo + 16, pct(0.6));
+    const hi = Math.max(16, pct(0.6));
+    // At least MIN_RANGE grey levels between ink and paper: a band with no text (a continuation line left empty)
+    // would otherwise have its faint guilloche stretched to black waves, which Tesseract reads as words.
+    const lo = Math.min(pct(0.01), hi - MIN_RANGE);
     const lut = Buffer.alloc(256);
     for (let v = 0; v < 256; v++) lut[v] = Math.max(0, Math.min(255, Math.round(((v - lo) * 255) / (hi - lo))));
     for (let r = 0; r < b.h; r++) {
