@@ -11,7 +11,8 @@ import type { ReaderTask } from './service.js';
 
 let ocr: OcrEngine | undefined;
 void loadOpenCv();
-// The long-lived Tesseract processes end with the thread (they would also end on their stdin closing).
+// The long-lived Tesseract processes end with the thread: their stdin pipes close with it, also when the
+// thread is terminated (no 'exit' event then), and Tesseract stops at the end of its list.
 process.on('exit', () => void ocr?.close());
 
 export default async function run(task: ReaderTask): Promise<ReadResult> {

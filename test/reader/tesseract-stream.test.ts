@@ -9,6 +9,9 @@ import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { NativeTesseract, parseTsv } from '../../src/reader/pipeline/ocr.js';
 import { TesseractStreams } from '../../src/reader/pipeline/tesseract-stream.js';
+import type { ReadResult } from '../../src/reader/pipeline/run.js';
+import type { ReaderTask } from '../../src/reader/service.js';
+import { WorkerPool } from '../../src/platform/pool/index.js';
 
 async function textImage(text: string): Promise<Buffer> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="520" height="70"><rect width="100%" height="100%" fill="#fff"/><text x="12" y="48" font-family="DejaVu Sans" font-size="34">${text}</text></svg>`;
@@ -16,10 +19,26 @@ async function textImage(text: string): Promise<Buffer> {
 }
 
 const words = (ws: { text: string }[]) => ws.map((w) => w.text).join(' ');
+/** Tesseract processes whose parent is this process (stdbuf runs tesseract in its own place). */
+function tesseractChildren(): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((d) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return stat.includes('(tesseract)') && Number(fields[1]) === process.pid && fields[0] !== 'Z' ? [Number(d)] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** Running (a zombie not yet reaped by its parent counts as ended). */
 const alive = (pid: number) => {
   try {
-    process.kill(pid, 0);
-    return true;
+    return !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
   }
@@ -72,6 +91,20 @@ describe('long-lived tesseract', () => {
     await new Promise((r) => setTimeout(r, 200));
     for (const pid of pids) assert.equal(alive(pid), false);
     await streams.close();
+  });
+
+  it('ends with the reader worker thread that started it, also when the pool terminates the thread', async () => {
+    const pool = new WorkerPool<ReaderTask, ReadResult>({ filename: new URL('../../src/reader/worker.js', import.meta.url), name: 'reader-test', threads: 1, maxQueue: 4, timeoutMs: 60_000 });
+    const before = new Set(tesseractChildren());
+    const image = new Uint8Array(fs.readFileSync(new URL('./fixtures/chip-front.jpg', import.meta.url)));
+    const result = await pool.run({ image, face: false, maxPixels: 4e7, minCardArea: 0.12, engine: 'native' });
+    assert.equal(result.ok, true);
+    const started = tesseractChildren().filter((pid) => !before.has(pid));
+    assert.ok(started.length >= 1, 'the worker keeps its Tesseract processes between tasks');
+    await pool.close();
+    // Their stdin closes with the thread; Tesseract then finishes its list and exits.
+    for (let i = 0; i < 50 && started.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(started.filter(alive), []);
   });
 
   it('close ends the processes and removes the scratch folder', async () => {
