@@ -3,6 +3,7 @@ import type { ServiceDeps } from '../platform/deps.js';
 import { WorkerPool } from '../platform/pool/index.js';
 import { loadReaderConfig } from './config.js';
 import { nativeTesseractAvailable } from './pipeline/ocr.js';
+import { removeProcessScratchOnExit, removeThreadScratch } from './pipeline/tesseract-stream.js';
 import type { ReadResult } from './pipeline/run.js';
 import { readerRoutes } from './routes.js';
 import { FACE_PREFIX, ReaderService, type ReaderTask } from './service.js';
@@ -22,7 +23,10 @@ export async function registerReader(app: FastifyInstance, deps: ServiceDeps): P
     threads: config.threads ?? deps.config.poolThreads,
     maxQueue: deps.config.poolQueue,
     timeoutMs: deps.config.poolTaskTimeoutMs,
+    // Tesseract's input images (card crops) of a thread the pool ended, and of the whole process at exit.
+    onThreadEnd: removeThreadScratch,
   });
+  removeProcessScratchOnExit();
   deps.lifecycle.onClose('reader pool', () => pool.close());
   const engineName = engine === 'native' ? 'tesseract (Debian program)' : 'tesseract.js (npm fallback)';
   app.log.info({ service: 'reader', ocr: engineName }, 'reader OCR engine');

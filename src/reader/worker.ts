@@ -12,7 +12,8 @@ import type { ReaderTask } from './service.js';
 let ocr: OcrEngine | undefined;
 void loadOpenCv();
 // The long-lived Tesseract processes end with the thread: their stdin pipes close with it, also when the
-// thread is terminated (no 'exit' event then), and Tesseract stops at the end of its list.
+// thread is terminated (no 'exit' event then), and Tesseract stops at the end of its list. The images
+// handed to Tesseract are removed by close, or, for a terminated thread, by the pool's owner (reader/index.ts).
 process.on('exit', () => void ocr?.close());
 
 export default async function run(task: ReaderTask): Promise<ReadResult> {

@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { NativeTesseract, parseTsv } from '../../src/reader/pipeline/ocr.js';
-import { TesseractStreams } from '../../src/reader/pipeline/tesseract-stream.js';
+import { spawnSync, spawn } from 'node:child_process';
+import path from 'node:path';
+import { processScratchRoot, removeThreadScratch, sweepStaleScratch, TesseractStreams } from '../../src/reader/pipeline/tesseract-stream.js';
 import type { ReadResult } from '../../src/reader/pipeline/run.js';
 import type { ReaderTask } from '../../src/reader/service.js';
 import { WorkerPool } from '../../src/platform/pool/index.js';
@@ -93,31 +95,58 @@ describe('long-lived tesseract', () => {
     await streams.close();
   });
 
-  it('ends with the reader worker thread that started it, also when the pool terminates the thread', async () => {
-    const pool = new WorkerPool<ReaderTask, ReadResult>({ filename: new URL('../../src/reader/worker.js', import.meta.url), name: 'reader-test', threads: 1, maxQueue: 4, timeoutMs: 60_000 });
+  it('ends with the reader worker thread that started it, also when the pool terminates the thread; the thread\'s images go with it', async () => {
+    const pool = new WorkerPool<ReaderTask, ReadResult>({ filename: new URL('../../src/reader/worker.js', import.meta.url), name: 'reader-test', threads: 1, maxQueue: 4, timeoutMs: 60_000, onThreadEnd: removeThreadScratch });
     const before = new Set(tesseractChildren());
+    const threadDirs = () => (fs.existsSync(processScratchRoot()) ? fs.readdirSync(processScratchRoot()).filter((d) => d !== 't0') : []);
+    const dirsBefore = new Set(threadDirs());
     const image = new Uint8Array(fs.readFileSync(new URL('./fixtures/chip-front.jpg', import.meta.url)));
     const result = await pool.run({ image, face: false, maxPixels: 4e7, minCardArea: 0.12, engine: 'native' });
     assert.equal(result.ok, true);
     const started = tesseractChildren().filter((pid) => !before.has(pid));
     assert.ok(started.length >= 1, 'the worker keeps its Tesseract processes between tasks');
+    const workerDirs = threadDirs().filter((d) => !dirsBefore.has(d));
+    assert.equal(workerDirs.length, 1, 'the worker thread writes its images under its own folder');
     await pool.close();
     // Their stdin closes with the thread; Tesseract then finishes its list and exits.
     for (let i = 0; i < 50 && started.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(started.filter(alive), []);
+    assert.equal(fs.existsSync(path.join(processScratchRoot(), workerDirs[0])), false, 'the terminated thread\'s folder is removed');
   });
 
-  it('close ends the processes and removes the scratch folder', async () => {
+  it('close ends the processes and removes the scratch folder at once', async () => {
     const own = new TesseractStreams(20_000);
     const tsv = await own.recognize(await textImage('đóng'), { lang: 'vie', psm: 6 });
     assert.equal(words(parseTsv(tsv)), 'đóng');
     const pids = own.pids();
-    const dirs = () => fs.readdirSync('/dev/shm').filter((d) => d.startsWith('saola-ocr-')).length;
-    const before = dirs();
-    await own.close();
-    assert.equal(dirs(), before - 1);
+    const dir = own.scratchDir();
+    assert.ok(dir && dir.startsWith(processScratchRoot() + path.sep) && fs.existsSync(path.join(dir, 'sentinel.png')));
+    own.close();
+    assert.equal(fs.existsSync(dir), false);
     await new Promise((r) => setTimeout(r, 200));
     for (const pid of pids) assert.equal(alive(pid), false);
     await assert.rejects(own.recognize(await textImage('x'), { lang: 'vie', psm: 6 }));
+  });
+
+  it('removes the folders that killed processes left, and no live process\'s folder', async () => {
+    const gone = spawnSync('true').pid as number;
+    const sleeper = spawn('sleep', ['30']);
+    try {
+      const root = processScratchRoot();
+      const deadRoot = path.join(path.dirname(root), `saola-ocr-${gone}`);
+      const liveRoot = path.join(path.dirname(root), `saola-ocr-${sleeper.pid}`);
+      for (const r of [deadRoot, liveRoot]) {
+        fs.mkdirSync(path.join(r, 't3', 'eAbc'), { recursive: true });
+        fs.writeFileSync(path.join(r, 't3', 'eAbc', '7.png'), 'card crop');
+      }
+      fs.mkdirSync(root, { recursive: true });
+      assert.ok(sweepStaleScratch() >= 1);
+      assert.equal(fs.existsSync(deadRoot), false);
+      assert.equal(fs.existsSync(path.join(liveRoot, 't3', 'eAbc', '7.png')), true);
+      assert.equal(fs.existsSync(root), true, 'this process\'s own folder stays');
+      fs.rmSync(liveRoot, { recursive: true, force: true });
+    } finally {
+      sleeper.kill();
+    }
   });
 });

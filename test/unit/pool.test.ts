@@ -38,13 +38,19 @@ test('a task error reaches the caller', async () => {
   await assert.rejects(pool.run({ ms: 0, fail: true }), /failed on purpose/);
 });
 
-test('a task past its time limit is abandoned', async () => {
-  const quick = new WorkerPool<Task, Result>({ filename, name: 'quick', threads: 1, maxQueue: 1, timeoutMs: 100 });
+test('a task past its time limit is abandoned, and its thread\'s end is reported for clean-up', async () => {
+  const ended: number[] = [];
+  const quick = new WorkerPool<Task, Result>({ filename, name: 'quick', threads: 1, maxQueue: 1, timeoutMs: 300, onThreadEnd: (id) => ended.push(id) });
   try {
-    await assert.rejects(quick.run({ ms: 1_000 }), (err: unknown) => err instanceof PoolTimeoutError);
+    const first = await quick.run({ ms: 10 });
+    await assert.rejects(quick.run({ ms: 2_000 }), (err: unknown) => err instanceof PoolTimeoutError);
+    assert.deepEqual(ended, [first.threadId], 'the thread running the abandoned task was ended');
+    const next = await quick.run({ ms: 10 });
+    assert.notEqual(next.threadId, first.threadId);
   } finally {
     await quick.close();
   }
+  assert.equal(ended.length, 2, 'close ends the replacement thread too');
 });
 
 test('a worker module that cannot load fails its tasks without crashing the process', async () => {

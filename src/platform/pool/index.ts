@@ -13,6 +13,11 @@ export interface PoolOptions {
   maxQueue: number;
   /** Longest a task may wait plus run. */
   timeoutMs: number;
+  /**
+   * Called in this thread with a worker thread's id when the pool ends that thread (idle, a task past its
+   * time, an error, close). A terminated thread runs no more code, so what it leaves behind is cleaned here.
+   */
+  onThreadEnd?: (threadId: number) => void;
 }
 
 export interface PoolStats {
@@ -47,6 +52,16 @@ export class WorkerPool<Task, Result> {
       concurrentTasksPerWorker: 1,
       idleTimeout: 60_000,
     });
+    const onThreadEnd = options.onThreadEnd;
+    if (onThreadEnd) {
+      this.piscina.on('workerDestroy', (worker: { id: number }) => {
+        try {
+          onThreadEnd(worker.id);
+        } catch (err) {
+          this.lastError = `cleaning up after thread ${worker.id}: ${(err as Error)?.message ?? String(err)}`;
+        }
+      });
+    }
     // A worker that fails to load emits 'error'; unhandled, it would take the server down.
     // Its tasks would wait forever for a thread that never comes: fail them now.
     this.piscina.on('error', (err: unknown) => {

@@ -15,6 +15,7 @@ import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:c
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import sharp from 'sharp';
 
 export interface StreamArgs {
@@ -44,10 +45,83 @@ export function stdbufAvailable(): boolean {
   }
 }
 
-/** A folder for the images handed to Tesseract: shared memory when the machine has it. */
+/**
+ * The images handed to Tesseract are crops of ID cards: they must not outlive the process that wrote them.
+ * Each process keeps them under one folder named by its pid (shared memory when the machine has it), each
+ * thread under a subfolder named by its thread id, each engine in a fresh folder inside that:
+ * `saola-ocr-<pid>/t<threadId>/<random>`. An engine's close removes its folder; a thread that is terminated
+ * (the worker pool's idle timeout or a task's time limit; no code runs in the thread then) has its subfolder
+ * removed by the pool's owner (`removeThreadScratch`); the process removes its folder when it exits
+ * (`removeProcessScratchOnExit`); a process that was killed leaves its folder to the next one
+ * (`sweepStaleScratch`, run when the first engine of a process starts).
+ */
+const SCRATCH_PREFIX = 'saola-ocr-';
+
+function scratchBase(): string {
+  return fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
+}
+
+/** This process's scratch folder. */
+export function processScratchRoot(pid = process.pid): string {
+  return path.join(scratchBase(), `${SCRATCH_PREFIX}${pid}`);
+}
+
+/** The scratch subfolder of one thread of this process. */
+export function threadScratchDir(id = threadId): string {
+  return path.join(processScratchRoot(), `t${id}`);
+}
+
+/** Removes what a thread of this process left (call after the thread has ended). */
+export function removeThreadScratch(id: number): void {
+  fs.rmSync(threadScratchDir(id), { recursive: true, force: true });
+}
+
+let removalOnExit = false;
+/** Removes this process's scratch folder when the process exits (registered once, from the main thread). */
+export function removeProcessScratchOnExit(): void {
+  if (removalOnExit) return;
+  removalOnExit = true;
+  process.on('exit', () => fs.rmSync(processScratchRoot(), { recursive: true, force: true }));
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the scratch folders of processes that are gone; returns how many. */
+export function sweepStaleScratch(): number {
+  let removed = 0;
+  const base = scratchBase();
+  for (const name of fs.readdirSync(base)) {
+    if (!name.startsWith(SCRATCH_PREFIX)) continue;
+    const pid = Number(name.slice(SCRATCH_PREFIX.length));
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
+    fs.rmSync(path.join(base, name), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}
+
+let swept = false;
+/** A fresh folder for one engine of this thread (the first in a process also sweeps dead processes' folders). */
 function makeScratchDir(): string {
-  const base = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
-  return fs.mkdtempSync(path.join(base, 'saola-ocr-'));
+  if (!swept) {
+    swept = true;
+    try {
+      sweepStaleScratch();
+    } catch {
+      // Best effort: a folder another process removes at the same time is not an error here.
+    }
+  }
+  const parent = threadScratchDir();
+  fs.mkdirSync(parent, { recursive: true, mode: 0o700 });
+  return fs.mkdtempSync(path.join(parent, 'e'));
 }
 
 /** Names the image files; the folder is this thread's own (mkdtemp), shared by its streams. */
@@ -181,6 +255,8 @@ export class TesseractStream {
 export class TesseractStreams {
   private readonly streams = new Map<string, TesseractStream>();
   private scratch?: Promise<{ dir: string; sentinel: string }>;
+  /** Set as soon as the folder exists, so that close can remove it at once (also from an 'exit' handler). */
+  private dir?: string;
   private closed = false;
 
   constructor(private readonly timeoutMs: number) {}
@@ -191,6 +267,7 @@ export class TesseractStreams {
     let stream = this.streams.get(key);
     if (!stream) {
       const scratch = await this.ensureScratch();
+      if (this.closed) throw new Error('OCR engine closed');
       stream = new TesseractStream(args, scratch.dir, scratch.sentinel, this.timeoutMs);
       this.streams.set(key, stream);
     }
@@ -204,6 +281,7 @@ export class TesseractStreams {
   private ensureScratch(): Promise<{ dir: string; sentinel: string }> {
     this.scratch ??= (async () => {
       const dir = makeScratchDir();
+      this.dir = dir;
       const sentinel = path.join(dir, 'sentinel.png');
       fs.writeFileSync(sentinel, await sharp({ create: { width: 8, height: 8, channels: 3, background: '#ffffff' } }).png().toBuffer());
       return { dir, sentinel };
@@ -211,12 +289,25 @@ export class TesseractStreams {
     return this.scratch;
   }
 
-  async close(): Promise<void> {
+  /** The engine's scratch folder, once it has one. */
+  scratchDir(): string | undefined {
+    return this.dir;
+  }
+
+  /** Ends the processes and removes the scratch folder; synchronous, so an 'exit' handler can call it. */
+  close(): void {
     this.closed = true;
     for (const s of this.streams.values()) s.close();
     this.streams.clear();
-    const scratch = await this.scratch?.catch(() => undefined);
-    this.scratch = undefined;
-    if (scratch) fs.rmSync(scratch.dir, { recursive: true, force: true });
+    if (this.dir) {
+      fs.rmSync(this.dir, { recursive: true, force: true });
+      // The thread's folder too when no other engine of this thread uses it (only this thread writes there).
+      try {
+        fs.rmdirSync(path.dirname(this.dir));
+      } catch {
+        // Not empty: another engine of this thread still has its folder there.
+      }
+    }
+    this.dir = undefined;
   }
 }
