@@ -107,6 +107,10 @@ describe('long-lived tesseract', () => {
     assert.ok(started.length >= 1, 'the worker keeps its Tesseract processes between tasks');
     const workerDirs = threadDirs().filter((d) => !dirsBefore.has(d));
     assert.equal(workerDirs.length, 1, 'the worker thread writes its images under its own folder');
+    // Between tasks the idle thread runs nothing (piscina waits on Atomics): each image must be gone already.
+    await new Promise((r) => setTimeout(r, 300));
+    const left = fs.readdirSync(path.join(processScratchRoot(), workerDirs[0]), { recursive: true }).map(String);
+    assert.deepEqual(left.filter((f) => f.endsWith('.png') && !f.endsWith('sentinel.png')), []);
     await pool.close();
     // Their stdin closes with the thread; Tesseract then finishes its list and exits.
     for (let i = 0; i < 50 && started.some(alive); i++) await new Promise((r) => setTimeout(r, 100));

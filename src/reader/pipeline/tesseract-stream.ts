@@ -225,7 +225,9 @@ export class TesseractStream {
     if (!p) return undefined;
     this.pending = undefined;
     clearTimeout(p.timer);
-    fs.rm(p.file, { force: true }, () => undefined);
+    // At once, not with a callback: an idle piscina worker blocks its event loop (Atomics.wait) until the next
+    // task, so an asynchronous removal of a task's last image would wait that long.
+    fs.rmSync(p.file, { force: true });
     return p;
   }
 
