@@ -19,6 +19,10 @@ const SET: { name: string; seed: number; kind: CardKind; options: PhotoOptions }
   { name: 'cmnd12-back', seed: 15, kind: 'cmnd_12_back', options: { width: 1200, rotation: 2, glare: false, blurSigma: 0, jpegQuality: 85 } },
   { name: 'cmnd09-front', seed: 16, kind: 'cmnd_09_front', options: { width: 1200, rotation: 8, glare: false, blurSigma: 0, jpegQuality: 85 } },
   { name: 'cmnd09-back', seed: 17, kind: 'cmnd_09_back', options: { width: 1200, rotation: -5, glare: false, blurSigma: 0, jpegQuality: 85 } },
+  // Two photos of the evaluation set (default options) that were refused: a whole card 20 px from the bottom edge whose
+  // rough outline ran off it (2), and a 9-digit back whose header read as nothing in block and sparse mode (3).
+  { name: 'cccd12-back-near-edge', seed: 41157, kind: 'cccd_12_back', options: {} },
+  { name: 'cmnd09-back-busy-header', seed: 41145, kind: 'cmnd_09_back', options: {} },
 ];
 
 fs.mkdirSync(OUT, { recursive: true });

@@ -84,6 +84,19 @@ describe('POST /vision/idr/vnm', () => {
     for (const f of ['religion', 'ethnicity', 'issue_date', 'issue_loc']) assert.equal(old.data[0][f], truth['cmnd09-back'].fields[f], f);
   });
 
+  it('reads a whole card close to the frame (judged on the refined outline) and a back whose header defeats block and sparse reading', async () => {
+    // Refused once with 2: the rough outline put a corner on the bottom edge, 20 px below the card's.
+    const near = (await idr({ image: fixture('cccd12-back-near-edge.jpg') })).body;
+    assert.equal(near.errorCode, 0, near.errorMessage);
+    assert.equal(near.data[0].type, 'new_back');
+    assert.equal(near.data[0].issue_date, truth['cccd12-back-near-edge'].fields.issue_date);
+    // Refused once with 3: read last with Tesseract's page layout analysis.
+    const busy = (await idr({ image: fixture('cmnd09-back-busy-header.jpg') })).body;
+    assert.equal(busy.errorCode, 0, busy.errorMessage);
+    assert.equal(busy.data[0].type, 'old_back');
+    for (const f of ['religion', 'ethnicity', 'issue_date', 'issue_loc']) assert.equal(busy.data[0][f], truth['cmnd09-back-busy-header'].fields[f], f);
+  });
+
   describe('error codes', () => {
     it('1: no api key or a wrong one (HTTP 401), no image, two images, image as text', async () => {
       for (const key of [undefined, 'not-a-key']) {

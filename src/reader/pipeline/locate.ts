@@ -1,6 +1,6 @@
 /**
  * Stage 3: find the card (opencv-js, through the shared card-outline finder).
- * A quadrilateral touching the border -> 2 (corners cut off); nothing plausible
+ * A quadrilateral touching the border -> 2 (corners cut off; `checkCornersInside`, after refinement); nothing plausible
  * -> 3. A photo that is all card (a scan cropped to the card) is taken whole.
  */
 import { findCardOutline, type Point } from '../../platform/vision/card-outline.js';
@@ -14,6 +14,21 @@ export interface Located {
 }
 
 const ID1 = 85.6 / 53.98;
+
+/**
+ * Code 2 when a corner is on or past the image's border. Judged on the refined outline (refine.ts): the
+ * finder's own corners can be tens of pixels off (a whole card 20 px from the bottom edge was refused on them).
+ * The finder flags corners within 1.5% of the border; a card photographed edge to edge can be that close and
+ * still whole. Only corners on the border itself (within 0.4%) or beyond it mean the card is cut off.
+ */
+export function checkCornersInside(corners: readonly Point[], width: number, height: number): void {
+  if (cutOff(corners, width, height)) throw new ReaderFailure(2, 'Cropping failed: corners of the card are outside the image');
+}
+
+function cutOff(corners: readonly Point[], width: number, height: number): boolean {
+  const margin = Math.max(2, 0.004 * Math.max(width, height));
+  return corners.some((p) => p.x <= margin || p.y <= margin || p.x >= width - 1 - margin || p.y >= height - 1 - margin);
+}
 
 export async function locateCard(gray: Buffer, width: number, height: number, minArea: number): Promise<Located> {
   const outline = await findCardOutline({ data: gray, width, height }, { minAreaRatio: Math.min(0.04, minArea) });
@@ -33,13 +48,11 @@ export async function locateCard(gray: Buffer, width: number, height: number, mi
     if (croppedScan) return wholeImage();
     throw new ReaderFailure(3, 'No ID card found in the image');
   }
-  // The finder flags corners within 1.5% of the border; a card photographed edge to edge can be that
-  // close and still whole. Only corners on the border itself (within 0.4%) mean the card is cut off.
-  const margin = Math.max(2, 0.004 * Math.max(width, height));
-  const cutOff = outline.corners.some((p) => p.x <= margin || p.y <= margin || p.x >= width - 1 - margin || p.y >= height - 1 - margin);
-  if (outline.touchesBorder && cutOff) {
+  if (outline.touchesBorder && cutOff(outline.corners, width, height)) {
+    // A scan cropped to the card, its edges on the frame: taken whole.
     if (croppedScan && outline.areaRatio > 0.8) return wholeImage();
-    throw new ReaderFailure(2, 'Cropping failed: corners of the card are outside the image');
+    // A cut-off card's outline is not card-shaped: nothing to refine.
+    if (Math.abs(Math.log(outline.aspect / ID1)) > 0.35) checkCornersInside(outline.corners, width, height);
   }
   if (Math.abs(Math.log(outline.aspect / ID1)) > 0.35) throw new ReaderFailure(3, 'No ID card found in the image');
   const c = outline.corners;

@@ -10,7 +10,7 @@ import { alignBands, stackBands } from './crops.js';
 import { decodeImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
 import { labelWidth, normaliseFields, readingScore, readRawFields, weakFields, wordsByBand } from './fields.js';
-import { locateCard } from './locate.js';
+import { checkCornersInside, locateCard } from './locate.js';
 import { readMrz, type MrzReading } from './mrz.js';
 import { refineCorners } from './refine.js';
 import type { Point } from '../../platform/vision/card-outline.js';
@@ -92,6 +92,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     lap('quality');
     const located = await locateCard(image.gray, image.width, image.height, task.minCardArea);
     const corners = located.whole ? located.corners : refineCorners(image.gray, image.width, image.height, located.corners);
+    if (!located.whole) checkCornersInside(corners, image.width, image.height);
     lap('locate');
     let flat = await warpCard(image, corners, task.face);
     clearCardEdge(flat.gray);
@@ -108,6 +109,9 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       async (gray) => ((mrz = await readMrzBand(ocr, gray)) ? 'cccd_chip_back' : undefined),
       // Read as one block, a header beside busy artwork (fingerprint boxes) can come out empty: last, as sparse text.
       (gray) => classify(ocr, gray, 11),
+      // Last, with Tesseract's own page layout analysis: a 9-digit card's back whose guilloche joins its
+      // fingerprint ovals read as nothing in both modes above and was refused (code 3; 1 of 240 held out).
+      (gray) => classify(ocr, gray, 3),
     ];
     for (const attempt of attempts) {
       for (const card of [upright, undefined]) {
