@@ -8,7 +8,7 @@ import { classifyHeader } from '../../src/reader/pipeline/classify.js';
 import { flattenBackground } from '../../src/reader/pipeline/crops.js';
 import { decodeImage } from '../../src/reader/pipeline/decode.js';
 import { ReaderFailure } from '../../src/reader/pipeline/failure.js';
-import { fixSurname, normaliseDate, normaliseFields, normaliseId, normaliseName, normaliseSex, stripLabel } from '../../src/reader/pipeline/fields.js';
+import { fixSurname, normaliseDate, normaliseFields, normaliseId, normaliseName, normaliseSex, readRawFields, stripLabel } from '../../src/reader/pipeline/fields.js';
 import { decodeBase64 } from '../../src/reader/pipeline/input.js';
 import { checkDigit, readMrz, writeMrz } from '../../src/reader/pipeline/mrz.js';
 import type { OcrWord } from '../../src/reader/pipeline/ocr.js';
@@ -153,6 +153,18 @@ describe('field normalisation', () => {
     assert.equal(fixSurname('ĐĂNG XUÂN BÌNH'), 'ĐẶNG XUÂN BÌNH');
     assert.equal(fixSurname('HỒ NGUYÊN'), 'HỒ NGUYÊN');
     assert.equal(fixSurname('LA VĂN AN'), 'LA VĂN AN'); // La and Lã are both family names: left alone
+  });
+  it("keeps a name's unsure first word when it spells a family name, and drops other unsure words", () => {
+    const layout = LAYOUTS.cccd_chip_front;
+    const line = layout.lines.find((l) => l.field === 'name' && !l.labelOnly)!;
+    const read = (...ws: OcrWord[]) => readRawFields(layout, [line], [ws]).name;
+    // Tesseract read NGUYỄN as "NGUYÊN" with confidence 5 (held-out seed 53014).
+    const raw = read(word('NGUYÊN', 0, 5), word('MINH', 90, 92), word('ĐẠT', 160, 97))!;
+    assert.equal(raw.text, 'NGUYÊN MINH ĐẠT');
+    assert.ok(raw.conf < 80, 'the unsure word lowers the mean: the name is read a second time');
+    assert.equal(normaliseFields(layout, { name: raw }).fields.name?.value, 'NGUYỄN MINH ĐẠT');
+    assert.equal(read(word('XQV', 0, 5), word('MINH', 90, 92), word('ĐẠT', 160, 97))?.text, 'MINH ĐẠT');
+    assert.equal(read(word('MINH', 0, 92), word('TRẦN', 90, 5), word('ĐẠT', 160, 97))?.text, 'MINH ĐẠT', 'only the first word');
   });
   it('repairs a birth year misread only in its century from the 12-digit id', () => {
     const f = normaliseFields(LAYOUTS.cccd_chip_front, { id: { text: '030170110781', conf: 90 }, dob: { text: '04/10/1870', conf: 60 }, sex: { text: 'Nữ', conf: 90 } }).fields;

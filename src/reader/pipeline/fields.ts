@@ -92,10 +92,16 @@ export function readRawFields(
     const above = layout.lines.find((l) => l.field === line.field && l.labelOnly && l.part === 0);
     if (above && line.part === 1 && bands[i]) bands[i] = stripLabel(bands[i], above.label, false);
     // Words lying wholly inside the label's span are label, whatever OCR made of them.
-    const words = stripLabel(bands[i] ?? [], line.label).filter(
-      // Free text drops very unsure words; closed-list fields (sex, nationality...) and numbers keep them for the matcher.
-      (w) => w.left + w.width > start && (!FREE_TEXT.has(line.field) || (w.conf >= 20 && !(w.text.length === 1 && w.conf < 60))),
-    );
+    const words = stripLabel(bands[i] ?? [], line.label)
+      .filter((w) => w.left + w.width > start)
+      .filter(
+        // Free text drops very unsure words; closed-list fields (sex, nationality...) and numbers keep them for the matcher.
+        // A name's first word spelling a family name is kept however unsure (Tesseract gave "NGUYÊN" 5 for NGUYỄN).
+        (w, k) =>
+          !FREE_TEXT.has(line.field) ||
+          (w.conf >= 20 && !(w.text.length === 1 && w.conf < 60)) ||
+          (line.field === 'name' && k === 0 && line.part === (above ? 1 : 0) && isFamilyName(w.text)),
+      );
     // A continuation line is often empty: what OCR finds there alone, unsure, is background pattern.
     if (line.part > 0 && words.length > 0 && words.length <= 2 && words.every((w) => w.conf < 75)) words.length = 0;
     const entry = (out[line.field] ??= { words: [] });
@@ -382,6 +388,12 @@ const SURNAME_BY_FOLD = (() => {
 })();
 
 /** Restores the tone marks of a known family name (only when its unaccented spelling names one family name). */
+/** A family name of three letters or more, accents aside (shorter ones are too easily made of noise). */
+function isFamilyName(word: string): boolean {
+  const key = fold(word);
+  return key.length >= 3 && SURNAME_BY_FOLD.has(key);
+}
+
 export function fixSurname(name: string): string {
   const [first, ...rest] = name.split(' ');
   if (!first || SURNAMES.includes(first)) return name;
