@@ -326,7 +326,11 @@ export function parseAddress(raw: string): ParsedAddress {
     // Districts of one name (Huyện and Thị xã Kỳ Anh): the one that has the ward.
     const namesakes = province.districts.filter((d) => d.key === dm!.unit.key && d !== dm!.unit);
     const wardOf = (d: District) => best(rest[rest.length - 2], d.wards);
-    const better = namesakes.find((d) => wardOf(d) && (!wardOf(dm!.unit) || wardOf(d)!.distance < wardOf(dm!.unit)!.distance));
+    const current = namesakes.length ? wardOf(dm.unit) : undefined;
+    const better = namesakes.find((d) => {
+      const w = wardOf(d);
+      return w && (!current || w.distance < current.distance);
+    });
     if (better) dm = { ...dm, unit: better, exact: dm.exact && better.name === dm.unit.name };
   }
   if (dm && rest.length >= 1) splitGluedTail(rest, dm.unit.wards, rest.length - 1);

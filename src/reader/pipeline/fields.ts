@@ -387,13 +387,13 @@ const SURNAME_BY_FOLD = (() => {
   return map;
 })();
 
-/** Restores the tone marks of a known family name (only when its unaccented spelling names one family name). */
 /** A family name of three letters or more, accents aside (shorter ones are too easily made of noise). */
 function isFamilyName(word: string): boolean {
   const key = fold(word);
   return key.length >= 3 && SURNAME_BY_FOLD.has(key);
 }
 
+/** Restores the tone marks of a known family name (only when its unaccented spelling names one family name). */
 export function fixSurname(name: string): string {
   const [first, ...rest] = name.split(' ');
   if (!first || SURNAMES.includes(first)) return name;

@@ -22,8 +22,10 @@ const ID1 = 85.6 / 53.98;
  * still whole. Only corners on the border itself (within 0.4%) or beyond it mean the card is cut off.
  */
 export function checkCornersInside(corners: readonly Point[], width: number, height: number): void {
-  if (cutOff(corners, width, height)) throw new ReaderFailure(2, 'Cropping failed: corners of the card are outside the image');
+  if (cutOff(corners, width, height)) throw cutOffFailure();
 }
+
+const cutOffFailure = () => new ReaderFailure(2, 'Cropping failed: corners of the card are outside the image');
 
 function cutOff(corners: readonly Point[], width: number, height: number): boolean {
   const margin = Math.max(2, 0.004 * Math.max(width, height));
@@ -48,13 +50,14 @@ export async function locateCard(gray: Buffer, width: number, height: number, mi
     if (croppedScan) return wholeImage();
     throw new ReaderFailure(3, 'No ID card found in the image');
   }
-  if (outline.touchesBorder && cutOff(outline.corners, width, height)) {
-    // A scan cropped to the card, its edges on the frame: taken whole.
-    if (croppedScan && outline.areaRatio > 0.8) return wholeImage();
-    // A cut-off card's outline is not card-shaped: nothing to refine.
-    if (Math.abs(Math.log(outline.aspect / ID1)) > 0.35) checkCornersInside(outline.corners, width, height);
+  const onFrame = outline.touchesBorder && cutOff(outline.corners, width, height);
+  // A scan cropped to the card, its edges on the frame: taken whole.
+  if (onFrame && croppedScan && outline.areaRatio > 0.8) return wholeImage();
+  if (Math.abs(Math.log(outline.aspect / ID1)) > 0.35) {
+    // A cut-off card's outline is not card-shaped: nothing to refine, its corners are missing.
+    if (onFrame) throw cutOffFailure();
+    throw new ReaderFailure(3, 'No ID card found in the image');
   }
-  if (Math.abs(Math.log(outline.aspect / ID1)) > 0.35) throw new ReaderFailure(3, 'No ID card found in the image');
   const c = outline.corners;
   return { corners: outline.portrait ? [c[3], c[0], c[1], c[2]] : c, whole: false };
 }

@@ -7,7 +7,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { stdbufAvailable, TesseractStreams } from './tesseract-stream.js';
+import { stdbufAvailable, tesseractOptions, TesseractStreams } from './tesseract-stream.js';
 
 export interface OcrWord {
   text: string;
@@ -65,9 +65,9 @@ let streamingSupported: boolean | undefined;
 export class NativeTesseract implements OcrEngine {
   readonly name = 'tesseract' as const;
   private readonly streams: TesseractStreams | undefined;
+  private readonly tessdataDir?: string;
 
   /** `streaming: false` runs one process per call (the mode used where `stdbuf` is missing). */
-  private readonly tessdataDir?: string;
   constructor(options: { streaming?: boolean; tessdataDir?: string } = {}) {
     const streaming = options.streaming ?? (streamingSupported ??= stdbufAvailable());
     this.streams = streaming ? new TesseractStreams(TIMEOUT_MS) : undefined;
@@ -84,9 +84,7 @@ export class NativeTesseract implements OcrEngine {
   }
 
   private recognizeOnce(png: Buffer, options: OcrOptions): Promise<OcrWord[]> {
-    const args = ['stdin', 'stdout', '-l', options.lang, '--psm', String(options.psm), '--oem', '1'];
-    if (options.whitelist) args.push('-c', `tessedit_char_whitelist=${options.whitelist}`);
-    args.push('-c', 'preserve_interword_spaces=0', 'tsv');
+    const args = ['stdin', 'stdout', ...tesseractOptions(options), 'tsv'];
     return new Promise((resolve, reject) => {
       const child = spawn('tesseract', args, { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
       const out: Buffer[] = [];

@@ -35,6 +35,14 @@ interface Pending {
   file: string;
 }
 
+/** The `tesseract` options of one OCR setting, for a long-lived process and a one-off run alike. */
+export function tesseractOptions(args: StreamArgs): string[] {
+  const out = [...(args.tessdataDir ? ['--tessdata-dir', args.tessdataDir] : []), '-l', args.lang, '--psm', String(args.psm), '--oem', '1'];
+  if (args.whitelist) out.push('-c', `tessedit_char_whitelist=${args.whitelist}`);
+  out.push('-c', 'preserve_interword_spaces=0');
+  return out;
+}
+
 /** True when `stdbuf` (coreutils) can run: without it the streaming mode cannot see pages end. */
 export function stdbufAvailable(): boolean {
   try {
@@ -157,9 +165,7 @@ export class TesseractStream {
   }
 
   private start(): ChildProcessWithoutNullStreams {
-    const args = ['-o0', 'tesseract', 'stdin', 'stdout', ...(this.args.tessdataDir ? ['--tessdata-dir', this.args.tessdataDir] : []), '-l', this.args.lang, '--psm', String(this.args.psm), '--oem', '1'];
-    if (this.args.whitelist) args.push('-c', `tessedit_char_whitelist=${this.args.whitelist}`);
-    args.push('-c', 'preserve_interword_spaces=0', '-c', 'stream_filelist=1', 'tsv');
+    const args = ['-o0', 'tesseract', 'stdin', 'stdout', ...tesseractOptions(this.args), '-c', 'stream_filelist=1', 'tsv'];
     const child = spawn('stdbuf', args, { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
     this.pages = 0;
     this.buffered = '';
