@@ -9,7 +9,9 @@ import sharp from 'sharp';
 import { analyze } from '../src/face/engine/worker.js';
 import { CollectionIndex, EXACT_FROM_COSINE } from '../src/face/search/index-cache.js';
 import { startTestApp } from '../test/support/app.js';
-import { fixture } from '../test/face/helpers.js';
+import fs from 'node:fs';
+import { fixture, placements } from '../test/face/helpers.js';
+import { boxInUpload } from '../src/face/evaluation.js';
 import type { BenchRow } from './harness.js';
 
 function randomUnit(dim: number, seed: { s: number }): Float32Array {
@@ -38,15 +40,28 @@ export default async function faceBench(): Promise<BenchRow[]> {
   const images = ['grace_hopper.jpg', 'person-a.jpg', 'person-c.jpg'].map(fixture);
   const vga = await sharp(fixture('grace_hopper.jpg')).resize(640, 750).jpeg().toBuffer();
   await analyze({ image: images[0], detectThreshold: 0.7, checkCard: false }); // load models
-  for (const [label, imgs, checkCard] of [
+  // Photos that take the extra passes (issue 14): a person next to a blurred crowd (more faces get landmarks), small in a
+  // wide shot (tiled pass), turned 90 degrees without EXIF (turned passes); and a large real photo when ../shared is there.
+  const base = await analyze({ image: images[0], detectThreshold: 0.7, checkCard: false });
+  if (!base.ok || !base.primary) throw new Error('no face in grace_hopper.jpg');
+  const placed = await placements(images[0], boxInUpload(base, base.faces[0]), fixture('group.jpg'));
+  const pick = (name: string) => [placed.find((p) => p.name === name)!.image];
+  const large = '/work/shared/data/faces/img4.jpg';
+  const sets: [string, Buffer[], boolean][] = [
     ['fixtures ~600x700', images, false],
     ['640x750 portrait', [vga], false],
     ['fixtures + ID-card check', images, true],
-  ] as const) {
+    ['2500x2070 next to a blurred crowd', pick('next to a blurred crowd'), false],
+    ['3000x2000, small in a wide shot', pick('small in a wide shot'), false],
+    ['turned 90 without EXIF', pick('turned 90 without EXIF'), false],
+  ];
+  if (fs.existsSync(large)) sets.push(['2500x1728 real photo (shared img4.jpg)', [fs.readFileSync(large)], false]);
+  for (const [label, imgs, checkCard] of sets) {
     // CPU time of the whole process (this thread, sharp's threads, onnxruntime) per image: the machine may be shared, so wall time is only noted.
     const cpu: number[] = [];
     const wall: number[] = [];
-    for (let round = 0; round < 9; round++) {
+    const rounds = imgs.length === 1 ? 15 : 9;
+    for (let round = 0; round < rounds; round++) {
       for (const image of imgs) {
         const c = process.cpuUsage();
         const t = performance.now();
@@ -62,7 +77,7 @@ export default async function faceBench(): Promise<BenchRow[]> {
       metric: 'median CPU',
       value: at(cpu, 0.5),
       unit: 'ms',
-      goal: checkCard ? undefined : '<= 60',
+      goal: checkCard || (imgs.length === 1 && imgs[0] !== vga) ? undefined : '<= 60',
       note: `one thread, decode included; CPU p10-p90 ${at(cpu, 0.1).toFixed(1)}-${at(cpu, 0.9).toFixed(1)} ms; wall median ${at(wall, 0.5).toFixed(1)} ms`,
     });
   }

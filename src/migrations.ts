@@ -5,12 +5,15 @@ import { nluMigrations } from './nlu/migrations.js';
 import { platformMigrations } from './platform/db/migrations.js';
 import { readerMigrations } from './reader/migrations.js';
 import { speechMigrations } from './speech/migrations.js';
+import { usageMigrations } from './platform/usage/migrations.js';
+import { consoleMigrations } from './console/migrations.js';
 
 /**
  * Every table of Saola: the platform's and each service's, one migration set
  * for SQLite and PostgreSQL. Names start with the owner's number: 0001
- * platform, 0002 nlu, 0003 reader, 0004 face, 0005 speech, 0006 credit, then
- * a sequence (`0005_02_tts_retention`); later ones append.
+ * platform, 0002 nlu, 0003 reader, 0004 face, 0005 speech, 0006 credit,
+ * 0007 console, 0008 usage and quotas, then a sequence
+ * (`0005_02_tts_retention`); later ones append.
  */
 export const migrations: Readonly<Record<string, Migration>> = {
   ...platformMigrations,
@@ -19,4 +22,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   ...faceMigrations,
   ...speechMigrations,
   ...creditMigrations,
+  ...usageMigrations,
+  ...consoleMigrations,
 };

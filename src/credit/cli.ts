@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { migrations } from '../migrations.js';
 import { AuthAdminError, Credentials } from '../platform/auth/credentials.js';
 import { CommandUsageError, type Command, type CommandContext } from '../platform/cli.js';
 import { migrateToLatest, openStore, type Store } from '../platform/db/database.js';
@@ -87,7 +86,7 @@ function rejectLines(rejects: RejectedRow[], total: number): string {
 async function withParts<T>(ctx: CommandContext, work: (parts: CreditParts, store: Store) => Promise<T>): Promise<T> {
   const store = openStore(ctx.config.databaseUrl);
   try {
-    await migrateToLatest(store, migrations);
+    await migrateToLatest(store, ctx.migrations);
     return await work(createCreditParts(store, loadCreditConfig()), store);
   } finally {
     await store.close();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { assessFace, looksLikeIdCard } from './engine/index.js';
+import { iou } from './engine/detect.js';
 import { cosineToSimilarity, dot, SIMILARITY_MAP } from './engine/similarity.js';
 import { analyze, type AnalyzeResult } from './engine/worker.js';
 
@@ -30,6 +31,31 @@ export interface FaceEvaluation {
   /** Proposed [cosine, similarity] knots: the current map with its 0.80 knot moved above the measured impostors. */
   refitKnots: [number, number][];
   meanMs: number;
+  /** Per photo: faces reported (after the face rules), detections dropped and why, the compared (subject) face in upload pixels. */
+  perImage: { name: string; faces: number; rejected: string[]; compared?: { x1: number; y1: number; x2: number; y2: number } }[];
+}
+
+/**
+ * A box of an analysis (pixels of the working image, turned by `rotation`)
+ * in pixels of the uploaded photo as shown upright (EXIF applied).
+ */
+export function boxInUpload(r: Extract<AnalyzeResult, { ok: true }>, b: { x1: number; y1: number; x2: number; y2: number }): { x1: number; y1: number; x2: number; y2: number } {
+  const W = r.width;
+  const H = r.height;
+  // Undo the clockwise turn: the working image before it was (W x H) for 180, (H x W) for 90 and 270.
+  let box = b;
+  if (r.rotation === 90) box = { x1: b.y1, y1: W - b.x2, x2: b.y2, y2: W - b.x1 };
+  else if (r.rotation === 180) box = { x1: W - b.x2, y1: H - b.y2, x2: W - b.x1, y2: H - b.y1 };
+  else if (r.rotation === 270) box = { x1: H - b.y2, y1: b.x1, x2: H - b.y1, y2: b.x2 };
+  return { x1: box.x1 / r.scale, y1: box.y1 / r.scale, x2: box.x2 / r.scale, y2: box.y2 / r.scale };
+}
+
+/** Whether `chosen` is the face at `expected`: its centre inside the expected box and their overlap (IoU) at least 0.3. */
+export function sameFace(chosen: { x1: number; y1: number; x2: number; y2: number }, expected: { x1: number; y1: number; x2: number; y2: number }): boolean {
+  const cx = (chosen.x1 + chosen.x2) / 2;
+  const cy = (chosen.y1 + chosen.y2) / 2;
+  if (cx < expected.x1 || cx > expected.x2 || cy < expected.y1 || cy > expected.y2) return false;
+  return iou({ ...chosen, score: 0 }, { ...expected, score: 0 }) >= 0.3;
 }
 
 export function readPairs(dir: string): { x: string; y: string; same: boolean }[] {
@@ -58,7 +84,7 @@ export async function evaluateFacePairs(dir: string, log: (line: string) => void
   const names = [...new Set(pairs.flatMap((p) => [p.x, p.y]))];
   const results = new Map<string, AnalyzeResult>();
   let ms = 0;
-  const gates = { minFacePx: 40, secondFaceRatio: 0.25, minBlurVariance: 0 };
+  const gates = { minFacePx: 40, secondFaceRatio: 0.25, minBlurVariance: 0, secondFaceSharpness: 0.3 };
   for (const n of names) {
     const r = await analyze({ image: fs.readFileSync(path.join(dir, n)), detectThreshold: 0.7, checkCard: true });
     if (r.ok) ms += r.ms;
@@ -127,6 +153,11 @@ export async function evaluateFacePairs(dir: string, log: (line: string) => void
     idCardFalseAlarms: idCard,
     refitKnots: knots,
     meanMs: ms / Math.max(1, names.length - missed.length),
+    perImage: names.map((name) => {
+      const r = results.get(name)!;
+      if (!r.ok) return { name, faces: 0, rejected: [] };
+      return { name, faces: r.faces.length, rejected: r.rejected.map((x) => x.reason), ...(r.faces[0] ? { compared: boxInUpload(r, r.faces[0]) } : {}) };
+    }),
   };
 }
 
@@ -142,5 +173,9 @@ export function formatEvaluation(e: FaceEvaluation): string {
     `406 false alarms on these (unoccluded) photos: ${e.occlusionFalseAlarms}/${e.images}; 410 false alarms: ${e.idCardFalseAlarms}/${e.images}`,
     `refit knots (cosine -> similarity): ${JSON.stringify(e.refitKnots)}`,
     `detect+embed+card check, mean per image: ${e.meanMs.toFixed(0)} ms (one thread)`,
+    `faces per photo (expected 1 on these portraits): ${e.perImage.filter((p) => p.faces !== 1).length} photos off${e.perImage
+      .filter((p) => p.faces !== 1)
+      .map((p) => ` ${p.name}=${p.faces}`)
+      .join('')}; detections dropped by the face rules: ${e.perImage.reduce((a, p) => a + p.rejected.length, 0)}`,
   ].join('\n');
 }

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { bufferedParts } from '../platform/http/multipart.js';
 
 export interface UploadedFile {
   field: string;
@@ -33,9 +34,9 @@ export async function readForm(request: FastifyRequest): Promise<FormInput> {
     if (s !== undefined) fields[k] = s;
   }
   if (request.isMultipart()) {
-    for await (const part of request.parts()) {
+    for await (const part of bufferedParts(request)) {
       if (part.type === 'file') {
-        files.push({ field: part.fieldname, filename: part.filename ?? '', mimetype: part.mimetype ?? '', data: await part.toBuffer() });
+        files.push({ field: part.fieldname, filename: part.filename, mimetype: part.mimetype, data: part.data });
       } else {
         const s = scalar(part.value);
         if (s !== undefined) fields[part.fieldname] = s;

@@ -1,4 +1,4 @@
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 
 /** The face service's tables. Append new migrations; never edit one that has shipped. */
 export const faceMigrations: Readonly<Record<string, Migration>> = {
@@ -42,6 +42,59 @@ export const faceMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.dropTable('face_embeddings').execute();
       await db.schema.dropTable('face_users').execute();
       await db.schema.dropTable('face_collections').execute();
+    },
+  },
+  '0004_face_search_02_index_versions': {
+    /*
+     * Why: a search checked the index against "count:last id" of the
+     * collection's faces, a count over every face per search (a bitmap heap
+     * scan of the collection, EXPLAIN on PostgreSQL), and read new faces with
+     * `id > last ORDER BY id LIMIT n`, which with only the collection_id index
+     * visited and sorted every face of the collection per page. And a face
+     * whose UUIDv7 sorted below the last id (another host's clock behind) was
+     * never appended. Now each collection carries two counters bumped in the
+     * same transaction as the change: `faces_seq` numbers its faces in commit
+     * order (the row lock on the collection serialises adds), `faces_epoch`
+     * moves on every delete. Faces are read by (collection_id, seq).
+     */
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('face_collections').addColumn('faces_seq', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('face_collections').addColumn('faces_epoch', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema.alterTable('face_embeddings').addColumn('seq', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      // Existing faces keep their id order (both engines have window functions and UPDATE ... FROM).
+      await sql`update face_embeddings set seq = r.n
+        from (select id, row_number() over (partition by collection_id order by id) as n from face_embeddings) as r
+        where face_embeddings.id = r.id`.execute(db);
+      await sql`update face_collections set faces_seq = coalesce((select max(e.seq) from face_embeddings e where e.collection_id = face_collections.id), 0)`.execute(db);
+      await db.schema.createIndex('face_embeddings_collection_seq').on('face_embeddings').columns(['collection_id', 'seq']).unique().execute();
+      // Its leading column serves every query the single-column index did.
+      await db.schema.dropIndex('face_embeddings_collection').execute();
+    },
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    async down(db: Kysely<any>) {
+      await db.schema.createIndex('face_embeddings_collection').on('face_embeddings').columns(['collection_id']).execute();
+      await db.schema.dropIndex('face_embeddings_collection_seq').execute();
+      await db.schema.alterTable('face_embeddings').dropColumn('seq').execute();
+      await db.schema.alterTable('face_collections').dropColumn('faces_epoch').execute();
+      await db.schema.alterTable('face_collections').dropColumn('faces_seq').execute();
+    },
+  },
+  '0004_face_search_03_liveness_thresholds': {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    async up(db: Kysely<any>) {
+      // Live-probability thresholds chosen by `saola eval liveness --write`: one row per application,
+      // or scope '*' for every application without its own; no row means SAOLA_LIVENESS_THRESHOLD.
+      await db.schema
+        .createTable('liveness_thresholds')
+        .addColumn('scope', 'text', (c) => c.primaryKey())
+        .addColumn('threshold', 'double precision', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('liveness_thresholds').execute();
     },
   },
 };

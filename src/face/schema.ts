@@ -6,6 +6,10 @@ export type FaceCollectionRow = {
   app_code: string;
   name: string;
   created_at: string;
+  /** The seq of the collection's latest face: bumped in the transaction that adds one. */
+  faces_seq: number;
+  /** Bumped in the transaction that deletes faces: an index built at another epoch is rebuilt. */
+  faces_epoch: number;
 };
 
 /** A user of a collection: the client's id (unique in the collection) and a display name. */
@@ -28,6 +32,8 @@ export type FaceEmbeddingRow = {
   embedding: string;
   model: string;
   created_at: string;
+  /** 1, 2, ... per collection in commit order (face_collections.faces_seq at the add). */
+  seq: number;
 };
 
 export type FaceTables = {

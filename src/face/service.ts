@@ -1,6 +1,8 @@
 import { ServiceError } from '../platform/http/errors.js';
+import type { FacesInPhoto, PhotoBox } from '../platform/playground-tools.js';
 import type { FaceConfig } from './config.js';
-import { assessFace, cosineToSimilarity, similarityToCosine, dot, EMBEDDING_MODEL, isJpeg, looksLikeIdCard, type FaceEngine, type FaceVerdict, type PrimaryFace } from './engine/index.js';
+import { assessFace, cosineToSimilarity, similarityToCosine, dot, EMBEDDING_MODEL, isJpeg, looksLikeIdCard, type AnalyzeResult, type FaceEngine, type FaceVerdict, type PrimaryFace } from './engine/index.js';
+import type { Box } from './engine/detect.js';
 import { MatchErrors, SearchErrors } from './errors.js';
 import type { UploadedFile } from './form.js';
 import { FaceIndexCache } from './search/index-cache.js';
@@ -22,12 +24,12 @@ function required(fields: Record<string, string>, name: string, maxLength = 200)
 
 /** Face search: collections of users with indexed faces, per application. */
 export class FaceSearchService {
-  private readonly cache = new FaceIndexCache();
-
   constructor(
     private readonly store: FaceStore,
     private readonly engine: FaceEngine,
     private readonly cfg: FaceConfig,
+    /** Per-process indexes (index-cache.ts); the composition root gives it the blob store's snapshots. */
+    private readonly cache = new FaceIndexCache(),
   ) {}
 
   async create(appCode: string, fields: Record<string, string>): Promise<string> {
@@ -71,8 +73,8 @@ export class FaceSearchService {
     const face = await this.faceOf(file, parseBool(fields.allow_id_card));
     const coll = await this.store.ensureCollection(appCode, collection);
     const user = await this.store.upsertUser(appCode, coll.id, id, fields.name?.trim() || undefined);
-    const faceId = await this.store.addFace(appCode, coll.id, user.id, face.embedding, EMBEDDING_MODEL);
-    await this.cache.added(coll.id, user.id, face.embedding, faceId);
+    const added = await this.store.addFace(appCode, coll.id, user.id, face.embedding, EMBEDDING_MODEL);
+    await this.cache.added({ appCode, collectionId: coll.id }, user.id, face.embedding, added);
     return 'Add photo success';
   }
 
@@ -86,9 +88,12 @@ export class FaceSearchService {
     const face = await this.faceOf(file, parseBool(fields.allow_id_card));
     const coll = await this.store.findCollection(appCode, collection);
     if (!coll) throw new ServiceError(SearchErrors.notFound);
-    const stamp = await this.store.facesStamp(appCode, coll.id);
-    const index = await this.cache.get(coll.id, stamp, async () =>
-      (await this.store.listFaces(appCode, coll.id)).map((f) => ({ owner: f.userRowId, embedding: f.embedding })),
+    // The collection row carries its version: no count over its faces per search.
+    const index = await this.cache.get(
+      { appCode, collectionId: coll.id },
+      { epoch: Number(coll.faces_epoch), seq: Number(coll.faces_seq) },
+      async (afterSeq, span) =>
+        (await this.store.listFaces(appCode, coll.id, { afterSeq, span })).map((f) => ({ seq: f.seq, owner: f.userRowId, embedding: f.embedding })),
     );
     // The fast scan guarantees every face at or above the request's threshold is scored exactly.
     const [best] = index.search(face.embedding, 1, similarityToCosine(threshold));
@@ -102,14 +107,14 @@ export class FaceSearchService {
 
   async deleteFaces(appCode: string, fields: Record<string, string>): Promise<string> {
     const { coll, user } = await this.user(appCode, fields);
-    await this.store.deleteFaces(appCode, user.id);
+    await this.store.deleteFaces(appCode, coll.id, user.id);
     this.cache.invalidate(coll.id);
     return 'User faces deleted';
   }
 
   async deleteUser(appCode: string, fields: Record<string, string>): Promise<string> {
     const { coll, user } = await this.user(appCode, fields);
-    await this.store.deleteUser(appCode, user.id);
+    await this.store.deleteUser(appCode, coll.id, user.id);
     this.cache.invalidate(coll.id);
     return 'User deleted';
   }
@@ -143,7 +148,7 @@ export class FaceSearchService {
     const coll = await this.store.findCollection(appCode, collection);
     if (!coll) throw new ServiceError(SearchErrors.notFound);
     await this.store.deleteCollection(appCode, coll.id);
-    this.cache.invalidate(coll.id);
+    await this.cache.dropped({ appCode, collectionId: coll.id });
     return 'Remove collection success';
   }
 }
@@ -151,7 +156,7 @@ export class FaceSearchService {
 /** The field face match reads its two images from. */
 export const MATCH_FIELD = 'file[]';
 
-/** Face match: the largest face of each of two JPEGs, compared. */
+/** Face match: the subject face of each of two JPEGs (chosen by size, centrality, confidence and focus: engine/subject.ts), compared. */
 export class FaceMatchService {
   constructor(
     private readonly engine: FaceEngine,
@@ -175,4 +180,53 @@ export class FaceMatchService {
     const similarity = round(cosineToSimilarity(dot(faces[0].embedding, faces[1].embedding)) * 100, 2);
     return { isMatch: similarity >= this.cfg.matchThreshold, similarity, isBothImgIDCard: results.every((r) => looksLikeIdCard(r)) };
   }
+}
+
+/**
+ * A box of the engine's working image back in pixels of the uploaded photo as
+ * a viewer shows it: the engine may have turned the photo (clockwise, to find
+ * upright faces) and downscaled it, so undo the turn, then the scale.
+ */
+export function toPhotoBox(box: Box, r: Pick<Extract<AnalyzeResult, { ok: true }>, 'width' | 'height' | 'rotation' | 'scale'>): PhotoBox {
+  // (x, y) in the turned image -> the upright working image, whose size is (uw, uh).
+  const back = (x: number, y: number): [number, number] => {
+    switch (r.rotation) {
+      case 90: // upright (u, v) went to (uh - v, u); here uh = turned width
+        return [y, r.width - x];
+      case 180:
+        return [r.width - x, r.height - y];
+      case 270: // upright (u, v) went to (v, uw - u); here uw = turned height
+        return [r.height - y, x];
+      default:
+        return [x, y];
+    }
+  };
+  const [ax, ay] = back(box.x1, box.y1);
+  const [bx, by] = back(box.x2, box.y2);
+  const k = 1 / (r.scale > 0 ? r.scale : 1);
+  const px = (v: number) => round(v * k, 1);
+  return { x1: px(Math.min(ax, bx)), y1: px(Math.min(ay, by)), x2: px(Math.max(ax, bx)), y2: px(Math.max(ay, by)), score: round(box.score, 3) };
+}
+
+/**
+ * What face match sees in one photo, for the console's playground: the subject
+ * it would compare (with the same gates as match), the other faces and the
+ * detections dropped as not faces, in the photo's own pixels.
+ */
+export async function facesInPhoto(engine: FaceEngine, cfg: FaceConfig, image: Buffer): Promise<FacesInPhoto | null> {
+  const r = await engine.analyze(image, { checkCard: false });
+  if (!r.ok) return null;
+  const verdict = assessFace(r, { ...cfg, minBlurVariance: 0 }, { single: false });
+  const turned = r.rotation === 90 || r.rotation === 270;
+  const k = r.scale > 0 ? r.scale : 1;
+  const [subject, ...others] = r.faces;
+  return {
+    width: Math.round((turned ? r.height : r.width) / k),
+    height: Math.round((turned ? r.width : r.height) / k),
+    subject: subject ? toPhotoBox(subject, r) : null,
+    verdict: verdict.kind === 'occluded' ? `occluded: ${verdict.reason}` : verdict.kind,
+    others: others.map((f) => toPhotoBox(f, r)),
+    rejected: r.rejected.map((x) => ({ ...toPhotoBox(x.box, r), reason: x.reason })),
+    rotation: r.rotation,
+  };
 }

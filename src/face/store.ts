@@ -15,8 +15,17 @@ export function decodeEmbedding(text: string): Float32Array {
 }
 
 export interface StoredFace {
+  id: string;
+  /** The face's number in its collection (commit order). */
+  seq: number;
   userRowId: string;
   embedding: Float32Array;
+}
+
+/** Where a collection's faces stand: the index is current when both match (see migration 0004_face_search_02). */
+export interface FacesVersion {
+  epoch: number;
+  seq: number;
 }
 
 /** Persistence of collections, users and face embeddings; every query is scoped by app_code. */
@@ -34,7 +43,7 @@ export class FaceStore {
   async ensureCollection(appCode: string, name: string): Promise<FaceCollectionRow> {
     const found = await this.findCollection(appCode, name);
     if (found) return found;
-    const row: FaceCollectionRow = { id: uuidv7(), app_code: appCode, name, created_at: new Date().toISOString() };
+    const row: FaceCollectionRow = { id: uuidv7(), app_code: appCode, name, created_at: new Date().toISOString(), faces_seq: 0, faces_epoch: 0 };
     try {
       await this.db.insertInto('face_collections').values(row).execute();
       return row;
@@ -78,44 +87,66 @@ export class FaceStore {
     }
   }
 
-  /** Returns the new row's id (UUIDv7: later rows sort after earlier ones). */
-  async addFace(appCode: string, collectionId: string, userRowId: string, embedding: Float32Array, model: string): Promise<string> {
+  /**
+   * Adds a face with the collection's next seq, in one transaction: the
+   * collection row's update locks it until commit, so faces of a collection
+   * commit in seq order and a reader that sees seq n sees every face up to n.
+   */
+  async addFace(appCode: string, collectionId: string, userRowId: string, embedding: Float32Array, model: string): Promise<{ id: string } & FacesVersion> {
     const id = uuidv7();
-    await this.db
-      .insertInto('face_embeddings')
-      .values({
-        id,
-        app_code: appCode,
-        collection_id: collectionId,
-        user_row_id: userRowId,
-        embedding: encodeEmbedding(embedding),
-        model,
-        created_at: new Date().toISOString(),
-      })
-      .execute();
-    return id;
+    return this.db.transaction().execute(async (trx) => {
+      const v = await trx
+        .updateTable('face_collections')
+        .set((eb) => ({ faces_seq: eb('faces_seq', '+', 1) }))
+        .where('id', '=', collectionId)
+        .where('app_code', '=', appCode)
+        .returning(['faces_seq', 'faces_epoch'])
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto('face_embeddings')
+        .values({
+          id,
+          app_code: appCode,
+          collection_id: collectionId,
+          user_row_id: userRowId,
+          embedding: encodeEmbedding(embedding),
+          model,
+          created_at: new Date().toISOString(),
+          seq: Number(v.faces_seq),
+        })
+        .execute();
+      return { id, seq: Number(v.faces_seq), epoch: Number(v.faces_epoch) };
+    });
   }
 
-  /** "count:last id" of a collection's faces: changes whenever any process adds or deletes one. */
-  async facesStamp(appCode: string, collectionId: string): Promise<string> {
+  /** The collection's counters (one primary-key read; findCollection returns them too). */
+  async facesVersion(appCode: string, collectionId: string): Promise<FacesVersion | undefined> {
     const row = await this.db
-      .selectFrom('face_embeddings')
-      .select((eb) => [eb.fn.countAll<string | number>().as('n'), eb.fn.max('id').as('last')])
+      .selectFrom('face_collections')
+      .select(['faces_seq', 'faces_epoch'])
       .where('app_code', '=', appCode)
-      .where('collection_id', '=', collectionId)
+      .where('id', '=', collectionId)
       .executeTakeFirst();
-    return `${Number(row?.n ?? 0)}:${row?.last ?? ''}`;
+    return row && { seq: Number(row.faces_seq), epoch: Number(row.faces_epoch) };
   }
 
-  async listFaces(appCode: string, collectionId: string): Promise<StoredFace[]> {
+  /**
+   * A collection's faces in seq order; with `page`, those with
+   * afterSeq < seq <= afterSeq + span (a range of the (collection_id, seq)
+   * index: the index cache's FacePageLoader).
+   */
+  async listFaces(appCode: string, collectionId: string, page: { afterSeq?: number; span?: number } = {}): Promise<StoredFace[]> {
     const rows = await this.db
       .selectFrom('face_embeddings')
-      .select(['user_row_id', 'embedding'])
-      .where('app_code', '=', appCode)
+      .select(['id', 'seq', 'user_row_id', 'embedding'])
       .where('collection_id', '=', collectionId)
-      .orderBy('id')
+      .where('app_code', '=', appCode)
+      .$if(page.afterSeq !== undefined, (q) => q.where('seq', '>', page.afterSeq!))
+      .$if(page.span !== undefined, (q) => q.where('seq', '<=', (page.afterSeq ?? 0) + page.span!))
+      .orderBy('collection_id')
+      .orderBy('seq')
       .execute();
-    return rows.map((r) => ({ userRowId: r.user_row_id, embedding: decodeEmbedding(r.embedding) }));
+    return rows.map((r) => ({ id: r.id, seq: Number(r.seq), userRowId: r.user_row_id, embedding: decodeEmbedding(r.embedding) }));
   }
 
   async usersByRowId(appCode: string, ids: string[]): Promise<Map<string, FaceUserRow>> {
@@ -131,12 +162,17 @@ export class FaceStore {
     return q.execute();
   }
 
-  async deleteFaces(appCode: string, userRowId: string): Promise<void> {
-    await this.db.deleteFrom('face_embeddings').where('app_code', '=', appCode).where('user_row_id', '=', userRowId).execute();
+  /** Deletes a user's faces and moves the collection's epoch in the same transaction (every process's index then rebuilds). */
+  async deleteFaces(appCode: string, collectionId: string, userRowId: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await bumpEpoch(trx, appCode, collectionId);
+      await trx.deleteFrom('face_embeddings').where('app_code', '=', appCode).where('user_row_id', '=', userRowId).execute();
+    });
   }
 
-  async deleteUser(appCode: string, userRowId: string): Promise<void> {
+  async deleteUser(appCode: string, collectionId: string, userRowId: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      await bumpEpoch(trx, appCode, collectionId);
       await trx.deleteFrom('face_embeddings').where('app_code', '=', appCode).where('user_row_id', '=', userRowId).execute();
       await trx.deleteFrom('face_users').where('app_code', '=', appCode).where('id', '=', userRowId).execute();
     });
@@ -144,9 +180,21 @@ export class FaceStore {
 
   async deleteCollection(appCode: string, collectionId: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      // Locks the collection row before any face or user row, as addFace does, so the two cannot deadlock.
+      await bumpEpoch(trx, appCode, collectionId);
       await trx.deleteFrom('face_embeddings').where('app_code', '=', appCode).where('collection_id', '=', collectionId).execute();
       await trx.deleteFrom('face_users').where('app_code', '=', appCode).where('collection_id', '=', collectionId).execute();
       await trx.deleteFrom('face_collections').where('app_code', '=', appCode).where('id', '=', collectionId).execute();
     });
   }
+}
+
+/** Taken first, so the collection row is locked before any face row (the order addFace uses too: no deadlock). */
+async function bumpEpoch(trx: Kysely<FaceTables>, appCode: string, collectionId: string): Promise<void> {
+  await trx
+    .updateTable('face_collections')
+    .set((eb) => ({ faces_epoch: eb('faces_epoch', '+', 1) }))
+    .where('id', '=', collectionId)
+    .where('app_code', '=', appCode)
+    .execute();
 }

@@ -1,8 +1,11 @@
+import type { Migration } from 'kysely';
 import type { Config } from './config.js';
 
 /** What a service's CLI command receives: its own arguments (after the command words) and the configuration. */
 export interface CommandContext {
   config: Config;
+  /** The whole schema, from the composition root: a command that opens the store migrates it with this. */
+  migrations: Readonly<Record<string, Migration>>;
   args: string[];
   /** stdout/stderr, so tests can capture them. */
   stdout: (text: string) => void;

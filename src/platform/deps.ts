@@ -1,3 +1,5 @@
+import type { AppSettingsRegistry } from './app-settings.js';
+import type { PlaygroundTools } from './playground-tools.js';
 import type { Credentials } from './auth/credentials.js';
 import type { BlobStore } from './blobs/store.js';
 import type { Config } from './config.js';
@@ -54,4 +56,8 @@ export interface ServiceDeps {
   blobs: BlobStore;
   jobs: JobQueue;
   lifecycle: Lifecycle;
+  /** Per-application switches services offer to the console; buildApp provides it. */
+  appSettings?: AppSettingsRegistry;
+  /** Functions services offer the console's playgrounds (the face engine's boxes); buildApp provides it. */
+  playground?: PlaygroundTools;
 }

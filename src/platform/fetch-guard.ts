@@ -10,6 +10,7 @@
  *   await guardedFetch(callbackUrl, { method: 'POST', body: JSON.stringify(x), headers: { 'content-type': 'application/json' } });
  *
  * Stable API: `guardedFetch`, `assertPublicUrl`, `isPublicAddress`, `FetchGuardError`, `GuardOptions`, `GuardedResponse`.
+ * Tested against every address form and rebinding in test/security/fetch-guard.test.ts.
  */
 import dns from 'node:dns';
 import http from 'node:http';
@@ -19,6 +20,12 @@ import net from 'node:net';
 export interface GuardOptions {
   /** Reach loopback/private/link-local addresses too (tests, trusted intranets). Default false. */
   allowPrivate?: boolean;
+  /**
+   * Addresses or subnets (`10.1.2.3`, `10.1.0.0/16`, `fd00::/8`) reachable even
+   * though not public: one trusted intranet host without opening every private
+   * address. Checked wherever the public check is (literal, DNS, connect, redirect).
+   */
+  allowSubnets?: string[];
   /** Total time for connect, redirects and body, ms. Default 10 000. */
   timeoutMs?: number;
   /** Largest response body accepted, bytes. Default 5 MiB. */
@@ -80,8 +87,11 @@ for (const [net4, prefix] of [
   blocked.addSubnet(net4, prefix, 'ipv4');
 }
 for (const [net6, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  // :: and ::1, and the deprecated IPv4-compatible ::a.b.c.d (the URL parser writes ::127.0.0.1 as ::7f00:1).
+  ['::', 96],
+  // SIIT ::ffff:0:a.b.c.d, Teredo 2001::/32 (tunnels to an address the check cannot see).
+  ['::ffff:0:0:0', 96],
+  ['2001::', 32],
   ['100::', 64],
   ['2001:db8::', 32],
   ['fc00::', 7],
@@ -92,17 +102,36 @@ for (const [net6, prefix] of [
   blocked.addSubnet(net6, prefix, 'ipv6');
 }
 
-/** The IPv4 address an IPv6 address carries (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96, compatible ::a.b.c.d). */
-function embeddedIpv4(address: string): string | undefined {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::|::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const hi = parseInt(hex[1], 16);
-    const lo = parseInt(hex[2], 16);
-    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** The eight 16-bit groups of an IPv6 literal (a dotted IPv4 tail counts as two). */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number);
+    text = text.slice(0, dotted.index) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
+  const [head, tail] = text.split('::');
+  const part = (p: string | undefined) => (p ? p.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = part(head);
+  const right = part(tail);
+  const groups = tail === undefined ? left : [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : undefined;
+}
+
+/**
+ * The IPv4 address an IPv6 address carries: mapped ::ffff:a.b.c.d, NAT64
+ * 64:ff9b::/96, compatible ::a.b.c.d, 6to4 2002:AABB:CCDD::/48.
+ */
+function embeddedIpv4(address: string): string | undefined {
+  const g = ipv6Groups(address);
+  if (!g) return undefined;
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 5) && g[5] === 0xffff) return v4(g[6], g[7]);
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)) return v4(g[6], g[7]);
+  // ::a.b.c.d except :: and ::1 themselves, which the IPv6 list handles.
+  if (zeros(0, 6) && g[6] !== 0) return v4(g[6], g[7]);
+  if (g[0] === 0x2002) return v4(g[1], g[2]);
   return undefined;
 }
 
@@ -116,6 +145,37 @@ export function isPublicAddress(address: string): boolean {
     return !blocked.check(address, 'ipv6');
   }
   return false;
+}
+
+/** A BlockList of the allowed subnets, built once per option array. */
+const allowLists = new WeakMap<string[], net.BlockList>();
+function allowList(subnets: string[]): net.BlockList {
+  let list = allowLists.get(subnets);
+  if (!list) {
+    list = new net.BlockList();
+    for (const entry of subnets) {
+      const [address, bits] = entry.trim().split('/');
+      const family = net.isIP(address);
+      if (!family) throw new FetchGuardError('invalid_url', `Allowed subnet ${entry} is not an IP address or subnet`);
+      const type = family === 4 ? 'ipv4' : 'ipv6';
+      const prefix = bits === undefined ? (family === 4 ? 32 : 128) : Number(bits);
+      if (!Number.isInteger(prefix) || prefix < 0 || prefix > (family === 4 ? 32 : 128)) {
+        throw new FetchGuardError('invalid_url', `Allowed subnet ${entry} has a bad prefix length`);
+      }
+      list.addSubnet(address, prefix, type);
+    }
+    allowLists.set(subnets, list);
+  }
+  return list;
+}
+
+/** Whether the options let the request reach this IP literal. */
+function reachable(address: string, opts: Pick<GuardOptions, 'allowPrivate' | 'allowSubnets'>): boolean {
+  if (opts.allowPrivate || isPublicAddress(address)) return true;
+  if (!opts.allowSubnets?.length) return false;
+  const list = allowList(opts.allowSubnets);
+  const v4 = net.isIPv6(address) ? embeddedIpv4(address) : undefined;
+  return v4 ? list.check(v4, 'ipv4') : list.check(address, net.isIPv4(address) ? 'ipv4' : 'ipv6');
 }
 
 function parseUrl(raw: string): URL {
@@ -141,12 +201,12 @@ function hostOf(url: URL): string {
  * non-public address (every resolved address must be public). Resolves to the
  * parsed URL. `guardedFetch` checks again at connect time.
  */
-export async function assertPublicUrl(raw: string, opts: Pick<GuardOptions, 'allowPrivate'> = {}): Promise<URL> {
+export async function assertPublicUrl(raw: string, opts: Pick<GuardOptions, 'allowPrivate' | 'allowSubnets'> = {}): Promise<URL> {
   const url = parseUrl(raw);
   if (opts.allowPrivate) return url;
   const host = hostOf(url);
   if (net.isIP(host)) {
-    if (!isPublicAddress(host)) throw new FetchGuardError('blocked_address', `Address ${host} is not public`);
+    if (!reachable(host, opts)) throw new FetchGuardError('blocked_address', `Address ${host} is not public`);
     return url;
   }
   let addresses: dns.LookupAddress[];
@@ -155,19 +215,19 @@ export async function assertPublicUrl(raw: string, opts: Pick<GuardOptions, 'all
   } catch {
     throw new FetchGuardError('dns', `Host ${host} cannot be resolved`);
   }
-  const bad = addresses.find((a) => !isPublicAddress(a.address));
+  const bad = addresses.find((a) => !reachable(a.address, opts));
   if (addresses.length === 0 || bad) throw new FetchGuardError('blocked_address', `Host ${host} resolves to a non-public address`);
   return url;
 }
 
 /** A DNS lookup for sockets that refuses non-public answers: the check sits on the address connected to. */
-function guardedLookup(allowPrivate: boolean): net.LookupFunction {
+function guardedLookup(opts: Pick<GuardOptions, 'allowPrivate' | 'allowSubnets'>): net.LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true, verbatim: true }, (err, addresses) => {
       if (err) return callback(err, '', 4);
       const list = addresses as unknown as dns.LookupAddress[];
-      const usable = allowPrivate ? list : list.filter((a) => isPublicAddress(a.address));
-      if (usable.length === 0 || (!allowPrivate && usable.length !== list.length)) {
+      const usable = list.filter((a) => reachable(a.address, opts));
+      if (usable.length === 0 || usable.length !== list.length) {
         const e = new FetchGuardError('blocked_address', `Host ${hostname} resolves to a non-public address`);
         return callback(e as unknown as NodeJS.ErrnoException, '', 4);
       }
@@ -179,7 +239,7 @@ function guardedLookup(allowPrivate: boolean): net.LookupFunction {
 
 function requestOnce(url: URL, opts: Required<Pick<GuardOptions, 'allowPrivate' | 'maxBytes'>> & GuardOptions, signal: AbortSignal): Promise<GuardedResponse> {
   const host = hostOf(url);
-  if (net.isIP(host) && !opts.allowPrivate && !isPublicAddress(host)) {
+  if (net.isIP(host) && !reachable(host, opts)) {
     return Promise.reject(new FetchGuardError('blocked_address', `Address ${host} is not public`));
   }
   const client = url.protocol === 'https:' ? https : http;
@@ -189,7 +249,7 @@ function requestOnce(url: URL, opts: Required<Pick<GuardOptions, 'allowPrivate' 
       {
         method: opts.method ?? 'GET',
         headers: { 'user-agent': 'saola', accept: '*/*', ...opts.headers },
-        lookup: guardedLookup(opts.allowPrivate),
+        lookup: guardedLookup(opts),
         signal,
         agent: false,
       },

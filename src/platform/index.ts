@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { migrations } from '../migrations.js';
+import type { Migration } from 'kysely';
 import { Credentials } from './auth/credentials.js';
 import { FsBlobStore } from './blobs/fs-store.js';
 import { S3BlobStore } from './blobs/s3-store.js';
@@ -16,8 +16,15 @@ import { SqlJobQueue } from './jobs/sql-queue.js';
  *
  * Each part moves to its server engine on its own: `SAOLA_DATABASE_URL`
  * (PostgreSQL), `SAOLA_REDIS_URL` (BullMQ jobs), `SAOLA_S3_BUCKET` (S3 blobs).
+ *
+ * `migrations` is the whole schema (the platform's and every service's tables)
+ * and comes from the composition root (`src/migrations.ts` through
+ * `src/main.ts`), as everything else does: the platform knows no service.
  */
-export async function openPlatform(config: Config): Promise<ServiceDeps & { migrated: string[] }> {
+export async function openPlatform(
+  config: Config,
+  migrations: Readonly<Record<string, Migration>>,
+): Promise<ServiceDeps & { migrated: string[] }> {
   const store = openStore(config.databaseUrl);
   const lifecycle = new Lifecycle();
   lifecycle.onClose('store', () => store.close());

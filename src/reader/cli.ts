@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { migrations } from '../migrations.js';
 import { AuthAdminError, Credentials, type Application } from '../platform/auth/credentials.js';
 import { CommandUsageError, type Command } from '../platform/cli.js';
 import { migrateToLatest, openStore } from '../platform/db/database.js';
@@ -44,7 +43,7 @@ export const readerFeaturesCommand: Command = async (ctx) => {
 
   const store = openStore(ctx.config.databaseUrl);
   try {
-    await migrateToLatest(store, migrations);
+    await migrateToLatest(store, ctx.migrations);
     let app: Application;
     try {
       app = await new Credentials(store, 0).findApp(appArg);

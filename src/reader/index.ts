@@ -15,6 +15,10 @@ const FACE_RETENTION_MS = 24 * 3600_000;
 /** Composition root of the ID card reader: config, worker pool (OpenCV + Tesseract), routes. */
 export async function registerReader(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
   const config = loadReaderConfig();
+  // Asked for by name, the program must be there: otherwise /readyz would name an engine that fails every read.
+  if (config.ocrEngine === 'native' && !nativeTesseractAvailable()) {
+    throw new Error('SAOLA_READER_OCR_ENGINE=native but the tesseract program (with its vie data) is not on the PATH');
+  }
   const engine: 'native' | 'js' =
     config.ocrEngine === 'js' ? 'js' : config.ocrEngine === 'native' || nativeTesseractAvailable() ? 'native' : 'js';
   const pool = new WorkerPool<ReaderTask, ReadResult>({
@@ -38,6 +42,15 @@ export async function registerReader(app: FastifyInstance, deps: ServiceDeps): P
   deps.lifecycle.onClose('reader face sweep', () => clearInterval(sweep));
   // Per-application settings are read from the store on each answer that needs them (no cache),
   // so `saola reader features` from another process takes effect on the next request.
-  const service = new ReaderService(pool, config, engine, deps.blobs, new ReaderSettingsStore(deps.store.db));
+  const settings = new ReaderSettingsStore(deps.store.db);
+  // The same switch as `saola reader features`, offered to the console.
+  deps.appSettings?.register({
+    key: 'reader.features',
+    label: 'ID card back: distinguishing features',
+    description: 'Answer the distinguishing features read on ID card backs (only for applications with the separate arrangement); off: "N/A"',
+    get: (appCode) => settings.featuresArranged(appCode),
+    set: async (appCode, on) => void (await settings.setFeatures(appCode, on)),
+  });
+  const service = new ReaderService(pool, config, engine, deps.blobs, settings);
   await app.register(readerRoutes, { service, credentials: deps.credentials, blobs: deps.blobs, config, platform: deps.config });
 }

@@ -1,8 +1,11 @@
 /**
- * Where things are on each kind of Vietnamese ID card, in the coordinates of
- * the flattened card (CARD_WIDTH x CARD_HEIGHT, the ID-1 aspect 85.6 x 54 mm).
- * Field OCR crops these line bands; the test-card generator prints into them.
- * A driving licence or passport adds its own layouts in the same form.
+ * Where things usually are on each kind of Vietnamese ID card, in the
+ * coordinates of the flattened card (CARD_WIDTH x CARD_HEIGHT, the ID-1 aspect
+ * 85.6 x 54 mm): the fields each side answers, the answer's `type`, the
+ * portrait's box and the MRZ band. Fields are found by their printed labels
+ * (documents.ts, pipeline/anchors.ts); the line bands here are only a prior,
+ * used by the fallback reading when the labels cannot be read at all. The test-card
+ * generator has its own templates (bench/idcard-templates.ts).
  */
 
 export const CARD_WIDTH = 1000;
@@ -16,7 +19,10 @@ export type CardKind =
   | 'cccd_12_front'
   | 'cccd_12_back'
   | 'cccd_chip_front'
-  | 'cccd_chip_back';
+  | 'cccd_chip_back'
+  /** The 2024 citizen card ("CĂN CƯỚC", Law on Identification 2023). */
+  | 'cccd_2024_front'
+  | 'cccd_2024_back';
 
 /** The `type` value of the answer (DECISIONS.md). */
 export type CardType = 'old' | 'old_back' | 'new' | 'new_back' | 'chip_front' | 'chip_back';
@@ -34,7 +40,9 @@ export type IdCardField =
   | 'ethnicity'
   | 'features'
   | 'issue_date'
-  | 'issue_loc';
+  | 'issue_loc'
+  /** Place of birth registration (2024 card back). */
+  | 'pob';
 
 export interface Box {
   x: number;
@@ -310,6 +318,28 @@ export const LAYOUTS: Record<CardKind, CardLayout> = {
       line('features', 30, 245, 640, '', 'text', 1, 22),
       line('issue_date', 30, 290, 640, 'Ngày, tháng, năm / Date, month, year:', 'date', 0, 20),
     ],
+  },
+  // The 2024 card is read by its labels only (no band prior). Its `type` is the chip card's (it is one);
+  // `type_new` tells it apart.
+  cccd_2024_front: {
+    kind: 'cccd_2024_front',
+    side: 'front',
+    type: 'chip_front',
+    fields: ['id', 'name', 'dob', 'sex', 'nationality'],
+    tint: ['#f6eee6', '#d6e4f2'],
+    photo: { x: 40, y: 250, w: 200, h: 260 },
+    statics: [],
+    lines: [],
+  },
+  cccd_2024_back: {
+    kind: 'cccd_2024_back',
+    side: 'back',
+    type: 'chip_back',
+    fields: ['address', 'pob', 'issue_date', 'doe'],
+    tint: ['#f6eee6', '#d6e4f2'],
+    mrz: { x: 30, y: 420, w: 940, h: 190 },
+    statics: [],
+    lines: [],
   },
 };
 

@@ -11,12 +11,15 @@ import type { Credentials } from '../platform/auth/credentials.js';
 import { sendBlob } from '../platform/blobs/http.js';
 import type { BlobStore } from '../platform/blobs/store.js';
 import { ServiceError } from '../platform/http/errors.js';
+import { bufferedParts } from '../platform/http/multipart.js';
 import { useServiceErrors } from '../platform/http/service.js';
 import type { Config } from '../platform/config.js';
 import type { ReaderConfig } from './config.js';
 import { ReaderErrors, readerErrorShape, type RecognitionEnvelope } from './errors.js';
 import { imageBytes, wantsFace, type ImageRequest } from './pipeline/input.js';
 import { faceKey, type ReaderService } from './service.js';
+import { passportItem } from './passport.js';
+import { licenceItem } from './licence.js';
 
 export interface ReaderRoutesOptions {
   service: ReaderService;
@@ -46,9 +49,9 @@ async function readImageRequest(request: FastifyRequest, fieldLimit: number): Pr
     else if (name === 'face') out.face = value;
   };
   if (request.isMultipart()) {
-    for await (const part of request.parts()) {
+    for await (const part of bufferedParts(request)) {
       if (part.type === 'file') {
-        const data = await part.toBuffer();
+        const data = part.data;
         if (part.fieldname === 'image') {
           if (out.file !== undefined) throw new ServiceError(ReaderErrors.invalidParameters, 'Send exactly one image');
           out.file = data;
@@ -125,5 +128,39 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
       });
     },
     { prefix: '/cmt' },
+  );
+
+  // Passport data pages: the same inputs, limits and envelope as /vision/idr/vnm.
+  await root.register(
+    async (scope) => {
+      await prepare(scope);
+      const passport = async (request: FastifyRequest): Promise<RecognitionEnvelope> => {
+        const input = await readImageRequest(request, fieldLimit);
+        const image = await imageBytes(input, limits);
+        const page = await service.readPassport(image);
+        return { errorCode: 0, errorMessage: '', data: [passportItem(page)] };
+      };
+      const schema = { tags, security, summary: 'Read a Vietnamese passport data page (image: file; image_url and image_base64 also accepted)' };
+      scope.post('/vnm', { onRequest: auth, bodyLimit, schema }, passport);
+      scope.post('/vnm/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, passport);
+    },
+    { prefix: '/vision/passport' },
+  );
+
+  // Driving licences: the same inputs, limits and envelope as /vision/idr/vnm.
+  await root.register(
+    async (scope) => {
+      await prepare(scope);
+      const dlr = async (request: FastifyRequest): Promise<RecognitionEnvelope> => {
+        const input = await readImageRequest(request, fieldLimit);
+        const image = await imageBytes(input, limits);
+        const card = await service.readLicence(image);
+        return { errorCode: 0, errorMessage: '', data: [licenceItem(card)] };
+      };
+      const schema = { tags, security, summary: 'Read a Vietnamese driving licence, either side (image: file; image_url and image_base64 also accepted)' };
+      scope.post('/vnm', { onRequest: auth, bodyLimit, schema }, dlr);
+      scope.post('/vnm/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, dlr);
+    },
+    { prefix: '/vision/dlr' },
   );
 }

@@ -13,6 +13,8 @@ import { LAYOUTS, type IdCardField } from './layouts.js';
 import { formatProb, overallScore } from './pipeline/confidence.js';
 import type { ReadCard, ReadResult, ReadTask } from './pipeline/run.js';
 import type { ReaderSettingsStore } from './settings-store.js';
+import type { PassportResult, ReadPassport } from './passport.js';
+import type { LicenceResult, ReadLicence } from './licence.js';
 
 const NA = 'N/A';
 const FRONT_FIELDS: IdCardField[] = ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'];
@@ -46,6 +48,29 @@ export class ReaderService {
     return result;
   }
 
+  /** Reads a passport data page (no arranged fields on a passport). */
+  async readPassport(image: Buffer): Promise<ReadPassport> {
+    return this.readDocument<PassportResult>(image, 'passport');
+  }
+
+  /** Reads a driving licence, either side, paper or PET. */
+  async readLicence(image: Buffer): Promise<ReadLicence> {
+    return this.readDocument<LicenceResult>(image, 'licence');
+  }
+
+  private async readDocument<R extends { ok: true } | { ok: false; code: 2 | 3 | 7 | 8; message: string }>(image: Buffer, document: 'passport' | 'licence'): Promise<Extract<R, { ok: true }>> {
+    const copy = new Uint8Array(image.byteLength);
+    copy.set(image);
+    const task: ReaderTask = { image: copy, face: false, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, engine: this.engine, document };
+    // The worker answers a passport or licence task with that document's result (worker.ts).
+    const result = (await this.pool.run(task, { transferList: [copy.buffer] })) as unknown as R;
+    if (!result.ok) {
+      const refusal = result as Extract<R, { ok: false }>;
+      throw new ServiceError(REFUSALS[refusal.code], refusal.message);
+    }
+    return result as Extract<R, { ok: true }>;
+  }
+
   /**
    * Deletes the fields the application may not have from the card itself, as
    * soon as the worker hands it over, so no later step (answer, log, store)
@@ -64,9 +89,10 @@ export class ReaderService {
   idrItem(card: ReadCard): Record<string, unknown> {
     const layout = LAYOUTS[card.kind];
     const item = fieldsOf(card);
-    if (layout.side === 'front') item.address_entities = card.addressEntities ?? { province: '', district: '', ward: '', street: '' };
+    if (layout.side === 'front' || layout.fields.includes('address')) item.address_entities = card.addressEntities ?? { province: '', district: '', ward: '', street: '' };
     item.type = layout.type;
-    if (layout.side === 'front') item.type_new = card.kind;
+    // The 2024 card's back is told from the chip card's by `type_new` too (its type is the chip card's).
+    if (layout.side === 'front' || card.kind === 'cccd_2024_back') item.type_new = card.kind;
     item.overall_score = formatProb(card.overall);
     return item;
   }
@@ -97,7 +123,10 @@ export const FACE_PREFIX = 'reader/faces/';
 /** Every field of the card's side with its `_prob`, `N/A` where it was not read: both answers start here. */
 function fieldsOf(card: ReadCard): Record<string, unknown> {
   const item: Record<string, unknown> = {};
-  for (const f of LAYOUTS[card.kind].side === 'front' ? FRONT_FIELDS : BACK_FIELDS) {
+  const layout = LAYOUTS[card.kind];
+  // The side's usual fields, and any the model prints besides (the 2024 back: address, pob, doe).
+  const names = [...new Set([...(layout.side === 'front' ? FRONT_FIELDS : BACK_FIELDS), ...layout.fields])];
+  for (const f of names) {
     const v = card.fields[f];
     item[f] = v?.value ?? NA;
     item[`${f}_prob`] = v ? formatProb(v.prob) : NA;

@@ -8,6 +8,8 @@ import { loadOpenCv } from '../platform/vision/card-outline.js';
 import { JsTesseract, NativeTesseract, type OcrEngine } from './pipeline/ocr.js';
 import { readCard, type ReadResult } from './pipeline/run.js';
 import type { ReaderTask } from './service.js';
+import { readPassport } from './passport.js';
+import { readLicence } from './licence.js';
 
 let ocr: OcrEngine | undefined;
 void loadOpenCv();
@@ -18,5 +20,8 @@ process.on('exit', () => void ocr?.close());
 
 export default async function run(task: ReaderTask): Promise<ReadResult> {
   ocr ??= task.engine === 'js' ? new JsTesseract() : new NativeTesseract();
+  // The passport's answer travels through the same pool (ReaderService.readPassport reads it as such).
+  if (task.document === 'passport') return readPassport(task, ocr) as unknown as ReadResult;
+  if (task.document === 'licence') return readLicence(task, ocr) as unknown as ReadResult;
   return readCard(task, ocr);
 }

@@ -9,6 +9,7 @@ import { CommandUsageError } from '../../src/platform/cli.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { score } from './support.js';
+import { migrations } from '../../src/migrations.js';
 
 interface Run {
   code: number;
@@ -25,7 +26,7 @@ describe('saola credit (CLI, end to end)', () => {
   async function credit(...args: string[]): Promise<Run> {
     let out = '';
     let err = '';
-    const code = await creditCommand({ config, args, stdout: (t) => (out += t), stderr: (t) => (err += t) });
+    const code = await creditCommand({ config, migrations, args, stdout: (t) => (out += t), stderr: (t) => (err += t) });
     return { code, out, err };
   }
   const json = async (...args: string[]) => {

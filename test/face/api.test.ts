@@ -197,7 +197,7 @@ describe('face search and face match over HTTP', () => {
     r = await send(app, 'POST', M, [['file[]', grace], ['file[]', fixture('person-a.jpg')]]);
     assert.equal(r.body.data.isMatch, false);
     assert.ok(r.body.data.similarity < 80);
-    // The group photo: its largest face is compared (person A's face is not the largest one).
+    // The group photo: its subject face is compared (the face rules and subject choice are tested in subject.test.ts).
     r = await send(app, 'POST', M, [['file[]', fixture('group.jpg')], ['file[]', grace]]);
     assert.equal(r.body.code, '200');
 

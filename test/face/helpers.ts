@@ -68,3 +68,103 @@ export async function withMask(src: Buffer, landmarks: number[], scale = 1): Pro
   const svg = `<svg width="${meta.width}" height="${meta.height}"><polygon points="${pts}" fill="#9cc8e8"/></svg>`;
   return sharp(src).rotate().composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 90 }).toBuffer();
 }
+
+/** A face box in pixels of an upright photo. */
+export interface PlacedBox {
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+}
+
+/** A portrait put where users' photos put people, with where its face now is (pixels of the upright result). */
+export interface Placement {
+  name: string;
+  image: Buffer;
+  face: PlacedBox;
+}
+
+const turnBox = (b: PlacedBox, w: number, h: number, degrees: 90 | 180 | 270): PlacedBox => {
+  // Clockwise turn of a w x h image: 90 sends (x, y) to (h - y, x); 180 to (w - x, h - y); 270 to (y, w - x).
+  if (degrees === 90) return { x1: h - b.y2, y1: b.x1, x2: h - b.y1, y2: b.x2 };
+  if (degrees === 180) return { x1: w - b.x2, y1: h - b.y2, x2: w - b.x1, y2: h - b.y1 };
+  return { x1: b.y1, y1: w - b.x2, x2: b.y2, y2: w - b.x1 };
+};
+
+/**
+ * The placements a user's photo gives a person (issue 14): small in a wide
+ * shot, next to a blurred crowd (composited from `crowd`), turned by 90/180
+ * degrees in its pixels with and without the EXIF orientation that undoes it,
+ * and heavily downscaled. `face` is the subject's box in the upright portrait.
+ */
+export async function placements(portrait: Buffer, face: PlacedBox, crowd: Buffer): Promise<Placement[]> {
+  const upright = await sharp(portrait).rotate().jpeg({ quality: 92 }).toBuffer();
+  const { width: w, height: h } = await sharp(upright).metadata();
+  const out: Placement[] = [];
+  const scaleBox = (b: PlacedBox, k: number, dx: number, dy: number): PlacedBox => ({ x1: b.x1 * k + dx, y1: b.y1 * k + dy, x2: b.x2 * k + dx, y2: b.y2 * k + dy });
+
+  // Small in a wide shot: the face about 120 px wide on a 3000x2000 scene, right of centre.
+  {
+    const W = 3000;
+    const H = 2000;
+    const k = Math.min(120 / (face.x2 - face.x1), (H * 0.9) / h!, (W * 0.3) / w!);
+    const pw = Math.round(w! * k);
+    const ph = Math.round(h! * k);
+    const left = Math.round(W * 0.62);
+    const top = Math.round(H * 0.95 - ph);
+    const small = await sharp(upright).resize(pw, ph, { fit: 'fill' }).toBuffer();
+    const image = await sharp({ create: { width: W, height: H, channels: 3, background: '#8796a5' } })
+      .composite([{ input: Buffer.from(`<svg width="${W}" height="${H}"><rect y="${H * 0.6}" width="${W}" height="${H * 0.4}" fill="#6b5d4f"/></svg>`) }, { input: small, left, top }])
+      .jpeg({ quality: 88 })
+      .toBuffer();
+    out.push({ name: 'small in a wide shot', image, face: scaleBox(face, pw / w!, left, top) });
+  }
+
+  // Next to a blurred crowd (a red-carpet shot, 2500x2070): the crowd photo, scaled so its faces are about half the
+  // person's face width (a quarter of its area) and blurred as a lens would, repeated across the frame; the person in front, right of centre.
+  {
+    const W = 2500;
+    const H = 2070;
+    const k = (H * 0.85) / h!;
+    const pw = Math.min(Math.round(w! * k), Math.round(W * 0.6));
+    const kk = pw / w!;
+    const ph = Math.round(h! * kk);
+    const faceW = (face.x2 - face.x1) * kk;
+    const crowdMeta = await sharp(crowd).metadata();
+    // The crowd photo's faces are about a fifth of its width.
+    const cw = Math.round(Math.min(W, (faceW * 0.5) / 0.2));
+    const ch = Math.round((crowdMeta.height! * cw) / crowdMeta.width!);
+    const tile = await sharp(crowd).resize(cw, ch).blur(Math.max(2, cw * 0.008)).toBuffer();
+    const tiles = Array.from({ length: Math.ceil(W / cw) }, (_, i) => ({ input: tile, left: i * cw, top: Math.max(0, Math.round(H * 0.55 - ch)) })).filter((t) => t.left < W);
+    const bg = await sharp({ create: { width: W, height: H, channels: 3, background: '#2b2d33' } }).composite(tiles).png().toBuffer();
+    const left = Math.round(W * 0.38);
+    const top = H - ph;
+    const person = await sharp(upright).resize(pw, ph, { fit: 'fill' }).toBuffer();
+    const image = await sharp(bg).composite([{ input: person, left, top }]).jpeg({ quality: 88 }).toBuffer();
+    out.push({ name: 'next to a blurred crowd', image, face: scaleBox(face, kk, left, top) });
+  }
+
+  // Turned in its pixels, with no EXIF orientation (as some phones and editors save them)...
+  for (const degrees of [90, 180] as const) {
+    const image = await sharp(upright).rotate(degrees).jpeg({ quality: 92 }).toBuffer();
+    out.push({ name: `turned ${degrees} without EXIF`, image, face: turnBox(face, w!, h!, degrees) });
+  }
+  // ...and with the EXIF orientation that turns it back upright (the engine must apply it).
+  for (const [degrees, orientation] of [
+    [270, 6],
+    [180, 3],
+  ] as const) {
+    // Two steps: sharp resets the orientation tag of an image it turns itself.
+    const turned = await sharp(upright).rotate(degrees).jpeg({ quality: 92 }).toBuffer();
+    const image = await sharp(turned).withMetadata({ orientation }).jpeg({ quality: 92 }).toBuffer();
+    out.push({ name: `turned ${degrees === 270 ? 90 : 180} with EXIF orientation ${orientation}`, image, face });
+  }
+
+  // Heavily downscaled: 240 px on the long side.
+  {
+    const k = 240 / Math.max(w!, h!);
+    const image = await sharp(upright).resize(Math.round(w! * k), Math.round(h! * k), { fit: 'fill' }).jpeg({ quality: 85 }).toBuffer();
+    out.push({ name: 'downscaled to 240 px', image, face: scaleBox(face, k, 0, 0) });
+  }
+  return out;
+}

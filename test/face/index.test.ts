@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hammingKernel, hammingModule } from '../../src/face/search/hamming-kernel.js';
 import { CollectionIndex, EXACT_FROM_COSINE, FaceIndexCache, searchEngine } from '../../src/face/search/index-cache.js';
+import { FakeCollection, KEY } from './index-helpers.js';
 import { CODE_BITS, CODE_BYTES, hammingCut, signCode } from '../../src/face/search/sign-code.js';
 import { decodeEmbedding, encodeEmbedding } from '../../src/face/store.js';
 import { seededRandom } from '../../src/platform/random.js';
@@ -214,52 +215,105 @@ describe('face search index', () => {
     assert.equal(fast.count, 6300);
   });
 
-  it('fast path through the cache: a deleted user is gone after the reload, the rest still agree', async () => {
+  it('fast path through the cache: a deleted user is gone after the rebuild, the rest still agree', async () => {
     const cache = new FaceIndexCache();
-    let rows = Array.from({ length: 5000 }, (_, i) => ({ owner: `u${i % 2500}`, embedding: i < 2500 ? unit(i + 1) : at(unit((i % 2500) + 1), unit(i + 77_777), 0.75) }));
-    const load = async () => rows.slice();
+    const store = new FakeCollection();
+    for (let i = 0; i < 5000; i++) store.add(`u${i % 2500}`, i < 2500 ? unit(i + 1) : at(unit((i % 2500) + 1), unit(i + 77_777), 0.75));
     const q = at(unit(1234), unit(4321), 0.8);
-    const first = await cache.get('c', '5000:a', load);
+    const first = await cache.get(KEY, store.version, store.loader);
     assert.ok(first['codes']);
     assert.equal(first.search(q, 1)[0].owner, 'u1233');
-    // Deletes invalidate; the next search loads the store's rows again.
-    rows = rows.filter((r) => r.owner !== 'u1233');
-    cache.invalidate('c');
-    const second = await cache.get('c', '4998:a', load);
+    // A delete moves the epoch: the next search builds the index again from the store.
+    store.remove('u1233');
+    const second = await cache.get(KEY, store.version, store.loader);
+    assert.notEqual(second, first);
     const plain = new CollectionIndex(512, 16, 'js');
-    for (const r of rows) plain.add(r.owner, r.embedding);
+    for (const r of store.faces) plain.add(r.owner, r.embedding);
     assert.notEqual(second.search(q, 1)[0]?.owner, 'u1233');
     assertAgrees(second, plain, [q, at(unit(99), unit(98), 0.7), at(unit(2000), unit(1999), 0.65)]);
     // An add by this process lands in the loaded index (and its codes) at once.
-    await cache.added('c', 'newcomer', unit(31_337), 'b');
-    assert.equal((await cache.get('c', '4999:b', load)).search(at(unit(31_337), unit(62_000), 0.7), 1)[0].owner, 'newcomer');
+    const pages = store.pages.length;
+    await cache.added(KEY, 'newcomer', unit(31_337), store.add('newcomer', unit(31_337)));
+    assert.equal((await cache.get(KEY, store.version, store.loader)).search(at(unit(31_337), unit(62_000), 0.7), 1)[0].owner, 'newcomer');
+    assert.equal(store.pages.length, pages, 'no store read for its own add');
   });
 
-  it('cache: reuses an index while the store stamp holds, rebuilds when another writer changed it', async () => {
+  it('cache: reuses an index while the version holds; faces another process added are read by seq and appended', async () => {
     const cache = new FaceIndexCache();
-    let loads = 0;
-    const rows = [{ owner: 'a', embedding: unit(1) }];
-    const load = async () => {
-      loads++;
-      return rows.slice();
-    };
-    const first = await cache.get('c', '1:x', load);
-    assert.equal(await cache.get('c', '1:x', load), first);
-    assert.equal(loads, 1);
-    // This process adds a face: appended in place, the stamp moves along, no reload.
-    await cache.added('c', 'b', unit(2), 'y');
-    assert.equal(await cache.get('c', '2:y', load), first);
+    const store = new FakeCollection();
+    store.add('a', unit(1));
+    const first = await cache.get(KEY, store.version, store.loader);
+    assert.equal(await cache.get(KEY, store.version, store.loader), first);
+    assert.deepEqual(store.pages, [0]);
+    // This process adds a face: appended in place, no store read.
+    await cache.added(KEY, 'b', unit(2), store.add('b', unit(2)));
+    assert.equal(await cache.get(KEY, store.version, store.loader), first);
     assert.equal(first.count, 2);
-    assert.equal(loads, 1);
-    // Another process added one (the store's stamp differs): rebuilt from the store.
-    rows.push({ owner: 'b', embedding: unit(2) }, { owner: 'c', embedding: unit(3) });
-    const second = await cache.get('c', '3:z', load);
-    assert.notEqual(second, first);
-    assert.equal(second.count, 3);
-    assert.equal(second.search(unit(3), 1)[0].owner, 'c');
-    cache.invalidate('c');
-    await cache.get('c', '3:z', load);
-    assert.equal(loads, 3);
+    assert.deepEqual(store.pages, [0]);
+    // Two added elsewhere: concurrent searches share one read of the faces after seq 2.
+    store.add('c', unit(3));
+    store.add('d', unit(4));
+    const [x, y] = await Promise.all([cache.get(KEY, store.version, store.loader), cache.get(KEY, store.version, store.loader)]);
+    assert.equal(x, first);
+    assert.equal(y, first);
+    assert.deepEqual(store.pages, [0, 2]);
+    assert.equal(first.count, 4);
+    assert.equal(first.search(unit(4), 1)[0].owner, 'd');
+  });
+
+  it('cache: an own add that follows an unseen add elsewhere is not appended out of order; both come from the store once', async () => {
+    const cache = new FaceIndexCache();
+    const store = new FakeCollection();
+    store.add('a', unit(1));
+    const index = await cache.get(KEY, store.version, store.loader);
+    store.add('elsewhere', unit(2));
+    await cache.added(KEY, 'mine', unit(3), store.add('mine', unit(3)));
+    assert.equal(index.count, 1, 'seq 3 is not appended while seq 2 is missing');
+    await cache.get(KEY, store.version, store.loader);
+    assert.equal(index.count, 3);
+    assert.deepEqual(store.pages, [0, 1]);
+    // A face whose id would sort anywhere (another host's clock) is found: the order is the seq, not the id.
+    assert.equal(index.search(unit(2), 1)[0].owner, 'elsewhere');
+    assert.equal(index.search(unit(3), 1)[0].owner, 'mine');
+  });
+
+  it('cache: a delete elsewhere (another epoch) rebuilds from the first page; invalidate does too', async () => {
+    const cache = new FaceIndexCache();
+    const store = new FakeCollection();
+    for (let i = 1; i <= 4; i++) store.add(`u${i}`, unit(i));
+    const first = await cache.get(KEY, store.version, store.loader);
+    store.remove('u1');
+    store.add('u1', unit(11));
+    const rebuilt = await cache.get(KEY, store.version, store.loader);
+    assert.notEqual(rebuilt, first);
+    assert.equal(rebuilt.count, 4);
+    assert.equal(rebuilt.search(unit(11), 1)[0].owner, 'u1');
+    assert.ok((rebuilt.search(unit(1), 1)[0]?.cosine ?? 0) < 0.5, 'the deleted face is gone');
+    assert.deepEqual(store.pages, [0, 0]);
+    cache.invalidate(KEY.collectionId);
+    await cache.get(KEY, store.version, store.loader);
+    assert.deepEqual(store.pages, [0, 0, 0]);
+  });
+
+  it('cache: a page loader reads the collection in pages of pageSize', async () => {
+    const cache = new FaceIndexCache({ pageSize: 3 });
+    const store = new FakeCollection();
+    for (let i = 0; i < 8; i++) store.add(`u${i}`, unit(i + 1));
+    const asked: [number, number][] = [];
+    const index = await cache.get(KEY, store.version, async (afterSeq, limit) => {
+      asked.push([afterSeq, limit]);
+      return store.loader(afterSeq, limit);
+    });
+    assert.deepEqual(asked, [[0, 3], [3, 3], [6, 2]], 'seq ranges up to the version, none past it');
+    assert.equal(index.count, 8);
+    assert.equal(index.search(unit(8), 1)[0].owner, 'u7');
+  });
+
+  it('grows by a quarter, not by doubling', () => {
+    const idx = new CollectionIndex(512, 1000, 'js');
+    for (let i = 0; i < 1001; i++) idx.add(`u${i}`, unit(i + 1));
+    assert.equal(idx['vectors'].length / 512, 1250);
+    assert.equal(idx.search(unit(1001), 1)[0].owner, 'u1000');
   });
 
   it('stores embeddings as base64 float32 without loss', () => {

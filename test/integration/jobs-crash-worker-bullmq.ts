@@ -1,7 +1,7 @@
 /**
  * A worker process for jobs-crash.test.ts to kill -9, on BullMQ: it claims
  * jobs on the given queue, reports each claim on stdout, and never finishes one.
- * Usage: jobs-crash-worker-bullmq.ts <redisUrl> <prefix> <queue> <leaseMs>
+ * Usage: jobs-crash-worker-bullmq.ts <redisUrl> <prefix> <queue> <leaseMs|default>
  * (test/support/job-crash-worker.ts is its SQL twin.)
  */
 import { BullJobQueue } from '../../src/platform/jobs/bullmq-queue.js';
@@ -17,5 +17,5 @@ const queue = new BullJobQueue({ url: redisUrl, prefix });
 queue.work(
   queueName,
   endlessJob,
-  { concurrency: 4, leaseMs: Number(leaseMs) },
+  { concurrency: 4, leaseMs: leaseMs === 'default' ? undefined : Number(leaseMs) },
 );

@@ -23,9 +23,10 @@ export interface JobQueueBackend {
   /**
    * Arguments for `node --import tsx` that start a worker process on this
    * engine which claims jobs of `queue`, prints `claimed <id>` for each and
-   * never finishes one (for the kill -9 tests in jobs-crash.test.ts).
+   * never finishes one (for the kill -9 tests in jobs-crash.test.ts); 'default'
+   * leaves the lease to the queue.
    */
-  crashWorkerArgs(queue: string, leaseMs: number): string[];
+  crashWorkerArgs(queue: string, leaseMs: number | 'default'): string[];
   /** Closes the queue and removes everything the backend created. */
   close(): Promise<void>;
 }

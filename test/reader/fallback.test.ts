@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { hasProgram, needsPrograms } from '../support/programs.js';
 import { fixture, postForm, truth } from './helpers.js';
 
 describe('reader with the tesseract.js fallback', () => {
@@ -25,7 +26,7 @@ describe('reader with the tesseract.js fallback', () => {
   });
 });
 
-describe('reader with the native tesseract', () => {
+describe('reader with the native tesseract', { skip: needsPrograms('tesseract') }, () => {
   let t: TestApp;
   before(async () => {
     t = await startTestApp({ env: { SAOLA_READER_OCR_ENGINE: 'native' } });
@@ -34,5 +35,11 @@ describe('reader with the native tesseract', () => {
   it('reports the Debian program in /readyz', async () => {
     const ready = (await (await fetch(`${t.url}/readyz`)).json()) as { checks: { reader: { ocr: string } } };
     assert.match(ready.checks.reader.ocr, /^tesseract \(Debian/);
+  });
+});
+
+describe('reader asked for the native tesseract on a machine without it', { skip: hasProgram('tesseract') && 'the tesseract program is installed here' }, () => {
+  it('refuses to start, naming the setting, instead of failing every read', async () => {
+    await assert.rejects(startTestApp({ env: { SAOLA_READER_OCR_ENGINE: 'native' } }), /SAOLA_READER_OCR_ENGINE=native/);
   });
 });

@@ -80,7 +80,7 @@ describe('ID card back features, per application (server and CLI on one SQLite d
   async function reader(...args: string[]) {
     let out = '';
     let err = '';
-    const code = await readerFeaturesCommand({ config, args, stdout: (s) => (out += s), stderr: (s) => (err += s) });
+    const code = await readerFeaturesCommand({ config, migrations, args, stdout: (s) => (out += s), stderr: (s) => (err += s) });
     return { code, out, err };
   }
   const idr = async (image: Buffer, key = t.apiKey) => {

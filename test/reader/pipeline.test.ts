@@ -18,6 +18,16 @@ import { ServiceError } from '../../src/platform/http/errors.js';
 
 const word = (text: string, left = 0, conf = 95): OcrWord => ({ text, conf, left, top: 0, width: 10, height: 10, line: '1.1.1' });
 
+describe('band stacking', () => {
+  it('never fails on a box off the card, empty or inverted (a band is at least one pixel)', async () => {
+    const { stackBands } = await import('../../src/reader/pipeline/crops.js');
+    const gray = Buffer.alloc(1000 * 630, 200);
+    const stack = await stackBands(gray, [{ x: 990, y: 620, w: -40, h: -3 }, { x: -50, y: -20, w: 30, h: 10 }, { x: 1200, y: 700, w: 10, h: 10 }], 1.8);
+    assert.equal(stack.spans.length, 3);
+    assert.ok(stack.png.length > 0);
+  });
+});
+
 describe('address matching against the official unit list', () => {
   it('keeps a correct three-level address and splits it', () => {
     const a = parseAddress('Số 101, Xã Tân Việt, Huyện Yên Mỹ, Tỉnh Hưng Yên');

@@ -14,6 +14,7 @@ import { processScratchRoot, removeThreadScratch, sweepStaleScratch, TesseractSt
 import type { ReadResult } from '../../src/reader/pipeline/run.js';
 import type { ReaderTask } from '../../src/reader/service.js';
 import { WorkerPool } from '../../src/platform/pool/index.js';
+import { needsPrograms } from '../support/programs.js';
 
 async function textImage(text: string): Promise<Buffer> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="520" height="70"><rect width="100%" height="100%" fill="#fff"/><text x="12" y="48" font-family="DejaVu Sans" font-size="34">${text}</text></svg>`;
@@ -46,7 +47,8 @@ const alive = (pid: number) => {
   }
 };
 
-describe('long-lived tesseract', () => {
+// Without the program the reader runs tesseract.js, which test/reader/fallback.test.ts covers.
+describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
   const engine = new NativeTesseract({ streaming: true });
   after(() => engine.close());
 

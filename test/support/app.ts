@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
 import type { ServiceDeps } from '../../src/platform/deps.js';
+import { migrations } from '../../src/migrations.js';
 import { openPlatform } from '../../src/platform/index.js';
 
 export interface Tenant {
@@ -56,7 +57,7 @@ export async function startTestApp(
   let deps: ServiceDeps;
   let app: FastifyInstance;
   try {
-    deps = await openPlatform(config);
+    deps = await openPlatform(config, migrations);
     app = await buildApp(deps);
   } finally {
     for (const [k, v] of saved) {

@@ -1,7 +1,7 @@
 /**
  * A worker process for jobs-crash.test.ts to kill -9: it claims jobs on the
  * given queue, reports each claim on stdout, and never finishes one.
- * Usage: job-crash-worker.ts <databaseUrl> <queue> <leaseMs>
+ * Usage: job-crash-worker.ts <databaseUrl> <queue> <leaseMs|default>
  */
 import { openStore } from '../../src/platform/db/database.js';
 import { SqlJobQueue } from '../../src/platform/jobs/sql-queue.js';
@@ -17,5 +17,5 @@ const queue = new SqlJobQueue(openStore(databaseUrl));
 queue.work(
   queueName,
   endlessJob,
-  { concurrency: 4, leaseMs: Number(leaseMs), pollMs: 50 },
+  { concurrency: 4, leaseMs: leaseMs === 'default' ? undefined : Number(leaseMs), pollMs: 50 },
 );

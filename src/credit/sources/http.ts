@@ -1,3 +1,4 @@
+import { guardedFetch, type GuardedResponse } from '../../platform/fetch-guard.js';
 import type { HttpSourceSettings } from '../config.js';
 import type { Features, FeatureSource, SourceName } from './source.js';
 
@@ -28,26 +29,24 @@ export class HttpFeatureSource implements FeatureSource {
     const url = new URL(this.settings.url);
     url.searchParams.set('phone', phone);
     url.searchParams.set('decision_time', String(Math.floor(decisionTime.getTime() / 1000)));
-    let response: Response;
+    // The operator sets this URL (often an intranet host), so private addresses are allowed; the
+    // guard still caps the answer while it streams (a huge answer is never buffered whole), bounds
+    // the whole exchange by the timeout and follows no redirect.
+    let response: GuardedResponse;
     try {
-      response = await fetch(url, {
+      response = await guardedFetch(url.href, {
+        allowPrivate: true,
+        maxRedirects: 0,
+        maxBytes: MAX_BODY,
+        timeoutMs: this.timeoutMs,
         headers: { accept: 'application/json', ...(this.settings.token ? { authorization: `Bearer ${this.settings.token}` } : {}) },
-        signal: AbortSignal.timeout(this.timeoutMs),
-        redirect: 'error',
       });
     } catch (err) {
       throw new SourceUnavailableError(`${this.name}: ${(err as Error).message}`);
     }
-    if (response.status === 404) {
-      await response.body?.cancel();
-      return null;
-    }
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new SourceUnavailableError(`${this.name}: HTTP ${response.status}`);
-    }
-    const text = await response.text();
-    if (text.length > MAX_BODY) throw new SourceUnavailableError(`${this.name}: answer larger than ${MAX_BODY} bytes`);
+    if (response.status === 404) return null;
+    if (response.status < 200 || response.status > 299) throw new SourceUnavailableError(`${this.name}: HTTP ${response.status}`);
+    const text = response.body.toString('utf8');
     let body: unknown;
     try {
       body = JSON.parse(text);

@@ -1,12 +1,14 @@
 import { WorkerPool } from '../../platform/pool/index.js';
 import type { FaceConfig } from '../config.js';
 import { boxArea } from './detect.js';
+import { competingFaces, DEFAULT_SUBJECT_RULES } from './subject.js';
 import { loadVerifiedModels } from './models.js';
 import { SIMILARITY_MAP } from './similarity.js';
 import { searchEngine } from '../search/index-cache.js';
 import type { AnalyzeResult, AnalyzeTask, PrimaryFace } from './worker.js';
 
 export type { AnalyzeResult, PrimaryFace } from './worker.js';
+export { competingFaces, DEFAULT_SUBJECT_RULES, FACE_GEOMETRY, implausibleGeometry, orderBySubject, subjectScore, type FaceCandidate, type SubjectRules } from './subject.js';
 export { cosineToSimilarity, dot, SIMILARITY_MAP, similarityToCosine } from './similarity.js';
 
 /** The model tag stored with every embedding (a different model's vectors are not comparable). */
@@ -30,16 +32,22 @@ export const MASK_UPPER_SKIN = 0.5;
 export const MASK_LOWER_SKIN = 0.3;
 
 /**
- * The quality gates shared by every caller. `single`: a second face at least
- * `secondFaceRatio` of the largest one's area is refused (search); face match
- * takes the largest face whatever else is there.
+ * The quality gates shared by every caller, on the subject's face (the engine
+ * picks it by size, centrality and confidence). `single` (search): another
+ * face comparable in size and sharpness to the subject's makes it unclear
+ * whose photo this is and is refused; face match compares the subject
+ * whatever else is there.
  */
-export function assessFace(result: AnalyzeResult, cfg: Pick<FaceConfig, 'minFacePx' | 'secondFaceRatio' | 'minBlurVariance'>, opts: { single: boolean }): FaceVerdict {
+export function assessFace(
+  result: AnalyzeResult,
+  cfg: Pick<FaceConfig, 'minFacePx' | 'secondFaceRatio' | 'minBlurVariance'> & Partial<Pick<FaceConfig, 'secondFaceSharpness'>>,
+  opts: { single: boolean },
+): FaceVerdict {
   if (!result.ok) return { kind: 'undecodable' };
   if (result.faces.length === 0 || !result.primary) return { kind: 'noFace' };
-  const largest = boxArea(result.faces[0]);
   if (opts.single) {
-    const others = result.faces.slice(1).filter((b) => boxArea(b) >= cfg.secondFaceRatio * largest);
+    const [subject, ...rest] = result.faces;
+    const others = competingFaces(subject, rest, { secondFaceRatio: cfg.secondFaceRatio, secondFaceSharpness: cfg.secondFaceSharpness ?? DEFAULT_SUBJECT_RULES.secondFaceSharpness });
     if (others.length > 0) return { kind: 'severalFaces', count: others.length + 1 };
   }
   const face = result.primary;
@@ -95,7 +103,13 @@ export class FaceEngine {
     const copy = new Uint8Array(image.length);
     copy.set(image);
     return this.pool.run(
-      { image: copy, detectThreshold: this.cfg.detectThreshold, checkCard: opts.checkCard, ...(this.cfg.modelDir ? { modelDir: this.cfg.modelDir } : {}) },
+      {
+        image: copy,
+        detectThreshold: this.cfg.detectThreshold,
+        checkCard: opts.checkCard,
+        subject: { centreWeight: this.cfg.subjectCentreWeight, secondFaceSharpness: this.cfg.secondFaceSharpness },
+        ...(this.cfg.modelDir ? { modelDir: this.cfg.modelDir } : {}),
+      },
       { transferList: [copy.buffer] },
     );
   }

@@ -1,17 +1,20 @@
 /**
  * Face engine worker (runs in a WorkerPool thread). Loads the ONNX sessions
  * once per thread, one intra-op thread each, after checking every file's sha256.
- * One task: decode -> detect (+NMS) -> 68 landmarks -> 5-point Umeyama alignment
- * to 112x112 -> 512-d L2-normalised embedding, eye state, blur; optionally the
- * ID-card outline. Only the largest face gets landmarks and an embedding.
+ * One task: decode -> detect (+NMS; tiled and turned passes when needed) ->
+ * 68 landmarks and sharpness of each detection, face rules (subject.ts) ->
+ * the subject -> 5-point Umeyama alignment to 112x112 -> 512-d L2-normalised
+ * embedding, eye state, blur; optionally the ID-card outline. Only the subject
+ * gets an embedding (and the eye model).
  */
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { findCardOutline } from '../../platform/vision/card-outline.js';
 import { ARCFACE_112, fivePoints, invertAffine, umeyama } from './align.js';
-import { boxArea, decodeDetections, DETECT_H, DETECT_W, type Box } from './detect.js';
+import { boxArea, decodeDetections, DETECT_H, DETECT_W, nms, type Box } from './detect.js';
 import { cropResize, laplacianVariance, toChw, toGray, warpAffine, type RgbImage } from './image.js';
 import { defaultModelDir, loadVerifiedModels } from './models.js';
+import { DEFAULT_SUBJECT_RULES, implausibleGeometry, orderBySubject, type FaceCandidate, type SubjectRules } from './subject.js';
 
 export interface AnalyzeTask {
   image: Uint8Array;
@@ -19,6 +22,8 @@ export interface AnalyzeTask {
   /** Run the ID-card outline finder (OpenCV) too. */
   checkCard: boolean;
   modelDir?: string;
+  /** How the subject is chosen among the faces (default DEFAULT_SUBJECT_RULES). */
+  subject?: Pick<SubjectRules, 'centreWeight' | 'secondFaceSharpness'>;
 }
 
 export interface PrimaryFace {
@@ -26,6 +31,8 @@ export interface PrimaryFace {
   /** 68 points, x,y interleaved, pixels of the (possibly downscaled) working image. */
   landmarks: number[];
   embedding: Float32Array;
+  /** Length of the embedding before normalisation: the net answers short vectors for what it cannot read as a face. */
+  quality: number;
   /** Probability each eye (left, right in the image) is closed or hidden. */
   eyeClosed: [number, number];
   /** Laplacian variance of the aligned 112x112 face. */
@@ -101,8 +108,17 @@ export type AnalyzeResult =
       format: string;
       width: number;
       height: number;
-      /** Every detected face, largest first. */
-      faces: Box[];
+      /** Every detection that is a face (plausible landmarks), the subject first. */
+      faces: FaceCandidate[];
+      /** Detections dropped as not faces, with the rule that dropped them. */
+      rejected: { box: Box; reason: string }[];
+      /** Clockwise degrees the (EXIF-upright) photo was turned to find upright faces; width/height and boxes are of the turned image. */
+      rotation: 0 | 90 | 180 | 270;
+      /** Working-image pixels per pixel of the uploaded (EXIF-upright) photo (<= 1). */
+      scale: number;
+      /** Whether the second, tiled detection pass ran (no face in the whole-photo pass). */
+      tiled: boolean;
+      /** The subject's face (faces[0]) with its embedding. */
       primary?: PrimaryFace;
       card?: CardInfo | null;
       ms: number;
@@ -111,7 +127,8 @@ export type AnalyzeResult =
 /** Longest side the engine works at; larger photos are downscaled first. */
 const WORK_SIDE = 1600;
 
-interface Sessions {
+/** The engine's ONNX sessions of one thread (liveness reuses them from its own worker). */
+export interface Sessions {
   detect: ort.InferenceSession;
   landmark: ort.InferenceSession;
   feature: ort.InferenceSession;
@@ -120,7 +137,7 @@ interface Sessions {
 
 let sessions: Promise<Sessions> | undefined;
 
-function loadSessions(modelDir?: string): Promise<Sessions> {
+export function loadSessions(modelDir?: string): Promise<Sessions> {
   sessions ??= (async () => {
     const bytes = loadVerifiedModels(modelDir ?? defaultModelDir(), ['detect', 'landmark', 'feature', 'eye'] as const);
     const opts: ort.InferenceSession.SessionOptions = {
@@ -142,9 +159,10 @@ function loadSessions(modelDir?: string): Promise<Sessions> {
 }
 
 /** Decodes a photo to the working RGB image (EXIF rotation applied, at most WORK_SIDE on the long side). */
-export async function decodeImage(buf: Uint8Array): Promise<{ img: RgbImage; format: string }> {
+export async function decodeImage(buf: Uint8Array): Promise<{ img: RgbImage; format: string; scale: number }> {
   const s = sharp(buf, { failOn: 'truncated', limitInputPixels: 60_000_000 });
   const meta = await s.metadata();
+  const uprightWidth = meta.autoOrient?.width ?? meta.width ?? 0;
   const { data, info } = await s
     .rotate()
     .resize({ width: WORK_SIDE, height: WORK_SIDE, fit: 'inside', withoutEnlargement: true })
@@ -153,10 +171,15 @@ export async function decodeImage(buf: Uint8Array): Promise<{ img: RgbImage; for
     .raw()
     .toBuffer({ resolveWithObject: true });
   if (info.channels !== 3) throw new Error(`unexpected ${info.channels} channels`);
-  return { img: { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height }, format: meta.format ?? 'unknown' };
+  return {
+    img: { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height },
+    format: meta.format ?? 'unknown',
+    scale: uprightWidth > 0 ? info.width / uprightWidth : 1,
+  };
 }
 
-async function detectFaces(s: Sessions, img: RgbImage, threshold: number): Promise<Box[]> {
+/** One detector run on `img` (squeezed to 320x240), boxes in pixels of `img`. */
+async function detectOnce(s: Sessions, img: RgbImage, threshold: number): Promise<Box[]> {
   // sharp (libvips) resamples faster than a JS warp at this size (measured: also faster than a fused JS bilinear-to-tensor pass).
   const resized = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.length), { raw: { width: img.width, height: img.height, channels: 3 } })
     .resize(DETECT_W, DETECT_H, { fit: 'fill' })
@@ -165,11 +188,202 @@ async function detectFaces(s: Sessions, img: RgbImage, threshold: number): Promi
   const small: RgbImage = { data: new Uint8Array(resized.buffer, resized.byteOffset, resized.length), width: DETECT_W, height: DETECT_H };
   const input = new ort.Tensor('float32', toChw(small, 127, 128), [1, 3, DETECT_H, DETECT_W]);
   const out = await s.detect.run({ input });
-  const boxes = decodeDetections(out.scores.data as Float32Array, out.boxes.data as Float32Array, img.width, img.height, threshold);
-  return boxes.sort((a, b) => boxArea(b) - boxArea(a));
+  return decodeDetections(out.scores.data as Float32Array, out.boxes.data as Float32Array, img.width, img.height, threshold);
 }
 
-async function landmarks68(s: Sessions, img: RgbImage, box: Box): Promise<number[]> {
+/**
+ * The raw detector's boxes, largest first, with no geometry or subject rules:
+ * liveness counts every box of a video frame itself (two faces is its 408).
+ */
+export async function detectFaces(s: Sessions, img: RgbImage, threshold: number): Promise<Box[]> {
+  return (await detectOnce(s, img, threshold)).sort((a, b) => boxArea(b) - boxArea(a));
+}
+
+/** Tiles of the second pass: 800x600 windows overlapping by a quarter, so a face of ~40 px of the working image is ~16 px for the detector. */
+export function detectionTiles(width: number, height: number): { x: number; y: number; w: number; h: number }[] {
+  const tw = Math.min(width, TILE_W);
+  const th = Math.min(height, TILE_H);
+  const starts = (size: number, tile: number) => {
+    const out: number[] = [];
+    for (let p = 0; ; p += Math.round(tile * 0.75)) {
+      if (p + tile >= size) {
+        out.push(size - tile);
+        break;
+      }
+      out.push(p);
+    }
+    return out;
+  };
+  return starts(height, th).flatMap((y) => starts(width, tw).map((x) => ({ x, y, w: tw, h: th })));
+}
+const TILE_W = 800;
+const TILE_H = 600;
+/** Detections kept for landmarks per photo (largest-and-surest first): bounds the work on a crowd. */
+const MAX_CANDIDATES = 12;
+
+function crop(img: RgbImage, t: { x: number; y: number; w: number; h: number }): RgbImage {
+  const out = new Uint8Array(t.w * t.h * 3);
+  for (let y = 0; y < t.h; y++) out.set(img.data.subarray(((t.y + y) * img.width + t.x) * 3, ((t.y + y) * img.width + t.x + t.w) * 3), y * t.w * 3);
+  return { data: out, width: t.w, height: t.h };
+}
+
+/** The working image turned clockwise by `degrees`. */
+async function rotateImage(img: RgbImage, degrees: 90 | 180 | 270): Promise<RgbImage> {
+  const { data, info } = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.length), { raw: { width: img.width, height: img.height, channels: 3 } })
+    .rotate(degrees)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height };
+}
+
+/** Landmarks and sharpness for each box, split into faces and rejected detections. */
+async function examine(s: Sessions, img: RgbImage, boxes: Box[]): Promise<{ faces: FaceCandidate[]; rejected: { box: Box; reason: string }[] }> {
+  const faces: FaceCandidate[] = [];
+  const rejected: { box: Box; reason: string }[] = [];
+  const ordered = [...boxes].sort((a, b) => Math.sqrt(boxArea(b)) * b.score - Math.sqrt(boxArea(a)) * a.score);
+  for (const [i, box] of ordered.entries()) {
+    if (i >= MAX_CANDIDATES) {
+      rejected.push({ box, reason: `not examined (more than ${MAX_CANDIDATES} detections)` });
+      continue;
+    }
+    const { landmarks, sharpness } = await landmarks68(s, img, box);
+    const why = implausibleGeometry(box, landmarks);
+    if (why) rejected.push({ box, reason: why });
+    else faces.push({ ...box, landmarks, sharpness });
+  }
+  return { faces, rejected };
+}
+
+interface Found {
+  img: RgbImage;
+  /** Faces, the subject first. */
+  faces: FaceCandidate[];
+  rejected: { box: Box; reason: string }[];
+  rotation: 0 | 90 | 180 | 270;
+  tiled: boolean;
+  /** The subject's embedding and the measures taken on its aligned face. */
+  embedded?: Awaited<ReturnType<typeof embed>>;
+}
+
+/**
+ * Embedding length (before normalisation) below which an upright-looking
+ * subject may be upside down: the shared photos' upright faces measured
+ * 3.3-4.5, the same faces turned by 180 degrees 2.0-3.0 (the detector and the
+ * landmark net both still answer "a face" for them); the fixtures' darkest
+ * upright faces 2.9-3.1, which then pay for one more embedding.
+ */
+export const UPRIGHT_QUALITY = 3.05;
+/**
+ * Embedding length below which a detection is not a face: textures that fool
+ * the detector and the landmark geometry measured 1.5-1.8; real faces 2.9 and
+ * up, heavily blurred (sigma 8) or darkened ones down to 2.1.
+ */
+export const MIN_FACE_QUALITY = 2.0;
+/** Below this the upright reading is so weak that the whole photo is searched turned each way (turned faces measured 1.5-3.0, upright ones 2.9 and up). */
+export const WEAK_QUALITY = 2.6;
+/** A turned reading must beat the upright one by this much to be taken. */
+const TURN_MARGIN = 0.3;
+
+/**
+ * A face box clearly wider than tall may lie on its side: upright faces' boxes
+ * measured 1.27-1.51 times taller than wide on the shared photos, 0.99-1.35 on
+ * the tight fixture crops.
+ */
+function sideways(b: Box): boolean {
+  return b.x2 - b.x1 >= 1.2 * (b.y2 - b.y1);
+}
+
+/** Embedding length of the face in `box` read turned clockwise by `degrees`, from a crop only (cheaper than turning the whole photo). */
+async function turnedQuality(s: Sessions, img: RgbImage, box: Box, degrees: 90 | 180 | 270): Promise<number> {
+  const side = Math.max(box.x2 - box.x1, box.y2 - box.y1);
+  const cx = (box.x1 + box.x2) / 2;
+  const cy = (box.y1 + box.y2) / 2;
+  const x0 = Math.max(0, Math.floor(cx - side * 0.8));
+  const y0 = Math.max(0, Math.floor(cy - side * 0.8));
+  const w = Math.min(img.width - x0, Math.ceil(side * 1.6));
+  const h = Math.min(img.height - y0, Math.ceil(side * 1.6));
+  const k = Math.min(1, 256 / Math.max(w, h));
+  const region = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.length), { raw: { width: img.width, height: img.height, channels: 3 } })
+    .extract({ left: x0, top: y0, width: w, height: h })
+    .resize(Math.max(1, Math.round(w * k)), Math.max(1, Math.round(h * k)), { fit: 'fill' })
+    .rotate(degrees)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const turned: RgbImage = { data: new Uint8Array(region.data.buffer, region.data.byteOffset, region.data.length), width: region.info.width, height: region.info.height };
+  // The box's centre turned with the crop; a square box of the longer side, since a turned face's box is the wrong shape.
+  const [px, py] = [(cx - x0) * k, (cy - y0) * k];
+  // Clockwise turns of the crop: 90 sends (x, y) to (W' - y, x), 180 to (W' - x, H' - y), 270 to (y, H' - x), W' x H' the turned size.
+  const [tx, ty] = degrees === 90 ? [turned.width - py, px] : degrees === 180 ? [turned.width - px, turned.height - py] : [py, turned.height - px];
+  const half = (side * k) / 2;
+  const { landmarks } = await landmarks68(s, turned, { x1: tx - half, y1: ty - half, x2: tx + half, y2: ty + half, score: box.score });
+  return (await embed(s, turned, landmarks)).quality;
+}
+
+/**
+ * Detection in passes, each only when needed: the whole photo at the
+ * detector's 320x240; overlapping tiles of the working image when that found
+ * no face (a person small in a wide shot); the photo turned by 90, 270 and 180
+ * degrees when still no face or the subject's embedding is very weak; the
+ * subject's crop read turned each way when its embedding is weak or its box
+ * lies on its side, the photo turned only for a clearly better reading (a
+ * phone photo saved without its EXIF orientation).
+ */
+async function findFaces(s: Sessions, img: RgbImage, threshold: number, rules: Pick<SubjectRules, 'centreWeight' | 'secondFaceSharpness'>): Promise<Found> {
+  const withSubject = async (f: Omit<Found, 'embedded'>): Promise<Found> => {
+    const faces = orderBySubject(f.faces, f.img.width, f.img.height, rules);
+    const rejected = [...f.rejected];
+    // The subject must also read as a face to the embedding net; if not, the next face in line is tried.
+    for (let i = 0; i < Math.min(faces.length, 3); i++) {
+      const embedded = await embed(s, f.img, faces[0].landmarks);
+      if (embedded.quality >= MIN_FACE_QUALITY) return { ...f, faces, rejected, embedded };
+      const [dropped] = faces.splice(0, 1);
+      rejected.push({ box: dropped, reason: `embedding length ${embedded.quality.toFixed(2)} (not read as a face)` });
+    }
+    return { ...f, faces: [], rejected };
+  };
+  const turnedPass = async (degrees: 90 | 180 | 270, tiled: boolean): Promise<Found | undefined> => {
+    const turned = await rotateImage(img, degrees);
+    const found = await examine(s, turned, await detectOnce(s, turned, threshold));
+    const option = await withSubject({ img: turned, faces: found.faces, rejected: found.rejected, rotation: degrees, tiled });
+    if (option.embedded) return option;
+    // Kept for the answer when no pass finds a face (in pixels of the turned image; the reasons are what matters).
+    turnedRejects.push(...option.rejected);
+    return undefined;
+  };
+  const turnedRejects: { box: Box; reason: string }[] = [];
+  const whole = await examine(s, img, await detectOnce(s, img, threshold));
+  let best = await withSubject({ img, faces: whole.faces, rejected: whole.rejected, rotation: 0, tiled: false });
+  const tiles = detectionTiles(img.width, img.height);
+  if (!best.embedded && tiles.length > 1) {
+    const boxes: Box[] = [];
+    for (const t of tiles) {
+      for (const b of await detectOnce(s, crop(img, t), threshold)) boxes.push({ x1: b.x1 + t.x, y1: b.y1 + t.y, x2: b.x2 + t.x, y2: b.y2 + t.y, score: b.score });
+    }
+    const pass = await examine(s, img, nms(boxes, 0.4));
+    best = await withSubject({ img, faces: pass.faces, rejected: [...best.rejected, ...pass.rejected], rotation: 0, tiled: true });
+  }
+  const tiled = best.tiled;
+  if (!best.embedded || best.embedded.quality < WEAK_QUALITY) {
+    // No face, or one the embedding net barely reads: the real face may be the one lying on its side (rejected above).
+    for (const degrees of [90, 270, 180] as const) {
+      const option = await turnedPass(degrees, tiled);
+      if (option?.embedded && (!best.embedded || option.embedded.quality > best.embedded.quality + (best.rotation === 0 ? TURN_MARGIN : 0))) best = option;
+      if (best.rotation !== 0 && best.embedded!.quality >= UPRIGHT_QUALITY) break;
+    }
+  } else if (best.embedded.quality < UPRIGHT_QUALITY || sideways(best.faces[0])) {
+    // Read the subject's crop turned each way; turn the whole photo only for a clearly better reading.
+    let turn: 90 | 180 | 270 | undefined;
+    let q = best.embedded.quality + TURN_MARGIN;
+    for (const degrees of [90, 270, 180] as const) {
+      const tq = await turnedQuality(s, img, best.faces[0], degrees);
+      if (tq > q) [turn, q] = [degrees, tq];
+    }
+    if (turn) best = (await turnedPass(turn, tiled)) ?? best;
+  }
+  return best.embedded ? best : { ...best, rejected: [...best.rejected, ...turnedRejects] };
+}
+
+export async function landmarks68(s: Sessions, img: RgbImage, box: Box): Promise<{ landmarks: number[]; sharpness: number }> {
   // The landmark net was trained on square crops of side = box height, centred on the box.
   const size = box.y2 - box.y1;
   const cx = (box.x1 + box.x2) / 2;
@@ -178,6 +392,8 @@ async function landmarks68(s: Sessions, img: RgbImage, box: Box): Promise<number
   const y = cy - size / 2;
   const crop = cropResize(img, x, y, size, size, 64, 64);
   const gray = toGray(crop);
+  // Measured on the crop every box gets anyway: sizes are normalised, so a blurred background face reads low against the subject.
+  const sharpness = laplacianVariance(gray, 64, 64);
   for (let i = 0; i < gray.length; i++) gray[i] /= 256;
   const out = await s.landmark.run({ input: new ort.Tensor('float32', gray, [1, 1, 64, 64]) });
   const raw = out.output.data as Float32Array;
@@ -186,7 +402,7 @@ async function landmarks68(s: Sessions, img: RgbImage, box: Box): Promise<number
     pts[i] = raw[i] * size + x;
     pts[i + 1] = raw[i + 1] * size + y;
   }
-  return pts;
+  return { landmarks: pts, sharpness };
 }
 
 function softmax2(v: Float32Array): [number, number] {
@@ -196,7 +412,7 @@ function softmax2(v: Float32Array): [number, number] {
   return [a / (a + b), b / (a + b)];
 }
 
-async function eyeState(s: Sessions, img: RgbImage, lm: number[]): Promise<{ closed: [number, number]; brightness: number }> {
+export async function eyeState(s: Sessions, img: RgbImage, lm: number[]): Promise<{ closed: [number, number]; brightness: number }> {
   let lum = 0;
   const one = async (corners: [number, number], centre: number[]): Promise<number> => {
     let cx = 0;
@@ -234,7 +450,7 @@ export function featureInput(aligned: RgbImage): Float32Array {
   return toChw(aligned, 127.5, 128);
 }
 
-async function embed(s: Sessions, img: RgbImage, lm: number[]): Promise<{ embedding: Float32Array; blur: number; brightness: number; skinUpper: number; skinLower: number }> {
+export async function embed(s: Sessions, img: RgbImage, lm: number[]): Promise<{ embedding: Float32Array; quality: number; blur: number; brightness: number; skinUpper: number; skinLower: number }> {
   const aligned = alignFace(img, lm);
   const out = await s.feature.run({ input: new ort.Tensor('float32', featureInput(aligned), [1, 3, 112, 112]) });
   const raw = out.output.data as Float32Array;
@@ -248,6 +464,7 @@ async function embed(s: Sessions, img: RgbImage, lm: number[]): Promise<{ embedd
   for (let i = 0; i < gray.length; i++) sum += gray[i];
   return {
     embedding,
+    quality: norm,
     blur: laplacianVariance(gray, 112, 112),
     brightness: sum / gray.length,
     // Template: eyes at y 51, nose tip at y 72, mouth corners at y 92.
@@ -269,19 +486,19 @@ function inside(quad: { x: number; y: number }[], x: number, y: number): boolean
 export async function analyze(task: AnalyzeTask): Promise<AnalyzeResult> {
   const started = performance.now();
   const s = await loadSessions(task.modelDir);
-  let decoded: { img: RgbImage; format: string };
+  let decoded: Awaited<ReturnType<typeof decodeImage>>;
   try {
     decoded = await decodeImage(task.image);
   } catch (err) {
     return { ok: false, reason: 'decode', detail: (err as Error).message };
   }
-  const { img, format } = decoded;
-  const faces = await detectFaces(s, img, task.detectThreshold);
+  const found = await findFaces(s, decoded.img, task.detectThreshold, task.subject ?? DEFAULT_SUBJECT_RULES);
+  const { img, faces } = found;
   let primary: PrimaryFace | undefined;
-  if (faces.length > 0) {
-    const lm = await landmarks68(s, img, faces[0]);
-    const [emb, eyes] = await Promise.all([embed(s, img, lm), eyeState(s, img, lm)]);
-    primary = { box: faces[0], landmarks: lm, ...emb, eyeClosed: eyes.closed, eyeBrightness: eyes.brightness, pose: poseFromLandmarks(lm) };
+  if (faces.length > 0 && found.embedded) {
+    const lm = faces[0].landmarks;
+    const eyes = await eyeState(s, img, lm);
+    primary = { box: faces[0], landmarks: lm, ...found.embedded, eyeClosed: eyes.closed, eyeBrightness: eyes.brightness, pose: poseFromLandmarks(lm) };
   }
   let card: CardInfo | null | undefined;
   if (task.checkCard) {
@@ -298,7 +515,20 @@ export async function analyze(task: AnalyzeTask): Promise<AnalyzeResult> {
         }
       : null;
   }
-  return { ok: true, format, width: img.width, height: img.height, faces, primary, card, ms: performance.now() - started };
+  return {
+    ok: true,
+    format: decoded.format,
+    width: img.width,
+    height: img.height,
+    faces,
+    rejected: found.rejected,
+    rotation: found.rotation,
+    scale: decoded.scale,
+    tiled: found.tiled,
+    primary,
+    card,
+    ms: performance.now() - started,
+  };
 }
 
 export default analyze;

@@ -54,6 +54,25 @@ export class SignCodeTable {
     this.count++;
   }
 
+  /** A copy of the codes (CODE_BYTES each, row order): what a snapshot stores so a restore skips the rotations. */
+  exportCodes(): Uint8Array {
+    return this.bytes.slice(CODES_AT, CODES_AT + this.count * CODE_BYTES);
+  }
+
+  /** Appends codes exported by `exportCodes` (same CODE_BYTES layout). */
+  importCodes(codes: Uint8Array): void {
+    const n = codes.length / CODE_BYTES;
+    if (!Number.isInteger(n)) throw new Error(`codes are not a whole number of ${CODE_BYTES}-byte rows`);
+    if (this.count + n > this.capacity) {
+      const cap = Math.max(this.capacity * 2, Math.ceil((this.count + n) / 1024) * 1024);
+      this.memory.grow(SignCodeTable.pagesFor(cap) - this.memory.buffer.byteLength / PAGE);
+      this.capacity = cap;
+      this.bytes = new Uint8Array(this.memory.buffer);
+    }
+    this.bytes.set(codes, CODES_AT + this.count * CODE_BYTES);
+    this.count += n;
+  }
+
   /**
    * Rows whose code is within `cut` bits of the query's, widened to the
    * `atLeast` nearest codes when fewer are that close (ties at the widened

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dot, similarityToCosine } from '../engine/similarity.js';
 import { SignCodeTable } from './code-table.js';
-import { CODE_DIMENSIONS, hammingCut } from './sign-code.js';
+import { CODE_BYTES, CODE_DIMENSIONS, hammingCut } from './sign-code.js';
 
 type Usearch = typeof import('usearch');
 
@@ -63,7 +63,9 @@ export class CollectionIndex {
   add(owner: string, v: Float32Array): void {
     if (v.length !== this.dim) throw new Error(`embedding has ${v.length} dimensions, expected ${this.dim}`);
     if ((this.count + 1) * this.dim > this.vectors.length) {
-      const grown = new Float32Array(this.vectors.length * 2);
+      // A quarter more, not double: at 1M faces doubling would allocate and copy 4 GB for one added face.
+      const rows = this.vectors.length / this.dim;
+      const grown = new Float32Array(Math.max(rows + 64, Math.ceil(rows * 1.25)) * this.dim);
       grown.set(this.vectors);
       this.vectors = grown;
     }
@@ -72,6 +74,37 @@ export class CollectionIndex {
     this.count++;
     if (this.codes) this.codes.add(v);
     else if (this.count > CODES_FROM && this.engine === 'usearch' && this.dim === CODE_DIMENSIONS) this.buildCodes();
+  }
+
+  /**
+   * An index over rows already in memory (a snapshot's): `vectors` holds
+   * `owners.length` rows and is taken over, not copied; `codes` are the sign
+   * codes of those rows when the snapshot had them (computed otherwise).
+   */
+  static restore(dim: number, owners: string[], vectors: Float32Array, codes?: Uint8Array, engine: 'usearch' | 'js' = searchEngine): CollectionIndex {
+    if (vectors.length < owners.length * dim) throw new Error('fewer rows than owners');
+    const idx = new CollectionIndex(dim, 1, engine);
+    idx.vectors = vectors;
+    idx.owners = owners;
+    idx.count = owners.length;
+    if (idx.count > CODES_FROM && engine === 'usearch' && dim === CODE_DIMENSIONS) {
+      if (codes && codes.length === idx.count * CODE_BYTES) {
+        idx.codes = SignCodeTable.create(vectors.length / dim);
+        idx.codes?.importCodes(codes);
+      } else {
+        idx.buildCodes();
+      }
+    }
+    return idx;
+  }
+
+  /**
+   * What a snapshot stores, taken at once: the owners and codes are copied;
+   * `vectors` is a view of the first `count` rows, which later adds never
+   * write (they go after them, or into a grown copy).
+   */
+  parts(): { owners: string[]; vectors: Float32Array; codes: Uint8Array | undefined } {
+    return { owners: this.owners.slice(0, this.count), vectors: this.vectors.subarray(0, this.count * this.dim), codes: this.codes?.exportCodes() };
   }
 
   private buildCodes(): void {
@@ -172,41 +205,195 @@ class BestFaces {
   }
 }
 
+/** A stored face as the index loads it: `seq` numbers the collection's faces in commit order. */
+export interface FaceRow {
+  seq: number;
+  owner: string;
+  embedding: Float32Array;
+}
+
 /**
- * Lazily loaded per-collection indexes, each tagged with the store's
- * "count:last id" stamp of the collection. A search passes the current stamp:
- * when another process added or deleted faces, the index is rebuilt. Adds by
- * this process append in place and move the stamp along.
+ * The store's faces of one collection with afterSeq < seq <= afterSeq + span,
+ * in seq order. A seq range rather than "the next n after": the query then
+ * touches only that range's rows whatever plan the database picks (with
+ * "after n, limit n" PostgreSQL's bitmap plan read every later row per page).
+ * Deletes leave holes, so a range may hold fewer than `span` faces.
+ */
+export type FacePageLoader = (afterSeq: number, span: number) => Promise<FaceRow[]>;
+
+/** A collection and the application that owns it (snapshots are kept and checked per application). */
+export interface CollectionKey {
+  appCode: string;
+  collectionId: string;
+}
+
+/** The store's counters of a collection: `seq` of its latest face, `epoch` moved by every delete. */
+export interface IndexVersion {
+  epoch: number;
+  seq: number;
+}
+
+/** Where snapshots of loaded indexes are kept (snapshot.ts: the blob store). */
+export interface SnapshotStore {
+  /** A snapshot at `version.epoch` with a seq at most `version.seq`, or undefined (none, corrupt, stale: the reason is reported). */
+  read(key: CollectionKey, version: IndexVersion, dim: number): Promise<{ index: CollectionIndex; seq: number } | undefined>;
+  write(key: CollectionKey, version: IndexVersion, index: CollectionIndex): Promise<void>;
+  delete(key: CollectionKey): Promise<void>;
+}
+
+export interface FaceIndexCacheOptions {
+  /** Faces read from the store per query. */
+  pageSize?: number;
+  snapshots?: SnapshotStore;
+  /** Collections with at least this many faces get a snapshot after a load from the store. */
+  snapshotFrom?: number;
+  /** A snapshot is written again once this share of its faces were added after it (and at least 1000). */
+  resnapshotShare?: number;
+  /** Background snapshot writes report failures here (a failed write only costs the next process a slower start). */
+  onError?: (err: unknown) => void;
+}
+
+interface State {
+  index: CollectionIndex;
+  epoch: number;
+  /** Every face with a seq up to this one is in the index. */
+  seq: number;
+  /** Seq of the snapshot this index came from or last wrote; undefined: none. */
+  snapshotSeq: number | undefined;
+}
+
+/**
+ * Lazily loaded per-collection indexes, each tagged with the store's version
+ * of the collection (its faces_epoch and faces_seq, migration 0004_face_search_02). A
+ * search passes the current version: at the same epoch the faces with a seq
+ * after the index's are appended (another process added them); at another
+ * epoch (a delete anywhere) the index is built again. Seqs are given in commit
+ * order under the collection's row lock, so no face is skipped whatever the
+ * hosts' clocks say. Adds by this process append in place.
+ *
+ * A build reads the snapshot first when there is one at the current epoch
+ * (then only the faces added after it), else the store in pages of
+ * `pageSize` faces (each decoded, indexed and dropped before the next). A
+ * build from the store of at least `snapshotFrom` faces writes a snapshot in
+ * the background, as does a catch-up that appended many faces since the last.
+ *
+ * Every step on one collection's index is chained on the previous one, so
+ * concurrent searches share a load and appends never interleave.
  */
 export class FaceIndexCache {
-  private readonly indexes = new Map<string, { stamp: string; index: Promise<CollectionIndex> }>();
+  private readonly states = new Map<string, { epoch: number; ready: Promise<State> }>();
+  private readonly writing = new Map<string, Promise<void>>();
+  private readonly pageSize: number;
+  private readonly snapshotFrom: number;
+  private readonly resnapshotShare: number;
 
-  get(collectionId: string, stamp: string, load: () => Promise<{ owner: string; embedding: Float32Array }[]>): Promise<CollectionIndex> {
-    const cached = this.indexes.get(collectionId);
-    if (cached && cached.stamp === stamp) return cached.index;
-    const index = load().then((rows) => {
-      const idx = new CollectionIndex(512, Math.max(64, rows.length));
-      for (const r of rows) idx.add(r.owner, r.embedding);
-      return idx;
-    });
-    index.catch(() => this.indexes.delete(collectionId));
-    this.indexes.set(collectionId, { stamp, index });
-    return index;
+  constructor(private readonly options: FaceIndexCacheOptions = {}) {
+    this.pageSize = options.pageSize ?? 10_000;
+    this.snapshotFrom = options.snapshotFrom ?? 50_000;
+    this.resnapshotShare = options.resnapshotShare ?? 0.1;
   }
 
-  /** Appends to a loaded, current index (otherwise the next search reloads from the store). */
-  async added(collectionId: string, owner: string, embedding: Float32Array, faceId: string): Promise<void> {
-    const cached = this.indexes.get(collectionId);
-    if (!cached) return;
-    const [n] = cached.stamp.split(':');
-    const index = await cached.index;
-    if (this.indexes.get(collectionId) !== cached) return;
-    index.add(owner, embedding);
-    cached.stamp = `${Number(n) + 1}:${faceId}`;
+  async get(key: CollectionKey, version: IndexVersion, loadPage: FacePageLoader): Promise<CollectionIndex> {
+    const cached = this.states.get(key.collectionId);
+    let entry: { epoch: number; ready: Promise<State> };
+    if (cached && cached.epoch === version.epoch) {
+      entry = cached;
+      entry.ready = entry.ready.then((state) => (state.seq >= version.seq ? state : this.catchUp(key, state, loadPage, version.seq)));
+    } else {
+      entry = { epoch: version.epoch, ready: this.build(key, version, loadPage) };
+      this.states.set(key.collectionId, entry);
+    }
+    const ready = entry.ready;
+    ready.catch(() => {
+      if (this.states.get(key.collectionId) === entry && entry.ready === ready) this.states.delete(key.collectionId);
+    });
+    return (await ready).index;
+  }
+
+  private async build(key: CollectionKey, version: IndexVersion, loadPage: FacePageLoader): Promise<State> {
+    const snap = await this.options.snapshots?.read(key, version, 512).catch((err) => {
+      this.options.onError?.(err);
+      return undefined;
+    });
+    if (snap) return this.catchUp(key, { index: snap.index, epoch: version.epoch, seq: snap.seq, snapshotSeq: snap.seq }, loadPage, version.seq);
+    // Room for an eighth more faces: adds right after a load do not copy the whole collection.
+    const index = new CollectionIndex(512, Math.max(64, version.seq + (version.seq >> 3)));
+    const state: State = { index, epoch: version.epoch, seq: 0, snapshotSeq: undefined };
+    await this.eachPage(loadPage, 0, version.seq, (rows) => this.append(state, rows));
+    // Every face up to the version is in (a delete may have left the last seqs empty).
+    state.seq = Math.max(state.seq, version.seq);
+    if (index.count >= this.snapshotFrom) this.snapshot(key, state);
+    return state;
+  }
+
+  private async catchUp(key: CollectionKey, state: State, loadPage: FacePageLoader, upTo: number): Promise<State> {
+    await this.eachPage(loadPage, state.seq, upTo, (rows) => this.append(state, rows));
+    state.seq = Math.max(state.seq, upTo);
+    const since = state.seq - (state.snapshotSeq ?? 0);
+    if (state.snapshotSeq !== undefined && since >= Math.max(1000, state.index.count * this.resnapshotShare)) this.snapshot(key, state);
+    return state;
+  }
+
+  private append(state: State, rows: FaceRow[]): void {
+    for (const r of rows) {
+      // A row at or below the index's seq is already in it (an add by this process raced the page read).
+      if (r.seq <= state.seq) continue;
+      state.index.add(r.owner, r.embedding);
+      state.seq = r.seq;
+    }
+  }
+
+  /** Writes a snapshot of the index as it is now, in the background; one write per collection at a time. */
+  private snapshot(key: CollectionKey, state: State): void {
+    const store = this.options.snapshots;
+    if (!store || this.writing.has(key.collectionId)) return;
+    const version = { epoch: state.epoch, seq: state.seq };
+    state.snapshotSeq = state.seq;
+    const done = store
+      .write(key, version, state.index)
+      .catch((err) => this.options.onError?.(err))
+      .finally(() => this.writing.delete(key.collectionId));
+    this.writing.set(key.collectionId, done);
+  }
+
+  /** Resolves when the background snapshot writes started so far have finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    await Promise.all([...this.writing.values()]);
+  }
+
+  /** The faces with afterSeq < seq <= upTo, a range of pageSize seqs per query. */
+  private async eachPage(loadPage: FacePageLoader, afterSeq: number, upTo: number, use: (rows: FaceRow[]) => void): Promise<void> {
+    for (let after = afterSeq; after < upTo; after += this.pageSize) use(await loadPage(after, Math.min(this.pageSize, upTo - after)));
+  }
+
+  /**
+   * A face this process just added, with the collection's version after the
+   * add: appended in place when the index holds every face before it;
+   * otherwise the next search catches up from the store.
+   */
+  async added(key: CollectionKey, owner: string, embedding: Float32Array, version: IndexVersion): Promise<void> {
+    const entry = this.states.get(key.collectionId);
+    if (!entry || entry.epoch !== version.epoch) return;
+    entry.ready = entry.ready.then((state) => {
+      if (state.seq === version.seq - 1) {
+        state.index.add(owner, embedding);
+        state.seq = version.seq;
+      }
+      return state;
+    });
+    await entry.ready.catch(() => undefined);
   }
 
   invalidate(collectionId: string): void {
-    this.indexes.delete(collectionId);
+    this.states.delete(collectionId);
+  }
+
+  /** The collection is gone: its index and its snapshot. */
+  async dropped(key: CollectionKey): Promise<void> {
+    this.states.delete(key.collectionId);
+    await this.writing.get(key.collectionId);
+    // The collection is already gone from the store; a snapshot left behind is only unused bytes.
+    await this.options.snapshots?.delete(key).catch((err) => this.options.onError?.(err));
   }
 }
 

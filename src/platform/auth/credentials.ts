@@ -28,6 +28,8 @@ export interface CredentialInfo {
   prefix: string;
   created_time: string;
   revoked_time: string | null;
+  /** Written with the usage counters (every few seconds), so up to that much behind. */
+  last_used_time?: string | null;
 }
 
 export class AuthAdminError extends Error {}
@@ -45,6 +47,8 @@ export function hashSecret(secret: string): string {
  */
 export class Credentials {
   private readonly cache = new Map<string, { appCode: string | null; expires: number }>();
+  /** Secret hashes that authenticated since the last drain, with when: written in batches by the usage recorder. */
+  private used = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -79,6 +83,21 @@ export class Credentials {
     return rows.map((r) => this.toApplication(r, counts.get(r.code)));
   }
 
+  async renameApp(codeOrName: string, name: string): Promise<Application> {
+    const app = await this.findApp(codeOrName);
+    const clean = name.trim();
+    if (!clean || clean.length > 200) throw new AuthAdminError('An application name must have 1 to 200 characters');
+    const taken = await this.store.db.selectFrom('applications').select('code').where('name', '=', clean).where('code', '<>', app.app_code).executeTakeFirst();
+    if (taken) throw new AuthAdminError(`An application named "${clean}" already exists`);
+    await this.store.db.updateTable('applications').set({ name: clean }).where('code', '=', app.app_code).execute();
+    return { ...app, name: clean };
+  }
+
+  /** Forgets cached lookups (after an application was deleted elsewhere). */
+  forgetCached(): void {
+    this.cache.clear();
+  }
+
   /** Revokes an application and every credential it has. Its records stay, unreachable. */
   async revokeApp(codeOrName: string): Promise<Application> {
     const app = await this.findApp(codeOrName);
@@ -108,6 +127,7 @@ export class Credentials {
       prefix: secret.slice(0, 10),
       created_time: new Date().toISOString(),
       revoked_time: null,
+      last_used_time: null,
     };
     await this.store.db.insertInto('credentials').values(row).execute();
     return { id: row.id, app_code: row.app_code, kind, secret, prefix: row.prefix, created_time: row.created_time };
@@ -117,7 +137,7 @@ export class Credentials {
     const app = await this.findApp(codeOrName);
     return this.store.db
       .selectFrom('credentials')
-      .select(['id', 'kind', 'prefix', 'created_time', 'revoked_time'])
+      .select(['id', 'kind', 'prefix', 'created_time', 'revoked_time', 'last_used_time'])
       .where('app_code', '=', app.app_code)
       .orderBy('created_time')
       .execute();
@@ -144,7 +164,10 @@ export class Credentials {
     const cacheKey = kind + hash;
     const now = Date.now();
     const hit = this.cache.get(cacheKey);
-    if (hit && hit.expires > now) return hit.appCode;
+    if (hit && hit.expires > now) {
+      if (hit.appCode) this.noteUse(hash, now);
+      return hit.appCode;
+    }
     const row = await this.store.db
       .selectFrom('credentials')
       .innerJoin('applications', 'applications.code', 'credentials.app_code')
@@ -155,11 +178,30 @@ export class Credentials {
       .where('applications.revoked_time', 'is', null)
       .executeTakeFirst();
     const appCode = row?.app_code ?? null;
+    if (appCode) this.noteUse(hash, now);
     if (this.cacheSeconds > 0) {
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(cacheKey, { appCode, expires: now + this.cacheSeconds * 1000 });
     }
     return appCode;
+  }
+
+  private noteUse(hash: string, at: number): void {
+    if (this.used.size < 100_000) this.used.set(hash, at);
+  }
+
+  /** Hands over the uses noted since the last call (hash -> epoch ms) and starts a new list. */
+  drainUses(): Map<string, number> {
+    const out = this.used;
+    this.used = new Map();
+    return out;
+  }
+
+  /** Writes credentials' last use (a few rows every few seconds: one per credential that was used). */
+  async recordUses(uses: Map<string, number>): Promise<void> {
+    for (const [hash, at] of uses) {
+      await this.store.db.updateTable('credentials').set({ last_used_time: new Date(at).toISOString() }).where('secret_hash', '=', hash).execute();
+    }
   }
 
   private async countCredentials(appCodes: string[]): Promise<Map<string, { api_key: number; token: number }>> {

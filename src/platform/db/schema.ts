@@ -21,6 +21,8 @@ export interface CredentialRow {
   prefix: string;
   created_time: string;
   revoked_time: string | null;
+  /** Added by the usage migration (0008); written in batches with the usage counters. */
+  last_used_time: string | null;
 }
 
 export interface JobRow {

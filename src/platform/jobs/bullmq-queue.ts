@@ -3,6 +3,7 @@ import { Job as BullJob, Queue as BullQueue, UnrecoverableError, Worker as BullW
 import { Redis, type RedisOptions } from 'ioredis';
 import { uuidv7 } from 'uuidv7';
 import {
+  DEFAULT_LEASE_MS,
   DEFAULT_MAX_ATTEMPTS,
   PermanentJobError,
   checkMaxAttempts,
@@ -22,7 +23,6 @@ import {
   type Worker,
 } from './queue.js';
 
-const DEFAULT_LEASE_MS = 30_000;
 /** The custom backoff type every job carries, so the worker's `backoff` decides retry delays. */
 const BACKOFF_TYPE = 'saola';
 /** Stalls are counted as attempts by this queue (see handle()), so BullMQ's own stall limit never applies first. */
@@ -51,9 +51,9 @@ export interface BullJobQueueOptions {
  * How the SQL semantics map onto BullMQ:
  * - A lease is BullMQ's job lock (`lockDuration` = leaseMs, renewed at half of
  *   it). A job whose worker died keeps its lock until the lock expires; then a
- *   worker's stalled-job check (every leaseMs) puts it back. So it runs again
- *   between leaseMs and about 3 x leaseMs after the death, never before the
- *   lease ended.
+ *   worker's stalled-job check (every leaseMs / 2) puts it back. So it runs
+ *   again between leaseMs and about 1.5 x leaseMs after the death, never
+ *   before the lease ended.
  * - `attempts` is BullMQ's `attemptsStarted`: claims so far, counting claims
  *   whose worker died. The handler wrapper enforces `maxAttempts` on it itself
  *   (BullMQ counts only finished attempts): a job claimed once more than
@@ -253,7 +253,11 @@ class BullQueueWorker implements Worker {
       prefix: settings.prefix,
       concurrency: settings.concurrency,
       lockDuration: leaseMs,
-      stalledInterval: leaseMs,
+      // Every half lease (the lock is renewed at half of it too): a dead
+      // worker's job is marked by one check after its last renewal and moved
+      // back by the first check after its lock ran out, so it is claimed again
+      // at most 1.5 x leaseMs after the death.
+      stalledInterval: Math.max(1, Math.floor(leaseMs / 2)),
       maxStalledCount: UNLIMITED_STALLS,
       settings: {
         // Called with the claim number, as the SQL queue does (BullMQ passes finished attempts).

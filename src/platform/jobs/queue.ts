@@ -58,7 +58,7 @@ export type JobHandler<P = unknown> = (job: Job<P>, ctx: JobContext) => Promise<
 export interface WorkOptions {
   /** Jobs run at once by this worker; default 1. */
   concurrency?: number;
-  /** How long a claim is exclusive without a heartbeat; default 30 s. */
+  /** How long a claim is exclusive without a heartbeat; default `DEFAULT_LEASE_MS` (6 s). */
   leaseMs?: number;
   /** How often an idle worker looks for due jobs; default 200 ms. */
   pollMs?: number;
@@ -89,6 +89,18 @@ export class PermanentJobError extends Error {
 }
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
+
+/**
+ * A claim's lease when the worker sets none. The heartbeat renews it while the
+ * handler runs however long it takes, so the lease bounds only how long a job
+ * whose worker died (SIGKILL, lost host) waits before another worker takes it:
+ * at most the lease plus one poll on the SQL queue, the lease plus half of it
+ * on BullMQ (its stalled-job check runs every half lease). 6 s keeps both well
+ * under the 15 s a client waits for a TTS link, while a heartbeat (every third
+ * of the lease on SQL, every half on BullMQ) may still be late by seconds on a
+ * loaded machine before the lease is lost.
+ */
+export const DEFAULT_LEASE_MS = 6_000;
 const BACKOFF_BASE_MS = 1000;
 const BACKOFF_CAP_MS = 5 * 60 * 1000;
 

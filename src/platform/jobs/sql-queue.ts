@@ -2,6 +2,7 @@ import { uuidv7 } from 'uuidv7';
 import type { Store } from '../db/database.js';
 import type { JobRow } from '../db/schema.js';
 import {
+  DEFAULT_LEASE_MS,
   DEFAULT_MAX_ATTEMPTS,
   JOB_STATUSES,
   PermanentJobError,
@@ -22,7 +23,6 @@ import {
   type Worker,
 } from './queue.js';
 
-const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_POLL_MS = 200;
 
 /**

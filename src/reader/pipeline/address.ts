@@ -163,6 +163,9 @@ const STREET_TYPES = ['Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố',
 const NUMBERED_STREET_TYPES = ['Số', 'Tổ', 'Ấp'];
 const STREET_BY_KEY = new Map(STREET_WORDS.map((w) => [fold(w), w]));
 
+/** Whether a word starts a street part (a type word or a direction: "Số", "Thôn", "Đông"), accents aside. */
+export const isStreetWord = (word: string) => STREET_BY_KEY.has(fold(word.replace(/[^\p{L}]/gu, '')));
+
 /** Street types that a number or a name must follow: a street part ending in one lost what followed it. */
 const DANGLING_TYPES = new Set(['Số', 'Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố', 'Tổ', 'Thôn', 'Xóm', 'Ấp', 'Khu', 'Khóm', 'Bản', 'Buôn'].map(fold));
 

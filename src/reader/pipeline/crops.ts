@@ -8,7 +8,7 @@ export interface Stack {
   spans: { y0: number; y1: number; x0: number }[];
 }
 
-const GAP = 14;
+export const GAP = 14;
 /** Fewest grey levels the contrast stretch maps to black..white. */
 const MIN_RANGE = 96;
 
@@ -17,10 +17,11 @@ const MIN_RANGE = 96;
  * band's background (unless `flatten` is false) and contrast, and stacks them.
  */
 export async function stackBands(gray: Buffer, boxes: Box[], scale = 1, flatten = true): Promise<Stack> {
+  // Every band at least 1x1 and on the card, whatever box a stage computed (an empty band is white).
   const clamp = (b: Box) => {
-    const x = Math.max(0, Math.round(b.x));
-    const y = Math.max(0, Math.round(b.y));
-    return { x, y, w: Math.min(CARD_WIDTH - x, Math.round(b.w)), h: Math.min(CARD_HEIGHT - y, Math.round(b.h)) };
+    const x = Math.min(CARD_WIDTH - 1, Math.max(0, Math.round(b.x)));
+    const y = Math.min(CARD_HEIGHT - 1, Math.max(0, Math.round(b.y)));
+    return { x, y, w: Math.max(1, Math.min(CARD_WIDTH - x, Math.round(b.w))), h: Math.max(1, Math.min(CARD_HEIGHT - y, Math.round(b.h))) };
   };
   const bands = boxes.map(clamp);
   const width = Math.max(...bands.map((b) => b.w)) + 2 * GAP;

@@ -3,7 +3,7 @@
  * line bands), strip the printed labels, and normalise and validate each value.
  */
 import type { CardLayout, FieldLine, IdCardField } from '../layouts.js';
-import { danglingStreet, parseAddress, provinceByIdCode, gazetteer, splitGluedStreetWord, type ParsedAddress } from './address.js';
+import { danglingStreet, isStreetWord, parseAddress, provinceByIdCode, gazetteer, splitGluedStreetWord, type ParsedAddress } from './address.js';
 import type { OcrWord } from './ocr.js';
 import { fold, foldKey, levenshtein, tidy } from './text.js';
 
@@ -60,7 +60,7 @@ export function stripLabel(words: OcrWord[], label: string, byColon = true): Ocr
   return words.slice(cut);
 }
 
-const FREE_TEXT = new Set<IdCardField>(['name', 'home', 'address', 'features']);
+const FREE_TEXT = new Set<IdCardField>(['name', 'home', 'address', 'features', 'pob']);
 
 /** Rough advance width of a label in the card's sans-serif at its printed size (labels print at 0.8 of the value size). */
 export function labelWidth(label: string, size: number): number {
@@ -117,6 +117,31 @@ export function readRawFields(
   void layout;
   return result;
 }
+
+/**
+ * A field's raw reading from the words of its value, line by line (the
+ * layout-free reader's anchored values): marks and very unsure words dropped
+ * from free text as in readRawFields, short unsure noise dropped from the end.
+ */
+export function rawFromLines(field: IdCardField, lines: OcrLike[][]): RawField {
+  const words: OcrLike[] = [];
+  lines.forEach((line, part) => {
+    const kept = line
+      .filter((w) => /[\p{L}\p{N}]/u.test(w.text) || (w.text === '-' && w.conf >= 60))
+      .filter(
+        (w, k) =>
+          !FREE_TEXT.has(field) || (w.conf >= 20 && !(w.text.length === 1 && w.conf < 60)) || (field === 'name' && part === 0 && k === 0 && isFamilyName(w.text)),
+      );
+    // A continuation line with only a word or two, all unsure, is background pattern.
+    if (part > 0 && kept.length <= 2 && kept.every((w) => w.conf < 75)) return;
+    words.push(...kept);
+  });
+  while (words.length > 1 && words[words.length - 1].text.length <= 2 && words[words.length - 1].conf < 80 && !/^\d+$/.test(words[words.length - 1].text)) words.pop();
+  const conf = words.length ? words.reduce((s, w) => s + w.conf, 0) / words.length : 0;
+  return { text: tidy(words.map((w) => w.text).join(' ')), conf, words: words.map((w) => ({ text: w.text, conf: w.conf })) };
+}
+
+type OcrLike = { text: string; conf: number };
 
 export interface FieldValue {
   value: string;
@@ -227,6 +252,24 @@ function fixFeatureWords(text: string): string {
     .join(' ');
 }
 
+/** The nouns a description of marks starts with. */
+const MARK_NOUNS = ['Sẹo', 'Nốt', 'Vết', 'Bớt', 'Xăm'];
+
+/**
+ * The first word of a marks description with a stray mark in front, its first letter lost or misread
+ * ("ẹo", "(ốt", "INốt", "Wốt"), is the mark noun whose other letters it spells, when one only does.
+ */
+export function repairMarkNoun(text: string): string {
+  const [first, ...rest] = text.split(' ');
+  if (!first || MARK_NOUNS.includes(first)) return text;
+  const bare = first.replace(/^[^\p{L}]+/u, '').normalize('NFC').toLowerCase();
+  const hits = MARK_NOUNS.filter((noun) => {
+    const tail = noun.normalize('NFC').toLowerCase().slice(1);
+    return bare === tail || (bare.length === tail.length + 1 && bare.slice(1) === tail) || (bare.length === tail.length + 2 && bare.slice(2) === tail);
+  });
+  return hits.length === 1 ? [hits[0], ...rest].join(' ') : text;
+}
+
 export interface NormalisedCard {
   fields: Partial<Record<IdCardField, FieldValue>>;
   address?: ParsedAddress;
@@ -256,7 +299,11 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
       }
       case 'name': {
         const v = fixSurname(normaliseName(r.text));
-        if (v) fields.name = { value: v, conf };
+        // A name checks out when it starts with a known family name and has a given name after it.
+        // ... and every word is a Vietnamese syllable, at most seven of them (a label's words read into the
+        // name, "VÕ HỌ EINH CHỮ ĐỨC ĐỆM...", is neither).
+        const words = v ? v.split(' ') : [];
+        if (v) fields.name = { value: v, conf, valid: SURNAMES.includes(words[0]) && words.length >= 2 && words.length <= 7 && words.every(vietnameseWord) };
         break;
       }
       case 'sex': {
@@ -285,15 +332,26 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
         break;
       }
       case 'home':
+      case 'pob':
       case 'address': {
-        const parsed = parseAddressWords(r);
-        fields[field] = { value: parsed.text, conf, valid: parsed.matched >= 2, invalid: parsed.matched === 0 };
+        const parsed = withoutStrayLead(r);
+        // Two units found in the gazetteer confirm an address; a street that is a bare number lost its type word
+        // ("20, An Phú Đông" for "Số 20"), which the gazetteer cannot see.
+        const bareNumber = /^\d+$/.test(parsed.street.trim());
+        fields[field] = { value: parsed.text, conf, valid: parsed.matched >= 2 && !bareNumber, invalid: parsed.matched === 0 };
         if (field === 'address') address = parsed;
         break;
       }
-      case 'features':
-        fields.features = { value: fixFeatureWords(tidy(r.text)), conf };
+      case 'features': {
+        // Distinguishing marks are described with a small vocabulary: a description that starts with one of
+        // its nouns (Sẹo, Nốt ruồi, Vết, Bớt, Xăm) checks out; one that does not lost or misread its first word.
+        const v = fixFeatureWords(repairMarkNoun(tidy(r.text)));
+        // Every word must be a Vietnamese syllable, a measure ("1,5cm") or the position code ("C:"): "bhải" is not.
+        const words = v.split(' ');
+        const plausible = words.every((w) => /^[\d,.]+(cm|mm)?[,.;:]?$/i.test(w) || /^C[:.]?$/.test(w) || vietnameseWord(w));
+        fields.features = { value: v, conf, valid: /^(Sẹo|Nốt|Vết|Bớt|Xăm)\b/u.test(v) && words.length >= 3 && plausible };
         break;
+      }
       default:
         fields[field as IdCardField] = { value: tidy(r.text), conf };
     }
@@ -318,6 +376,10 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
     if (loose && [25, 40, 60].includes(years)) {
       const v = `${dob.slice(0, 6)}${loose[3]}`;
       fields.doe = { value: v, conf: raw.doe.conf, valid: true };
+    } else if (fields.doe) {
+      // A citizen card's expiry that is no 25th, 40th or 60th birthday was misread somewhere (or the card
+      // has another rule): a date, but not confirmed.
+      fields.doe = { ...fields.doe, valid: false };
     }
   }
   // Cross-checks of the 12-digit id: province code, century/sex digit, year of birth.
@@ -336,6 +398,21 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
     id.valid = true;
   }
   return { fields, address };
+}
+
+/**
+ * Parses an address, and without its first word when that is a short stray word (three letters at most, no
+ * digit, no street word: "H", "LH", "bạ" left of the value by the card's edge or a label's end) and the rest
+ * finds as many units: the stray word would otherwise be kept as the street.
+ */
+function withoutStrayLead(r: RawField): ParsedAddress {
+  const parsed = parseAddressWords(r);
+  const words = r.text.split(' ');
+  const first = words[0].replace(/[^\p{L}\p{N}]/gu, '');
+  if (words.length < 3 || first.length > 3 || /\d/.test(first) || isStreetWord(first) || !parsed.street.startsWith(words[0].replace(/[,.;:]+$/, ''))) return parsed;
+  const rest = { text: words.slice(1).join(' '), conf: r.conf, words: r.words?.slice(1) };
+  const trimmed = parseAddressWords(rest);
+  return trimmed.matched >= parsed.matched ? trimmed : parsed;
 }
 
 /** Address words read less surely than this may be background pattern. */
@@ -388,7 +465,7 @@ const SURNAME_BY_FOLD = (() => {
 })();
 
 /** A family name of three letters or more, accents aside (shorter ones are too easily made of noise). */
-function isFamilyName(word: string): boolean {
+export function isFamilyName(word: string): boolean {
   const key = fold(word);
   return key.length >= 3 && SURNAME_BY_FOLD.has(key);
 }
@@ -413,7 +490,8 @@ export function weakFields(layout: CardLayout, normal: NormalisedCard, raw: Part
     const v = normal.fields[f];
     if (!v || v.invalid) return true;
     if (f === 'address' || f === 'home') return !v.valid || (raw[f]?.conf ?? 0) < WEAK_CONF || (f === 'address' && danglingStreet(normal.address?.street ?? ''));
-    if (f === 'name' || f === 'features') return (raw[f]?.conf ?? 0) < WEAK_CONF;
+    if (f === 'name' || f === 'features') return (raw[f]?.conf ?? 0) < WEAK_CONF || !v.valid;
+    if (f === 'pob') return !v.valid || (raw[f]?.conf ?? 0) < WEAK_CONF;
     return false;
   });
   // A 12-digit id that fails its cross-checks may be right and the date of birth wrong.

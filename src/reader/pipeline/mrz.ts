@@ -16,6 +16,10 @@ export interface MrzReading {
   nameAscii?: string;
   /** Every check digit passed. */
   valid: boolean;
+  /** The check digit of each part passed (the id: its last 9 digits are the document number). */
+  idOk?: boolean;
+  dobOk?: boolean;
+  doeOk?: boolean;
   /** Check digits that passed, out of those present. */
   checksPassed: number;
   checksTotal: number;
@@ -46,17 +50,18 @@ function mrzDate(value: string | null | undefined, kind: 'birth' | 'expiry'): st
   return `${value.slice(4, 6)}/${value.slice(2, 4)}/${century + yy}`;
 }
 
+/** One OCR line in the MRZ alphabet: upper case A-Z 0-9 and the filler '<' (which OCR reads as « ‹ ≤), no spaces. */
+export function mrzCharacters(line: string): string {
+  return line
+    .toUpperCase()
+    .replace(/[«‹≤]/g, '<')
+    .replace(/\s+/g, '')
+    .replace(/[^A-Z0-9<]/g, '');
+}
+
 /** Cleans raw OCR lines into candidate TD1 lines: only A-Z 0-9 <, padded or cut to 30. */
 export function cleanMrzLines(raw: string[]): string[] {
-  const lines = raw
-    .map((l) =>
-      l
-        .toUpperCase()
-        .replace(/[«‹≤]/g, '<')
-        .replace(/\s+/g, '')
-        .replace(/[^A-Z0-9<]/g, ''),
-    )
-    .filter((l) => l.length >= 20);
+  const lines = raw.map(mrzCharacters).filter((l) => l.length >= 20);
   return lines.slice(-3).map((l) => (l.length > 30 ? l.slice(0, 30) : l.padEnd(30, '<')));
 }
 
@@ -90,8 +95,13 @@ export function readMrz(raw: string[]): MrzReading | undefined {
   const optional = (f.optional1 ?? '').replace(/\s/g, '');
   const id = /^\d{12}/.exec(optional)?.[0];
   const nameAscii = [f.lastName, f.firstName].filter(Boolean).join(' ').trim() || undefined;
+  const [r1, r2] = lines;
+  const part = (text: string, digit: string) => /^\d+$/.test(text) && checkDigit(text) === digit;
   return {
     id,
+    idOk: !!id && part(r1.slice(5, 14), r1[14]) && id.slice(3) === r1.slice(5, 14),
+    dobOk: part(r2.slice(0, 6), r2[6]),
+    doeOk: part(r2.slice(8, 14), r2[14]),
     dob: mrzDate(f.birthDate, 'birth'),
     doe: mrzDate(f.expirationDate, 'expiry'),
     sex: f.sex === 'male' ? 'NAM' : f.sex === 'female' ? 'NỮ' : undefined,
@@ -118,4 +128,54 @@ export function writeMrz(card: { id: string; dob: string; doe: string; sex: 'NAM
   const parts = card.nameAscii.split(' ');
   const line3 = `${parts[0]}<<${parts.slice(1).join('<')}`.padEnd(30, '<').slice(0, 30);
   return [line1, line2, line3];
+}
+
+/** What the MRZ did to one field of the visual zone. */
+export type MrzVerdict = 'confirmed' | 'corrected' | 'contradicted';
+
+/**
+ * Cross-checks the visual zone's fields against a TD1 MRZ: a value the MRZ
+ * confirms (its part's check digit passing) is marked valid; one it
+ * contradicts is replaced by the MRZ's when that part's check digit passes
+ * (id, dates, sex), else marked invalid. The name is compared without accents
+ * (the MRZ has none) and is never replaced: a contradiction marks it invalid.
+ */
+export function crossCheckMrz(
+  fields: Partial<Record<'id' | 'dob' | 'doe' | 'sex' | 'name', { value: string; conf: number; valid?: boolean; invalid?: boolean }>>,
+  mrz: MrzReading,
+): Partial<Record<'id' | 'dob' | 'doe' | 'sex' | 'name', MrzVerdict>> {
+  const out: Partial<Record<'id' | 'dob' | 'doe' | 'sex' | 'name', MrzVerdict>> = {};
+  const parts: ['id' | 'dob' | 'doe' | 'sex', string | undefined, boolean][] = [
+    ['id', mrz.id, !!mrz.idOk],
+    ['dob', mrz.dob, !!mrz.dobOk],
+    ['doe', mrz.doe, !!mrz.doeOk],
+    // Sex has no check digit of its own: only a fully valid MRZ vouches for it.
+    ['sex', mrz.sex, mrz.valid],
+  ];
+  for (const [f, value, ok] of parts) {
+    const v = fields[f];
+    if (!v || !value || !ok) continue;
+    if (v.value === value) {
+      fields[f] = { ...v, valid: true, invalid: false, conf: Math.max(v.conf, 97) };
+      out[f] = 'confirmed';
+    } else {
+      fields[f] = { value, conf: 95, valid: true };
+      out[f] = 'corrected';
+    }
+  }
+  const name = fields.name;
+  if (name && mrz.nameAscii && mrz.valid) {
+    const ascii = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[đĐ]/g, 'D').toUpperCase().replace(/[^A-Z]/g, '');
+    // The MRZ's name line holds 30 characters: a long name is cut there.
+    const a = ascii(name.value);
+    const b = ascii(mrz.nameAscii);
+    if (a === b || (b.length >= 25 && a.startsWith(b))) {
+      fields.name = { ...name, valid: true, conf: Math.max(name.conf, 90) };
+      out.name = 'confirmed';
+    } else {
+      fields.name = { ...name, valid: false, invalid: true };
+      out.name = 'contradicted';
+    }
+  }
+  return out;
 }

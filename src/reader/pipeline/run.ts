@@ -1,22 +1,28 @@
 /**
  * The whole ID card pipeline for one image, as a worker thread runs it:
- * decode -> quality -> locate (and refine the outline) -> warp -> classify -> OCR -> fields -> confidence.
+ * decode -> quality -> locate (and refine the outline) -> warp -> OCR of the whole card -> kind and side
+ * from its words -> labels as anchors -> values by geometry -> fields -> MRZ cross-check -> confidence.
+ * When the whole card says nothing either way up, the older header reading decides the kind.
  */
 import sharp from 'sharp';
-import { CARD_HEIGHT, CARD_WIDTH, LAYOUTS, type CardKind, type IdCardField } from '../layouts.js';
+import { CARD_HEIGHT, CARD_WIDTH, LAYOUTS, type Box, type CardKind, type IdCardField } from '../layouts.js';
 import { classifyHeader, HEADER_BAND } from './classify.js';
 import { fieldProbability, overallScore } from './confidence.js';
-import { alignBands, stackBands } from './crops.js';
+import { GAP, stackBands } from './crops.js';
 import { decodeImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
-import { labelWidth, normaliseFields, readingScore, readRawFields, weakFields, wordsByBand } from './fields.js';
+import { normaliseFields, rawFromLines, readingScore, weakFields, wordsByBand, type RawField } from './fields.js';
+import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, type AnchoredValue, type CardWord } from './anchors.js';
+import { detectKind } from './kind.js';
+import { DOCUMENTS } from '../documents.js';
 import { checkCornersInside, locateCard } from './locate.js';
-import { readMrz, type MrzReading } from './mrz.js';
+import { crossCheckMrz, readMrz, type MrzReading } from './mrz.js';
 import { refineCorners } from './refine.js';
 import type { Point } from '../../platform/vision/card-outline.js';
 import type { OcrEngine } from './ocr.js';
 import { checkQuality } from './quality.js';
 import { clearCardEdge, rotate180, warpCard } from './warp.js';
+import { stageTimer } from './timings.js';
 
 export interface ReadTask {
   image: Uint8Array;
@@ -27,6 +33,8 @@ export interface ReadTask {
   fieldScale?: number;
   /** Read the distinguishing features of a back (default true; false for applications without the arrangement: the band is not even read). */
   features?: boolean;
+  /** Which document the endpoint reads (default: an ID card); the passport page has its own pipeline (reader/passport.ts). */
+  document?: 'idcard' | 'passport' | 'licence';
 }
 
 export interface ReadCard {
@@ -68,8 +76,28 @@ async function classify(ocr: OcrEngine, gray: Buffer, psm = 6): Promise<CardKind
   return classifyHeader(words, HEADER_SCALE);
 }
 
-async function readMrzBand(ocr: OcrEngine, gray: Buffer): Promise<MrzReading | undefined> {
-  const band = LAYOUTS.cccd_chip_back.mrz!;
+/** Enlargement of the whole card for its OCR call (letters 18-30 px tall on the 1000 px card). */
+const CARD_SCALE = 1.2;
+
+/** OCR of the whole flat card, background flattened like the bands; words back in card pixels. */
+export async function readWholeCard(ocr: OcrEngine, gray: Buffer): Promise<CardWord[]> {
+  const stack = await stackBands(gray, [{ x: 0, y: 0, w: CARD_WIDTH, h: CARD_HEIGHT }], CARD_SCALE);
+  const words = await ocr.recognize(stack.png, { lang: 'vie', psm: CARD_PSM });
+  return toCardWords(words, CARD_SCALE, GAP);
+}
+/** Sparse text: words anywhere on the card, each with its box (block mode joins columns into one line). */
+const CARD_PSM = 11;
+
+/** The MRZ's band: where the whole card's words with '<' runs are, else the chip back's usual place. */
+function mrzBand(words: CardWord[]): Box {
+  const rows = words.filter((w) => (w.text.match(/</g) ?? []).length >= 2 && w.top > CARD_HEIGHT * 0.45);
+  if (rows.length === 0) return LAYOUTS.cccd_chip_back.mrz!;
+  const top = Math.max(0, Math.min(...rows.map((w) => w.top)) - 25);
+  const bottom = Math.min(CARD_HEIGHT, Math.max(...rows.map((w) => w.top + w.height)) + 25);
+  return { x: 20, y: top, w: CARD_WIDTH - 40, h: bottom - top };
+}
+
+async function readMrzBand(ocr: OcrEngine, gray: Buffer, band: Box = LAYOUTS.cccd_chip_back.mrz!): Promise<MrzReading | undefined> {
   const stack = await stackBands(gray, [band]);
   const words = await ocr.recognize(stack.png, { lang: 'eng', psm: 6, whitelist: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<' });
   const lines = new Map<string, string[]>();
@@ -78,13 +106,7 @@ async function readMrzBand(ocr: OcrEngine, gray: Buffer): Promise<MrzReading | u
 }
 
 export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResult> {
-  const timings: Record<string, number> = {};
-  let t = performance.now();
-  const lap = (name: string) => {
-    const now = performance.now();
-    timings[name] = Math.round(now - t);
-    t = now;
-  };
+  const { timings, lap } = stageTimer();
   try {
     const image = await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels);
     lap('decode');
@@ -101,65 +123,90 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     const upright = flat;
     let turnedCard: typeof flat | undefined;
     const turned = () => (turnedCard ??= { gray: rotate180(upright.gray, 1), rgb: upright.rgb && rotate180(upright.rgb, 3) });
+    // The whole card in one OCR call: its words say which card it is and carry every field.
     let kind: CardKind | undefined;
-    let mrz: MrzReading | undefined;
-    const attempts: ((gray: Buffer) => Promise<CardKind | undefined>)[] = [
-      (gray) => classify(ocr, gray),
-      // The chip card's back has few header words: its MRZ band decides.
-      async (gray) => ((mrz = await readMrzBand(ocr, gray)) ? 'cccd_chip_back' : undefined),
-      // Read as one block, a header beside busy artwork (fingerprint boxes) can come out empty: last, as sparse text.
-      (gray) => classify(ocr, gray, 11),
-      // Last, with Tesseract's own page layout analysis: a 9-digit card's back whose guilloche joins its
-      // fingerprint ovals read as nothing in both modes above and was refused (code 3; 1 of 240 held out).
-      (gray) => classify(ocr, gray, 3),
-    ];
-    for (const attempt of attempts) {
-      for (const card of [upright, undefined]) {
-        if (kind) break;
-        const candidate = card ?? turned();
-        kind = await attempt(candidate.gray);
-        if (kind) flat = candidate;
+    let words: CardWord[] = [];
+    const read: Partial<Record<'up' | 'down', CardWord[]>> = {};
+    for (const way of ['up', 'down'] as const) {
+      const card = way === 'up' ? upright : turned();
+      read[way] = await readWholeCard(ocr, card.gray);
+      kind = detectKind(read[way]!)?.kind;
+      if (kind) {
+        flat = card;
+        words = read[way]!;
+        break;
       }
     }
-    lap('classify');
+    lap('ocr');
+    let mrz: MrzReading | undefined;
+    if (!kind) {
+      // Nothing on the card named it either way up: the older header reading, which knows the
+      // classic layouts' header positions (a header beside busy artwork can read as nothing).
+      const attempts: ((gray: Buffer) => Promise<CardKind | undefined>)[] = [
+        (gray) => classify(ocr, gray),
+        async (gray) => ((mrz = await readMrzBand(ocr, gray)) ? 'cccd_chip_back' : undefined),
+        (gray) => classify(ocr, gray, 11),
+        (gray) => classify(ocr, gray, 3),
+      ];
+      for (const attempt of attempts) {
+        for (const way of ['up', 'down'] as const) {
+          if (kind) break;
+          const candidate = way === 'up' ? upright : turned();
+          kind = await attempt(candidate.gray);
+          if (kind) {
+            flat = candidate;
+            words = read[way] ?? [];
+          }
+        }
+      }
+      lap('classify');
+    }
     if (!kind) throw new ReaderFailure(3, 'No ID card found in the image: the card could not be recognised');
     const layout = LAYOUTS[kind];
-    const FIELD_SCALE = task.fieldScale ?? DEFAULT_FIELD_SCALE;
-    const read = layout.fields.filter((f) => f !== 'features' || task.features !== false);
-    const lines = layout.lines.filter((l) => !l.labelOnly && read.includes(l.field));
-    const boxes = lines.map((l) => {
-      // An id printed after a static "SỐ" may start left of its layout position when the outline is a little off.
-      const left = l.style === 'digits' && !l.label ? 40 : 10;
-      const box = { x: l.x - left, y: l.y - 3, w: Math.min(l.w + left + 6, CARD_WIDTH - 16 - (l.x - left)), h: l.h + 6 };
-      // Dates stand alone on short lines: move the band onto them (measured: doe 73% -> 93%;
-      // on text lines the same move hurt, so those keep the layout's position).
-      return l.style === 'date' ? alignBands(flat.gray, [box], 10)[0] : box;
-    });
-    const stack = await stackBands(flat.gray, boxes, FIELD_SCALE);
-    const words = await ocr.recognize(stack.png, { lang: 'vie', psm: 6 });
-    lap('ocr');
-    if (kind === 'cccd_chip_back' && !mrz) mrz = await readMrzBand(ocr, flat.gray);
-    // Stack coordinates: band x = line.x - 10 sits at GAP (14); the label starts 4 px into the line.
-    const valueStart = (l: { label: string; size: number }) => (l.label ? (14 + 10 + 4 + 0.8 * labelWidth(l.label, l.size)) * FIELD_SCALE : 0);
-    let raw = readRawFields(layout, lines, wordsByBand(words, stack.spans), valueStart);
+    const model = DOCUMENTS[kind];
+    const wanted = layout.fields.filter((f) => f !== 'features' || task.features !== false);
+    let segments = segmentLines(words);
+    let hits = findLabels(segments, model);
+    const split = splitUnderLabels(segments, hits);
+    if (split !== segments) {
+      segments = split;
+      hits = findLabels(segments, model);
+    }
+    const anchored = assignValues(segments, hits, model);
+    let raw: Partial<Record<IdCardField, RawField>> = {};
+    for (const f of wanted) {
+      const a = anchored[f];
+      if (a) raw[f] = rawFromLines(f, a.lines);
+    }
     let normal = normaliseFields(layout, raw);
-    // Second reading of the fields that came out missing, invalid or unsure, enlarged more,
-    // in one more OCR call.
-    const weak = weakFields(layout, normal, raw).filter((f) => read.includes(f));
+    lap('fields');
+    // Second reading of the fields that came out weak (missing after their label, invalid or unsure):
+    // each value line found on the card, enlarged more, in one more OCR call.
+    const weak = weakFields(layout, normal, raw).filter((f) => wanted.includes(f) && anchored[f]);
     if (weak.length > 0) {
-      const retryLines = lines.filter((l) => weak.includes(l.field));
-      // Dates are looked for in a taller window (the outline may be off by more than the first
-      // alignment could move); text lines keep their place (moved, they catch the next line's label).
-      const retryBoxes = retryLines.map((l) => {
-        const box = boxes[lines.indexOf(l)];
-        return l.style === 'date' ? { ...box, y: box.y - RETRY_REACH * box.h, h: box.h * (1 + 2 * RETRY_REACH) } : box;
-      });
-      const retryStack = await stackBands(flat.gray, retryBoxes, RETRY_SCALE);
+      const bands: { field: IdCardField; box: Box }[] = [];
+      for (const f of weak) {
+        const a = anchored[f] as AnchoredValue;
+        const date = layout.fields.includes(f) && ['dob', 'doe', 'issue_date'].includes(f);
+        for (const b of a.lineBoxes) {
+          // The value's own box, a little wider and taller; on the label's row never reaching back over the label.
+          const l = a.label.box;
+          const onLabelRow = b.y < l.y + l.h && b.y + b.h > l.y;
+          const left = Math.min(b.x, Math.max(b.x - 6, onLabelRow ? l.x + l.w + 2 : 0));
+          const pad = date ? RETRY_REACH * b.h : 0.25 * b.h;
+          bands.push({ field: f, box: { x: left, y: b.y - pad, w: Math.max(8, b.x + b.w - left + 16), h: b.h + 2 * pad } });
+        }
+      }
+      const retryStack = await stackBands(flat.gray, bands.map((b) => b.box), RETRY_SCALE);
       const retryWords = await ocr.recognize(retryStack.png, { lang: 'vie', psm: 6 });
-      const retryStart = (l: { label: string; size: number }) => (valueStart(l) / FIELD_SCALE) * RETRY_SCALE;
-      const second = readRawFields(layout, retryLines, wordsByBand(retryWords, retryStack.spans), retryStart);
-      // A tall window may hold other numbers: only a date printed as one counts there.
-      for (const l of retryLines) if (l.style === 'date' && !STRICT_DATE.test(second[l.field]?.text ?? '')) delete second[l.field];
+      const byBand = wordsByBand(retryWords, retryStack.spans);
+      const second: Partial<Record<IdCardField, RawField>> = {};
+      for (const f of weak) {
+        const lines = bands.map((b, i) => (b.field === f ? byBand[i] : undefined)).filter((x): x is NonNullable<typeof x> => !!x);
+        second[f] = rawFromLines(f, lines);
+        // A taller window may hold other numbers: only a date printed as one counts there.
+        if (['dob', 'doe', 'issue_date'].includes(f) && !STRICT_DATE.test(second[f]!.text)) delete second[f];
+      }
       const both = { ...raw, ...second };
       const mixed = normaliseFields(layout, both);
       const chosen = { ...raw };
@@ -169,12 +216,17 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       timings.retried = weak.length;
       lap('retry');
     }
+    // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.
+    if (layout.mrz) {
+      mrz ??= await readMrzBand(ocr, flat.gray, mrzBand(words));
+      if (mrz) crossCheckMrz(normal.fields, mrz);
+    }
     const fields: ReadCard['fields'] = {};
-    for (const f of read) {
+    for (const f of wanted) {
       const v = normal.fields[f];
       if (v) fields[f] = { value: v.value, prob: fieldProbability(v) };
     }
-    const probs = read.map((f) => fields[f]?.prob ?? 0);
+    const probs = wanted.map((f) => fields[f]?.prob ?? 0);
     let face: Uint8Array | undefined;
     if (task.face && layout.photo && flat.rgb) {
       const p = layout.photo;
@@ -183,13 +235,13 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
         .jpeg({ quality: 90 })
         .toBuffer();
     }
-    lap('fields');
+    lap('answer');
     const a = normal.address;
     return {
       ok: true,
       kind,
       fields,
-      addressEntities: layout.side === 'front' ? { province: a?.province ?? '', district: a?.district ?? '', ward: a?.ward ?? '', street: a?.street ?? '' } : undefined,
+      addressEntities: layout.fields.includes('address') ? { province: a?.province ?? '', district: a?.district ?? '', ward: a?.ward ?? '', street: a?.street ?? '' } : undefined,
       overall: overallScore(probs),
       mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid } : undefined,
       face,

@@ -1,8 +1,4 @@
-import { execFile } from 'node:child_process';
-import fs from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import os from 'node:os';
-import path from 'node:path';
+import { lastErrorLine, locateFfmpeg, runProgram, withTempFile } from '../../platform/media/ffmpeg.js';
 
 /** Everything is recognised at 16 kHz mono, as every supported model expects. */
 export const SAMPLE_RATE = 16_000;
@@ -34,38 +30,6 @@ export interface AudioDecoder {
 /** Demuxers an upload may use: the formats we promise, and nothing that follows links (playlists, concat). */
 const FORMATS = ['wav', 'mp3', 'mov,mp4,m4a,3gp,3g2,mj2', 'aac', 'ogg', 'matroska,webm', 'flac'];
 
-function run(file: string, args: string[], opts: { signal?: AbortSignal; maxBuffer: number; timeoutMs: number }) {
-  return new Promise<{ stdout: Buffer; stderr: string }>((resolve, reject) => {
-    execFile(
-      file,
-      args,
-      { encoding: 'buffer', maxBuffer: opts.maxBuffer, timeout: opts.timeoutMs, signal: opts.signal, windowsHide: true },
-      (err, stdout, stderr) => {
-        if (err) reject(Object.assign(err, { stderr: stderr.toString('utf8') }));
-        else resolve({ stdout, stderr: stderr.toString('utf8') });
-      },
-    );
-  });
-}
-
-async function works(binary: string): Promise<boolean> {
-  try {
-    await run(binary, ['-hide_banner', '-version'], { maxBuffer: 1 << 20, timeoutMs: 10_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function npmFfmpegPath(): string | undefined {
-  try {
-    const require = createRequire(import.meta.url);
-    return path.join(path.dirname(require.resolve('@ffmpeg-installer/linux-x64/package.json')), 'ffmpeg');
-  } catch {
-    return undefined;
-  }
-}
-
 /** Decodes any upload with the ffmpeg program: the upload goes to a temp file first (mp4 needs to seek). */
 export class FfmpegDecoder implements AudioDecoder {
   private constructor(
@@ -75,19 +39,13 @@ export class FfmpegDecoder implements AudioDecoder {
 
   /** Native ffmpeg when it is on the PATH (unless `npm` is asked for), else the npm-shipped binary. */
   static async locate(preference: 'auto' | 'native' | 'npm'): Promise<FfmpegDecoder> {
-    if (preference !== 'npm' && (await works('ffmpeg'))) return new FfmpegDecoder('ffmpeg', 'native');
-    if (preference === 'native') throw new Error('SAOLA_ASR_FFMPEG=native but no ffmpeg program is on the PATH');
-    const bundled = npmFfmpegPath();
-    if (bundled && (await works(bundled))) return new FfmpegDecoder(bundled, 'npm');
-    throw new Error('No ffmpeg found: install the Debian package ffmpeg or the npm package @ffmpeg-installer/linux-x64');
+    const found = await locateFfmpeg(preference, 'SAOLA_ASR_FFMPEG');
+    return new FfmpegDecoder(found.binary, found.source);
   }
 
   async decode(audio: Buffer, opts: { maxSeconds: number; signal?: AbortSignal }): Promise<Pcm> {
     if (audio.length === 0) throw new AudioDecodeError('empty', 'The body is empty: send the audio file as the request body');
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'saola-asr-'));
-    const input = path.join(dir, 'upload');
-    try {
-      await fs.writeFile(input, audio);
+    return withTempFile('saola-asr-', audio, async (input) => {
       // Decode one second past the limit: enough to tell "too long" without decoding an hour.
       const limit = opts.maxSeconds + 1;
       const args = [
@@ -100,15 +58,15 @@ export class FfmpegDecoder implements AudioDecoder {
       ];
       let stdout: Buffer;
       try {
-        ({ stdout } = await run(this.binary, args, {
+        ({ stdout } = await runProgram(this.binary, args, {
           signal: opts.signal,
           maxBuffer: Math.ceil(limit * SAMPLE_RATE * 4) + (1 << 20),
           timeoutMs: 10 * 60_000,
         }));
       } catch (err) {
         if (opts.signal?.aborted) throw err;
-        const detail = String((err as { stderr?: string }).stderr ?? '').trim().split('\n').pop() ?? '';
-        throw new AudioDecodeError('unreadable', `The body is not a readable audio file${detail ? ` (${detail.replace(input, 'upload')})` : ''}`);
+        const detail = lastErrorLine(err, input);
+        throw new AudioDecodeError('unreadable', `The body is not a readable audio file${detail ? ` (${detail})` : ''}`);
       }
       const count = Math.floor(stdout.length / 4);
       if (count === 0) throw new AudioDecodeError('unreadable', 'The body holds no audio samples');
@@ -119,8 +77,6 @@ export class FfmpegDecoder implements AudioDecoder {
       const samples = new Float32Array(new SharedArrayBuffer(count * 4));
       new Uint8Array(samples.buffer).set(stdout.subarray(0, count * 4));
       return { samples, seconds };
-    } finally {
-      await fs.rm(dir, { recursive: true, force: true });
-    }
+    });
   }
 }

@@ -125,13 +125,14 @@ export function startTtsWorkers(deps: TtsJobDeps): { stop(): Promise<void> } {
   const workers: Worker[] = [
     jobs.work<SynthesisJobPayload>(SYNTHESIS_QUEUE, synthesisHandler(deps), {
       concurrency: config.concurrency,
-      leaseMs: 60_000,
+      // The queue's short default lease (heartbeat-renewed): a job whose worker
+      // died is synthesised elsewhere within seconds, before a client that
+      // fetches the link 10 s later gives up.
       backoff: doublingBackoff(1000, 60_000),
       onError,
     }),
     jobs.work<CallbackJob>(CALLBACK_QUEUE, callbackHandler(deps), {
       concurrency: 4,
-      leaseMs: Math.max(30_000, config.callbackTimeoutMs * 3),
       backoff: doublingBackoff(config.callbackBackoffMs, config.callbackBackoffCapMs),
       onError,
     }),
@@ -140,6 +141,9 @@ export function startTtsWorkers(deps: TtsJobDeps): { stop(): Promise<void> } {
     try {
       const removed = await sweepExpired(deps, new Date(Date.now() - config.retentionSeconds * 1000));
       if (removed.files > 0 || removed.requests > 0) log.info(removed, 'tts retention sweep');
+      // A live request gets its job within milliseconds of its row; a minute without one is a crash's leftover.
+      const orphans = await deps.store.deleteOrphansBefore(new Date(Date.now() - 60_000));
+      if (orphans > 0) log.warn({ orphans }, 'tts requests left without a job by a crash were removed');
     } catch (error) {
       log.error({ err: error }, 'tts retention sweep failed');
     }

@@ -44,6 +44,22 @@ export class TtsStore {
     await this.db.updateTable('tts_requests').set({ failed_time: new Date().toISOString(), error }).where('id', '=', id).execute();
   }
 
+  /**
+   * Requests a crash cut off between their row and their job (the client got no answer, and the
+   * text lived only in the job): no job will ever finish them, so they are forgotten once older than
+   * `before`, instead of answering "queued" forever. Answers how many.
+   */
+  async deleteOrphansBefore(before: Date): Promise<number> {
+    const result = await this.db
+      .deleteFrom('tts_requests')
+      .where('job_id', 'is', null)
+      .where('ready_time', 'is', null)
+      .where('failed_time', 'is', null)
+      .where('created_time', '<', before.toISOString())
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Retention: forgets finished requests created before `before`; answers how many. */
   async deleteFinishedBefore(before: Date): Promise<number> {
     const result = await this.db

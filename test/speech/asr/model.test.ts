@@ -11,6 +11,7 @@ import { SherpaEngine } from '../../../src/speech/asr/engine.js';
 import { ACTIVE, MANIFEST, ModelError, detectModel, probeModel, resolveConfiguredModel } from '../../../src/speech/asr/model.js';
 import { speech, withPauses } from './support/audio.js';
 import { tinyModelDir } from './support/server.js';
+import { migrations } from '../../../src/migrations.js';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-asr-models-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -83,7 +84,7 @@ describe('saola models add asr', () => {
   const run = async (args: string[]) => {
     let out = '';
     let err = '';
-    const code = await asrModelsCommand({ config, args, stdout: (t) => (out += t), stderr: (t) => (err += t) });
+    const code = await asrModelsCommand({ config, migrations, args, stdout: (t) => (out += t), stderr: (t) => (err += t) });
     return { code, out, err };
   };
 

@@ -67,15 +67,22 @@ describe('restart with queued jobs', () => {
 
 describe('retention', () => {
   test('files older than the retention period are deleted and their link answers 404', async () => {
-    const restore = withEnv({ SAOLA_TTS_RETENTION_SECONDS: '1', SAOLA_TTS_SWEEP_SECONDS: '1' });
+    const restore = withEnv({ SAOLA_TTS_RETENTION_SECONDS: '10', SAOLA_TTS_SWEEP_SECONDS: '1' });
     const t = await startTestApp();
     try {
       const res = await postTts(t.url, 'Tệp này sẽ bị xóa sớm.', { api_key: t.apiKey });
-      // Ready first (the sweep may already have run once by then, or not: either way it is there now).
-      const { final } = await pollUntilReady(res.body.async);
-      assert.equal(final.status, 200);
+      // Retention counts from the request's creation, so it must outlast a slow synthesis.
+      // Ready first. Polled every 100 ms, not with a client's doubling wait: on a machine without
+      // the Debian programs the WASM engine is slower, and a doubled wait could step over the
+      // whole time the file lives and see only 404s.
+      let ready = 404;
+      for (let i = 0; i < 1200 && ready !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        ready = (await rawRequest(res.body.async)).status;
+      }
+      assert.equal(ready, 200);
       let status = 200;
-      for (let i = 0; i < 60 && status === 200; i++) {
+      for (let i = 0; i < 120 && status === 200; i++) {
         await new Promise((r) => setTimeout(r, 250));
         status = (await rawRequest(res.body.async)).status;
       }

@@ -1,0 +1,142 @@
+/**
+ * Field-by-field scoring of the reader against truth, shared by the synthetic
+ * evaluation and the `--real DIR` evaluation (a folder of photos with a
+ * `truth.jsonl`: one JSON object a line, `file`, `kind` and the printed fields).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { LAYOUTS, type CardKind } from '../src/reader/layouts.js';
+import type { OcrEngine } from '../src/reader/pipeline/ocr.js';
+import { readCard, type ReadResult } from '../src/reader/pipeline/run.js';
+
+export type Tally = { right: number; total: number };
+
+/** Words every card prints as labels: a value made of them is a label read as a value. */
+const LABEL_WORDS = /\b(h[oọ] v[aà] t[eê]n|full name|date of birth|ng[aà]y sinh|qu[eê] qu[aá]n|place of|n[oơ]i th[uư][oờ]ng tr[uú]|qu[oố]c t[iị]ch|nationality|gi[oớ]i t[ií]nh|c[oó] gi[aá] tr[iị]|personal identification|place of residence|date of expiry|ch[uữ] [dđ][eệ]m|khai sinh)\b/i;
+
+export class Scores {
+  readonly perField = new Map<string, Tally>();
+  readonly perKindField = new Map<string, Tally>();
+  /** Answers with `_prob` >= 80: how many, and how many of them wrong. */
+  readonly confident: Tally = { right: 0, total: 0 };
+  /** Values that are (part of) a printed label. */
+  labelLeaks = 0;
+  cards = 0;
+  found = 0;
+  sideRight = 0;
+  readonly misses: string[] = [];
+  readonly refusals = new Map<string, number>();
+
+  constructor(private readonly maxMisses = 40) {}
+
+  private count(map: Map<string, Tally>, key: string, ok: boolean) {
+    const t = map.get(key) ?? { right: 0, total: 0 };
+    t.total++;
+    if (ok) t.right++;
+    map.set(key, t);
+  }
+
+  miss(text: string) {
+    if (this.misses.length < this.maxMisses) this.misses.push(text);
+  }
+
+  /** Scores one card: `fields` are the truth as printed (the answer's form: dd/mm/yyyy, NAM/NỮ, names upper case). */
+  add(name: string, kind: string, fields: Record<string, string>, r: ReadResult, entities?: { province: string; district: string; ward: string; street: string }) {
+    this.cards++;
+    if (!r.ok) {
+      this.refusals.set(`${r.code}: ${r.message}`, (this.refusals.get(`${r.code}: ${r.message}`) ?? 0) + 1);
+      this.miss(`${kind} ${name}: refused with ${r.code}`);
+      for (const f of Object.keys(fields)) this.count(this.perField, f, false);
+      return;
+    }
+    this.found++;
+    if (sameSide(r.kind, kind)) this.sideRight++;
+    else this.miss(`${kind} ${name}: read as ${r.kind}`);
+    for (const [f, want] of Object.entries(fields)) {
+      const got = r.fields[f as keyof typeof r.fields];
+      const value = got?.value ?? 'N/A';
+      // The gazetteer has a few double spaces ("Huyện  Vũng Liêm"); a printed card shows one.
+      const ok = value === want.replace(/\s+/g, ' ');
+      this.count(this.perField, f, ok);
+      this.count(this.perKindField, `${kind}.${f}`, ok);
+      if (got && got.prob >= 80) {
+        this.confident.total++;
+        if (ok) this.confident.right++;
+      }
+      if (got && LABEL_WORDS.test(value) && !LABEL_WORDS.test(want)) this.labelLeaks++;
+      if (!ok) this.miss(`${kind} ${name} ${f}: got "${value}" (${got ? got.prob.toFixed(0) : 'N/A'}) want "${want}"`);
+    }
+    if (entities) {
+      const e = r.addressEntities;
+      const same = (got: string, want: string) => got === want.replace(/\s+/g, ' ');
+      const ok = !!e && same(e.province, entities.province) && same(e.district, entities.district) && same(e.ward, entities.ward) && same(e.street, entities.street);
+      this.count(this.perField, 'address_entities', ok);
+      if (!ok) this.miss(`${kind} ${name} address_entities: got ${JSON.stringify(e)} want ${JSON.stringify(entities)}`);
+    }
+  }
+
+  report(): string[] {
+    const pct = (t: Tally) => `${((100 * t.right) / Math.max(1, t.total)).toFixed(1)}% (${t.right}/${t.total})`;
+    const wrong = this.confident.total - this.confident.right;
+    const out = [
+      `card found: ${((100 * this.found) / Math.max(1, this.cards)).toFixed(1)}% (${this.found}/${this.cards}); side and type right: ${((100 * this.sideRight) / Math.max(1, this.cards)).toFixed(1)}%`,
+      `answers with _prob >= 80 that are wrong: ${((100 * wrong) / Math.max(1, this.confident.total)).toFixed(2)}% (${wrong}/${this.confident.total}); label read as a value: ${this.labelLeaks}`,
+      'exact match per field:',
+      ...[...this.perField.entries()].sort().map(([f, t]) => `  ${f.padEnd(18)} ${pct(t)}`),
+      'per kind:',
+      ...[...this.perKindField.entries()].sort().map(([f, t]) => `  ${f.padEnd(30)} ${pct(t)}`),
+    ];
+    if (this.refusals.size) out.push(`refusals: ${JSON.stringify(Object.fromEntries(this.refusals))}`);
+    if (this.misses.length) out.push(`first misses:\n  ${this.misses.join('\n  ')}`);
+    return out;
+  }
+}
+
+/** The reader's kind answers the truth's kind: the same kind, or a side that prints the same words (the two 12-digit backs). */
+export function sameSide(read: string, truth: string): boolean {
+  if (read === truth) return true;
+  const a = LAYOUTS[read as CardKind];
+  const b = LAYOUTS[truth as CardKind];
+  return !!a && !!b && a.type === b.type && a.side === b.side;
+}
+
+export interface RealEntry {
+  file: string;
+  kind: string;
+  fields: Record<string, string>;
+  address_entities?: { province: string; district: string; ward: string; street: string };
+}
+
+/**
+ * Reads `DIR/truth.jsonl`. Each line: `{"file": "a.jpg", "kind": "cccd_chip_front", "id": "...", "name": "...", ...}`
+ * (the fields at the top level or under `fields`); blank lines and lines starting with `#` are skipped.
+ */
+export function readTruthFile(dir: string): RealEntry[] {
+  const text = fs.readFileSync(path.join(dir, 'truth.jsonl'), 'utf8');
+  const out: RealEntry[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim() || line.trim().startsWith('#')) return;
+    let o: Record<string, unknown>;
+    try {
+      o = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      throw new Error(`truth.jsonl line ${i + 1}: not JSON`);
+    }
+    if (typeof o.file !== 'string' || typeof o.kind !== 'string') throw new Error(`truth.jsonl line ${i + 1}: "file" and "kind" are required`);
+    const { file, kind, fields, address_entities, ...rest } = o;
+    const all = { ...(fields as Record<string, unknown> | undefined), ...rest };
+    const strings = Object.fromEntries(Object.entries(all).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+    out.push({ file, kind, fields: strings, address_entities: address_entities as RealEntry['address_entities'] });
+  });
+  return out;
+}
+
+/** Reads every photo of `DIR/truth.jsonl` and scores it. */
+export async function evaluateFolder(dir: string, ocr: OcrEngine, scores = new Scores()): Promise<Scores> {
+  for (const e of readTruthFile(dir)) {
+    const image = fs.readFileSync(path.join(dir, e.file));
+    const r = await readCard({ image, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
+    scores.add(e.file, e.kind, e.fields, r, e.address_entities);
+  }
+  return scores;
+}

@@ -1,0 +1,252 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { safeJson, type Application } from './api';
+import { useKey } from './playgrounds';
+
+interface Sample {
+  code: string;
+  content: string;
+  intent_label: string;
+  entities: string[];
+}
+interface Tag {
+  entity_sample_code: string;
+  value: string;
+  start: number;
+  end: number;
+  label: string;
+  entity_code: string;
+}
+interface Detail {
+  code: string;
+  content: string;
+  intent: { intent_sample_code: string; intent_label: string };
+  entities: Tag[];
+}
+interface Named {
+  code: string;
+  label: string;
+}
+
+/** Offsets in code points, as the API counts them (a UTF-16 offset would be off after any astral character). */
+const codePoints = (text: string, utf16: number) => Array.from(text.slice(0, utf16)).length;
+
+const TAG_COLOURS = ['#fde68a', '#bfdbfe', '#bbf7d0', '#fbcfe8', '#ddd6fe', '#fed7aa'];
+
+/** The sample's text with its tagged spans marked; selecting text offers to tag it. */
+function TaggedText({ detail, entities, onTag, onUntag }: { detail: Detail; entities: Named[]; onTag: (entity: Named, start: number, end: number, value: string) => void; onUntag: (tag: Tag) => void }) {
+  const box = useRef<HTMLParagraphElement>(null);
+  const [selection, setSelection] = useState<{ start: number; end: number; value: string } | null>(null);
+  const chars = Array.from(detail.content);
+  const tags = detail.entities.slice().sort((a, b) => a.start - b.start);
+  const parts: preact.JSX.Element[] = [];
+  let at = 0;
+  tags.forEach((t, i) => {
+    if (t.start < at) return;
+    if (t.start > at) parts.push(<span key={`t${i}`}>{chars.slice(at, t.start).join('')}</span>);
+    const colour = TAG_COLOURS[Math.max(0, entities.findIndex((e) => e.code === t.entity_code)) % TAG_COLOURS.length];
+    parts.push(
+      <mark key={t.entity_sample_code} style={{ background: colour }} title={`${t.label}: click to remove`} onClick={() => onUntag(t)}>
+        {chars.slice(t.start, t.end).join('')}
+        <sub>{t.label}</sub>
+      </mark>,
+    );
+    at = t.end;
+  });
+  if (at < chars.length) parts.push(<span key="rest">{chars.slice(at).join('')}</span>);
+
+  function onMouseUp() {
+    const sel = getSelection();
+    const el = box.current;
+    if (!sel || sel.rangeCount === 0 || sel.isCollapsed || !el || !el.contains(sel.anchorNode) || !el.contains(sel.focusNode)) return setSelection(null);
+    const range = sel.getRangeAt(0);
+    const before = document.createRange();
+    before.selectNodeContents(el);
+    before.setEnd(range.startContainer, range.startOffset);
+    // Labels in <sub> are not part of the sample's text.
+    const textBefore = stripLabels(before.cloneContents());
+    const picked = stripLabels(range.cloneContents());
+    const start = codePoints(textBefore, textBefore.length);
+    const end = start + Array.from(picked).length;
+    if (picked.trim()) setSelection({ start, end, value: picked });
+  }
+  return (
+    <div>
+      <p class="tagged" ref={box} onMouseUp={onMouseUp} data-testid="nlu-text">
+        {parts}
+      </p>
+      {selection && (
+        <div class="row">
+          <span>
+            Tag “<strong>{selection.value}</strong>” as
+          </span>
+          {entities.map((e) => (
+            <button key={e.code} onClick={() => (onTag(e, selection.start, selection.end, selection.value), setSelection(null))}>
+              {e.label}
+            </button>
+          ))}
+          {entities.length === 0 && <span class="muted">create an entity first</span>}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function stripLabels(fragment: DocumentFragment): string {
+  fragment.querySelectorAll('sub').forEach((s) => s.remove());
+  return fragment.textContent ?? '';
+}
+
+export function NluPlayground({ apps }: { apps: Application[] }) {
+  const { key: token, picker } = useKey(apps, 'token');
+  const [samples, setSamples] = useState<Sample[]>([]);
+  const [intents, setIntents] = useState<Named[]>([]);
+  const [entities, setEntities] = useState<Named[]>([]);
+  const [detail, setDetail] = useState<Detail | null>(null);
+  const [content, setContent] = useState('');
+  const [intent, setIntent] = useState('');
+  const [newLabel, setNewLabel] = useState('');
+  const [message, setMessage] = useState('');
+
+  async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`/api/v3${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const parsed = safeJson(await res.text()) as any;
+    if (!res.ok) throw new Error(parsed?.message ?? `HTTP ${res.status}`);
+    return parsed as T;
+  }
+  const guard = (work: () => Promise<unknown>) => () => void work().catch((e) => setMessage((e as Error).message));
+  async function load() {
+    setMessage('');
+    const [s, i, e] = await Promise.all([api<Sample[]>('GET', '/sample?limit=500'), api<Named[]>('GET', '/intent'), api<Named[]>('GET', '/entity')]);
+    setSamples(s);
+    setIntents(i);
+    setEntities(e);
+  }
+  useEffect(() => {
+    // Another application (or token): nothing of the last one stays on screen.
+    setDetail(null);
+    setSamples([]);
+    if (token) guard(load)();
+  }, [token]);
+  async function open(sampleCode: string) {
+    setDetail(await api<Detail>('GET', `/sample/${sampleCode}`));
+  }
+  async function add(e: Event) {
+    e.preventDefault();
+    const created = await api<{ code: string }>('POST', '/sample', { content });
+    if (intent) await api('POST', '/intent-sample', { intent_code: intent, sample_code: created.code });
+    setContent('');
+    await load();
+    await open(created.code);
+  }
+  async function exportSet() {
+    const set = await api('GET', '/export');
+    const url = URL.createObjectURL(new Blob([JSON.stringify(set, null, 2)], { type: 'application/json' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = 'training-set.json';
+    a.click();
+    URL.revokeObjectURL(url);
+  }
+  async function importSet(file: File) {
+    const r = await api('POST', '/import?mode=merge', JSON.parse(await file.text()));
+    setMessage(`Imported: ${r.samples_created} samples, ${r.intents_created} intents, ${r.entities_created} entities (${r.samples_skipped} already there).`);
+    await load();
+  }
+  return (
+    <>
+      <header class="page-head">
+        <h2>NLU training data</h2>
+        <p class="muted">
+          The <code>/api/v3</code> training data of an application, with its bearer token: browse and add samples, tag entity spans by selecting text, import and export.
+        </p>
+      </header>
+      {picker}
+      {message && <p class="muted">{message}</p>}
+      {token && (
+        <div class="two">
+          <section class="card">
+            <header class="row">
+              <h3>Samples ({samples.length})</h3>
+              <div class="actions">
+                <button onClick={guard(exportSet)}>Export</button>
+                <label class="button">
+                  Import
+                  <input type="file" accept="application/json" hidden onChange={(e) => e.currentTarget.files?.[0] && guard(() => importSet(e.currentTarget.files![0]))()} />
+                </label>
+              </div>
+            </header>
+            <form class="row" onSubmit={(e) => guard(() => add(e))()}>
+              <input class="grow" placeholder="New sample text" value={content} onInput={(e) => setContent(e.currentTarget.value)} aria-label="New sample" />
+              <select value={intent} onChange={(e) => setIntent(e.currentTarget.value)} aria-label="Intent">
+                <option value="">no intent</option>
+                {intents.map((i) => (
+                  <option key={i.code} value={i.code}>
+                    {i.label}
+                  </option>
+                ))}
+              </select>
+              <button type="submit" class="primary" disabled={!content.trim()}>
+                Add
+              </button>
+            </form>
+            <ul class="samples">
+              {samples.map((s) => (
+                <li key={s.code}>
+                  <button class={detail?.code === s.code ? 'active' : ''} onClick={guard(() => open(s.code))}>
+                    <span>{s.content}</span>
+                    <span class="muted">
+                      {s.intent_label || 'no intent'}
+                      {s.entities.length ? ` · ${s.entities.join(', ')}` : ''}
+                    </span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </section>
+          <section class="card">
+            {detail ? (
+              <>
+                <h3>{detail.intent.intent_label ? `Intent: ${detail.intent.intent_label}` : 'No intent'}</h3>
+                <p class="muted">Select words to tag them; click a tag to remove it.</p>
+                <TaggedText
+                  detail={detail}
+                  entities={entities}
+                  onTag={(entity, start, end, value) => guard(async () => (await api('POST', '/entity-sample', { entity_code: entity.code, sample_code: detail.code, start, end, value }), await open(detail.code), await load()))()}
+                  onUntag={(tag) => guard(async () => (await api('DELETE', `/entity-sample/${tag.entity_sample_code}`), await open(detail.code), await load()))()}
+                />
+                <div class="row">
+                  <button class="danger" onClick={guard(async () => (await api('DELETE', `/sample/${detail.code}`), setDetail(null), await load()))}>
+                    Delete sample
+                  </button>
+                </div>
+              </>
+            ) : (
+              <p class="muted">Choose a sample to see and tag it.</p>
+            )}
+            <hr />
+            <form class="row" onSubmit={(e) => (e.preventDefault(), guard(async () => (await api('POST', '/intent', { label: newLabel, description: '' }), setNewLabel(''), await load()))())}>
+              <input placeholder="label (a-z, 0-9, _)" value={newLabel} onInput={(e) => setNewLabel(e.currentTarget.value)} aria-label="New label" />
+              <button type="submit" disabled={!newLabel}>
+                New intent
+              </button>
+              <button
+                type="button"
+                disabled={!newLabel}
+                onClick={guard(async () => (await api('POST', '/entity', { label: newLabel, description: '', type: 1 }), setNewLabel(''), await load()))}
+              >
+                New entity
+              </button>
+            </form>
+            <p class="muted">
+              Intents: {intents.map((i) => i.label).join(', ') || 'none'} · Entities: {entities.map((e) => e.label).join(', ') || 'none'}
+            </p>
+          </section>
+        </div>
+      )}
+    </>
+  );
+}

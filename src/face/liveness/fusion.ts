@@ -1,0 +1,100 @@
+/**
+ * Fusion of the liveness cues into one live probability. Each cue becomes a
+ * bounded piece of evidence (positive: live; negative: reproduction) and the
+ * weighted sum goes through a logistic function. The weights below are the
+ * whole model: docs/face.md ("Liveness") lists them with the reason for each.
+ */
+export interface LivenessCues {
+  /** Mean live probability of the anti-spoof model over the best frames (0-1). */
+  antispoof: number;
+  /** Landmarks' homography residual against the reference frame over the frame-to-frame noise (motion.ts). */
+  nonRigidity: number;
+  /** Blinks seen (eyes open, closed, open again). */
+  blinks: number;
+  /** Strongest moiré score (log10 peak over median spectral power). */
+  moire: number;
+  /** Largest share of saturated pixels on the face. */
+  glare: number;
+  /** Score (0-1) of a phone or paper border around the face, 0 when none. */
+  border: number;
+}
+
+export const FUSION = {
+  version: 'liveness-fusion-2026-11-v3',
+  bias: 0,
+  weights: { antispoof: 0.5, nonRigidity: 1.2, blink: 1.0, moire: 0.5, glare: 0.8, border: 0.5 },
+  /** Non-rigidity ratio at which its evidence is 0, and its scale (a plane stays near 1-3). */
+  nonRigidityCentre: 4,
+  nonRigidityScale: 1,
+  /** Moiré score from which it counts as evidence, and its scale. */
+  moireCentre: 3.0,
+  moireScale: 0.4,
+  /** Glare share that counts as one unit of evidence. */
+  glareUnit: 0.01,
+  /** Border score from which a frame-in-frame counts. */
+  borderFrom: 0.75,
+} as const;
+
+const clip = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v));
+const logit = (p: number) => Math.log(clip(p, 1e-6, 1 - 1e-6) / (1 - clip(p, 1e-6, 1 - 1e-6)));
+
+/** Each cue's evidence (before its weight), for explanation and tests. */
+export function evidence(c: LivenessCues): Record<keyof typeof FUSION.weights, number> {
+  return {
+    antispoof: clip(logit(c.antispoof), -4, 4),
+    nonRigidity: clip((c.nonRigidity - FUSION.nonRigidityCentre) / FUSION.nonRigidityScale, -3, 3),
+    blink: c.blinks > 0 ? 1 : 0,
+    moire: -clip((c.moire - FUSION.moireCentre) / FUSION.moireScale, 0, 3),
+    glare: -clip(c.glare / FUSION.glareUnit, 0, 3),
+    border: -(c.border >= FUSION.borderFrom ? clip((c.border - FUSION.borderFrom) * 6, 0, 3) : 0),
+  };
+}
+
+export interface LivenessDecision {
+  /** Probability that the face is live, 0-1. */
+  prob: number;
+  isLive: boolean;
+  needToReview: boolean;
+  evidence: Record<keyof typeof FUSION.weights, number>;
+}
+
+/**
+ * The live probability and the answer. Inside `threshold +- margin` the answer
+ * is "review". A face whose landmarks move as one plane (non-rigidity evidence
+ * <= 0) is never answered live without review, whatever the other cues say:
+ * a photo or a screen moved in front of the camera moves exactly like that,
+ * and a confident wrong "live" is the worst answer.
+ */
+export function decide(c: LivenessCues, threshold: number, margin: number): LivenessDecision {
+  const e = evidence(c);
+  const w = FUSION.weights;
+  const z =
+    FUSION.bias +
+    w.antispoof * e.antispoof +
+    w.nonRigidity * e.nonRigidity +
+    w.blink * e.blink +
+    w.moire * e.moire +
+    w.glare * e.glare +
+    w.border * e.border;
+  let prob = 1 / (1 + Math.exp(-z));
+  if (e.nonRigidity <= 0) prob = Math.min(prob, threshold + margin - 1e-4);
+  const isLive = prob >= threshold;
+  const needToReview = Math.abs(prob - threshold) < margin;
+  return { prob, isLive, needToReview, evidence: e };
+}
+
+/** Blinks in a series of per-frame eye-closed probabilities (mean of both eyes; NaN = no face). */
+export function countBlinks(closed: number[], closedFrom = 0.6, openBelow = 0.4): number {
+  let blinks = 0;
+  let state: 'unknown' | 'open' | 'closed' = 'unknown';
+  for (const p of closed) {
+    if (Number.isNaN(p)) continue;
+    if (p < openBelow) {
+      if (state === 'closed') blinks++;
+      state = 'open';
+    } else if (p >= closedFrom && state === 'open') {
+      state = 'closed';
+    }
+  }
+  return blinks;
+}

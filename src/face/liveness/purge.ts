@@ -1,0 +1,12 @@
+import type { PurgeHook } from '../../platform/purge.js';
+import type { LivenessThresholdRow } from './thresholds.js';
+
+/**
+ * An application's own liveness threshold (`saola eval liveness --write APP`)
+ * is keyed by scope, not by an app_code column, so the platform's table sweep
+ * does not see it.
+ */
+export const purgeLivenessThreshold: PurgeHook = async (appCode, { store }) => {
+  await store.db.withTables<{ liveness_thresholds: LivenessThresholdRow }>().deleteFrom('liveness_thresholds').where('scope', '=', appCode).execute();
+  return { blobs: 0 };
+};

@@ -1,0 +1,117 @@
+import path from 'node:path';
+import { withTempFile, type Ffmpeg } from '../../platform/media/ffmpeg.js';
+import type { CatalogueEntry } from '../../platform/http/errors.js';
+import type { FaceConfig, LivenessConfig } from '../config.js';
+import { cosineToSimilarity, dot, type FaceEngine } from '../engine/index.js';
+import { LivenessErrors, MatchErrors } from '../errors.js';
+import type { UploadedFile } from '../form.js';
+import type { LivenessEngine } from './engine.js';
+import type { LivenessResult } from './responses.js';
+import type { LivenessThresholds } from './thresholds.js';
+import { judge, type LivenessOutcome, type Verdict } from './verdict.js';
+import { decodeFrames, readHeader, VIDEO_EXTENSIONS, VideoInputError, type VideoHeader } from './video.js';
+
+export type LivenessVersion = 2 | 3;
+
+const OUTCOME_ENTRY: Record<LivenessOutcome, CatalogueEntry> = {
+  ok: LivenessErrors.ok,
+  noFace: LivenessErrors.noFace,
+  severalFaces: LivenessErrors.severalFaces,
+  faceTooSmall: LivenessErrors.faceTooSmall,
+  faceBlurry: LivenessErrors.faceBlurry,
+  stillImage: LivenessErrors.stillImage,
+  faceLost: LivenessErrors.faceLost,
+  faceLeftFrame: LivenessErrors.faceLeftFrame,
+  notFrontal: LivenessErrors.notFrontal,
+  poorQuality: LivenessErrors.poorQuality,
+};
+
+/** A refused input (409), with its reason. */
+class InvalidInput extends Error {}
+
+/** What the last check found, for the evaluation and logs (not part of the API answer). */
+export interface LivenessTrace {
+  header?: VideoHeader;
+  verdict?: Verdict;
+  frames?: number;
+  analysisMs?: number;
+  /** The per-frame analysis itself (evaluations study the cues on it). */
+  analysis?: import('./worker.js').LivenessAnalysis;
+}
+
+/**
+ * Liveness from a selfie video. Checks the upload (field, extension, header:
+ * container, duration, frame rate, size), decodes a few frames per second
+ * with ffmpeg from a private temp file, analyses them in the liveness worker
+ * pool, turns the analysis into one code of the table (or a live decision),
+ * and compares `cmnd` with the straightest, sharpest frame.
+ */
+export class LivenessService {
+  constructor(
+    private readonly cfg: FaceConfig,
+    private readonly lcfg: LivenessConfig,
+    private readonly faces: FaceEngine,
+    private readonly engine: LivenessEngine,
+    private readonly ffmpeg: () => Promise<Ffmpeg>,
+    private readonly thresholds?: LivenessThresholds,
+  ) {}
+
+  /** `appCode` picks the application's threshold (`saola eval liveness --write`), when one was chosen. */
+  async check(version: LivenessVersion, files: UploadedFile[], trace: LivenessTrace = {}, appCode?: string): Promise<LivenessResult> {
+    const warnings: string[] = [];
+    const refuse = (entry: CatalogueEntry, detail: string): LivenessResult => ({ entry, detail, warnings });
+    const video = files.find((f) => f.field === 'video');
+    const cmnd = files.find((f) => f.field === 'cmnd');
+    try {
+      if (!video || video.data.length === 0) throw new InvalidInput('No video uploaded: send the video in the form field "video"');
+      const ext = path.extname(video.filename).slice(1).toLowerCase();
+      if (ext && !VIDEO_EXTENSIONS.includes(ext)) throw new InvalidInput(`Wrong extension ".${ext}": allowed extensions ${VIDEO_EXTENSIONS.join(', ')}`);
+      if (cmnd && cmnd.data.length > this.cfg.maxImageBytes) throw new InvalidInput(`cmnd is larger than ${this.cfg.maxImageBytes} bytes`);
+      const ffmpeg = await this.ffmpeg();
+      const [lo, hi] = version === 2 ? this.lcfg.v2Seconds : this.lcfg.v3Seconds;
+      const frames = await withTempFile('saola-live-', video.data, async (file) => {
+        const header = await readHeader(ffmpeg, file, this.lcfg.decodeTimeoutMs);
+        trace.header = header;
+        // Container durations are rounded to 10 ms: allow that much either side.
+        if (header.seconds < lo - 0.05) throw new InvalidInput(`The video is too short: ${header.seconds.toFixed(2)} s, at least ${lo} s`);
+        if (header.seconds > hi + 0.05) throw new InvalidInput(`The video is too long: ${header.seconds.toFixed(2)} s, at most ${hi} s`);
+        if (version === 3 && header.fps < this.lcfg.v3MinFps - 0.5) throw new InvalidInput(`The frame rate is ${header.fps} fps, at least ${this.lcfg.v3MinFps} fps`);
+        const shortSide = Math.min(header.width, header.height);
+        if (shortSide < this.lcfg.minShortSide) throw new InvalidInput(`The video is ${header.width}x${header.height}, smaller than ${this.lcfg.minShortSide} px on its short side`);
+        if (version === 3 && shortSide < this.lcfg.v3WarnShortSide) warnings.push(`Resolution ${header.width}x${header.height} is below HD (${this.lcfg.v3WarnShortSide}p): accuracy may suffer`);
+        return decodeFrames(ffmpeg, file, header, { fps: this.lcfg.sampleFps, side: this.lcfg.frameSide, maxSeconds: hi + 0.05, timeoutMs: this.lcfg.decodeTimeoutMs });
+      });
+      trace.frames = frames.count;
+      const analysis = await this.engine.analyze(frames, { embed: Boolean(cmnd) });
+      trace.analysisMs = analysis.ms;
+      trace.analysis = analysis;
+      const threshold = (appCode !== undefined ? await this.thresholds?.forApp(appCode) : undefined) ?? this.lcfg.liveThreshold;
+      const verdict = judge(analysis, {
+        version,
+        minFaceRatio: this.lcfg.minFaceRatio,
+        minBlurVariance: this.lcfg.minBlurVariance,
+        secondFaceRatio: this.cfg.secondFaceRatio,
+        liveThreshold: threshold,
+        reviewMargin: this.lcfg.reviewMargin,
+      });
+      trace.verdict = verdict;
+      const entry = OUTCOME_ENTRY[verdict.outcome];
+      if (verdict.outcome !== 'ok' || !verdict.decision) return refuse(entry, entry.message);
+      const result: LivenessResult = { entry, detail: entry.message, decision: verdict.decision, warnings };
+      if (cmnd && analysis.embedding) result.faceMatch = await this.compare(cmnd, analysis.embedding);
+      return result;
+    } catch (err) {
+      if (err instanceof InvalidInput || err instanceof VideoInputError) return refuse(LivenessErrors.invalidVideo, err.message);
+      throw err;
+    }
+  }
+
+  /** `cmnd`'s largest face against the video's best frame, on face match's similarity scale and threshold. */
+  private async compare(cmnd: UploadedFile, embedding: Float32Array): Promise<LivenessResult['faceMatch']> {
+    const r = await this.faces.analyze(cmnd.data, { checkCard: false });
+    if (!r.ok) return { error: LivenessErrors.cmndNoFace, detail: `${MatchErrors.noFace.message}: cmnd cannot be decoded as an image` };
+    if (!r.primary) return { error: LivenessErrors.cmndNoFace, detail: MatchErrors.noFace.message };
+    const similarity = Math.round(cosineToSimilarity(dot(embedding, r.primary.embedding)) * 10000) / 100;
+    return { isMatch: similarity >= this.cfg.matchThreshold, similarity };
+  }
+}

@@ -1,0 +1,331 @@
+/**
+ * Driving licences (POST /vision/dlr/vnm) on the layout-free reader's stages
+ * (document-page.ts): the model and side from what the page says, labels as
+ * anchors, then the licence's own validation: 12-digit numbers, dates and
+ * their order (issue after birth, expiry after issue, "Không thời hạn" for a
+ * licence without expiry), class values of both class systems, addresses
+ * against the gazetteer. The place and date of issue are read from the
+ * printed "<place>, ngày dd tháng mm năm yyyy" line; the old paper back's
+ * classes and their dates from its table rows.
+ *
+ * As in passport.ts, the licence's fields ride on the anchors stage's ID card
+ * keys (LICENCE_KEYS).
+ */
+import { anchorPage, lineUnder, readFlatPage, type Anchored } from './document-page.js';
+import type { DocumentModel, FieldSpec } from './documents.js';
+import type { IdCardField } from './layouts.js';
+import { parseAddress } from './pipeline/address.js';
+import type { CardWord, Segment } from './pipeline/anchors.js';
+import { stackBands } from './pipeline/crops.js';
+import { CARD_WIDTH } from './layouts.js';
+import { fieldProbability, formatProb, overallScore } from './pipeline/confidence.js';
+import { fixSurname, isFamilyName, normaliseDate, normaliseId, normaliseName, rawFromLines, wordsByBand, type FieldValue } from './pipeline/fields.js';
+import { ReaderFailure } from './pipeline/failure.js';
+import { fuzzyHas } from './pipeline/kind.js';
+import type { OcrEngine } from './pipeline/ocr.js';
+import type { ReadRefusal, ReadTask } from './pipeline/run.js';
+import { fold, foldKey, tidy } from './pipeline/text.js';
+import { stageTimer } from './pipeline/timings.js';
+
+export type LicenceKind = 'dl_paper_front' | 'dl_paper_back' | 'dl_pet_front' | 'dl_pet_back';
+export const LICENCE_FIELDS = ['id', 'name', 'dob', 'nation', 'address', 'place_issue', 'date', 'doe', 'class', 'code'] as const;
+export type LicenceField = (typeof LICENCE_FIELDS)[number];
+
+/** The answer's `type` of each kind (spec: old front, old back, new front, new back). */
+export const LICENCE_TYPES: Record<LicenceKind, string> = { dl_paper_front: 'old', dl_paper_back: 'old_back', dl_pet_front: 'new', dl_pet_back: 'new_back' };
+/** Fields each front answers (the rest of LICENCE_FIELDS is N/A there). */
+const FRONT: Record<'dl_paper_front' | 'dl_pet_front', LicenceField[]> = {
+  dl_paper_front: ['id', 'name', 'dob', 'nation', 'address', 'place_issue', 'date', 'doe', 'code'],
+  dl_pet_front: ['id', 'name', 'dob', 'nation', 'address', 'place_issue', 'date', 'doe', 'class'],
+};
+
+/** Class values: the 2025 system and the one before it (A1-A4, B1, B2, C, D, E, F*). */
+export const LICENCE_CLASSES = ['A1', 'A', 'B1', 'B', 'C1', 'C', 'D1', 'D2', 'D', 'BE', 'C1E', 'CE', 'D1E', 'D2E', 'DE', 'A2', 'A3', 'A4', 'B2', 'E', 'FB2', 'FC', 'FD', 'FE'];
+/** Words printed for a licence that never expires. */
+export const NO_EXPIRY = 'Không thời hạn';
+
+const LICENCE_KEYS: Record<LicenceField, IdCardField> = {
+  id: 'id',
+  name: 'name',
+  dob: 'dob',
+  nation: 'nationality',
+  address: 'address',
+  place_issue: 'issue_loc',
+  date: 'issue_date',
+  doe: 'doe',
+  // Not a free-text key: a one-letter class ("C") must not be dropped as noise.
+  class: 'sex',
+  code: 'home',
+};
+
+const spec = (f: LicenceField, style: FieldSpec['style'], labels: string[], maxLines = 1): FieldSpec => ({ field: LICENCE_KEYS[f], labels, style, maxLines });
+
+/** Every wording of the licence fronts (paper: Vietnamese only; PET and 2025: bilingual). */
+export const LICENCE_MODEL: DocumentModel = {
+  kind: 'cccd_chip_front', // unused by the anchors stage; a licence is not an ID card kind
+  fields: [
+    spec('id', 'digits', ['Số', 'Số / No', 'No']),
+    spec('name', 'name', ['Họ tên', 'Họ và tên', 'Họ tên / Full name', 'Full name'], 2),
+    spec('dob', 'date', ['Sinh ngày', 'Ngày sinh', 'Ngày sinh / Date of birth', 'Date of birth']),
+    spec('nation', 'text', ['Quốc tịch', 'Quốc tịch / Nationality', 'Nationality']),
+    spec('address', 'address', ['Nơi cư trú', 'Nơi cư trú / Address', 'Address'], 3),
+    spec('class', 'text', ['Hạng', 'Hạng / Class', 'Class']),
+    spec('doe', 'text', ['Có giá trị đến', 'Có giá trị đến / Expires', 'Giá trị đến', 'Expires']),
+    spec('code', 'text', ['Mã số']),
+  ],
+  stops: ['Cộng hòa xã hội chủ nghĩa Việt Nam', 'Độc lập - Tự do - Hạnh phúc', 'Giấy phép lái xe', "Driver's license", 'Bộ Giao thông vận tải', 'Bộ Công an', 'Giám đốc', 'Cục trưởng'],
+};
+
+export interface ReadLicence {
+  ok: true;
+  kind: LicenceKind;
+  fields: Partial<Record<LicenceField, { value: string; prob: number }>>;
+  /** The old paper back: classes and their dates, row by row. */
+  classes?: { value: string; prob: number }[];
+  dates?: { value: string; prob: number }[];
+  overall: number;
+  timings: Record<string, number>;
+}
+export type LicenceResult = ReadLicence | ReadRefusal;
+
+const squash = (s: string) => fold(s).replace(/[^a-z0-9]/g, '');
+
+/** The licence's model and side from its words; undefined when the page is not a licence. */
+export function licenceKind(words: CardWord[]): LicenceKind | undefined {
+  const text = squash(words.map((w) => w.text).join(' '));
+  const has = (...p: string[]) => p.some((x) => fuzzyHas(text, x));
+  const bilingual = has('full name', 'date of birth', 'nationality', 'driver', 'class', 'expires');
+  const licence = has('giay phep lai xe', 'drivers license', 'driving licence', 'xe mo to', 'xi lanh', 'hang xe');
+  if (!licence) return undefined;
+  const front = has('ho ten', 'full name', 'noi cu tru', 'sinh ngay', 'ngay sinh');
+  if (front) return bilingual ? 'dl_pet_front' : 'dl_paper_front';
+  // The paper back heads its table "Các hạng xe được điều khiển" / "Hạng xe"; the PET back describes each class.
+  if (has('cac hang xe', 'hang xe duoc', 'ngay trung tuyen') && !has('vehicles', 'xi lanh', 'cho nguoi')) return 'dl_paper_back';
+  return 'dl_pet_back';
+}
+
+/** "Hà Nội, ngày 15 tháng 03 năm 2019": the place and date of issue (no label of their own). */
+export function issueLine(text: string): { place?: string; date?: string } | undefined {
+  // OCR may split the year ("201 1"): its digits are gathered up to four.
+  const m = /^(.*?)[,.]?\s*ng[aàáảãạ]y\s*(\d{1,2})\s*th[aáàảãạ]ng\s*(\d{1,2})\s*n[aăắằẳẵặ]m\s*(\d[\d ]{3,5})/iu.exec(text);
+  if (!m) return undefined;
+  const year = m[4].replace(/\s/g, '').slice(0, 4);
+  const date = year.length === 4 ? normaliseDate(`${m[2]}/${m[3]}/${year}`) : undefined;
+  const place = tidy(m[1].replace(/[,.\s]+$/, ''));
+  return { place: place || undefined, date };
+}
+
+const ms = (s: string | undefined) => {
+  if (!s || !/^\d{2}\/\d{2}\/\d{4}$/.test(s)) return undefined;
+  const [d, m, y] = s.split('/').map(Number);
+  return Date.UTC(y, m - 1, d);
+};
+
+/** A class value as printed ("B2", "C1E"); OCR's 8/B, 0/D and 1/I slips mended only to a listed value. */
+export function normaliseClass(text: string): string | undefined {
+  const words = text
+    .toUpperCase()
+    .replace(/[^A-Z0-9 ]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
+  for (const w of words) {
+    if (LICENCE_CLASSES.includes(w)) return w;
+    const mended = w.replace(/8/g, 'B').replace(/0/g, 'D').replace(/(?<=[A-Z])I/g, '1').replace(/(?<=[A-Z])Z/g, '2');
+    if (LICENCE_CLASSES.includes(mended)) return mended;
+  }
+  return undefined;
+}
+
+function normalise(kind: 'dl_paper_front' | 'dl_pet_front', raw: Partial<Record<LicenceField, { text: string; conf: number }>>): Partial<Record<LicenceField, FieldValue>> {
+  const out: Partial<Record<LicenceField, FieldValue>> = {};
+  for (const f of FRONT[kind]) {
+    const r = raw[f];
+    if (!r || !r.text) continue;
+    const { text, conf } = r;
+    switch (f) {
+      case 'id': {
+        const v = normaliseId(text, 12);
+        if (v) out.id = { value: v, conf, valid: true };
+        break;
+      }
+      case 'name': {
+        const v = fixSurname(normaliseName(text));
+        if (v) out.name = { value: v, conf, valid: isFamilyName(v.split(' ')[0]) && v.split(' ').length >= 2 };
+        break;
+      }
+      case 'dob':
+      case 'date': {
+        const v = normaliseDate(text);
+        if (v) out[f] = { value: v, conf, valid: true };
+        break;
+      }
+      case 'doe': {
+        if (fuzzyHas(squash(text), 'khong thoi han')) out.doe = { value: NO_EXPIRY, conf, valid: true };
+        else {
+          const v = normaliseDate(text);
+          if (v) out.doe = { value: v, conf, valid: true };
+        }
+        break;
+      }
+      case 'nation':
+        out.nation = foldKey(text).includes('vietnam') || fuzzyHas(squash(text), 'viet nam') ? { value: 'VIỆT NAM', conf, valid: true } : { value: tidy(text), conf, invalid: true };
+        break;
+      case 'address': {
+        const a = parseAddress(text);
+        // Province and district found in the gazetteer: the address checks out.
+        if (a.text) out.address = { value: a.text, conf, valid: a.matched >= 2, invalid: a.matched === 0 };
+        break;
+      }
+      case 'place_issue': {
+        const v = tidy(text);
+        if (v) out.place_issue = { value: v, conf, valid: parseAddress(v).matched >= 1 };
+        break;
+      }
+      case 'class': {
+        const v = normaliseClass(text);
+        if (v) out.class = { value: v, conf, valid: true };
+        break;
+      }
+      case 'code': {
+        const v = text.toUpperCase().replace(/[^A-Z0-9]/g, '');
+        if (v.length >= 6) out.code = { value: v, conf };
+        break;
+      }
+    }
+  }
+  // Dates in order: born before issue, issued before expiry.
+  const dob = ms(out.dob?.value);
+  const date = ms(out.date?.value);
+  const doe = ms(out.doe?.value);
+  if (dob !== undefined && date !== undefined && dob >= date) for (const f of ['dob', 'date'] as const) out[f] = { ...out[f]!, valid: false, invalid: true };
+  if (date !== undefined && doe !== undefined && date >= doe) for (const f of ['date', 'doe'] as const) out[f] = { ...out[f]!, valid: false, invalid: true };
+  return out;
+}
+
+/** Fields of a front: anchored values, the line under a label the anchors left, and the issue line. */
+function readFront(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchored): Partial<Record<LicenceField, FieldValue>> {
+  const raw: Partial<Record<LicenceField, { text: string; conf: number }>> = {};
+  for (const f of FRONT[kind]) {
+    const v = a.values[LICENCE_KEYS[f]];
+    if (v) raw[f] = rawFromLines(LICENCE_KEYS[f], v.lines);
+  }
+  const first = normalise(kind, raw);
+  for (const f of FRONT[kind]) {
+    const hit = a.hits.find((h) => h.field === LICENCE_KEYS[f]);
+    const under = !first[f] && hit ? lineUnder(a, hit) : undefined;
+    if (under) raw[f] = rawFromLines(LICENCE_KEYS[f], [under.words]);
+  }
+  for (const g of a.segments) {
+    const text = g.words.map((w) => w.text).join(' ');
+    const issue = issueLine(text);
+    if (!issue) continue;
+    const conf = g.words.reduce((s, w) => s + w.conf, 0) / g.words.length;
+    if (issue.place) raw.place_issue = { text: issue.place, conf };
+    if (issue.date) raw.date = { text: issue.date, conf };
+    break;
+  }
+  return normalise(kind, raw);
+}
+
+type Row = { cls: string; date: string; conf: number; top: number };
+
+/**
+ * The old paper back's rows: a class value and, on the same row to its right, the date it was passed.
+ * A row whose date was read but not its class (a lone letter is easily lost in sparse reading) has the
+ * class column of that row read again on its own.
+ */
+async function readPaperBack(a: Anchored, gray: Buffer, ocr: OcrEngine): Promise<{ classes: { value: string; prob: number }[]; dates: { value: string; prob: number }[] }> {
+  const textOf = (g: Segment) => g.words.map((w) => w.text).join(' ');
+  const confOf = (g: Segment) => g.words.reduce((s, w) => s + w.conf, 0) / g.words.length;
+  const sameRow = (h: Segment, g: Segment) => Math.min(h.bottom, g.bottom) - Math.max(h.top, g.top) > 0.5 * Math.min(h.bottom - h.top, g.bottom - g.top);
+  const rows: Row[] = [];
+  const used = new Set<Segment>();
+  for (const g of a.segments) {
+    const words = textOf(g).split(/\s+/);
+    const cls = normaliseClass(words[0]);
+    if (!cls || words[0].length > 4) continue;
+    // The date: later on the same segment, or the nearest segment to the right on the same row.
+    let dateText = words.slice(1).join(' ');
+    let conf = confOf(g);
+    if (!normaliseDate(dateText)) {
+      const row = a.segments.filter((h) => h !== g && h.left > g.right && sameRow(h, g)).sort((x, y) => x.left - y.left)[0];
+      if (!row) continue;
+      dateText = textOf(row);
+      conf = (conf + confOf(row)) / 2;
+      used.add(row);
+    }
+    const date = normaliseDate(dateText);
+    if (!date) continue;
+    used.add(g);
+    rows.push({ cls, date, conf, top: g.top });
+  }
+  // The class column: where the classes read stand, else under the "Hạng xe" heading.
+  const heading = a.segments.find((g) => squash(textOf(g)) === 'hangxe');
+  const classLeft = Math.min(...a.segments.filter((g) => used.has(g)).map((g) => g.left), heading ? heading.left : Infinity);
+  const lonely = a.segments.filter((g) => !used.has(g) && /^\d{1,2}\s*[/.-]\s*\d{1,2}\s*[/.-]\s*\d{4}$/.test(textOf(g).trim()) && Number.isFinite(classLeft) && g.left > classLeft + 60);
+  if (lonely.length > 0) {
+    const boxes = lonely.map((g) => ({ x: Math.max(0, classLeft - 30), y: g.top - 8, w: Math.min(g.left - classLeft + 20, CARD_WIDTH - classLeft), h: g.bottom - g.top + 16 }));
+    const stack = await stackBands(gray, boxes, 2);
+    const byBand = wordsByBand(await ocr.recognize(stack.png, { lang: 'eng', psm: 6, whitelist: 'ABCDEF12345' }), stack.spans);
+    lonely.forEach((g, i) => {
+      const ws = byBand[i] ?? [];
+      const cls = normaliseClass(ws.map((w) => w.text).join(' '));
+      const date = normaliseDate(textOf(g));
+      if (cls && date && ws.length) rows.push({ cls, date, conf: (ws.reduce((s, w) => s + w.conf, 0) / ws.length + confOf(g)) / 2, top: g.top });
+    });
+  }
+  rows.sort((x, y) => x.top - y.top);
+  return {
+    classes: rows.map((r) => ({ value: r.cls, prob: fieldProbability({ value: r.cls, conf: r.conf, valid: true }) })),
+    dates: rows.map((r) => ({ value: r.date, prob: fieldProbability({ value: r.date, conf: r.conf, valid: true }) })),
+  };
+}
+
+export async function readLicence(task: ReadTask, ocr: OcrEngine): Promise<LicenceResult> {
+  const { timings, lap } = stageTimer();
+  try {
+    const page = await readFlatPage(task, ocr, 'driving licence', licenceKind, lap);
+    const a = anchorPage(page.words, LICENCE_MODEL);
+    const kind = page.kind;
+    if (kind === 'dl_paper_back') {
+      const { classes, dates } = await readPaperBack(a, page.gray, ocr);
+      lap('fields');
+      const probs = [...classes, ...dates].map((c) => c.prob);
+      return { ok: true, kind, fields: {}, classes, dates, overall: overallScore(probs), timings };
+    }
+    if (kind === 'dl_pet_back') return { ok: true, kind, fields: {}, overall: 0, timings };
+    const normal = readFront(kind, a);
+    lap('fields');
+    const fields: ReadLicence['fields'] = {};
+    for (const f of FRONT[kind]) {
+      const v = normal[f];
+      if (v) fields[f] = { value: v.value, prob: fieldProbability(v) };
+    }
+    return { ok: true, kind, fields, overall: overallScore(FRONT[kind].map((f) => fields[f]?.prob ?? 0)), timings };
+  } catch (err) {
+    if (err instanceof ReaderFailure) return { ok: false, code: err.code, message: err.message };
+    throw err;
+  }
+}
+
+/** The /vision/dlr/vnm data item: the side's fields with `_prob`, `N/A` where the side has none. */
+export function licenceItem(card: ReadLicence): Record<string, unknown> {
+  const item: Record<string, unknown> = {};
+  if (card.kind === 'dl_paper_back') {
+    item.class = card.classes?.map((c) => c.value) ?? [];
+    item.class_prob = card.classes?.map((c) => formatProb(c.prob)) ?? [];
+    item.date = card.dates?.map((c) => c.value) ?? [];
+    item.date_prob = card.dates?.map((c) => formatProb(c.prob)) ?? [];
+  } else if (card.kind !== 'dl_pet_back') {
+    const names = FRONT[card.kind];
+    for (const f of LICENCE_FIELDS) {
+      if (!names.includes(f)) continue;
+      const v = card.fields[f];
+      item[f] = v?.value ?? 'N/A';
+      item[`${f}_prob`] = v ? formatProb(v.prob) : 'N/A';
+    }
+  }
+  item.type = LICENCE_TYPES[card.kind];
+  item.overall_score = formatProb(card.overall);
+  return item;
+}

@@ -1,0 +1,306 @@
+/**
+ * Passport data pages (POST /vision/passport/vnm) on the layout-free reader's
+ * stages: decode -> quality -> locate -> warp -> whole-page OCR -> labels as
+ * anchors (a passport DocumentModel) -> values -> TD3 MRZ (mrz-td3.ts) ->
+ * cross-validation -> `_prob`. The MRZ's check digits vouch for the number,
+ * dates, sex and personal number; the visual zone gives the name with its
+ * accents (confirmed against the MRZ's transliteration), the place of birth
+ * (checked against the gazetteer's provinces) and the date of issue.
+ *
+ * The anchors stage keys values by the ID card's field names; the passport's
+ * fields ride on those keys (PASSPORT_KEYS) so the shared stage needs no change.
+ */
+import type { DocumentModel, FieldSpec } from './documents.js';
+import { CARD_HEIGHT, CARD_WIDTH, type Box, type IdCardField } from './layouts.js';
+import type { CardWord, LabelHit } from './pipeline/anchors.js';
+import { gazetteer } from './pipeline/address.js';
+import { fieldProbability, formatProb, overallScore } from './pipeline/confidence.js';
+import { stackBands } from './pipeline/crops.js';
+import { ReaderFailure } from './pipeline/failure.js';
+import { fixSurname, normaliseDate, normaliseId, normaliseName, normaliseSex, rawFromLines, wordsByBand, type FieldValue } from './pipeline/fields.js';
+import { fuzzyHas } from './pipeline/kind.js';
+import { anchorPage, lineUnder, readFlatPage } from './document-page.js';
+import { readTd3, type Td3Reading } from './pipeline/mrz-td3.js';
+import type { OcrEngine } from './pipeline/ocr.js';
+import type { ReadRefusal, ReadTask } from './pipeline/run.js';
+import { foldKey, levenshtein } from './pipeline/text.js';
+import { stageTimer } from './pipeline/timings.js';
+
+export const PASSPORT_FIELDS = ['passport_number', 'name', 'dob', 'sex', 'nationality', 'pob', 'id_number', 'doi', 'doe'] as const;
+export type PassportField = (typeof PASSPORT_FIELDS)[number];
+
+/** The anchors stage's key each passport field is found under. */
+const PASSPORT_KEYS: Record<PassportField, IdCardField> = {
+  passport_number: 'id',
+  name: 'name',
+  dob: 'dob',
+  sex: 'sex',
+  nationality: 'nationality',
+  pob: 'pob',
+  id_number: 'home',
+  doi: 'issue_date',
+  doe: 'doe',
+};
+
+const spec = (f: PassportField, style: FieldSpec['style'], labels: string[], maxLines = 1): FieldSpec => ({ field: PASSPORT_KEYS[f], labels, style, maxLines });
+
+/** What a Vietnamese passport's data page prints (bilingual labels; the English half alone too). */
+export const PASSPORT_MODEL: DocumentModel = {
+  kind: 'cccd_chip_back', // unused by the anchors stage; the passport is not an ID card kind
+  fields: [
+    spec('passport_number', 'text', ['Số hộ chiếu', 'Số hộ chiếu / Passport No', 'Số hộ chiếu / Passport N°', 'Passport No']),
+    // One line: the page prints the name on one, and the line below is the nationality's label and value.
+    spec('name', 'name', ['Họ và tên', 'Họ và tên / Full name', 'Họ tên / Name', 'Full name']),
+    spec('nationality', 'text', ['Quốc tịch', 'Quốc tịch / Nationality', 'Nationality']),
+    spec('dob', 'date', ['Ngày sinh', 'Ngày sinh / Date of birth', 'Date of birth']),
+    spec('pob', 'text', ['Nơi sinh', 'Nơi sinh / Place of birth', 'Place of birth']),
+    spec('sex', 'text', ['Giới tính', 'Giới tính / Sex']),
+    spec('id_number', 'digits', ['Số GCMND', 'Số GCMND / ID card No', 'Số định danh', 'Số định danh / Personal No', 'Số CCCD', 'ID card No', 'Personal No']),
+    spec('doi', 'date', ['Ngày cấp', 'Ngày cấp / Date of issue', 'Date of issue']),
+    spec('doe', 'date', ['Có giá trị đến', 'Có giá trị đến / Date of expiry', 'Ngày hết hạn', 'Date of expiry']),
+  ],
+  stops: ['Cộng hòa xã hội chủ nghĩa Việt Nam', 'Socialist Republic of Viet Nam', 'Hộ chiếu', 'Passport', 'Loại / Type', 'Mã số / Code', 'Nơi cấp / Place of issue', 'Cục Quản lý xuất nhập cảnh'],
+};
+
+export interface ReadPassport {
+  ok: true;
+  kind: 'passport';
+  fields: Partial<Record<PassportField, { value: string; prob: number }>>;
+  overall: number;
+  mrz?: Pick<Td3Reading, 'valid' | 'corrections' | 'lines'>;
+  timings: Record<string, number>;
+}
+export type PassportResult = ReadPassport | ReadRefusal;
+
+/** Fields no check digit covers: read a second time when the first reading is missing or unconfirmed. */
+const RETRY_FIELDS: PassportField[] = ['pob', 'doi'];
+
+/** The MRZ's band: the page's words with '<' runs, else the bottom fifth where TD3 sits. */
+function td3Band(words: CardWord[]): Box {
+  const rows = words.filter((w) => (w.text.match(/</g) ?? []).length >= 2 && w.top > CARD_HEIGHT * 0.5);
+  if (rows.length === 0) return { x: 10, y: Math.round(CARD_HEIGHT * 0.78), w: CARD_WIDTH - 20, h: Math.round(CARD_HEIGHT * 0.21) };
+  const top = Math.max(0, Math.min(...rows.map((w) => w.top)) - 20);
+  const bottom = Math.min(CARD_HEIGHT, Math.max(...rows.map((w) => w.top + w.height)) + 20);
+  return { x: 10, y: top, w: CARD_WIDTH - 20, h: bottom - top };
+}
+
+async function readTd3Band(ocr: OcrEngine, gray: Buffer, band: Box): Promise<Td3Reading | undefined> {
+  const stack = await stackBands(gray, [band], 1.3);
+  const words = await ocr.recognize(stack.png, { lang: 'eng', psm: 6, whitelist: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<' });
+  const lines = new Map<string, string[]>();
+  for (const w of words) lines.set(w.line, [...(lines.get(w.line) ?? []), w.text]);
+  return readTd3([...lines.values()].map((l) => l.join('')));
+}
+
+const ascii = (s: string) => foldKey(s).toUpperCase();
+
+/** A province of the gazetteer the text names (accent-insensitive, one slip per six letters). */
+export function matchProvince(text: string): string | undefined {
+  const key = foldKey(text.replace(/^(tỉnh|thành phố|tp\.?)\s+/i, ''));
+  if (!key) return undefined;
+  let best: { name: string; d: number } | undefined;
+  for (const p of gazetteer()) {
+    const d = levenshtein(key, p.key);
+    if (d <= Math.floor(p.key.length / 6) && (!best || d < best.d)) best = { name: p.name, d };
+  }
+  if (best) return best.name;
+  // A province name inside a longer reading (a stray mark or the English half glued on).
+  const inside = gazetteer().filter((p) => p.key.length >= 4 && key.includes(p.key)).sort((x, y) => y.key.length - x.key.length);
+  return inside.length === 1 || (inside.length > 1 && inside[0].key.length > inside[1].key.length) ? inside[0].name : undefined;
+}
+
+/** Dates of issue and expiry in order (a passport is issued for at most ten years), after birth. */
+function dateValue(s: string | undefined): number | undefined {
+  if (!s) return undefined;
+  const [d, m, y] = s.split('/').map(Number);
+  return Date.UTC(y, m - 1, d);
+}
+
+/**
+ * Cross-validation of the visual zone with the MRZ: a part whose check digit
+ * passed confirms an equal value (high `_prob`) and replaces a different one;
+ * the name keeps its accents from the visual zone when it folds to the MRZ's
+ * transliteration, and takes the MRZ's letters (without accents, marked unsure)
+ * when the visual zone did not read it.
+ */
+export function crossValidate(fields: Partial<Record<PassportField, FieldValue>>, mrz: Td3Reading | undefined): void {
+  if (!mrz) return;
+  const parts: [PassportField, string | undefined, boolean][] = [
+    ['passport_number', mrz.passportNumber, mrz.numberOk],
+    ['dob', mrz.dob, mrz.dobOk],
+    ['doe', mrz.doe, mrz.doeOk],
+    ['id_number', mrz.personalNumber, mrz.personalOk && !!mrz.personalNumber && /^\d{12}$/.test(mrz.personalNumber)],
+    // Sex and nationality have no check digit of their own: the composite check vouches for them.
+    ['sex', mrz.sex, mrz.compositeOk],
+  ];
+  for (const [f, value, ok] of parts) {
+    if (!value) continue;
+    const v = fields[f];
+    if (ok) fields[f] = v && v.value === value ? { ...v, valid: true, invalid: false, conf: Math.max(v.conf, 97) } : { value, conf: 95, valid: true };
+    else if (v && v.value !== value) fields[f] = { ...v, valid: false, invalid: true };
+    else if (!v) fields[f] = { value, conf: 50 };
+  }
+  if (mrz.nationality === 'VNM' && mrz.compositeOk) {
+    const v = fields.nationality;
+    fields.nationality = { value: 'VIỆT NAM', conf: Math.max(v?.conf ?? 0, 95), valid: true };
+  }
+  const name = fields.name;
+  if (mrz.nameAscii) {
+    const b = ascii(mrz.nameAscii);
+    // The MRZ vouches for the letters, not the accents (HỎNG and HỒNG are both HONG): a name it confirms
+    // stays an unconfirmed value for `_prob` (at most 75), one it contradicts is marked wrong.
+    const distance = name ? levenshtein(ascii(name.value), b) : Infinity;
+    if (name && (distance === 0 || (b.length >= 30 && ascii(name.value).startsWith(b)))) fields.name = { ...name, valid: false, invalid: false };
+    // The name has no check digit: a letter or two apart may be the MRZ's misreading as well as the page's.
+    else if (name && distance <= 2) fields.name = { ...name, valid: false };
+    else if (name) fields.name = { ...name, valid: false, invalid: true };
+    else fields.name = { value: mrz.nameAscii, conf: 60 };
+  }
+}
+
+function normalise(raw: Partial<Record<PassportField, { text: string; conf: number }>>): Partial<Record<PassportField, FieldValue>> {
+  const out: Partial<Record<PassportField, FieldValue>> = {};
+  const set = (f: PassportField, value: string | undefined, conf: number, valid?: boolean) => {
+    if (value) out[f] = { value, conf, valid, invalid: valid === false };
+  };
+  for (const f of PASSPORT_FIELDS) {
+    const r = raw[f];
+    if (!r || !r.text) continue;
+    const t = r.text;
+    switch (f) {
+      case 'passport_number': {
+        const m = /\b([A-Z])\s?(\d{7})\b/.exec(t.toUpperCase().replace(/[^A-Z0-9 ]/g, ''));
+        set(f, m ? m[1] + m[2] : undefined, r.conf);
+        break;
+      }
+      case 'name': {
+        // Restores a known family name's marks; a reading holding the nationality is not a name.
+        const v = fixSurname(normaliseName(t));
+        set(f, v && !/VIỆT NAM|VIETNAM/.test(v) ? v : undefined, r.conf);
+        break;
+      }
+      case 'dob':
+      case 'doi':
+      case 'doe':
+        set(f, normaliseDate(t), r.conf);
+        break;
+      case 'sex':
+        set(f, normaliseSex(t.split('/')[0]), r.conf);
+        break;
+      case 'nationality':
+        set(f, fuzzyHas(foldKey(t), 'viet nam') || fuzzyHas(foldKey(t), 'vietnamese') ? 'VIỆT NAM' : undefined, r.conf);
+        break;
+      case 'pob': {
+        const p = matchProvince(t);
+        set(f, p ?? undefined, r.conf, p ? true : undefined);
+        break;
+      }
+      case 'id_number':
+        set(f, normaliseId(t, 12), r.conf);
+        break;
+    }
+  }
+  // Dates in order: born before issue, issued before expiry, at most ten years apart.
+  const dob = dateValue(out.dob?.value);
+  const doi = dateValue(out.doi?.value);
+  const doe = dateValue(out.doe?.value);
+  if (doi !== undefined && doe !== undefined) {
+    const years = (doe - doi) / (365.25 * 86400_000);
+    const ok = years > 0 && years <= 10.1;
+    for (const f of ['doi', 'doe'] as const) out[f] = { ...out[f]!, valid: ok || undefined, invalid: !ok };
+  }
+  if (dob !== undefined && doi !== undefined && dob >= doi) out.doi = { ...out.doi!, valid: false, invalid: true };
+  return out;
+}
+
+/** Whether the page's words say passport (title or labels) or carry a TD3 first line. */
+function looksLikePassport(words: CardWord[]): boolean {
+  const text = foldKey(words.map((w) => w.text).join(' '));
+  return ['hochieu', 'passport', 'sohochieu', 'noisinh', 'placeofbirth'].some((p) => fuzzyHas(text, p)) || /p<vnm/i.test(words.map((w) => w.text).join(''));
+}
+
+export async function readPassport(task: ReadTask, ocr: OcrEngine): Promise<PassportResult> {
+  const { timings, lap } = stageTimer();
+  try {
+    const page = await readFlatPage(task, ocr, 'passport data page', (w) => (looksLikePassport(w) ? 'passport' : undefined), lap);
+    const { gray, words } = page;
+    const a = anchorPage(words, PASSPORT_MODEL);
+    const { hits } = a;
+    const anchored = a.values;
+    const raw: Partial<Record<PassportField, { text: string; conf: number }>> = {};
+    for (const f of PASSPORT_FIELDS) {
+      const a = anchored[PASSPORT_KEYS[f]];
+      if (a) raw[f] = rawFromLines(PASSPORT_KEYS[f], a.lines);
+    }
+    // A value the anchors left unassigned: the line under its label.
+    const first = normalise(raw);
+    for (const f of PASSPORT_FIELDS) {
+      const hit = hits.find((h) => h.field === PASSPORT_KEYS[f]);
+      const under = !first[f] && hit ? lineUnder(a, hit) : undefined;
+      if (under) raw[f] = rawFromLines(PASSPORT_KEYS[f], [under.words]);
+    }
+    let normal = normalise(raw);
+    // Second reading of the visual-zone-only fields that came out missing or unconfirmed: the band under
+    // (and beside) their label, enlarged, in one more OCR call (the data page prints values under labels).
+    // The MRZ first: a printed name whose letters differ from its transliteration (a word lost, a letter
+    // misread) is read a second time too, on the whole width of its line.
+    const mrz = await readTd3Band(ocr, gray, td3Band(words));
+    const mrzName = mrz?.nameAscii ? ascii(mrz.nameAscii) : undefined;
+    const nameGap = (v?: FieldValue) => (mrzName ? (v ? levenshtein(ascii(v.value), mrzName) : mrzName.length) : 0);
+    const weak = [...RETRY_FIELDS.filter((f) => !normal[f]?.valid), ...(nameGap(normal.name) > 0 ? (['name'] as const) : [])];
+    const retry = weak.map((f) => ({ f, hit: hits.find((h) => h.field === PASSPORT_KEYS[f]) })).filter((x): x is { f: PassportField; hit: LabelHit } => !!x.hit);
+    if (retry.length > 0) {
+      // The name's band starts under its label (the label's letters in the band make it one garbled line).
+      const boxes = retry.map(({ f, hit }) =>
+        f === 'name'
+          ? { x: Math.max(0, hit.box.x - 8), y: hit.box.y + hit.box.h + 1, w: CARD_WIDTH - 10 - hit.box.x, h: Math.max(36, hit.box.h * 2.2) }
+          : { x: Math.max(0, hit.box.x - 8), y: hit.box.y + hit.box.h * 0.6, w: Math.min(CARD_WIDTH - hit.box.x, 330), h: hit.box.h * 2.6 },
+      );
+      const stack = await stackBands(gray, boxes, 1.8);
+      const byBand = wordsByBand(await ocr.recognize(stack.png, { lang: 'vie', psm: 6 }), stack.spans);
+      const second = { ...raw };
+      retry.forEach(({ f }, i) => {
+        const words = byBand[i] ?? [];
+        if (words.length) second[f] = rawFromLines(PASSPORT_KEYS[f], [words]);
+      });
+      const again = normalise(second);
+      for (const { f } of retry) {
+        const better = f === 'name' ? !!again.name && nameGap(again.name) < nameGap(normal.name) : !!again[f] && (again[f]!.valid || !normal[f]);
+        if (better) normal = { ...normal, [f]: again[f] };
+      }
+      timings.retried = retry.length;
+    }
+    lap('fields');
+    crossValidate(normal, mrz);
+    lap('mrz');
+    const fields: ReadPassport['fields'] = {};
+    for (const f of PASSPORT_FIELDS) {
+      const v = normal[f];
+      if (v) fields[f] = { value: v.value, prob: fieldProbability(v) };
+    }
+    return {
+      ok: true,
+      kind: 'passport',
+      fields,
+      overall: overallScore(PASSPORT_FIELDS.map((f) => fields[f]?.prob ?? 0)),
+      mrz: mrz ? { valid: mrz.valid, corrections: mrz.corrections, lines: mrz.lines } : undefined,
+      timings,
+    };
+  } catch (err) {
+    if (err instanceof ReaderFailure) return { ok: false, code: err.code, message: err.message };
+    throw err;
+  }
+}
+
+/** The /vision/passport/vnm data item: every field with its `_prob`, `N/A` where not read. */
+export function passportItem(page: ReadPassport): Record<string, unknown> {
+  const item: Record<string, unknown> = {};
+  for (const f of PASSPORT_FIELDS) {
+    const v = page.fields[f];
+    item[f] = v?.value ?? 'N/A';
+    item[`${f}_prob`] = v ? formatProb(v.prob) : 'N/A';
+  }
+  item.type = 'passport';
+  item.overall_score = formatProb(page.overall);
+  return item;
+}

@@ -1,0 +1,393 @@
+/**
+ * Layout-free reading: the words of the whole card (one OCR call) are grouped
+ * into text lines by geometry, the printed labels of the document model
+ * (documents.ts) are found among them accent-insensitively and fuzzily, and
+ * each field's value is what follows its label on the same line, then the
+ * lines below that start where the label (or the value) starts, up to the next
+ * label, a printed heading, a wide gap or the field's line limit. No
+ * coordinate of a particular layout is used, and a word that is part of a
+ * label or heading is never part of a value.
+ */
+import type { Box, IdCardField } from '../layouts.js';
+import type { DocumentModel, FieldSpec } from '../documents.js';
+import type { OcrWord } from './ocr.js';
+import { foldKey, levenshtein } from './text.js';
+
+/** A word in flat-card pixels. */
+export interface CardWord {
+  text: string;
+  conf: number;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** One printed text line (words side by side, no wide gap between them). */
+export interface Segment {
+  words: CardWord[];
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+  /** Median word height: the line's letter size. */
+  size: number;
+}
+
+/** A label (or heading) found: the words [start, end) of one segment. */
+export interface LabelHit {
+  /** The field it labels, or undefined for a heading/stop text. */
+  field?: IdCardField;
+  label: string;
+  segment: number;
+  start: number;
+  end: number;
+  /** Edit distance between the words read and the label, accents and punctuation aside. */
+  distance: number;
+  box: Box;
+}
+
+export interface AnchoredValue {
+  words: CardWord[];
+  /** The value's words line by line, and each line's box. */
+  lines: CardWord[][];
+  lineBoxes: Box[];
+  /** Where the value lies on the card (all its lines). */
+  box: Box;
+  label: LabelHit;
+}
+
+function boxOf(words: CardWord[]): Box {
+  const x = Math.min(...words.map((w) => w.left));
+  const y = Math.min(...words.map((w) => w.top));
+  return { x, y, w: Math.max(...words.map((w) => w.left + w.width)) - x, h: Math.max(...words.map((w) => w.top + w.height)) - y };
+}
+
+/** OCR words of a card image read at `scale` (offset by the image's margin) back to flat-card pixels; one word split at a colon. */
+export function toCardWords(words: OcrWord[], scale: number, margin = 0): CardWord[] {
+  const out: CardWord[] = [];
+  for (const w of words) {
+    const base = { conf: w.conf, top: w.top / scale - margin, height: w.height / scale };
+    const left = w.left / scale - margin;
+    const width = w.width / scale;
+    // "tên:NGUYỄN" is a label's end glued to the value: two words, the box shared by letter count.
+    const m = /^(.+?[:;])(.+)$/u.exec(w.text);
+    if (m && /[\p{L}\p{N}]/u.test(m[2])) {
+      const cut = (width * m[1].length) / w.text.length;
+      out.push({ ...base, text: m[1], left, width: cut });
+      out.push({ ...base, text: m[2], left: left + cut, width: width - cut });
+    } else out.push({ ...base, text: w.text, left, width });
+  }
+  return out;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+/**
+ * Groups words into printed lines: a word joins the line whose last word ends
+ * just before it (a gap under ~2.2 letter heights) and overlaps it vertically
+ * by more than half; anything further is another line (a second column, the
+ * expiry date under the portrait beside an address line).
+ */
+export function segmentLines(words: CardWord[]): Segment[] {
+  const sorted = words.filter((w) => w.width > 0 && w.height > 0).sort((a, b) => a.left - b.left);
+  const lines: CardWord[][] = [];
+  for (const w of sorted) {
+    let best: CardWord[] | undefined;
+    let bestGap = Infinity;
+    for (const line of lines) {
+      const last = line[line.length - 1];
+      const h = Math.max(8, Math.min(median(line.map((x) => x.height)), w.height * 1.6));
+      const gap = w.left - (last.left + last.width);
+      // Boxes that overlap (a wide bold word's box) are still one line; a wide gap is another column.
+      if (w.left < line[0].left - 0.5 * h || gap > 2.2 * h) continue;
+      const overlap = Math.min(last.top + last.height, w.top + w.height) - Math.max(last.top, w.top);
+      if (overlap < 0.5 * Math.min(last.height, w.height)) continue;
+      if (gap < bestGap) {
+        bestGap = gap;
+        best = line;
+      }
+    }
+    if (best) best.push(w);
+    else lines.push([w]);
+  }
+  return lines.map(segmentOf).sort((a, b) => a.top - b.top || a.left - b.left);
+}
+
+/** Edits a label may have and still count: none for the shortest ("Số"), one up to 11 letters, then one per six (eight mid-line). */
+export function labelTolerance(key: string, midLine = false): number {
+  if (key.length <= 3) return 0;
+  // Up to 11 letters one slip only: "Nguyên quán" is two edits from "NGUYỄN VĂN", the commonest name start.
+  if (key.length <= 11) return 1;
+  // After a value on the same line, a label must be read nearly right.
+  return Math.floor(key.length / (midLine ? 8 : 6));
+}
+
+interface Wording {
+  field?: IdCardField;
+  label: string;
+  key: string;
+}
+
+function wordings(model: DocumentModel): Wording[] {
+  const out: Wording[] = [];
+  for (const f of model.fields) for (const label of f.labels) out.push({ field: f.field, label, key: foldKey(label) });
+  for (const label of model.stops) out.push({ label, key: foldKey(label) });
+  return out.filter((w) => w.key.length > 0);
+}
+
+/** A short label ("Số", "Ngày") counts only with a value of its shape after it on the line: it is also an ordinary word. */
+function shapeFollows(spec: FieldSpec | undefined, rest: CardWord[]): boolean {
+  const digits = rest.map((w) => w.text).join('').replace(/\D/g, '').length;
+  if (!spec) return true;
+  if (spec.style === 'digits') return digits >= 8;
+  if (spec.style === 'date') return digits >= 6;
+  return rest.length > 0;
+}
+
+/**
+ * Finds the labels and headings of `model` in each line. At each word the
+ * longest wording that matches the words from there (joined, accents and
+ * punctuation aside, within its tolerance) wins; its words are consumed. A
+ * short wording counts only at a line's start and with a value of its shape
+ * after it; after a value has started on a line only long wordings count (a
+ * "Số" inside an address is a word, "Quốc tịch" after the sex is a label).
+ */
+export function findLabels(segments: Segment[], model: DocumentModel): LabelHit[] {
+  const all = wordings(model);
+  const maxKey = Math.max(...all.map((w) => w.key.length));
+  const specOf = (f?: IdCardField) => model.fields.find((s) => s.field === f);
+  const hits: LabelHit[] = [];
+  segments.forEach((seg, si) => {
+    const keys = seg.words.map((w) => foldKey(w.text));
+    // Marks before a line's first real word (a fingerprint box's edge read as "9)||O)") do not make a label mid-line.
+    const lead = seg.words.findIndex((w) => w.conf >= 50 && /\p{L}{2}|\p{N}/u.test(w.text));
+    let i = 0;
+    let valueStarted = false;
+    while (i < seg.words.length) {
+      let best: { w: Wording; end: number; d: number } | undefined;
+      let acc = '';
+      for (let j = i; j < seg.words.length; j++) {
+        acc += keys[j];
+        if (!keys[i]) break; // a label starts with a letter
+        if (acc.length > maxKey + 3) break;
+        for (const w of all) {
+          const tol = labelTolerance(w.key, valueStarted);
+          if (Math.abs(acc.length - w.key.length) > tol) continue;
+          if (w.key.length <= 4 && (i > Math.max(0, lead) || valueStarted)) continue;
+          if (valueStarted && w.key.length < 7) continue;
+          const d = levenshtein(acc, w.key);
+          if (d > tol) continue;
+          if (w.key.length <= 4 && !shapeFollows(specOf(w.field), seg.words.slice(j + 1))) continue;
+          if (!best || w.key.length > best.w.key.length || (w.key.length === best.w.key.length && d < best.d)) best = { w, end: j + 1, d };
+        }
+      }
+      if (best) {
+        // The label's box from its sure words: a mark glued on in front ("Z^") may be twice as tall.
+        const all = seg.words.slice(i, best.end);
+        const sure = all.filter((w) => w.conf >= 50 && /\p{L}/u.test(w.text));
+        const ws = sure.length > 0 ? sure : all;
+        const left = Math.min(...ws.map((w) => w.left));
+        const top = Math.min(...ws.map((w) => w.top));
+        hits.push({
+          field: best.w.field,
+          label: best.w.label,
+          segment: si,
+          start: i,
+          end: best.end,
+          distance: best.d,
+          box: { x: left, y: top, w: Math.max(...ws.map((w) => w.left + w.width)) - left, h: Math.max(...ws.map((w) => w.top + w.height)) - top },
+        });
+        i = best.end;
+        // What follows a label is its value: only a long label, read nearly right, may come after it on the
+        // line. A heading ("NGÓN TRỎ PHẢI") has no value: a label may follow it as at a line's start.
+        if (best.w.field) valueStarted = true;
+      } else {
+        if (keys[i] && i >= lead) valueStarted = true;
+        i++;
+      }
+    }
+  });
+  // One anchor per field: the closest match, then the first from the top.
+  const chosen = new Map<IdCardField, LabelHit>();
+  for (const h of hits) {
+    if (!h.field) continue;
+    const c = chosen.get(h.field);
+    const score = (x: LabelHit) => x.distance / Math.max(1, foldKey(x.label).length);
+    if (!c || score(h) < score(c)) chosen.set(h.field, h);
+  }
+  return hits.filter((h) => !h.field || chosen.get(h.field) === h);
+}
+
+/** Continuation lines must start within this many card pixels of the label's or the value's left edge. */
+const ALIGN = 45;
+
+/**
+ * Each anchored field's value: the words after its label on the same line (up
+ * to the next label there), then the lines below that start where the label or
+ * the value starts, until a line that starts with a label or heading, a gap
+ * wider than a line, or the field's line limit.
+ */
+export function assignValues(segments: Segment[], hits: LabelHit[], model: DocumentModel): Partial<Record<IdCardField, AnchoredValue>> {
+  const out: Partial<Record<IdCardField, AnchoredValue>> = {};
+  const hitsIn = (si: number) => hits.filter((h) => h.segment === si).sort((a, b) => a.start - b.start);
+  /** The words of segment `si` that are no label: those before its first label, or all. */
+  const freeLead = (si: number) => {
+    const first = hitsIn(si)[0];
+    return first ? segments[si].words.slice(0, first.start) : segments[si].words;
+  };
+  /** Lines already part of a value: another field never takes them. */
+  const used = new Set<number>();
+  const finish = (spec: FieldSpec, h: LabelHit, words: CardWord[], next: LabelHit | undefined) => {
+    const seg = segments[h.segment];
+    // What is left of a label that OCR broke up ("hạn/Date", "ofexpiy") is label, not value.
+    const tail = labelRemainder(model, spec.field, h.label);
+    const leftover = (text: string) => !/[\p{L}\p{N}]/u.test(text) || isLabelPiece(text, tail);
+    while (words.length > 0 && leftover(words[0].text)) words.shift();
+    const valueLines: CardWord[][] = words.length > 0 ? [[...words]] : [];
+    // Single-line values beside their label are done; others (or an empty label line) look below.
+    let last: { bottom: number; size: number } = { bottom: h.box.y + h.box.h, size: seg.size };
+    const lefts = [h.box.x, ...(words.length ? [words[0].left] : [])];
+    const rightLimit = next ? next.box.x : Infinity;
+    for (let si = h.segment + 1; si < segments.length && valueLines.length < spec.maxLines; si++) {
+      const s = segments[si];
+      if (s.top < last.bottom - 0.3 * last.size) continue; // same line band (another column)
+      if (s.top - last.bottom > 1.25 * Math.max(last.size, s.size)) break;
+      // The first value line under a label starts where the label does, or lies under it (a centred heading).
+      const under = valueLines.length === 0 && Math.min(s.right, h.box.x + h.box.w) - Math.max(s.left, h.box.x) > 0;
+      if (!under && !lefts.some((x) => Math.abs(s.left - x) <= ALIGN)) continue;
+      if (s.left >= rightLimit || used.has(si)) continue;
+      const lead = freeLead(si);
+      if (lead.length === 0) break; // the line starts with a label or heading
+      if (!lead.some((w) => /[\p{L}\p{N}]/u.test(w.text))) continue; // marks only ("-", "~"): artwork, not a line
+      // A date or number is one line: a further line is another field.
+      if ((spec.style === 'date' || spec.style === 'digits') && valueLines.length > 0) break;
+      words.push(...lead);
+      valueLines.push(lead);
+      lefts.push(lead[0].left);
+      used.add(si);
+      last = { bottom: s.bottom, size: s.size };
+      if (lead.length < s.words.length) break; // a label follows on that line: the value ends there
+    }
+    // The label's remainder may also open the first line taken from below ("Personal identification" under
+    // "Đặc điểm nhân dạng /"): label, not value.
+    while (valueLines.length > 0 && valueLines[0].length > 0 && leftover(valueLines[0][0].text)) {
+      const dropped = valueLines[0].shift()!;
+      words.splice(words.indexOf(dropped), 1);
+      if (valueLines[0].length === 0) valueLines.shift();
+    }
+    if (words.length === 0) return;
+    out[spec.field] = { words, lines: valueLines, lineBoxes: valueLines.map(boxOf), label: h, box: boxOf(words) };
+  };
+  // First the values that start on their label's own line; then the labels with nothing after them,
+  // whose value may lie beyond a wide gap on their row, among the lines no value took.
+  const later: [FieldSpec, LabelHit][] = [];
+  for (const spec of model.fields) {
+    const h = hits.find((x) => x.field === spec.field);
+    if (!h) continue;
+    const next = hitsIn(h.segment).find((x) => x.start >= h.end);
+    let words = segments[h.segment].words.slice(h.end, next ? next.start : undefined);
+    // A date or number beside its label has digits: words without any are what is left of the label
+    // ("/ Da ø epwy:"), and the value is on the next line.
+    if ((spec.style === 'date' || spec.style === 'digits') && !words.some((w) => /\d/.test(w.text))) words = [];
+    if (words.length === 0 && !next) later.push([spec, h]);
+    else finish(spec, h, words, next);
+  }
+  for (const [spec, h] of later) {
+    // A wide gap after the label ("Date of birth:      28/01/1974") splits the printed line in two:
+    // the lines to the right on the label's row, up to one that starts with a label.
+    const words: CardWord[] = [];
+    const row = segments
+      .map((x, i) => ({ x, i }))
+      .filter(({ x, i }) => i !== h.segment && !used.has(i) && x.left > h.box.x + h.box.w - 5)
+      .filter(({ x }) => Math.min(x.bottom, h.box.y + h.box.h) - Math.max(x.top, h.box.y) > 0.5 * Math.min(x.bottom - x.top, h.box.h))
+      .sort((a, b) => a.x.left - b.x.left);
+    for (const { i } of row) {
+      const lead = freeLead(i);
+      if (lead.length === 0) break;
+      words.push(...lead);
+      used.add(i);
+      if (lead.length < segments[i].words.length) break;
+    }
+    finish(spec, h, words, undefined);
+  }
+  return out;
+}
+
+/**
+ * What a longer wording of the field prints after the wording found ("/ Date of expiry" after "Ngày, tháng, năm
+ * hết hạn"), as a key: OCR may have cut the label there, and those words are label, not value.
+ */
+function labelRemainder(model: DocumentModel, field: IdCardField, found: string): string {
+  const key = foldKey(found);
+  const spec = model.fields.find((f) => f.field === field);
+  return (spec?.labels ?? [])
+    .map(foldKey)
+    .filter((k) => k.startsWith(key))
+    .map((k) => k.slice(key.length))
+    .reduce((a, b) => (b.length > a.length ? b : a), '');
+}
+
+/** A word of three letters or more that occurs in the label (one slip allowed from six letters). */
+export function isLabelPiece(text: string, labelKey: string): boolean {
+  const k = foldKey(text);
+  if (!labelKey) return false;
+  if (k.length < 3 || /\d/.test(k)) return false;
+  if (labelKey.includes(k)) return true;
+  if (k.length < 6) return false;
+  for (let i = 0; i + k.length - 1 <= labelKey.length; i++) {
+    for (const len of [k.length - 1, k.length, k.length + 1]) if (i + len <= labelKey.length && levenshtein(k, labelKey.slice(i, i + len)) <= 1) return true;
+  }
+  return false;
+}
+
+/**
+ * Splits a line that OCR ran on from one column into the next where a label
+ * with nothing after it stands right above: the words from the one under that
+ * label's start on belong to its value ("Có giá trị đến: | Số 101 Trần Hưng
+ * Đạo" under "Nơi thường trú:"), not to the line's own label. Returns the
+ * segments unchanged when there is nothing to split.
+ */
+export function splitUnderLabels(segments: Segment[], hits: LabelHit[]): Segment[] {
+  const open = hits.filter((h) => h.field && h.end === segments[h.segment].words.length);
+  if (open.length === 0) return segments;
+  let changed = false;
+  const out: Segment[] = [];
+  for (const [si, seg] of segments.entries()) {
+    let cut = -1;
+    // Only a line that starts with a label of its own ran on: a value line under a centred heading is whole.
+    const own = hits.find((x) => x.segment === si && x.field);
+    if (!own) {
+      out.push(seg);
+      continue;
+    }
+    for (const h of open) {
+      const below = seg.top - (h.box.y + h.box.h);
+      if (below < -0.3 * seg.size || below > 1.5 * Math.max(seg.size, h.box.h)) continue;
+      if (seg.left >= h.box.x - ALIGN) continue; // the line starts in the label's column: nothing to split
+      const k = seg.words.findIndex((w, i) => i >= own.end && Math.abs(w.left - h.box.x) <= 25);
+      if (k > 0) cut = cut < 0 ? k : Math.min(cut, k);
+    }
+    if (cut < 0) {
+      out.push(seg);
+      continue;
+    }
+    changed = true;
+    out.push(segmentOf(seg.words.slice(0, cut)), segmentOf(seg.words.slice(cut)));
+  }
+  return changed ? out.sort((a, b) => a.top - b.top || a.left - b.left) : segments;
+}
+
+/** A line's extent from its sure words: a stray mark read off the portrait or emblem ("sa" at 4) does not move it. */
+function segmentOf(ws: CardWord[]): Segment {
+  const sure = ws.filter((w) => w.conf >= 30);
+  const b = sure.length > 0 ? sure : ws;
+  return {
+    words: ws,
+    left: Math.min(...b.map((w) => w.left)),
+    top: Math.min(...b.map((w) => w.top)),
+    right: Math.max(...b.map((w) => w.left + w.width)),
+    bottom: Math.max(...b.map((w) => w.top + w.height)),
+    size: median(b.map((w) => w.height)),
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Which card model and side, from what the whole card says: title and header
+ * words, which labels are printed (bilingual or not, the 2024 wordings), an
+ * MRZ (lines of '<'), the id's length, and where the fingerprint boxes' words
+ * are. Words are matched accent-insensitively and allowing OCR slips
+ * (`fuzzyHas`). Undefined when nothing says "identity card": the caller turns
+ * the card by 180 degrees or tries the older header reading.
+ */
+import type { CardKind } from '../layouts.js';
+import type { CardWord } from './anchors.js';
+import { fold } from './text.js';
+
+/** Letters only, accents removed, no spaces: how phrases are compared. */
+const squash = (s: string) => fold(s).replace(/[^a-z0-9<]/g, '');
+
+/**
+ * Whether `phrase` occurs in `text` with at most one edit per six letters
+ * (approximate substring search: Sellers' dynamic programme).
+ */
+export function fuzzyHas(text: string, phrase: string): boolean {
+  const p = squash(phrase);
+  const t = text;
+  if (!p) return false;
+  if (t.includes(p)) return true;
+  const tol = Math.floor(p.length / 6);
+  if (tol === 0) return false;
+  let prev = Array.from({ length: p.length + 1 }, (_, i) => i);
+  let cur = new Array<number>(p.length + 1);
+  for (let j = 1; j <= t.length; j++) {
+    cur[0] = 0;
+    for (let i = 1; i <= p.length; i++) cur[i] = Math.min(prev[i] + 1, cur[i - 1] + 1, prev[i - 1] + (p[i - 1] === t[j - 1] ? 0 : 1));
+    if (cur[p.length] <= tol) return true;
+    [prev, cur] = [cur, prev];
+  }
+  return false;
+}
+
+export interface KindEvidence {
+  kind: CardKind;
+  /** What decided it (for tests and logs). */
+  why: string;
+}
+
+/** The card's kind from the words read on the whole card (flat-card coordinates). */
+export function detectKind(words: CardWord[]): KindEvidence | undefined {
+  const text = squash(words.map((w) => w.text).join(' '));
+  const has = (...phrases: string[]) => phrases.some((p) => fuzzyHas(text, p));
+  const mrz = words.filter((w) => (w.text.match(/</g) ?? []).length >= 3).length >= 2 || /idvnm/.test(text.replace(/[^a-z]/g, ''));
+  const bilingual = has('full name', 'date of birth', 'place of origin', 'nationality', 'citizen identity');
+  const back = has('dac diem', 'ngon tro', 'dau vet') || mrz;
+  const is2024Front = !back && has('chu dem va ten', 'ten khai sinh', 'dinh danh ca nhan', 'identity card') && !has('cong dan', 'citizen');
+  const is2024Back = has('noi cu tru', 'dang ky khai sinh', 'place of birth', 'nam het han', 'bo cong an');
+  if (is2024Front) return { kind: 'cccd_2024_front', why: 'CĂN CƯỚC with the 2024 labels' };
+  if (has('can cuoc cong dan', 'cuoc cong dan')) return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: bilingual ? 'title and bilingual labels' : 'title, Vietnamese-only labels' };
+  if (is2024Back && !has('ngon tro', 'dac diem', 'chung minh')) return { kind: 'cccd_2024_back', why: 'residence / birth registration labels' + (mrz ? ' and MRZ' : '') };
+  if (has('giay chung minh')) return { kind: 'cmnd_09_front', why: 'GIẤY CHỨNG MINH' };
+  if (has('chung minh nhan dan')) return { kind: 'cmnd_12_front', why: 'CHỨNG MINH NHÂN DÂN' };
+  if (has('dau vet rieng', 'di hinh', 'ton giao', 'giam doc')) return { kind: 'cmnd_09_back', why: 'marks heading / religion / signature' };
+  if (has('personal identification') || (mrz && has('dac diem', 'nhan dang', 'ngon tro'))) return { kind: 'cccd_chip_back', why: mrz ? 'MRZ and features label' : 'bilingual features label' };
+  if (has('dac diem nhan dang', 'ngon tro trai', 'ngon tro phai', 'cuc canh sat')) {
+    // The 12-digit backs print the fingerprint boxes on the left, the chip back on the right.
+    const finger = words.filter((w) => /^(ngon|tro)$/.test(squash(w.text)));
+    if (finger.length > 0 && finger.every((w) => w.left > 550)) return { kind: 'cccd_chip_back', why: 'fingerprint boxes on the right' };
+    return { kind: 'cccd_12_back', why: 'features label, fingerprint boxes on the left' };
+  }
+  if (mrz) return { kind: 'cccd_chip_back', why: 'MRZ' };
+  // A front whose title was lost: the labels still say which.
+  if (has('ho va ten', 'que quan', 'noi thuong tru')) return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: 'front labels without a title' };
+  return undefined;
+}

@@ -1,0 +1,206 @@
+/**
+ * Stage: the machine-readable zone of a passport data page (ICAO 9303 TD3, two
+ * lines of 44). Kept apart from the chip card's TD1 (mrz.ts), whose check
+ * digit it reuses. OCR's usual confusions (O/0, I/1, S/5, B/8, ...) are
+ * corrected only where a check digit proves the correction: a part whose check
+ * fails is tried with each single confusable substitution, and a fix is taken
+ * only when exactly one makes the check pass (and the composite still passes
+ * or is unknown). The final lines are parsed and validated by the `mrz` package.
+ */
+import { parse } from 'mrz';
+import { checkDigit, mrzCharacters } from './mrz.js';
+
+export interface Td3Reading {
+  /** The passport number without filler, e.g. C1234567. */
+  passportNumber?: string;
+  /** Issuing state and nationality (three letters). */
+  issuer?: string;
+  nationality?: string;
+  /** dd/mm/yyyy */
+  dob?: string;
+  doe?: string;
+  sex?: 'NAM' | 'NỮ';
+  /** Surname and given names, upper case without accents, as the MRZ writes them. */
+  nameAscii?: string;
+  /** The personal number (Vietnamese passports: the 12-digit citizen id), when present. */
+  personalNumber?: string;
+  numberOk: boolean;
+  dobOk: boolean;
+  doeOk: boolean;
+  personalOk: boolean;
+  compositeOk: boolean;
+  /** Every check digit passed (the `mrz` package's verdict on the final lines). */
+  valid: boolean;
+  /** Positions changed because a check digit proved the change (line 2 indices). */
+  corrections: { index: number; from: string; to: string }[];
+  lines: [string, string];
+}
+
+const LETTER_FOR: Record<string, string[]> = { '0': ['O', 'D', 'Q'], '1': ['I', 'L'], '2': ['Z'], '5': ['S'], '6': ['G'], '8': ['B'] };
+const DIGIT_FOR: Record<string, string> = { O: '0', D: '0', Q: '0', U: '0', I: '1', L: '1', T: '7', Z: '2', S: '5', G: '6', B: '8', A: '4' };
+/** Digits OCR mistakes for one another (each is tried only where a check digit fails). */
+const DIGIT_CONFUSIONS: Record<string, string[]> = {
+  '0': ['8', '6', '9'],
+  '1': ['7', '4'],
+  '2': ['7'],
+  '3': ['8', '9', '5'],
+  '4': ['1'],
+  '5': ['6', '3', '8'],
+  '6': ['5', '8', '0'],
+  '7': ['1', '2'],
+  '8': ['3', '6', '0', '9'],
+  '9': ['8', '0', '3'],
+};
+
+/** Cleans raw OCR lines into the two candidate TD3 lines: A-Z 0-9 <, padded or cut to 44. */
+export function cleanTd3Lines(raw: string[]): [string, string] | undefined {
+  const lines = raw
+    .map(mrzCharacters)
+    // Line 1 of a short name is mostly filler, which OCR may drop: its P<VNM start is enough.
+    .filter((l) => l.length >= 30 || /^P[A-Z<][A-Z]{3}[A-Z<]{5,}$/.test(l));
+  if (lines.length < 2) return undefined;
+  // Line 1 starts with P (document code); line 2 is the one after it.
+  let i = lines.findIndex((l, k) => k < lines.length - 1 && /^P[A-Z<]/.test(l));
+  if (i < 0) i = lines.length - 2;
+  const fit = (l: string) => (l.length > 44 ? l.slice(0, 44) : l.padEnd(44, '<'));
+  return [fit(lines[i]), fit(lines[i + 1])];
+}
+
+const isDigits = (s: string) => /^\d+$/.test(s);
+const digitsOf = (s: string) => s.replace(/[A-Z]/g, (c) => DIGIT_FOR[c] ?? c);
+
+/**
+ * One part of line 2 and its check digit: positions known to be digits are
+ * made digits; when the check fails, single confusable substitutions are tried
+ * and one is kept only when it is the only one that passes.
+ */
+function fixPart(line: string, start: number, end: number, numeric: boolean, fixes: Td3Reading['corrections']): { line: string; ok: boolean } {
+  let part = line.slice(start, end);
+  if (numeric) part = digitsOf(part);
+  let check = digitsOf(line[end]);
+  const passes = (p: string, c: string) => /^\d$/.test(c) && checkDigit(p) === c && (!numeric || isDigits(p));
+  const put = (p: string, c: string) => line.slice(0, start) + p + c + line.slice(end + 1);
+  if (passes(part, check)) return { line: put(part, check), ok: true };
+  const candidates: { p: string; c: string; index: number; from: string; to: string }[] = [];
+  for (let i = 0; i < part.length; i++) {
+    const ch = part[i];
+    const alts = numeric ? (DIGIT_CONFUSIONS[ch] ?? []) : [...(LETTER_FOR[ch] ?? []), ...(DIGIT_FOR[ch] ? [DIGIT_FOR[ch]] : [])];
+    for (const alt of alts) {
+      const p = part.slice(0, i) + alt + part.slice(i + 1);
+      if (passes(p, check)) candidates.push({ p, c: check, index: start + i, from: ch, to: alt });
+    }
+  }
+  // The check digit itself misread (its part reads as a plausible value).
+  for (const alt of DIGIT_CONFUSIONS[check] ?? []) if (passes(part, alt)) candidates.push({ p: part, c: alt, index: end, from: check, to: alt });
+  if (candidates.length === 1) {
+    const c = candidates[0];
+    fixes.push({ index: c.index, from: c.from, to: c.to });
+    return { line: put(c.p, c.c), ok: true };
+  }
+  return { line: put(part, check), ok: false };
+}
+
+/** YYMMDD to dd/mm/yyyy; birth dates in the future belong to the previous century. */
+function td3Date(v: string, kind: 'birth' | 'expiry'): string | undefined {
+  if (!/^\d{6}$/.test(v)) return undefined;
+  const yy = Number(v.slice(0, 2));
+  const mm = Number(v.slice(2, 4));
+  const dd = Number(v.slice(4, 6));
+  if (mm < 1 || mm > 12 || dd < 1 || dd > 31) return undefined;
+  const now = new Date().getUTCFullYear() % 100;
+  const century = kind === 'birth' ? (yy > now ? 1900 : 2000) : 2000;
+  return `${v.slice(4, 6)}/${v.slice(2, 4)}/${century + yy}`;
+}
+
+/** Line 1's name field: filler read as K or C in long runs is filler. */
+function fixLine1(l1: string): string {
+  const head = 'P' + l1[1] + l1.slice(2, 5).replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? d);
+  const name = l1
+    .slice(5)
+    .replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? '<')
+    .replace(/[KC<]{4,}$/, (run) => '<'.repeat(run.length));
+  return (head + name).slice(0, 44);
+}
+
+/** Reads a TD3 MRZ from OCR text lines; undefined when there are no two plausible lines. */
+export function readTd3(raw: string[]): Td3Reading | undefined {
+  const cleaned = cleanTd3Lines(raw);
+  if (!cleaned) return undefined;
+  const l1 = fixLine1(cleaned[0]);
+  let l2 = cleaned[1];
+  const corrections: Td3Reading['corrections'] = [];
+  // Nationality: letters.
+  l2 = l2.slice(0, 10) + l2.slice(10, 13).replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? d) + l2.slice(13);
+  // Sex: M, F or <.
+  if (!/[MF<]/.test(l2[20])) l2 = l2.slice(0, 20) + (l2[20] === 'H' || l2[20] === 'N' ? 'M' : l2[20] === 'E' || l2[20] === 'P' ? 'F' : '<') + l2.slice(21);
+  // A Vietnamese passport number is a letter and seven digits: G and 6 (or Q and 6) weigh the same
+  // modulo 10, so no check digit can tell them apart; the issuer's format does.
+  if (l1.slice(2, 5) === 'VNM' && /^[A-Z0-9][A-Z0-9]{7}<$/.test(l2.slice(0, 9))) {
+    const head = l2[0].replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? d);
+    l2 = head + digitsOf(l2.slice(1, 8)) + l2.slice(8);
+  }
+  const num = fixPart(l2, 0, 9, false, corrections);
+  l2 = num.line;
+  const dob = fixPart(l2, 13, 19, true, corrections);
+  l2 = dob.line;
+  const doe = fixPart(l2, 21, 27, true, corrections);
+  l2 = doe.line;
+  // Personal number: '<' filler or digits; its check digit may be '<' when it is empty.
+  const personalRaw = l2.slice(28, 42);
+  let personalOk = false;
+  if (/^<+$/.test(personalRaw)) personalOk = l2[42] === '<' || l2[42] === '0';
+  else {
+    const digits = personalRaw.replace(/<+$/, '');
+    const filled = digitsOf(digits).padEnd(14, '<');
+    l2 = l2.slice(0, 28) + filled + l2.slice(42);
+    // The personal number's check digit covers the whole 14-character field, filler included.
+    personalOk = /^\d$/.test(digitsOf(l2[42])) && checkDigit(l2.slice(28, 42)) === digitsOf(l2[42]);
+    if (personalOk) l2 = l2.slice(0, 42) + digitsOf(l2[42]) + l2.slice(43);
+  }
+  l2 = l2.slice(0, 43) + digitsOf(l2[43]);
+  const composite = () => checkDigit(l2.slice(0, 10) + l2.slice(13, 20) + l2.slice(21, 43)) === l2[43];
+  let result: ReturnType<typeof parse> | undefined;
+  try {
+    result = parse([l1, l2]);
+  } catch {
+    result = undefined;
+  }
+  const f = result?.fields;
+  const surname = (f?.lastName ?? '').trim();
+  const given = (f?.firstName ?? '').trim();
+  const nameAscii = [surname, given].filter(Boolean).join(' ') || undefined;
+  const personal = l2.slice(28, 42).replace(/<+$/, '');
+  return {
+    passportNumber: l2.slice(0, 9).replace(/<+$/, '') || undefined,
+    issuer: l1.slice(2, 5).replace(/</g, '') || undefined,
+    nationality: l2.slice(10, 13).replace(/</g, '') || undefined,
+    dob: td3Date(l2.slice(13, 19), 'birth'),
+    doe: td3Date(l2.slice(21, 27), 'expiry'),
+    sex: l2[20] === 'M' ? 'NAM' : l2[20] === 'F' ? 'NỮ' : undefined,
+    nameAscii,
+    personalNumber: /^\d+$/.test(personal) ? personal : undefined,
+    numberOk: num.ok,
+    dobOk: dob.ok,
+    doeOk: doe.ok,
+    personalOk,
+    compositeOk: composite(),
+    valid: !!result?.valid,
+    corrections,
+    lines: [l1, l2],
+  };
+}
+
+/** Writes a Vietnamese passport's TD3 MRZ (the test-page generator uses it). */
+export function writeTd3(p: { passportNumber: string; nameAscii: string; dob: string; doe: string; sex: 'NAM' | 'NỮ'; idNumber?: string }): [string, string] {
+  const ymd = (d: string) => `${d.slice(8, 10)}${d.slice(3, 5)}${d.slice(0, 2)}`;
+  const words = p.nameAscii.split(' ');
+  const line1 = `P<VNM${words[0]}<<${words.slice(1).join('<')}`.padEnd(44, '<').slice(0, 44);
+  const number = p.passportNumber.padEnd(9, '<');
+  const dob = ymd(p.dob);
+  const doe = ymd(p.doe);
+  const personal = (p.idNumber ?? '').padEnd(14, '<');
+  const personalCheck = p.idNumber ? checkDigit(personal) : '<';
+  const body = `${number}${checkDigit(number)}VNM${dob}${checkDigit(dob)}${p.sex === 'NAM' ? 'M' : 'F'}${doe}${checkDigit(doe)}${personal}${personalCheck}`;
+  const composite = checkDigit(body.slice(0, 10) + body.slice(13, 20) + body.slice(21, 43));
+  return [line1, body + composite];
+}

@@ -1,0 +1,237 @@
+/** Unit tests of the layout-free reader: lines, labels as anchors, values by geometry, kind and side, MRZ cross-check, confidence. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DOCUMENTS } from '../../src/reader/documents.js';
+import { assignValues, findLabels, isLabelPiece, segmentLines, splitUnderLabels, toCardWords, type CardWord } from '../../src/reader/pipeline/anchors.js';
+import { fieldProbability } from '../../src/reader/pipeline/confidence.js';
+import { normaliseFields, repairMarkNoun } from '../../src/reader/pipeline/fields.js';
+import { detectKind, fuzzyHas } from '../../src/reader/pipeline/kind.js';
+import { crossCheckMrz, readMrz, writeMrz } from '../../src/reader/pipeline/mrz.js';
+import { LAYOUTS } from '../../src/reader/layouts.js';
+
+/** Words of one printed line: text split at spaces, laid left to right from x at height y (letters 20 px tall). */
+function line(text: string, x: number, y: number, conf = 95): CardWord[] {
+  const out: CardWord[] = [];
+  let left = x;
+  for (const t of text.split(' ')) {
+    const width = t.length * 11;
+    out.push({ text: t, conf, left, top: y, width, height: 20 });
+    left += width + 7;
+  }
+  return out;
+}
+
+const read = (kind: keyof typeof DOCUMENTS, words: CardWord[]) => {
+  const segments = segmentLines(words);
+  const hits = findLabels(segments, DOCUMENTS[kind]);
+  const values = assignValues(segments, hits, DOCUMENTS[kind]);
+  const text = Object.fromEntries(Object.entries(values).map(([f, v]) => [f, v!.words.map((w) => w.text).join(' ')]));
+  return { segments, hits, values, text };
+};
+
+describe('lines by geometry', () => {
+  it('keeps two columns on one row apart and a word inside a too-wide box on its line', () => {
+    const words = [...line('28/01/2034', 30, 540), ...line('Số 136 Trần Hưng Đạo', 270, 538)];
+    assert.equal(segmentLines(words).length, 2);
+    // Tesseract sometimes gives the first word a box as wide as the line.
+    const wide = [{ text: 'LƯƠNG', conf: 93, left: 254, top: 312, width: 244, height: 24 }, ...line('ĐỨC HÙNG', 356, 309)];
+    const segs = segmentLines(wide);
+    assert.equal(segs.length, 1);
+    assert.deepEqual(segs[0].words.map((w) => w.text), ['LƯƠNG', 'ĐỨC', 'HÙNG']);
+  });
+  it('splits a label glued to its value at the colon, in card pixels', () => {
+    const w = toCardWords([{ text: 'tên:NGUYỄN', conf: 90, left: 120, top: 60, width: 120, height: 24, line: '1.1.1' }], 1.2, 14);
+    assert.deepEqual(w.map((x) => x.text), ['tên:', 'NGUYỄN']);
+    assert.equal(Math.round(w[0].left), 86);
+  });
+});
+
+describe('labels as anchors', () => {
+  it('finds every wording, accent-insensitive, bilingual or not', () => {
+    for (const [text, field] of [
+      ['Họ và tên: NGUYỄN VĂN AN', 'name'],
+      ['Họ và tên / Full name: NGUYỄN VĂN AN', 'name'],
+      ['Ho va ten NGUYỄN VĂN AN', 'name'],
+      ['Ngày, tháng, năm sinh: 01/02/1990', 'dob'],
+      ['Date of birth: 01/02/1990', 'dob'],
+      ['Nơi thường trú: Xóm 1, Ngọc Sơn, Hải Dương', 'address'],
+      ['Có giá trị đến: 01/02/2030', 'doe'],
+    ] as const) {
+      const r = read('cccd_chip_front', line(text, 270, 300));
+      assert.equal(r.hits.find((h) => h.field)?.field, field, text);
+    }
+  });
+  it('finds OCR-damaged labels and a label split across words or glued to its value', () => {
+    assert.equal(read('cccd_12_front', line('Quê quan: Nghĩa Hương, Quốc Oai, Hà Nội', 300, 400)).text.home, 'Nghĩa Hương, Quốc Oai, Hà Nội');
+    assert.equal(read('cccd_12_front', line('Hovà tên: LÊ THỊ MAI', 300, 210)).text.name, 'LÊ THỊ MAI');
+    assert.equal(read('cccd_12_front', line('Quốc tịch/Nationality:Việt Nam', 300, 350)).text.nationality, undefined); // no colon split: glued word stays label
+    const glued = toCardWords([{ text: 'tên:NGUYỄN', conf: 90, left: 358, top: 200, width: 120, height: 20, line: '1' }], 1, 0);
+    assert.equal(read('cccd_12_front', [...line('Họ và', 300, 200), ...glued, ...line('VĂN AN', 485, 200)]).text.name, 'NGUYỄN VĂN AN');
+  });
+  it('never takes a label, or a word inside a value, for a value or another label', () => {
+    // "Số" inside an address is a word, not the id's label; the id needs digits after its short label.
+    const r = read('cccd_12_front', [...line('Nơi thường trú:', 300, 440), ...line('Số 5 Ngõ 2, Phường 3, Quận 10, Hồ Chí Minh', 300, 470)]);
+    assert.equal(r.hits.filter((h) => h.field === 'id').length, 0);
+    assert.equal(r.text.address, 'Số 5 Ngõ 2, Phường 3, Quận 10, Hồ Chí Minh');
+    // A label-only line followed by the next label: nothing, not the next label's words.
+    const empty = read('cccd_chip_front', [...line('Họ và tên / Full name:', 270, 220), ...line('Ngày sinh / Date of birth: 01/02/1990', 270, 260)]);
+    assert.equal(empty.text.name, undefined);
+    assert.equal(empty.text.dob, '01/02/1990');
+  });
+});
+
+describe('values by geometry', () => {
+  it('takes the value below its label, and a two-line address, up to the next label', () => {
+    const words = [
+      ...line('Họ và tên / Full name:', 270, 220),
+      ...line('NGÔ QUANG VIỆT', 272, 250),
+      ...line('Nơi thường trú / Place of residence:', 270, 460),
+      ...line('Số 136 Trần Hưng Đạo, Quỳnh Xuân,', 272, 490),
+      ...line('Hoàng Mai, Nghệ An', 271, 520),
+      ...line('Có giá trị đến:', 30, 520),
+      ...line('28/01/2034', 30, 550),
+    ];
+    const r = read('cccd_chip_front', words);
+    assert.equal(r.text.name, 'NGÔ QUANG VIỆT');
+    assert.equal(r.text.address, 'Số 136 Trần Hưng Đạo, Quỳnh Xuân, Hoàng Mai, Nghệ An');
+    assert.equal(r.values.address?.lines.length, 2);
+    assert.equal(r.text.doe, '28/01/2034');
+  });
+  it('splits a line OCR ran on into the next column under a label-only line, and skips label leftovers before a date', () => {
+    const words = [
+      ...line('Nơi thường trú / Place of residence:', 226, 486),
+      // OCR ran the expiry label (its English half damaged) on into the address line beside it: one line.
+      ...line('Có giá trị đến / Da', 21, 516),
+      ...line('Số 101 Trần Hưng Đạo, Phường Tam Thuận,', 229, 516),
+      ...line('04/02/2024', 21, 544),
+      ...line('Thành phố Đà Nẵng', 230, 552),
+    ];
+    assert.equal(segmentLines(words).length, 4);
+    let segments = segmentLines(words);
+    segments = splitUnderLabels(segments, findLabels(segments, DOCUMENTS.cccd_chip_front));
+    const hits = findLabels(segments, DOCUMENTS.cccd_chip_front);
+    const v = assignValues(segments, hits, DOCUMENTS.cccd_chip_front);
+    assert.equal(v.address?.words.map((w) => w.text).join(' '), 'Số 101 Trần Hưng Đạo, Phường Tam Thuận, Thành phố Đà Nẵng');
+    assert.equal(v.doe?.words.map((w) => w.text).join(' '), '04/02/2024');
+  });
+  it('drops the rest of a bilingual label from the first line taken below it', () => {
+    const r = read('cccd_chip_back', [...line('Đặc điểm nhân dạng /', 30, 215), ...line('Personal identification: Sẹo chấm C: 1cm', 30, 245)]);
+    assert.equal(r.text.features, 'Sẹo chấm C: 1cm');
+  });
+  it('finds a label after a heading on the same line', () => {
+    const r = read('cmnd_09_back', line('NGÓN TRỎ TRÁI NGÓN TRỎ PHẢI Dân tộc: Kinh', 50, 39));
+    assert.equal(r.text.ethnicity, 'Kinh');
+  });
+  it('takes the lines under a centred heading', () => {
+    const words = [...line('DẤU VẾT RIÊNG VÀ DỊ HÌNH', 560, 120), ...line('Sẹo chấm C: 3cm dưới trước', 434, 160), ...line('dái tai phải', 434, 192)];
+    const r = read('cmnd_09_back', words);
+    assert.equal(r.text.features, 'Sẹo chấm C: 3cm dưới trước dái tai phải');
+    // The line under the heading starts left of it but has no label of its own: it is not split under the heading.
+    const segments = segmentLines(words);
+    assert.equal(splitUnderLabels(segments, findLabels(segments, DOCUMENTS.cmnd_09_back)), segments);
+  });
+  it('places a line by its sure words: a stray mark off the portrait does not move it', () => {
+    const stray = { text: 'sa', conf: 4, left: 270, top: 309, width: 30, height: 55 };
+    const r = read('cccd_2024_front', [...line('Họ, chữ đệm và tên khai sinh / Full name:', 299, 298), stray, ...line('TRẦN ĐÌNH TRỌNG VINH', 316, 334)]);
+    assert.equal(r.text.name, 'sa TRẦN ĐÌNH TRỌNG VINH'); // the mark stays a word (free text drops it by its confidence)
+  });
+  it('reads two fields on one row and a value beyond a wide gap', () => {
+    const r = read('cccd_12_front', [...line('Ngày sinh: 02/11/1953 Giới tính: Nữ', 300, 308), ...line('Quốc tịch:', 300, 352), ...line('Việt Nam', 600, 353)]);
+    assert.equal(r.text.dob, '02/11/1953');
+    assert.equal(r.text.sex, 'Nữ');
+    assert.equal(r.text.nationality, 'Việt Nam');
+  });
+  it('drops what is left of a label OCR broke up', () => {
+    assert.ok(isLabelPiece('ofexpiy', 'dateofexpiry'));
+    assert.ok(!isLabelPiece('NGUYỄN', 'fullname'));
+    // Only what a longer wording prints after the one found: "Quán Thánh" after "Nguyên quán" is the value.
+    assert.equal(read('cmnd_09_front', line('Nguyên quán: Quán Thánh, Ba Đình, Hà Nội', 280, 380)).text.home, 'Quán Thánh, Ba Đình, Hà Nội');
+    const broken = [...line('Ngày, tháng, năm hết hạn', 20, 216), ...line('Date ofexpiy 08/03/2025', 300, 214)];
+    assert.equal(read('cccd_2024_back', broken).text.doe, '08/03/2025');
+  });
+});
+
+describe('kind and side from content', () => {
+  const kindOf = (...lines: string[]) => detectKind(lines.flatMap((t, i) => line(t, 300, 40 + 40 * i)))?.kind;
+  it('tells every model and side apart', () => {
+    assert.equal(kindOf('CĂN CƯỚC CÔNG DÂN', 'Số / No.: 001090012345', 'Họ và tên / Full name:'), 'cccd_chip_front');
+    assert.equal(kindOf('CĂN CƯỚC CÔNG DÂN', 'Số: 001090012345', 'Họ và tên:'), 'cccd_12_front');
+    assert.equal(kindOf('CĂN CƯỚC', 'IDENTITY CARD', 'Số định danh cá nhân / Personal identification number'), 'cccd_2024_front');
+    assert.equal(kindOf('Nơi cư trú / Place of residence:', 'Nơi đăng ký khai sinh / Place of birth:'), 'cccd_2024_back');
+    assert.equal(kindOf('GIẤY CHỨNG MINH NHÂN DÂN', 'Họ tên:'), 'cmnd_09_front');
+    assert.equal(kindOf('CHỨNG MINH NHÂN DÂN', 'Họ và tên:'), 'cmnd_12_front');
+    assert.equal(kindOf('Dân tộc: Kinh Tôn giáo: Không', 'DẤU VẾT RIÊNG VÀ DỊ HÌNH'), 'cmnd_09_back');
+    assert.equal(kindOf('Đặc điểm nhân dạng / Personal identification:'), 'cccd_chip_back');
+    assert.equal(kindOf('Ngón trỏ trái', 'Đặc điểm nhận dạng:'), 'cccd_12_back');
+    assert.equal(kindOf('IDVNM0900123451001090012345<<<', '9001011M3001014VNM<<<<<<<<<<<8'), 'cccd_chip_back');
+    assert.equal(kindOf('HELLO WORLD', 'nothing here'), undefined);
+  });
+  it('matches phrases with OCR slips', () => {
+    assert.ok(fuzzyHas('xyzcancuoccongdanabc', 'căn cước công dân'));
+    assert.ok(fuzzyHas('xyzcancuocc0ngdanabc', 'căn cước công dân'));
+    assert.ok(!fuzzyHas('xyzhovatenabc', 'căn cước công dân'));
+  });
+});
+
+describe('MRZ cross-check', () => {
+  const mrz = readMrz(writeMrz({ id: '001090012345', dob: '01/01/1990', doe: '01/01/2030', sex: 'NAM', nameAscii: 'NGUYEN VAN AN' }))!;
+  it('confirms what the MRZ says and corrects what it contradicts', () => {
+    assert.ok(mrz.valid && mrz.idOk && mrz.dobOk && mrz.doeOk);
+    const fields = {
+      id: { value: '001090012345', conf: 70 },
+      dob: { value: '07/01/1990', conf: 90 },
+      sex: { value: 'NAM', conf: 80 },
+      name: { value: 'NGUYỄN VĂN AN', conf: 60 },
+    };
+    const verdict = crossCheckMrz(fields, mrz);
+    assert.deepEqual(verdict, { id: 'confirmed', dob: 'corrected', sex: 'confirmed', name: 'confirmed' });
+    assert.equal(fields.dob.value, '01/01/1990');
+    assert.ok(fieldProbability(fields.id) >= 95);
+  });
+  it('marks a name the MRZ contradicts, and trusts no part whose check digit fails', () => {
+    const fields = { name: { value: 'NGUYỄN VĂN ANH', conf: 95 } as { value: string; conf: number; invalid?: boolean } };
+    crossCheckMrz(fields, mrz);
+    assert.equal(fields.name.invalid, true);
+    assert.ok(fieldProbability(fields.name) < 50);
+    const broken = readMrz(writeMrz({ id: '001090012345', dob: '01/01/1990', doe: '01/01/2030', sex: 'NAM', nameAscii: 'NGUYEN VAN AN' }).map((l, i) => (i === 1 ? '900102' + l.slice(6) : l)))!;
+    assert.equal(broken.dobOk, false);
+    const dob = { dob: { value: '07/01/1990', conf: 90 } };
+    assert.deepEqual(crossCheckMrz(dob, broken), {});
+    assert.equal(dob.dob.value, '07/01/1990');
+  });
+});
+
+describe('confidence', () => {
+  it('keeps a value no validator confirmed under 80, and a rejected one lower', () => {
+    const layout = LAYOUTS.cccd_12_front;
+    const n = normaliseFields(layout, {
+      name: { text: 'XYZQ ÂN', conf: 96 },
+      address: { text: 'Abc Def', conf: 96 },
+      nationality: { text: 'Việt Nam', conf: 96 },
+    });
+    assert.ok(fieldProbability(n.fields.name!) < 80);
+    assert.ok(fieldProbability(n.fields.address!) < 80);
+    assert.ok(fieldProbability(n.fields.nationality!) >= 95);
+    const mixed = normaliseFields(layout, { name: { text: 'VÕ HỌ EINH CHỮ ĐỨC ĐỆM TÌATA CƯỜNG VÀ A TÊN', conf: 96 } });
+    assert.ok(fieldProbability(mixed.fields.name!) < 80, 'a name with a label read into it');
+    const good = normaliseFields(layout, { name: { text: 'NGUYỄN VĂN AN', conf: 92 } });
+    assert.ok(fieldProbability(good.fields.name!) >= 90);
+    const features = normaliseFields(LAYOUTS.cccd_12_back, { features: { text: 'Sẹo chấm C: 1cm trên trước đuôi mắt bhải', conf: 94 } });
+    assert.ok(fieldProbability(features.fields.features!) < 80, 'a word no Vietnamese syllable');
+    const street = normaliseFields(layout, { address: { text: '20, An Phú Đông, 12, Hồ Chí Minh', conf: 99 } });
+    assert.ok(fieldProbability(street.fields.address!) < 80, 'a street that lost its type word');
+    // A citizen card expires on a 25th, 40th or 60th birthday: another year is a misreading somewhere.
+    const doe = normaliseFields(layout, { dob: { text: '25/09/1990', conf: 97 }, doe: { text: '25/09/2013', conf: 98 } });
+    assert.ok(fieldProbability(doe.fields.doe!) < 80);
+    const doeOk = normaliseFields(layout, { dob: { text: '25/09/1990', conf: 97 }, doe: { text: '25/09/2015', conf: 98 } });
+    assert.ok(fieldProbability(doeOk.fields.doe!) >= 95);
+  });
+  it('repairs the first word of a marks description and drops a stray word before an address', () => {
+    for (const t of ['ẹo chấm', '(ốt ruồi', 'INốt ruồi', 'Wốt ruồi']) assert.match(repairMarkNoun(t), /^(Sẹo|Nốt) /, t);
+    assert.equal(repairMarkNoun('ớt xyz'), 'Bớt xyz');
+    const a = normaliseFields(LAYOUTS.cccd_2024_back, { address: { text: 'bạ Số 20 Đường Lê Lợi, Đông Phong, Lai Châu, Lai Châu', conf: 97 } });
+    assert.equal(a.fields.address?.value, 'Số 20 Đường Lê Lợi, Đông Phong, Lai Châu, Lai Châu');
+    const kept = normaliseFields(LAYOUTS.cccd_2024_back, { address: { text: 'Tổ 5, Lộ 25, Đồng Nai', conf: 97 } });
+    assert.equal(kept.fields.address?.value, 'Tổ 5, Lộ 25, Đồng Nai');
+  });
+});
