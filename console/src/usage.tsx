@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { consoleApi, type Application, type UsageReport } from './api';
 import { RequestsChart } from './chart';
 
@@ -25,9 +25,17 @@ export function UsagePage({ apps, services }: { apps: Application[]; services: s
   const [report, setReport] = useState<UsageReport | null>(null);
   const [error, setError] = useState('');
   const code = app || apps[0]?.app_code || '';
+  // Only the latest request's answer is shown: picking another application while the first report is
+  // still on its way must not let that older answer land last and stay on screen.
+  const latest = useRef(0);
   const load = () => {
     if (!code) return;
-    consoleApi<UsageReport>('GET', `/apps/${code}/usage?days=${days}`).then(setReport, (err) => setError((err as Error).message));
+    const ticket = ++latest.current;
+    setError('');
+    consoleApi<UsageReport>('GET', `/apps/${code}/usage?days=${days}`).then(
+      (r) => ticket === latest.current && setReport(r),
+      (err) => ticket === latest.current && setError((err as Error).message),
+    );
   };
   useEffect(load, [code, days]);
   if (apps.length === 0) return <p class="empty">No applications yet: create one under Applications.</p>;

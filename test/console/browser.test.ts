@@ -210,6 +210,7 @@ describe('web console in chromium', { skip: missing }, () => {
 
     // Usage: 1 credit + 1 ID card + 1 TTS create + at least one status poll, all under "Shop demo".
     await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByRole('heading', { name: 'Usage', exact: true }).waitFor(); // the new page, not the last one's picker
     await page.getByLabel('Application').selectOption({ label: 'Shop demo' });
     const chart = page.getByTestId('usage-chart');
     // The first application's report shows first; wait for this one's.
