@@ -161,8 +161,10 @@ export function startTtsWorkers(deps: TtsJobDeps): { stop(): Promise<void> } {
 
 /** Deletes audio written before `before` and forgets finished requests created before it. */
 export async function sweepExpired(deps: Pick<TtsJobDeps, 'blobs' | 'store'>, before: Date): Promise<{ files: number; requests: number }> {
-  const files = await deps.blobs.deleteOlderThan('tts/', before);
+  // Requests first: a file is written after its request was created, so when a link answers 404 its
+  // request is already forgotten too (the other order left a moment where the status outlived the audio).
   const requests = await deps.store.deleteFinishedBefore(before);
+  const files = await deps.blobs.deleteOlderThan('tts/', before);
   return { files, requests };
 }
 
