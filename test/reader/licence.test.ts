@@ -12,6 +12,7 @@ import { LICENCE_SAMPLE_KINDS, makeLicenceSample } from '../../bench/document-va
 import { issueLine, licenceKind, normaliseClass } from '../../src/reader/licence.js';
 import type { CardWord } from '../../src/reader/pipeline/anchors.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { badInputCases } from './bad-input.js';
 import { fixture, postForm } from './helpers.js';
 
 const PROB = /^\d{1,3}\.\d{2}$/;
@@ -48,6 +49,8 @@ describe('POST /vision/dlr/vnm', () => {
   });
   after(async () => t.close());
   const post = (parts: Record<string, string | Buffer>) => postForm(`${t.url}/vision/dlr/vnm`, t.apiKey, parts);
+
+  badInputCases(() => t, '/vision/dlr/vnm');
 
   for (const [i, kind] of LICENCE_SAMPLE_KINDS.entries()) {
     it(`reads a generated ${kind}`, async () => {

@@ -14,6 +14,7 @@ import { crossValidate, matchProvince } from '../../src/reader/passport.js';
 import { checkDigit } from '../../src/reader/pipeline/mrz.js';
 import { readTd3, writeTd3 } from '../../src/reader/pipeline/mrz-td3.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { badInputCases } from './bad-input.js';
 import { fixture, postForm } from './helpers.js';
 
 const PROB = /^\d{1,3}\.\d{2}$/;
@@ -118,6 +119,8 @@ describe('POST /vision/passport/vnm', () => {
   });
   after(async () => t.close());
   const post = (parts: Record<string, string | Buffer>, key: string | undefined = t.apiKey) => postForm(`${t.url}/vision/passport/vnm`, key, parts);
+
+  badInputCases(() => t, '/vision/passport/vnm');
 
   for (const seed of [930_001, 930_002]) {
     it(`reads every field of a generated data page (seed ${seed}), wrong values never confident`, async () => {
