@@ -15,9 +15,10 @@ import { anchorPage, lineUnder, readFlatPage, type Anchored } from './document-p
 import type { DocumentModel, FieldSpec } from './documents.js';
 import type { IdCardField } from './layouts.js';
 import { parseAddress } from './pipeline/address.js';
+import { provincePlace } from './province.js';
 import type { CardWord, Segment } from './pipeline/anchors.js';
 import { stackBands } from './pipeline/crops.js';
-import { CARD_WIDTH } from './layouts.js';
+import { CARD_WIDTH, type Box } from './layouts.js';
 import { fieldProbability, formatProb, overallScore } from './pipeline/confidence.js';
 import { fixSurname, isFamilyName, normaliseDate, normaliseId, normaliseName, rawFromLines, wordsByBand, type FieldValue } from './pipeline/fields.js';
 import { ReaderFailure } from './pipeline/failure.js';
@@ -39,8 +40,13 @@ const FRONT: Record<'dl_paper_front' | 'dl_pet_front', LicenceField[]> = {
   dl_pet_front: ['id', 'name', 'dob', 'nation', 'address', 'place_issue', 'date', 'doe', 'class'],
 };
 
+/** Class values of the 2025 system (licences of the Ministry of Public Security). */
+export const CLASSES_2025 = ['A1', 'A', 'B1', 'B', 'C1', 'C', 'D1', 'D2', 'D', 'BE', 'C1E', 'CE', 'D1E', 'D2E', 'DE'];
+/** Class values of the system before it (the Ministry of Transport's paper and PET licences). */
+export const CLASSES_BEFORE_2025 = ['A1', 'A2', 'A3', 'A4', 'B1', 'B2', 'C', 'D', 'E', 'FB2', 'FC', 'FD', 'FE'];
 /** Class values: the 2025 system and the one before it (A1-A4, B1, B2, C, D, E, F*). */
-export const LICENCE_CLASSES = ['A1', 'A', 'B1', 'B', 'C1', 'C', 'D1', 'D2', 'D', 'BE', 'C1E', 'CE', 'D1E', 'D2E', 'DE', 'A2', 'A3', 'A4', 'B2', 'E', 'FB2', 'FC', 'FD', 'FE'];
+export const LICENCE_CLASSES = [...new Set([...CLASSES_2025, ...CLASSES_BEFORE_2025])];
+export type LicenceEra = '2025' | 'before 2025';
 /** Words printed for a licence that never expires. */
 export const NO_EXPIRY = 'Không thời hạn';
 
@@ -121,22 +127,35 @@ const ms = (s: string | undefined) => {
   return Date.UTC(y, m - 1, d);
 };
 
-/** A class value as printed ("B2", "C1E"); OCR's 8/B, 0/D and 1/I slips mended only to a listed value. */
-export function normaliseClass(text: string): string | undefined {
-  const words = text
+/** The issuer's era from the page's header: the Ministry of Public Security issues the 2025 model. */
+export function licenceEra(words: CardWord[]): LicenceEra | undefined {
+  const text = squash(words.map((w) => w.text).join(' '));
+  if (fuzzyHas(text, 'bo cong an')) return '2025';
+  if (fuzzyHas(text, 'giao thong van tai')) return 'before 2025';
+  return undefined;
+}
+
+/**
+ * A class value as printed ("B2", "C1E"); OCR's 8/B, 0/D and 1/I slips (an I with a mark too: "BÍ")
+ * mended only to a listed value. With the era known, only that era's classes are values (a pre-2025
+ * licence has no class B: "B" there is B1 or B2 with its digit lost).
+ */
+export function normaliseClass(text: string, era?: LicenceEra): string | undefined {
+  const list = era === '2025' ? CLASSES_2025 : era === 'before 2025' ? CLASSES_BEFORE_2025 : LICENCE_CLASSES;
+  const words = fold(text)
     .toUpperCase()
     .replace(/[^A-Z0-9 ]/g, ' ')
     .split(/\s+/)
     .filter(Boolean);
   for (const w of words) {
-    if (LICENCE_CLASSES.includes(w)) return w;
+    if (list.includes(w)) return w;
     const mended = w.replace(/8/g, 'B').replace(/0/g, 'D').replace(/(?<=[A-Z])I/g, '1').replace(/(?<=[A-Z])Z/g, '2');
-    if (LICENCE_CLASSES.includes(mended)) return mended;
+    if (list.includes(mended)) return mended;
   }
   return undefined;
 }
 
-function normalise(kind: 'dl_paper_front' | 'dl_pet_front', raw: Partial<Record<LicenceField, { text: string; conf: number }>>): Partial<Record<LicenceField, FieldValue>> {
+function normalise(kind: 'dl_paper_front' | 'dl_pet_front', raw: Partial<Record<LicenceField, { text: string; conf: number }>>, era?: LicenceEra): Partial<Record<LicenceField, FieldValue>> {
   const out: Partial<Record<LicenceField, FieldValue>> = {};
   for (const f of FRONT[kind]) {
     const r = raw[f];
@@ -177,12 +196,14 @@ function normalise(kind: 'dl_paper_front' | 'dl_pet_front', raw: Partial<Record<
         break;
       }
       case 'place_issue': {
-        const v = tidy(text);
-        if (v) out.place_issue = { value: v, conf, valid: parseAddress(v).matched >= 1 };
+        // A province (a licence is issued by a province's transport department): the gazetteer's spelling.
+        const place = provincePlace(text);
+        const v = place ?? tidy(text);
+        if (v) out.place_issue = { value: v, conf, valid: !!place };
         break;
       }
       case 'class': {
-        const v = normaliseClass(text);
+        const v = normaliseClass(text, era);
         if (v) out.class = { value: v, conf, valid: true };
         break;
       }
@@ -203,13 +224,13 @@ function normalise(kind: 'dl_paper_front' | 'dl_pet_front', raw: Partial<Record<
 }
 
 /** Fields of a front: anchored values, the line under a label the anchors left, and the issue line. */
-function readFront(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchored): Partial<Record<LicenceField, FieldValue>> {
+function readFront(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchored, era?: LicenceEra): Partial<Record<LicenceField, FieldValue>> {
   const raw: Partial<Record<LicenceField, { text: string; conf: number }>> = {};
   for (const f of FRONT[kind]) {
     const v = a.values[LICENCE_KEYS[f]];
     if (v) raw[f] = rawFromLines(LICENCE_KEYS[f], v.lines);
   }
-  const first = normalise(kind, raw);
+  const first = normalise(kind, raw, era);
   for (const f of FRONT[kind]) {
     const hit = a.hits.find((h) => h.field === LICENCE_KEYS[f]);
     const under = !first[f] && hit ? lineUnder(a, hit) : undefined;
@@ -224,7 +245,7 @@ function readFront(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchored): Partia
     if (issue.date) raw.date = { text: issue.date, conf };
     break;
   }
-  return normalise(kind, raw);
+  return normalise(kind, raw, era);
 }
 
 type Row = { cls: string; date: string; conf: number; top: number };
@@ -242,7 +263,7 @@ async function readPaperBack(a: Anchored, gray: Buffer, ocr: OcrEngine): Promise
   const used = new Set<Segment>();
   for (const g of a.segments) {
     const words = textOf(g).split(/\s+/);
-    const cls = normaliseClass(words[0]);
+    const cls = normaliseClass(words[0], 'before 2025');
     if (!cls || words[0].length > 4) continue;
     // The date: later on the same segment, or the nearest segment to the right on the same row.
     let dateText = words.slice(1).join(' ');
@@ -269,7 +290,7 @@ async function readPaperBack(a: Anchored, gray: Buffer, ocr: OcrEngine): Promise
     const byBand = wordsByBand(await ocr.recognize(stack.png, { lang: 'eng', psm: 6, whitelist: 'ABCDEF12345' }), stack.spans);
     lonely.forEach((g, i) => {
       const ws = byBand[i] ?? [];
-      const cls = normaliseClass(ws.map((w) => w.text).join(' '));
+      const cls = normaliseClass(ws.map((w) => w.text).join(' '), 'before 2025');
       const date = normaliseDate(textOf(g));
       if (cls && date && ws.length) rows.push({ cls, date, conf: (ws.reduce((s, w) => s + w.conf, 0) / ws.length + confOf(g)) / 2, top: g.top });
     });
@@ -279,6 +300,19 @@ async function readPaperBack(a: Anchored, gray: Buffer, ocr: OcrEngine): Promise
     classes: rows.map((r) => ({ value: r.cls, prob: fieldProbability({ value: r.cls, conf: r.conf, valid: true }) })),
     dates: rows.map((r) => ({ value: r.date, prob: fieldProbability({ value: r.date, conf: r.conf, valid: true }) })),
   };
+}
+
+/**
+ * The class value right of its label, read again on its own with the class letters and digits only:
+ * the whole page's reading loses a lone letter or turns a 1 into an accented I.
+ */
+async function rereadClass(gray: Buffer, label: Box, ocr: OcrEngine, era: LicenceEra | undefined): Promise<FieldValue | undefined> {
+  const box = { x: label.x + label.w - 4, y: label.y - label.h * 0.5, w: Math.min(220, CARD_WIDTH - label.x - label.w), h: label.h * 2 };
+  const stack = await stackBands(gray, [box], 2);
+  const words = await ocr.recognize(stack.png, { lang: 'eng', psm: 7, whitelist: 'ABCDEF12345' });
+  const v = normaliseClass(words.map((w) => w.text).join(' '), era);
+  if (!v || words.length === 0) return undefined;
+  return { value: v, conf: words.reduce((s, w) => s + w.conf, 0) / words.length, valid: true };
 }
 
 export async function readLicence(task: ReadTask, ocr: OcrEngine): Promise<LicenceResult> {
@@ -294,7 +328,14 @@ export async function readLicence(task: ReadTask, ocr: OcrEngine): Promise<Licen
       return { ok: true, kind, fields: {}, classes, dates, overall: overallScore(probs), timings };
     }
     if (kind === 'dl_pet_back') return { ok: true, kind, fields: {}, overall: 0, timings };
-    const normal = readFront(kind, a);
+    const era = licenceEra(page.words);
+    const normal = readFront(kind, a, era);
+    const classHit = a.hits.find((h) => h.field === LICENCE_KEYS.class);
+    if (kind === 'dl_pet_front' && !normal.class && classHit) {
+      const cls = await rereadClass(page.gray, classHit.box, ocr, era);
+      if (cls) normal.class = cls;
+      timings.retried = 1;
+    }
     lap('fields');
     const fields: ReadLicence['fields'] = {};
     for (const f of FRONT[kind]) {

@@ -22,6 +22,8 @@ export interface Td3Reading {
   sex?: 'NAM' | 'NỮ';
   /** Surname and given names, upper case without accents, as the MRZ writes them. */
   nameAscii?: string;
+  /** The name field is full to its last position: its last word may be cut short. */
+  nameTruncated: boolean;
   /** The personal number (Vietnamese passports: the 12-digit citizen id), when present. */
   personalNumber?: string;
   numberOk: boolean;
@@ -112,13 +114,16 @@ function td3Date(v: string, kind: 'birth' | 'expiry'): string | undefined {
   return `${v.slice(4, 6)}/${v.slice(2, 4)}/${century + yy}`;
 }
 
-/** Line 1's name field: filler read as K or C in long runs is filler. */
-function fixLine1(l1: string): string {
+/**
+ * Line 1's name field: filler read as K or C in long runs is filler. The run starts after a '<': the
+ * last letter of a name ending in C (NGOC, PHUC, DUC) is a letter, not filler.
+ */
+export function fixLine1(l1: string): string {
   const head = 'P' + l1[1] + l1.slice(2, 5).replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? d);
   const name = l1
     .slice(5)
     .replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? '<')
-    .replace(/[KC<]{4,}$/, (run) => '<'.repeat(run.length));
+    .replace(/(?<=<)[KC<]{3,}$/, (run) => '<'.repeat(run.length));
   return (head + name).slice(0, 44);
 }
 
@@ -178,6 +183,7 @@ export function readTd3(raw: string[]): Td3Reading | undefined {
     doe: td3Date(l2.slice(21, 27), 'expiry'),
     sex: l2[20] === 'M' ? 'NAM' : l2[20] === 'F' ? 'NỮ' : undefined,
     nameAscii,
+    nameTruncated: l1[43] !== '<',
     personalNumber: /^\d+$/.test(personal) ? personal : undefined,
     numberOk: num.ok,
     dobOk: dob.ok,
