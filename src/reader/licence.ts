@@ -82,6 +82,12 @@ export const LICENCE_MODEL: DocumentModel = {
   stops: ['Cộng hòa xã hội chủ nghĩa Việt Nam', 'Độc lập - Tự do - Hạnh phúc', 'Giấy phép lái xe', "Driver's license", 'Bộ Giao thông vận tải', 'Bộ Công an', 'Giám đốc', 'Cục trưởng'],
 };
 
+/** A side's own labels: a paper front prints no class (a garbled "Họ tên" must not pass for "Hạng"), a PET front no code. */
+function modelOf(kind: LicenceKind): DocumentModel {
+  const absent = kind === 'dl_paper_front' ? LICENCE_KEYS.class : kind === 'dl_pet_front' ? LICENCE_KEYS.code : undefined;
+  return absent ? { ...LICENCE_MODEL, fields: LICENCE_MODEL.fields.filter((f) => f.field !== absent) } : LICENCE_MODEL;
+}
+
 export interface ReadLicence {
   ok: true;
   kind: LicenceKind;
@@ -101,7 +107,10 @@ export function licenceKind(words: CardWord[]): LicenceKind | undefined {
   const text = squash(words.map((w) => w.text).join(' '));
   const has = (...p: string[]) => p.some((x) => fuzzyHas(text, x));
   const bilingual = has('full name', 'date of birth', 'nationality', 'driver', 'class', 'expires');
-  const licence = has('giay phep lai xe', 'drivers license', 'driving licence', 'xe mo to', 'xi lanh', 'hang xe');
+  // The title, or two of a back's words: one short phrase alone is matched, one letter off, in the
+  // garbage an upside-down page reads as.
+  const backCues = ['xe mo to', 'xi lanh', 'hang xe', 'cho nguoi', 'ngay trung tuyen', 'vehicles', 'loai xe'].filter((c) => has(c)).length;
+  const licence = has('giay phep lai xe', 'drivers license', 'driving licence') || backCues >= 2;
   if (!licence) return undefined;
   const front = has('ho ten', 'full name', 'noi cu tru', 'sinh ngay', 'ngay sinh');
   if (front) return bilingual ? 'dl_pet_front' : 'dl_paper_front';
@@ -113,7 +122,8 @@ export function licenceKind(words: CardWord[]): LicenceKind | undefined {
 /** "Hà Nội, ngày 15 tháng 03 năm 2019": the place and date of issue (no label of their own). */
 export function issueLine(text: string): { place?: string; date?: string } | undefined {
   // OCR may split the year ("201 1"): its digits are gathered up to four.
-  const m = /^(.*?)[,.]?\s*ng[aàáảãạ]y\s*(\d{1,2})\s*th[aáàảãạ]ng\s*(\d{1,2})\s*n[aăắằẳẵặ]m\s*(\d[\d ]{3,5})/iu.exec(text);
+  // Any a with any mark: OCR swaps them ("thắng" for "tháng").
+  const m = /^(.*?)[,.]?\s*ng[aàáảãạăắằẳẵặâấầẩẫậ]y\s*(\d{1,2})\s*th[aàáảãạăắằẳẵặâấầẩẫậ]ng\s*(\d{1,2})\s*n[aàáảãạăắằẳẵặâấầẩẫậ]m\s*(\d[\d ]{3,5})/iu.exec(text);
   if (!m) return undefined;
   const year = m[4].replace(/\s/g, '').slice(0, 4);
   const date = year.length === 4 ? normaliseDate(`${m[2]}/${m[3]}/${year}`) : undefined;
@@ -245,6 +255,11 @@ function readFront(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchored, era?: L
     if (issue.date) raw.date = { text: issue.date, conf };
     break;
   }
+  // The number's label lost ("Số" is short and read "Sø"): the front prints one 12-digit number, its id.
+  if (!first.id) {
+    const twelve = a.segments.flatMap((g) => g.words).filter((w) => /^\d{12}$/.test(w.text.replace(/[^\d]/g, '')) && !/\d[/.-]\d/.test(w.text));
+    if (twelve.length === 1) raw.id = { text: twelve[0].text, conf: twelve[0].conf };
+  }
   return normalise(kind, raw, era);
 }
 
@@ -319,7 +334,7 @@ export async function readLicence(task: ReadTask, ocr: OcrEngine): Promise<Licen
   const { timings, lap } = stageTimer();
   try {
     const page = await readFlatPage(task, ocr, 'driving licence', licenceKind, lap);
-    const a = anchorPage(page.words, LICENCE_MODEL);
+    const a = anchorPage(page.words, modelOf(page.kind));
     const kind = page.kind;
     if (kind === 'dl_paper_back') {
       const { classes, dates } = await readPaperBack(a, page.gray, ocr);
