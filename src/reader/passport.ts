@@ -213,16 +213,39 @@ function nameOf(words: { text: string; conf: number }[] | undefined): NameWord[]
 }
 
 /**
+ * The band of a value printed under its label, the label's line included (a band cut through the
+ * label's letters reads as one garbled line): one row high, as wide as the column (up to the next
+ * label on the row).
+ */
+function valueBand(hit: LabelHit, hits: LabelHit[]): Box {
+  const next = hits.filter((h) => h !== hit && Math.abs(h.box.y - hit.box.y) < 0.03 * CARD_HEIGHT && h.box.x > hit.box.x + 60).map((h) => h.box.x);
+  const w = Math.min(330, CARD_WIDTH - hit.box.x, Math.min(Infinity, ...next) - hit.box.x - 4);
+  return { x: Math.max(0, hit.box.x - 8), y: Math.max(0, hit.box.y - 3), w: w + 8, h: 0.09 * CARD_HEIGHT };
+}
+
+/** Labels of the page printed above values (their line in a band is not a value). */
+const LABEL_WORDS = ['noisinh', 'placeofbirth', 'ngaycap', 'dateofissue', 'ngaysinh', 'dateofbirth', 'giatriden', 'dateofexpiry', 'gioitinh', 'hovaten', 'fullname', 'quoctich', 'nationality', 'dinhdanh', 'personalno', 'idcard', 'sohochieu', 'noicap', 'placeofissue'];
+const isLabelLine = (text: string) => {
+  const key = foldKey(text);
+  return LABEL_WORDS.some((l) => (l.length >= 8 ? fuzzyHas(key, l) : key.includes(l)));
+};
+
+/** The value's line among a band's words: the first line under the label's. */
+export function valueLine<W extends { line: string; text: string; top: number }>(words: W[]): W[] {
+  const lines = new Map<string, W[]>();
+  for (const w of words) lines.set(w.line, [...(lines.get(w.line) ?? []), w]);
+  const values = [...lines.values()].filter((ws) => !isLabelLine(ws.map((w) => w.text).join(' ')));
+  return values.sort((x, y) => Math.min(...x.map((w) => w.top)) - Math.min(...y.map((w) => w.top)))[0] ?? [];
+}
+
+/**
  * The name's line among a band's words: not the label's line ("Họ và tên / Full name"), and of the
  * others the one of the tallest letters (labels are printed smaller).
  */
 export function nameLine<W extends { line: string; height: number; text: string }>(words: W[]): W[] {
   const lines = new Map<string, W[]>();
   for (const w of words) if (/\p{L}/u.test(w.text)) lines.set(w.line, [...(lines.get(w.line) ?? []), w]);
-  for (const [k, ws] of lines) {
-    const text = foldKey(ws.map((w) => w.text).join(' '));
-    if (text.includes('hovaten') || ['fullname', 'quoctich', 'nationality'].some((l) => fuzzyHas(text, l))) lines.delete(k);
-  }
+  for (const [k, ws] of lines) if (isLabelLine(ws.map((w) => w.text).join(' '))) lines.delete(k);
   const median = (ws: W[]) => ws.map((w) => w.height).sort((x, y) => x - y)[Math.floor((ws.length - 1) / 2)];
   return [...lines.values()].sort((x, y) => median(y) - median(x))[0] ?? [];
 }
@@ -258,13 +281,13 @@ export async function readPassport(task: ReadTask, ocr: OcrEngine): Promise<Pass
       .map((f) => ({ f, hit: hits.find((h) => h.field === PASSPORT_KEYS[f]) }))
       .filter((x): x is { f: PassportField; hit: LabelHit } => !!x.hit);
     const nameBox = nameBand(hits, { name: 'name', nationality: 'nationality', dob: 'dob', column: ['dob', 'sex', 'issue_date'] });
-    const boxes = retry.map(({ hit }) => ({ x: Math.max(0, hit.box.x - 8), y: hit.box.y + hit.box.h * 0.6, w: Math.min(CARD_WIDTH - hit.box.x, 330), h: hit.box.h * 2.6 }));
+    const boxes = retry.map(({ hit }) => valueBand(hit, hits));
     if (boxes.length > 0) {
       const stack = await stackBands(gray, boxes, 1.8);
       const byBand = wordsByBand(await ocr.recognize(stack.png, { lang: 'vie', psm: 6 }), stack.spans);
       const second = { ...raw };
       retry.forEach(({ f }, i) => {
-        const words = byBand[i] ?? [];
+        const words = valueLine(byBand[i] ?? []);
         if (words.length) second[f] = rawFromLines(PASSPORT_KEYS[f], [words]);
       });
       const again = normalise(second);

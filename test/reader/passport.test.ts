@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { makePassportSample } from '../../bench/document-variation.js';
 import { nameBand, nameFromZones } from '../../src/reader/passport-name.js';
-import { crossValidate, matchProvince, nameLine } from '../../src/reader/passport.js';
+import { crossValidate, matchProvince, nameLine, valueLine } from '../../src/reader/passport.js';
 import { fieldProbability } from '../../src/reader/pipeline/confidence.js';
 import { checkDigit } from '../../src/reader/pipeline/mrz.js';
 import { readTd3, writeTd3 } from '../../src/reader/pipeline/mrz-td3.js';
@@ -175,6 +175,14 @@ describe('passport cross-validation', () => {
       ]).map((x) => x.text),
       ['VÕ', 'MỸ'],
     );
+  });
+
+  it("takes a second reading's value from the line under its label's, never the label's", () => {
+    const w = (text: string, line: string, top: number) => ({ text, line, top });
+    const band = [w('Nơi', 'a', 5), w('sinh/Place', 'a', 5), w('of', 'a', 5), w('birth', 'a', 5), w('Hà', 'b', 30), w('Tĩnh', 'b', 30), w('Số', 'c', 60), w('định', 'c', 60), w('danh/Personal', 'c', 60)];
+    assert.deepEqual(valueLine(band).map((x) => x.text), ['Hà', 'Tĩnh']);
+    // The label read garbled ("sinhh", "búrth") is still the label.
+    assert.deepEqual(valueLine([w('Nơi', 'a', 5), w('sinhh/Place', 'a', 5), w('of', 'a', 5), w('búrth', 'a', 5), w('Sơn', 'b', 30), w('La', 'b', 30)]).map((x) => x.text), ['Sơn', 'La']);
   });
 
   it("finds the name's band from its label, or from the nationality label when the name's is lost", () => {
