@@ -13,7 +13,6 @@
 import type { DocumentModel, FieldSpec } from './documents.js';
 import { CARD_HEIGHT, CARD_WIDTH, type Box, type IdCardField } from './layouts.js';
 import type { CardWord, LabelHit } from './pipeline/anchors.js';
-import { gazetteer } from './pipeline/address.js';
 import { fieldProbability, formatProb, overallScore } from './pipeline/confidence.js';
 import { stackBands } from './pipeline/crops.js';
 import { ReaderFailure } from './pipeline/failure.js';
@@ -22,13 +21,13 @@ import { fuzzyHas } from './pipeline/kind.js';
 import { anchorPage, lineUnder, readFlatPage } from './document-page.js';
 import { readTd3, type Td3Reading } from './pipeline/mrz-td3.js';
 import { matchProvince } from './province.js';
-
-export { matchProvince };
 import { nameBand, nameFromZones, nameWords, type NameWord } from './passport-name.js';
 import type { OcrEngine } from './pipeline/ocr.js';
 import type { ReadRefusal, ReadTask } from './pipeline/run.js';
-import { foldKey, levenshtein } from './pipeline/text.js';
+import { foldKey } from './pipeline/text.js';
 import { stageTimer } from './pipeline/timings.js';
+
+export { matchProvince };
 
 export const PASSPORT_FIELDS = ['passport_number', 'name', 'dob', 'sex', 'nationality', 'pob', 'id_number', 'doi', 'doe'] as const;
 export type PassportField = (typeof PASSPORT_FIELDS)[number];
@@ -96,7 +95,6 @@ async function readTd3Band(ocr: OcrEngine, gray: Buffer, band: Box): Promise<Td3
   return readTd3([...lines.values()].map((l) => l.join('')));
 }
 
-const ascii = (s: string) => foldKey(s).toUpperCase();
 
 /** Dates of issue and expiry in order (a passport is issued for at most ten years), after birth. */
 function dateValue(s: string | undefined): number | undefined {

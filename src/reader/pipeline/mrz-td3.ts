@@ -57,23 +57,20 @@ const DIGIT_CONFUSIONS: Record<string, string[]> = {
 
 /** Cleans raw OCR lines into the two candidate TD3 lines: A-Z 0-9 <, padded or cut to 44. */
 export function cleanTd3Lines(raw: string[]): [string, string] | undefined {
-  const lines = raw
-    .map(mrzCharacters)
-    // Line 1 of a short name is mostly filler, which OCR may drop: its P<VNM start is enough.
-    .filter((l) => l.length >= 30 || /^P[A-Z<][A-Z]{3}[A-Z<]{5,}$/.test(l));
-  if (lines.length < 2) return undefined;
-  // Line 1 starts with P (document code); line 2 is the one after it.
-  let i = lines.findIndex((l, k) => k < lines.length - 1 && /^P[A-Z<]/.test(l));
-  if (i < 0) i = lines.length - 2;
-  return [fit(lines[i]), fit(lines[i + 1])];
+  const lines = td3LinesAsRead(raw);
+  return lines && [fit(lines[0]), fit(lines[1])];
 }
 
 const fit = (l: string) => (l.length > 44 ? l.slice(0, 44) : l.padEnd(44, '<'));
 
 /** The two TD3 lines as read (A-Z 0-9 <), before they are padded or cut to 44. */
 function td3LinesAsRead(raw: string[]): [string, string] | undefined {
-  const lines = raw.map(mrzCharacters).filter((l) => l.length >= 30 || /^P[A-Z<][A-Z]{3}[A-Z<]{5,}$/.test(l));
+  const lines = raw
+    .map(mrzCharacters)
+    // Line 1 of a short name is mostly filler, which OCR may drop: its P<VNM start is enough.
+    .filter((l) => l.length >= 30 || /^P[A-Z<][A-Z]{3}[A-Z<]{5,}$/.test(l));
   if (lines.length < 2) return undefined;
+  // Line 1 starts with P (document code); line 2 is the one after it.
   let i = lines.findIndex((l, k) => k < lines.length - 1 && /^P[A-Z<]/.test(l));
   if (i < 0) i = lines.length - 2;
   return [lines[i], lines[i + 1]];
