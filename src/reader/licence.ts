@@ -83,7 +83,7 @@ export const LICENCE_MODEL: DocumentModel = {
 };
 
 /** A side's own labels: a paper front prints no class (a garbled "Họ tên" must not pass for "Hạng"), a PET front no code. */
-function modelOf(kind: LicenceKind): DocumentModel {
+export function modelOf(kind: LicenceKind): DocumentModel {
   const absent = kind === 'dl_paper_front' ? LICENCE_KEYS.class : kind === 'dl_pet_front' ? LICENCE_KEYS.code : undefined;
   return absent ? { ...LICENCE_MODEL, fields: LICENCE_MODEL.fields.filter((f) => f.field !== absent) } : LICENCE_MODEL;
 }
@@ -234,7 +234,7 @@ function normalise(kind: 'dl_paper_front' | 'dl_pet_front', raw: Partial<Record<
 }
 
 /** Fields of a front: anchored values, the line under a label the anchors left, and the issue line. */
-function readFront(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchored, era?: LicenceEra): Partial<Record<LicenceField, FieldValue>> {
+export function readFront(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchored, era?: LicenceEra): Partial<Record<LicenceField, FieldValue>> {
   const raw: Partial<Record<LicenceField, { text: string; conf: number }>> = {};
   for (const f of FRONT[kind]) {
     const v = a.values[LICENCE_KEYS[f]];

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { LICENCE_SAMPLE_KINDS, makeLicenceSample } from '../../bench/document-variation.js';
-import { issueLine, licenceEra, licenceKind, normaliseClass } from '../../src/reader/licence.js';
+import { anchorPage } from '../../src/reader/document-page.js';
+import { issueLine, licenceEra, licenceKind, modelOf, normaliseClass, readFront } from '../../src/reader/licence.js';
 import { provincePlace } from '../../src/reader/province.js';
 import type { CardWord } from '../../src/reader/pipeline/anchors.js';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -47,6 +48,22 @@ describe('licence validation', () => {
     assert.equal(provincePlace('Tp Hồ Chỉ Minh'), 'TP. Hồ Chí Minh');
     assert.equal(provincePlace('Thanh Hoá'), 'Thanh Hóa');
     assert.equal(provincePlace('Sở Giao thông'), undefined);
+  });
+
+  it("takes a paper front's one 12-digit number as its id when the number's label was read garbled", () => {
+    const at = (text: string, left: number, top: number): CardWord => ({ text, conf: 92, left, top, width: text.length * 14, height: 22 });
+    const page = (extra: CardWord[] = []) => [
+      at('GIẤY', 380, 70), at('PHÉP', 450, 70), at('LÁI', 520, 70), at('XE', 570, 70),
+      at('Sø:', 283, 139), at('047833259225', 340, 139),
+      at('Họ', 284, 185), at('tên:', 320, 185), at('HỒ', 390, 185), at('NGỌC', 440, 185), at('HẠNH', 520, 185),
+      at('Sinh', 283, 246), at('ngày:', 345, 246), at('12/08/1978', 430, 246),
+      ...extra,
+    ];
+    const front = (words: CardWord[]) => readFront('dl_paper_front', anchorPage(words, modelOf('dl_paper_front')), 'before 2025');
+    assert.equal(front(page()).id?.value, '047833259225');
+    assert.equal(front(page()).dob?.value, '12/08/1978');
+    // Two such numbers: neither is known to be the id.
+    assert.equal(front(page([at('123456789012', 300, 520)])).id, undefined);
   });
 
   it('splits the issue line into place and date', () => {
