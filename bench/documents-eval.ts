@@ -6,7 +6,7 @@
  * is wrong, the passport MRZ's full validity, and CPU per image (this process
  * plus the Tesseract processes).
  *
- *   npm run eval:documents -- [--n 16] [--seed 5000] [--kind passport,dl_pet_front,...] [--jitter 0.03]
+ *   npm run eval:documents -- [--n 16] [--seed 5000] [--kind passport,dl_pet_front,...] [--jitter 0.03] [--misses 12]
  *   npm run eval:documents -- --real DIR   (DIR/truth.jsonl: one {"file","document":"passport"|"licence",
  *                                           "type"?: "old"|"old_back"|"new"|"new_back", fields...} a line)
  */
@@ -25,9 +25,11 @@ const { values } = parseArgs({
     kind: { type: 'string' },
     jitter: { type: 'string', default: '0.03' },
     real: { type: 'string' },
+    misses: { type: 'string', default: '12' },
   },
 });
 const ocr = chooseOcrEngine('auto');
+const maxMisses = Number(values.misses);
 const ALL = ['passport', ...LICENCE_SAMPLE_KINDS];
 const kinds = values.kind ? values.kind.split(',') : ALL;
 
@@ -71,7 +73,7 @@ function score(t: Tally, label: string, truth: Record<string, unknown>, item: Re
     const got = item[f];
     const right = JSON.stringify(got) === JSON.stringify(want);
     if (right) s.right++;
-    else if (t.misses.length < 12) t.misses.push(`${label} ${f}: want ${JSON.stringify(want)} got ${JSON.stringify(got)} @${JSON.stringify(item[`${f}_prob`])}`);
+    else if (t.misses.length < maxMisses) t.misses.push(`${label} ${f}: want ${JSON.stringify(want)} got ${JSON.stringify(got)} @${JSON.stringify(item[`${f}_prob`])}`);
     if (got !== undefined && got !== 'N/A' && typeof item[`${f}_prob`] === 'string') {
       t.answered++;
       if (!right && Number(item[`${f}_prob`]) >= 80) t.confidentWrong++;
@@ -80,11 +82,11 @@ function score(t: Tally, label: string, truth: Record<string, unknown>, item: Re
   }
 }
 
-async function readOne(document: string, image: Buffer): Promise<{ item?: Record<string, unknown>; mrzValid?: boolean }> {
+async function readOne(document: string, image: Buffer): Promise<{ item?: Record<string, unknown>; mrzValid?: boolean; mrzLines?: string[] }> {
   const task = { image, face: false, maxPixels: 4e7, minCardArea: 0.12 };
   if (document === 'passport') {
     const r = await readPassport(task, ocr);
-    return r.ok ? { item: passportItem(r), mrzValid: !!r.mrz?.valid } : {};
+    return r.ok ? { item: passportItem(r), mrzValid: !!r.mrz?.valid, mrzLines: r.mrz?.lines } : {};
   }
   const r = await readLicence(task, ocr);
   return r.ok ? { item: licenceItem(r) } : {};
@@ -125,11 +127,13 @@ if (values.real) {
     let image: Buffer;
     let truth: Record<string, unknown>;
     let type: string;
+    let truthMrz: string[] | undefined;
     if (kind === 'passport') {
       const s = await makePassportSample(seed, {}, variation);
       image = s.photo.jpeg;
       truth = s.truth.fields;
       type = 'passport';
+      truthMrz = s.truth.mrz;
     } else {
       const s = await makeLicenceSample(seed, kind as (typeof LICENCE_SAMPLE_KINDS)[number], {}, variation);
       image = s.photo.jpeg;
@@ -137,7 +141,7 @@ if (values.real) {
       type = s.truth.type;
     }
     const before = cpu();
-    const { item, mrzValid } = await readOne(kind === 'passport' ? 'passport' : 'licence', image);
+    const { item, mrzValid, mrzLines } = await readOne(kind === 'passport' ? 'passport' : 'licence', image);
     t.cpu += cpu() - before;
     if (!item || item.type !== type) {
       t.misses.push(`seed ${seed}: ${item ? `type ${String(item.type)}` : 'not found'}`);
@@ -145,6 +149,7 @@ if (values.real) {
     }
     t.found++;
     if (mrzValid) t.mrzValid++;
+    else if (truthMrz && t.misses.length < maxMisses) t.misses.push(`seed ${seed} MRZ not valid: read ${JSON.stringify(mrzLines ?? null)} printed ${JSON.stringify(truthMrz)}`);
     score(t, `seed ${seed}`, truth, item);
   }
   title = `documents evaluation: ${n} generated photos (jitter ${values.jitter}), seeds ${seed0}..${seed0 + n - 1}, kinds ${kinds.join(', ')}`;

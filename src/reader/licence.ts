@@ -15,9 +15,10 @@ import { anchorPage, lineUnder, readFlatPage, type Anchored } from './document-p
 import type { DocumentModel, FieldSpec } from './documents.js';
 import type { IdCardField } from './layouts.js';
 import { parseAddress } from './pipeline/address.js';
+import { provincePlace } from './province.js';
 import type { CardWord, Segment } from './pipeline/anchors.js';
 import { stackBands } from './pipeline/crops.js';
-import { CARD_WIDTH } from './layouts.js';
+import { CARD_WIDTH, type Box } from './layouts.js';
 import { fieldProbability, formatProb, overallScore } from './pipeline/confidence.js';
 import { fixSurname, isFamilyName, normaliseDate, normaliseId, normaliseName, rawFromLines, wordsByBand, type FieldValue } from './pipeline/fields.js';
 import { ReaderFailure } from './pipeline/failure.js';
@@ -39,8 +40,13 @@ const FRONT: Record<'dl_paper_front' | 'dl_pet_front', LicenceField[]> = {
   dl_pet_front: ['id', 'name', 'dob', 'nation', 'address', 'place_issue', 'date', 'doe', 'class'],
 };
 
+/** Class values of the 2025 system (licences of the Ministry of Public Security). */
+export const CLASSES_2025 = ['A1', 'A', 'B1', 'B', 'C1', 'C', 'D1', 'D2', 'D', 'BE', 'C1E', 'CE', 'D1E', 'D2E', 'DE'];
+/** Class values of the system before it (the Ministry of Transport's paper and PET licences). */
+export const CLASSES_BEFORE_2025 = ['A1', 'A2', 'A3', 'A4', 'B1', 'B2', 'C', 'D', 'E', 'FB2', 'FC', 'FD', 'FE'];
 /** Class values: the 2025 system and the one before it (A1-A4, B1, B2, C, D, E, F*). */
-export const LICENCE_CLASSES = ['A1', 'A', 'B1', 'B', 'C1', 'C', 'D1', 'D2', 'D', 'BE', 'C1E', 'CE', 'D1E', 'D2E', 'DE', 'A2', 'A3', 'A4', 'B2', 'E', 'FB2', 'FC', 'FD', 'FE'];
+export const LICENCE_CLASSES = [...new Set([...CLASSES_2025, ...CLASSES_BEFORE_2025])];
+export type LicenceEra = '2025' | 'before 2025';
 /** Words printed for a licence that never expires. */
 export const NO_EXPIRY = 'Không thời hạn';
 
@@ -76,6 +82,12 @@ export const LICENCE_MODEL: DocumentModel = {
   stops: ['Cộng hòa xã hội chủ nghĩa Việt Nam', 'Độc lập - Tự do - Hạnh phúc', 'Giấy phép lái xe', "Driver's license", 'Bộ Giao thông vận tải', 'Bộ Công an', 'Giám đốc', 'Cục trưởng'],
 };
 
+/** A side's own labels: a paper front prints no class (a garbled "Họ tên" must not pass for "Hạng"), a PET front no code. */
+export function modelOf(kind: LicenceKind): DocumentModel {
+  const absent = kind === 'dl_paper_front' ? LICENCE_KEYS.class : kind === 'dl_pet_front' ? LICENCE_KEYS.code : undefined;
+  return absent ? { ...LICENCE_MODEL, fields: LICENCE_MODEL.fields.filter((f) => f.field !== absent) } : LICENCE_MODEL;
+}
+
 export interface ReadLicence {
   ok: true;
   kind: LicenceKind;
@@ -95,7 +107,10 @@ export function licenceKind(words: CardWord[]): LicenceKind | undefined {
   const text = squash(words.map((w) => w.text).join(' '));
   const has = (...p: string[]) => p.some((x) => fuzzyHas(text, x));
   const bilingual = has('full name', 'date of birth', 'nationality', 'driver', 'class', 'expires');
-  const licence = has('giay phep lai xe', 'drivers license', 'driving licence', 'xe mo to', 'xi lanh', 'hang xe');
+  // The title, or two of a back's words: one short phrase alone is matched, one letter off, in the
+  // garbage an upside-down page reads as.
+  const backCues = ['xe mo to', 'xi lanh', 'hang xe', 'cho nguoi', 'ngay trung tuyen', 'vehicles', 'loai xe'].filter((c) => has(c)).length;
+  const licence = has('giay phep lai xe', 'drivers license', 'driving licence') || backCues >= 2;
   if (!licence) return undefined;
   const front = has('ho ten', 'full name', 'noi cu tru', 'sinh ngay', 'ngay sinh');
   if (front) return bilingual ? 'dl_pet_front' : 'dl_paper_front';
@@ -107,7 +122,8 @@ export function licenceKind(words: CardWord[]): LicenceKind | undefined {
 /** "Hà Nội, ngày 15 tháng 03 năm 2019": the place and date of issue (no label of their own). */
 export function issueLine(text: string): { place?: string; date?: string } | undefined {
   // OCR may split the year ("201 1"): its digits are gathered up to four.
-  const m = /^(.*?)[,.]?\s*ng[aàáảãạ]y\s*(\d{1,2})\s*th[aáàảãạ]ng\s*(\d{1,2})\s*n[aăắằẳẵặ]m\s*(\d[\d ]{3,5})/iu.exec(text);
+  // Any a with any mark: OCR swaps them ("thắng" for "tháng").
+  const m = /^(.*?)[,.]?\s*ng[aàáảãạăắằẳẵặâấầẩẫậ]y\s*(\d{1,2})\s*th[aàáảãạăắằẳẵặâấầẩẫậ]ng\s*(\d{1,2})\s*n[aàáảãạăắằẳẵặâấầẩẫậ]m\s*(\d[\d ]{3,5})/iu.exec(text);
   if (!m) return undefined;
   const year = m[4].replace(/\s/g, '').slice(0, 4);
   const date = year.length === 4 ? normaliseDate(`${m[2]}/${m[3]}/${year}`) : undefined;
@@ -121,22 +137,35 @@ const ms = (s: string | undefined) => {
   return Date.UTC(y, m - 1, d);
 };
 
-/** A class value as printed ("B2", "C1E"); OCR's 8/B, 0/D and 1/I slips mended only to a listed value. */
-export function normaliseClass(text: string): string | undefined {
-  const words = text
+/** The issuer's era from the page's header: the Ministry of Public Security issues the 2025 model. */
+export function licenceEra(words: CardWord[]): LicenceEra | undefined {
+  const text = squash(words.map((w) => w.text).join(' '));
+  if (fuzzyHas(text, 'bo cong an')) return '2025';
+  if (fuzzyHas(text, 'giao thong van tai')) return 'before 2025';
+  return undefined;
+}
+
+/**
+ * A class value as printed ("B2", "C1E"); OCR's 8/B, 0/D and 1/I slips (an I with a mark too: "BÍ")
+ * mended only to a listed value. With the era known, only that era's classes are values (a pre-2025
+ * licence has no class B: "B" there is B1 or B2 with its digit lost).
+ */
+export function normaliseClass(text: string, era?: LicenceEra): string | undefined {
+  const list = era === '2025' ? CLASSES_2025 : era === 'before 2025' ? CLASSES_BEFORE_2025 : LICENCE_CLASSES;
+  const words = fold(text)
     .toUpperCase()
     .replace(/[^A-Z0-9 ]/g, ' ')
     .split(/\s+/)
     .filter(Boolean);
   for (const w of words) {
-    if (LICENCE_CLASSES.includes(w)) return w;
+    if (list.includes(w)) return w;
     const mended = w.replace(/8/g, 'B').replace(/0/g, 'D').replace(/(?<=[A-Z])I/g, '1').replace(/(?<=[A-Z])Z/g, '2');
-    if (LICENCE_CLASSES.includes(mended)) return mended;
+    if (list.includes(mended)) return mended;
   }
   return undefined;
 }
 
-function normalise(kind: 'dl_paper_front' | 'dl_pet_front', raw: Partial<Record<LicenceField, { text: string; conf: number }>>): Partial<Record<LicenceField, FieldValue>> {
+function normalise(kind: 'dl_paper_front' | 'dl_pet_front', raw: Partial<Record<LicenceField, { text: string; conf: number }>>, era?: LicenceEra): Partial<Record<LicenceField, FieldValue>> {
   const out: Partial<Record<LicenceField, FieldValue>> = {};
   for (const f of FRONT[kind]) {
     const r = raw[f];
@@ -177,12 +206,14 @@ function normalise(kind: 'dl_paper_front' | 'dl_pet_front', raw: Partial<Record<
         break;
       }
       case 'place_issue': {
-        const v = tidy(text);
-        if (v) out.place_issue = { value: v, conf, valid: parseAddress(v).matched >= 1 };
+        // A province (a licence is issued by a province's transport department): the gazetteer's spelling.
+        const place = provincePlace(text);
+        const v = place ?? tidy(text);
+        if (v) out.place_issue = { value: v, conf, valid: !!place };
         break;
       }
       case 'class': {
-        const v = normaliseClass(text);
+        const v = normaliseClass(text, era);
         if (v) out.class = { value: v, conf, valid: true };
         break;
       }
@@ -203,13 +234,13 @@ function normalise(kind: 'dl_paper_front' | 'dl_pet_front', raw: Partial<Record<
 }
 
 /** Fields of a front: anchored values, the line under a label the anchors left, and the issue line. */
-function readFront(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchored): Partial<Record<LicenceField, FieldValue>> {
+export function readFront(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchored, era?: LicenceEra): Partial<Record<LicenceField, FieldValue>> {
   const raw: Partial<Record<LicenceField, { text: string; conf: number }>> = {};
   for (const f of FRONT[kind]) {
     const v = a.values[LICENCE_KEYS[f]];
     if (v) raw[f] = rawFromLines(LICENCE_KEYS[f], v.lines);
   }
-  const first = normalise(kind, raw);
+  const first = normalise(kind, raw, era);
   for (const f of FRONT[kind]) {
     const hit = a.hits.find((h) => h.field === LICENCE_KEYS[f]);
     const under = !first[f] && hit ? lineUnder(a, hit) : undefined;
@@ -224,7 +255,12 @@ function readFront(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchored): Partia
     if (issue.date) raw.date = { text: issue.date, conf };
     break;
   }
-  return normalise(kind, raw);
+  // The number's label lost ("Số" is short and read "Sø"): the front prints one 12-digit number, its id.
+  if (!first.id) {
+    const twelve = a.segments.flatMap((g) => g.words).filter((w) => /^\d{12}$/.test(w.text.replace(/[^\d]/g, '')) && !/\d[/.-]\d/.test(w.text));
+    if (twelve.length === 1) raw.id = { text: twelve[0].text, conf: twelve[0].conf };
+  }
+  return normalise(kind, raw, era);
 }
 
 type Row = { cls: string; date: string; conf: number; top: number };
@@ -242,7 +278,7 @@ async function readPaperBack(a: Anchored, gray: Buffer, ocr: OcrEngine): Promise
   const used = new Set<Segment>();
   for (const g of a.segments) {
     const words = textOf(g).split(/\s+/);
-    const cls = normaliseClass(words[0]);
+    const cls = normaliseClass(words[0], 'before 2025');
     if (!cls || words[0].length > 4) continue;
     // The date: later on the same segment, or the nearest segment to the right on the same row.
     let dateText = words.slice(1).join(' ');
@@ -269,7 +305,7 @@ async function readPaperBack(a: Anchored, gray: Buffer, ocr: OcrEngine): Promise
     const byBand = wordsByBand(await ocr.recognize(stack.png, { lang: 'eng', psm: 6, whitelist: 'ABCDEF12345' }), stack.spans);
     lonely.forEach((g, i) => {
       const ws = byBand[i] ?? [];
-      const cls = normaliseClass(ws.map((w) => w.text).join(' '));
+      const cls = normaliseClass(ws.map((w) => w.text).join(' '), 'before 2025');
       const date = normaliseDate(textOf(g));
       if (cls && date && ws.length) rows.push({ cls, date, conf: (ws.reduce((s, w) => s + w.conf, 0) / ws.length + confOf(g)) / 2, top: g.top });
     });
@@ -281,11 +317,24 @@ async function readPaperBack(a: Anchored, gray: Buffer, ocr: OcrEngine): Promise
   };
 }
 
+/**
+ * The class value right of its label, read again on its own with the class letters and digits only:
+ * the whole page's reading loses a lone letter or turns a 1 into an accented I.
+ */
+async function rereadClass(gray: Buffer, label: Box, ocr: OcrEngine, era: LicenceEra | undefined): Promise<FieldValue | undefined> {
+  const box = { x: label.x + label.w - 4, y: label.y - label.h * 0.5, w: Math.min(220, CARD_WIDTH - label.x - label.w), h: label.h * 2 };
+  const stack = await stackBands(gray, [box], 2);
+  const words = await ocr.recognize(stack.png, { lang: 'eng', psm: 7, whitelist: 'ABCDEF12345' });
+  const v = normaliseClass(words.map((w) => w.text).join(' '), era);
+  if (!v || words.length === 0) return undefined;
+  return { value: v, conf: words.reduce((s, w) => s + w.conf, 0) / words.length, valid: true };
+}
+
 export async function readLicence(task: ReadTask, ocr: OcrEngine): Promise<LicenceResult> {
   const { timings, lap } = stageTimer();
   try {
     const page = await readFlatPage(task, ocr, 'driving licence', licenceKind, lap);
-    const a = anchorPage(page.words, LICENCE_MODEL);
+    const a = anchorPage(page.words, modelOf(page.kind));
     const kind = page.kind;
     if (kind === 'dl_paper_back') {
       const { classes, dates } = await readPaperBack(a, page.gray, ocr);
@@ -294,7 +343,14 @@ export async function readLicence(task: ReadTask, ocr: OcrEngine): Promise<Licen
       return { ok: true, kind, fields: {}, classes, dates, overall: overallScore(probs), timings };
     }
     if (kind === 'dl_pet_back') return { ok: true, kind, fields: {}, overall: 0, timings };
-    const normal = readFront(kind, a);
+    const era = licenceEra(page.words);
+    const normal = readFront(kind, a, era);
+    const classHit = a.hits.find((h) => h.field === LICENCE_KEYS.class);
+    if (kind === 'dl_pet_front' && !normal.class && classHit) {
+      const cls = await rereadClass(page.gray, classHit.box, ocr, era);
+      if (cls) normal.class = cls;
+      timings.retried = 1;
+    }
     lap('fields');
     const fields: ReadLicence['fields'] = {};
     for (const f of FRONT[kind]) {

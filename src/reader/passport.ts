@@ -13,7 +13,6 @@
 import type { DocumentModel, FieldSpec } from './documents.js';
 import { CARD_HEIGHT, CARD_WIDTH, type Box, type IdCardField } from './layouts.js';
 import type { CardWord, LabelHit } from './pipeline/anchors.js';
-import { gazetteer } from './pipeline/address.js';
 import { fieldProbability, formatProb, overallScore } from './pipeline/confidence.js';
 import { stackBands } from './pipeline/crops.js';
 import { ReaderFailure } from './pipeline/failure.js';
@@ -21,10 +20,14 @@ import { fixSurname, normaliseDate, normaliseId, normaliseName, normaliseSex, ra
 import { fuzzyHas } from './pipeline/kind.js';
 import { anchorPage, lineUnder, readFlatPage } from './document-page.js';
 import { readTd3, type Td3Reading } from './pipeline/mrz-td3.js';
+import { matchProvince } from './province.js';
+import { nameBand, nameFromZones, nameWords, type NameWord } from './passport-name.js';
 import type { OcrEngine } from './pipeline/ocr.js';
 import type { ReadRefusal, ReadTask } from './pipeline/run.js';
-import { foldKey, levenshtein } from './pipeline/text.js';
+import { foldKey } from './pipeline/text.js';
 import { stageTimer } from './pipeline/timings.js';
+
+export { matchProvince };
 
 export const PASSPORT_FIELDS = ['passport_number', 'name', 'dob', 'sex', 'nationality', 'pob', 'id_number', 'doi', 'doe'] as const;
 export type PassportField = (typeof PASSPORT_FIELDS)[number];
@@ -92,22 +95,6 @@ async function readTd3Band(ocr: OcrEngine, gray: Buffer, band: Box): Promise<Td3
   return readTd3([...lines.values()].map((l) => l.join('')));
 }
 
-const ascii = (s: string) => foldKey(s).toUpperCase();
-
-/** A province of the gazetteer the text names (accent-insensitive, one slip per six letters). */
-export function matchProvince(text: string): string | undefined {
-  const key = foldKey(text.replace(/^(tỉnh|thành phố|tp\.?)\s+/i, ''));
-  if (!key) return undefined;
-  let best: { name: string; d: number } | undefined;
-  for (const p of gazetteer()) {
-    const d = levenshtein(key, p.key);
-    if (d <= Math.floor(p.key.length / 6) && (!best || d < best.d)) best = { name: p.name, d };
-  }
-  if (best) return best.name;
-  // A province name inside a longer reading (a stray mark or the English half glued on).
-  const inside = gazetteer().filter((p) => p.key.length >= 4 && key.includes(p.key)).sort((x, y) => y.key.length - x.key.length);
-  return inside.length === 1 || (inside.length > 1 && inside[0].key.length > inside[1].key.length) ? inside[0].name : undefined;
-}
 
 /** Dates of issue and expiry in order (a passport is issued for at most ten years), after birth. */
 function dateValue(s: string | undefined): number | undefined {
@@ -118,13 +105,18 @@ function dateValue(s: string | undefined): number | undefined {
 
 /**
  * Cross-validation of the visual zone with the MRZ: a part whose check digit
- * passed confirms an equal value (high `_prob`) and replaces a different one;
- * the name keeps its accents from the visual zone when it folds to the MRZ's
- * transliteration, and takes the MRZ's letters (without accents, marked unsure)
- * when the visual zone did not read it.
+ * passed confirms an equal value (high `_prob`) and replaces a different one.
+ * The name is built from the visual zone's readings (best first; by default the
+ * name field alone) word by word against the MRZ's letters (nameFromZones).
  */
-export function crossValidate(fields: Partial<Record<PassportField, FieldValue>>, mrz: Td3Reading | undefined): void {
-  if (!mrz) return;
+export function crossValidate(fields: Partial<Record<PassportField, FieldValue>>, mrz: Td3Reading | undefined, nameReadings?: NameWord[][]): void {
+  if (!mrz) {
+    if (nameReadings) {
+      const name = nameFromZones(nameReadings, undefined);
+      if (name) fields.name = name;
+    }
+    return;
+  }
   const parts: [PassportField, string | undefined, boolean][] = [
     ['passport_number', mrz.passportNumber, mrz.numberOk],
     ['dob', mrz.dob, mrz.dobOk],
@@ -144,18 +136,11 @@ export function crossValidate(fields: Partial<Record<PassportField, FieldValue>>
     const v = fields.nationality;
     fields.nationality = { value: 'VIỆT NAM', conf: Math.max(v?.conf ?? 0, 95), valid: true };
   }
-  const name = fields.name;
-  if (mrz.nameAscii) {
-    const b = ascii(mrz.nameAscii);
-    // The MRZ vouches for the letters, not the accents (HỎNG and HỒNG are both HONG): a name it confirms
-    // stays an unconfirmed value for `_prob` (at most 75), one it contradicts is marked wrong.
-    const distance = name ? levenshtein(ascii(name.value), b) : Infinity;
-    if (name && (distance === 0 || (b.length >= 30 && ascii(name.value).startsWith(b)))) fields.name = { ...name, valid: false, invalid: false };
-    // The name has no check digit: a letter or two apart may be the MRZ's misreading as well as the page's.
-    else if (name && distance <= 2) fields.name = { ...name, valid: false };
-    else if (name) fields.name = { ...name, valid: false, invalid: true };
-    else fields.name = { value: mrz.nameAscii, conf: 60 };
-  }
+  // The name: its letters from the MRZ, its marks from the visual zone's readings (passport-name.ts).
+  const readings = nameReadings ?? (fields.name ? [nameWords([{ text: fields.name.value, conf: fields.name.conf }])] : []);
+  const name = nameFromZones(readings, mrz.nameAscii, mrz.nameTruncated);
+  if (name) fields.name = name;
+  else delete fields.name;
 }
 
 function normalise(raw: Partial<Record<PassportField, { text: string; conf: number }>>): Partial<Record<PassportField, FieldValue>> {
@@ -219,6 +204,50 @@ function looksLikePassport(words: CardWord[]): boolean {
   return ['hochieu', 'passport', 'sohochieu', 'noisinh', 'placeofbirth'].some((p) => fuzzyHas(text, p)) || /p<vnm/i.test(words.map((w) => w.text).join(''));
 }
 
+/** The words of a reading of the name, or none when it holds the nationality (the line below read instead). */
+function nameOf(words: { text: string; conf: number }[] | undefined): NameWord[] {
+  const out = nameWords(words ?? []);
+  return /VIỆT NAM|VIETNAM/.test(out.map((w) => w.text).join(' ')) ? [] : out;
+}
+
+/**
+ * The band of a value printed under its label, the label's line included (a band cut through the
+ * label's letters reads as one garbled line): one row high, as wide as the column (up to the next
+ * label on the row).
+ */
+function valueBand(hit: LabelHit, hits: LabelHit[]): Box {
+  const next = hits.filter((h) => h !== hit && Math.abs(h.box.y - hit.box.y) < 0.03 * CARD_HEIGHT && h.box.x > hit.box.x + 60).map((h) => h.box.x);
+  const w = Math.min(330, CARD_WIDTH - hit.box.x, Math.min(Infinity, ...next) - hit.box.x - 4);
+  return { x: Math.max(0, hit.box.x - 8), y: Math.max(0, hit.box.y - 3), w: w + 8, h: 0.09 * CARD_HEIGHT };
+}
+
+/** Labels of the page printed above values (their line in a band is not a value). */
+const LABEL_WORDS = ['noisinh', 'placeofbirth', 'ngaycap', 'dateofissue', 'ngaysinh', 'dateofbirth', 'giatriden', 'dateofexpiry', 'gioitinh', 'hovaten', 'fullname', 'quoctich', 'nationality', 'dinhdanh', 'personalno', 'idcard', 'sohochieu', 'noicap', 'placeofissue'];
+const isLabelLine = (text: string) => {
+  const key = foldKey(text);
+  return LABEL_WORDS.some((l) => (l.length >= 8 ? fuzzyHas(key, l) : key.includes(l)));
+};
+
+/** The value's line among a band's words: the first line under the label's. */
+export function valueLine<W extends { line: string; text: string; top: number }>(words: W[]): W[] {
+  const lines = new Map<string, W[]>();
+  for (const w of words) lines.set(w.line, [...(lines.get(w.line) ?? []), w]);
+  const values = [...lines.values()].filter((ws) => !isLabelLine(ws.map((w) => w.text).join(' ')));
+  return values.sort((x, y) => Math.min(...x.map((w) => w.top)) - Math.min(...y.map((w) => w.top)))[0] ?? [];
+}
+
+/**
+ * The name's line among a band's words: not the label's line ("Họ và tên / Full name"), and of the
+ * others the one of the tallest letters (labels are printed smaller).
+ */
+export function nameLine<W extends { line: string; height: number; text: string }>(words: W[]): W[] {
+  const lines = new Map<string, W[]>();
+  for (const w of words) if (/\p{L}/u.test(w.text)) lines.set(w.line, [...(lines.get(w.line) ?? []), w]);
+  for (const [k, ws] of lines) if (isLabelLine(ws.map((w) => w.text).join(' '))) lines.delete(k);
+  const median = (ws: W[]) => ws.map((w) => w.height).sort((x, y) => x - y)[Math.floor((ws.length - 1) / 2)];
+  return [...lines.values()].sort((x, y) => median(y) - median(x))[0] ?? [];
+}
+
 export async function readPassport(task: ReadTask, ocr: OcrEngine): Promise<PassportResult> {
   const { timings, lap } = stageTimer();
   try {
@@ -240,38 +269,34 @@ export async function readPassport(task: ReadTask, ocr: OcrEngine): Promise<Pass
       if (under) raw[f] = rawFromLines(PASSPORT_KEYS[f], [under.words]);
     }
     let normal = normalise(raw);
-    // Second reading of the visual-zone-only fields that came out missing or unconfirmed: the band under
-    // (and beside) their label, enlarged, in one more OCR call (the data page prints values under labels).
-    // The MRZ first: a printed name whose letters differ from its transliteration (a word lost, a letter
-    // misread) is read a second time too, on the whole width of its line.
+    // The whole page's reading of the name (a reading holding the nationality is not the name).
+    const pageName = nameOf(a.values.name ? rawFromLines('name', a.values.name.lines).words : undefined);
+    // Second reading, in one more OCR call: the visual-zone-only fields that came out missing or unconfirmed
+    // (the band under and beside their label, enlarged; the data page prints values under labels), and always
+    // the name's line with its label (nameBand): the whole page's reading often drops it or its marks.
     const mrz = await readTd3Band(ocr, gray, td3Band(words));
-    const mrzName = mrz?.nameAscii ? ascii(mrz.nameAscii) : undefined;
-    const nameGap = (v?: FieldValue) => (mrzName ? (v ? levenshtein(ascii(v.value), mrzName) : mrzName.length) : 0);
-    const weak = [...RETRY_FIELDS.filter((f) => !normal[f]?.valid), ...(nameGap(normal.name) > 0 ? (['name'] as const) : [])];
-    const retry = weak.map((f) => ({ f, hit: hits.find((h) => h.field === PASSPORT_KEYS[f]) })).filter((x): x is { f: PassportField; hit: LabelHit } => !!x.hit);
-    if (retry.length > 0) {
-      // The name's band starts under its label (the label's letters in the band make it one garbled line).
-      const boxes = retry.map(({ f, hit }) =>
-        f === 'name'
-          ? { x: Math.max(0, hit.box.x - 8), y: hit.box.y + hit.box.h + 1, w: CARD_WIDTH - 10 - hit.box.x, h: Math.max(36, hit.box.h * 2.2) }
-          : { x: Math.max(0, hit.box.x - 8), y: hit.box.y + hit.box.h * 0.6, w: Math.min(CARD_WIDTH - hit.box.x, 330), h: hit.box.h * 2.6 },
-      );
+    const retry = RETRY_FIELDS.filter((f) => !normal[f]?.valid)
+      .map((f) => ({ f, hit: hits.find((h) => h.field === PASSPORT_KEYS[f]) }))
+      .filter((x): x is { f: PassportField; hit: LabelHit } => !!x.hit);
+    const nameBox = nameBand(hits, { name: 'name', nationality: 'nationality', dob: 'dob', column: ['dob', 'sex', 'issue_date'] });
+    const boxes = retry.map(({ hit }) => valueBand(hit, hits));
+    if (boxes.length > 0) {
       const stack = await stackBands(gray, boxes, 1.8);
       const byBand = wordsByBand(await ocr.recognize(stack.png, { lang: 'vie', psm: 6 }), stack.spans);
       const second = { ...raw };
       retry.forEach(({ f }, i) => {
-        const words = byBand[i] ?? [];
+        const words = valueLine(byBand[i] ?? []);
         if (words.length) second[f] = rawFromLines(PASSPORT_KEYS[f], [words]);
       });
       const again = normalise(second);
-      for (const { f } of retry) {
-        const better = f === 'name' ? !!again.name && nameGap(again.name) < nameGap(normal.name) : !!again[f] && (again[f]!.valid || !normal[f]);
-        if (better) normal = { ...normal, [f]: again[f] };
-      }
+      for (const { f } of retry) if (again[f] && (again[f]!.valid || !normal[f])) normal = { ...normal, [f]: again[f] };
       timings.retried = retry.length;
     }
+    // Its own call: stacked with the narrow bands above, the wide name band changes how Tesseract reads them.
+    const bandName = nameBox ? nameOf(nameLine(await ocr.recognize((await stackBands(gray, [nameBox], 1.4)).png, { lang: 'vie', psm: 6 }))) : [];
+    const readings = [bandName, pageName].filter((r) => r.length > 0);
     lap('fields');
-    crossValidate(normal, mrz);
+    crossValidate(normal, mrz, readings);
     lap('mrz');
     const fields: ReadPassport['fields'] = {};
     for (const f of PASSPORT_FIELDS) {

@@ -9,9 +9,12 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { LICENCE_SAMPLE_KINDS, makeLicenceSample } from '../../bench/document-variation.js';
-import { issueLine, licenceKind, normaliseClass } from '../../src/reader/licence.js';
+import { anchorPage } from '../../src/reader/document-page.js';
+import { issueLine, licenceEra, licenceKind, modelOf, normaliseClass, readFront } from '../../src/reader/licence.js';
+import { provincePlace } from '../../src/reader/province.js';
 import type { CardWord } from '../../src/reader/pipeline/anchors.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { badInputCases } from './bad-input.js';
 import { fixture, postForm } from './helpers.js';
 
 const PROB = /^\d{1,3}\.\d{2}$/;
@@ -26,9 +29,47 @@ describe('licence validation', () => {
     assert.equal(normaliseClass('G'), undefined);
   });
 
+  it("keeps to the era's classes: no class B on a pre-2025 licence, no B2 on a 2025 one; a 1 read as an accented I", () => {
+    assert.equal(normaliseClass('BÍ', 'before 2025'), 'B1');
+    assert.equal(normaliseClass('B', 'before 2025'), undefined);
+    assert.equal(normaliseClass('B', '2025'), 'B');
+    assert.equal(normaliseClass('B2', '2025'), undefined);
+    assert.equal(normaliseClass('C1E', '2025'), 'C1E');
+    assert.equal(normaliseClass('C1E', 'before 2025'), undefined);
+    assert.equal(normaliseClass('FC', 'before 2025'), 'FC');
+    assert.equal(licenceEra(words('BỘ CÔNG AN', "GIẤY PHÉP LÁI XE/DRIVER'S LICENSE")), '2025');
+    assert.equal(licenceEra(words('BỘ GIAO THÔNG VẬN TẢI', 'GIẤY PHÉP LÁI XE')), 'before 2025');
+    assert.equal(licenceEra(words('GIẤY PHÉP LÁI XE')), undefined);
+  });
+
+  it('spells a place of issue as the gazetteer does, keeping its type word', () => {
+    assert.equal(provincePlace('Cấn Thơ'), 'Cần Thơ');
+    assert.equal(provincePlace('TP. Hồ Chí Minh'), 'TP. Hồ Chí Minh');
+    assert.equal(provincePlace('Tp Hồ Chỉ Minh'), 'TP. Hồ Chí Minh');
+    assert.equal(provincePlace('Thanh Hoá'), 'Thanh Hóa');
+    assert.equal(provincePlace('Sở Giao thông'), undefined);
+  });
+
+  it("takes a paper front's one 12-digit number as its id when the number's label was read garbled", () => {
+    const at = (text: string, left: number, top: number): CardWord => ({ text, conf: 92, left, top, width: text.length * 14, height: 22 });
+    const page = (extra: CardWord[] = []) => [
+      at('GIẤY', 380, 70), at('PHÉP', 450, 70), at('LÁI', 520, 70), at('XE', 570, 70),
+      at('Sø:', 283, 139), at('047833259225', 340, 139),
+      at('Họ', 284, 185), at('tên:', 320, 185), at('HỒ', 390, 185), at('NGỌC', 440, 185), at('HẠNH', 520, 185),
+      at('Sinh', 283, 246), at('ngày:', 345, 246), at('12/08/1978', 430, 246),
+      ...extra,
+    ];
+    const front = (words: CardWord[]) => readFront('dl_paper_front', anchorPage(words, modelOf('dl_paper_front')), 'before 2025');
+    assert.equal(front(page()).id?.value, '047833259225');
+    assert.equal(front(page()).dob?.value, '12/08/1978');
+    // Two such numbers: neither is known to be the id.
+    assert.equal(front(page([at('123456789012', 300, 520)])).id, undefined);
+  });
+
   it('splits the issue line into place and date', () => {
     assert.deepEqual(issueLine('TP. Hồ Chí Minh, ngày 05 tháng 03 năm 2019'), { place: 'TP. Hồ Chí Minh', date: '05/03/2019' });
     assert.deepEqual(issueLine('Hà Nội, ngày 5 tháng 11 năm 2021'), { place: 'Hà Nội', date: '05/11/2021' });
+    assert.deepEqual(issueLine('Hà Nội, ngày 28 thắng 07 năm 2024'), { place: 'Hà Nội', date: '28/07/2024' });
     assert.equal(issueLine('Có giá trị đến: 05/03/2029'), undefined);
   });
 
@@ -38,6 +79,8 @@ describe('licence validation', () => {
     assert.equal(licenceKind(words('Hạng/Class', 'Xe mô tô hai bánh có dung tích xi lanh')), 'dl_pet_back');
     assert.equal(licenceKind(words('CÁC HẠNG XE ĐƯỢC ĐIỀU KHIỂN', 'Hạng xe', 'Ngày trúng tuyển')), 'dl_paper_back');
     assert.equal(licenceKind(words('CĂN CƯỚC CÔNG DÂN', 'Họ và tên / Full name')), undefined);
+    // What an upside-down paper front reads as: one back word one letter off ("xianh") is not a licence.
+    assert.equal(licenceKind(words('ĐNVH XI ẶN HNẶAH', 'TYL NA ĐNQHL OVi9 Ô8', 'WVN LÄIA VỊHON')), undefined);
   });
 });
 
@@ -48,6 +91,8 @@ describe('POST /vision/dlr/vnm', () => {
   });
   after(async () => t.close());
   const post = (parts: Record<string, string | Buffer>) => postForm(`${t.url}/vision/dlr/vnm`, t.apiKey, parts);
+
+  badInputCases(() => t, '/vision/dlr/vnm');
 
   for (const [i, kind] of LICENCE_SAMPLE_KINDS.entries()) {
     it(`reads a generated ${kind}`, async () => {

@@ -10,10 +10,13 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { makePassportSample } from '../../bench/document-variation.js';
-import { crossValidate, matchProvince } from '../../src/reader/passport.js';
+import { nameBand, nameFromZones } from '../../src/reader/passport-name.js';
+import { crossValidate, matchProvince, nameLine, valueLine } from '../../src/reader/passport.js';
+import { fieldProbability } from '../../src/reader/pipeline/confidence.js';
 import { checkDigit } from '../../src/reader/pipeline/mrz.js';
 import { readTd3, writeTd3 } from '../../src/reader/pipeline/mrz-td3.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { badInputCases } from './bad-input.js';
 import { fixture, postForm } from './helpers.js';
 
 const PROB = /^\d{1,3}\.\d{2}$/;
@@ -73,6 +76,38 @@ describe('TD3 MRZ', () => {
     assert.equal(r.valid, true);
   });
 
+  it('ends a name in C with its C (filler read as C or K after it is still filler)', () => {
+    const [l1, l2] = writeTd3({ ...PAGE, nameAscii: 'DANG MINH PHUC' });
+    assert.equal(readTd3([l1, l2])!.nameAscii, 'DANG MINH PHUC');
+    assert.equal(readTd3([l1.replace(/<{8}$/, 'KKCKKCKK'), l2])!.nameAscii, 'DANG MINH PHUC');
+  });
+
+  it('undoes a character OCR added (0 read as "OQ") when exactly one nearest line then passes every check', () => {
+    const page = { ...PAGE, passportNumber: 'B0657292', dob: '17/07/2005', idNumber: undefined };
+    const [l1, l2] = writeTd3(page);
+    const added = l2.slice(0, 1) + 'OQ' + l2.slice(2);
+    assert.equal(added.length, 45);
+    const r = readTd3([l1, added])!;
+    assert.equal(r.valid, true);
+    assert.equal(r.lines[1], l2);
+    assert.equal(r.passportNumber, 'B0657292');
+    assert.deepEqual(r.corrections[0], { index: 2, from: 'Q', to: '' });
+    // The same line cut at 44 (its composite check digit lost) proves nothing: left as read, not valid.
+    assert.equal(readTd3([l1, added.slice(0, 44)])!.valid, false);
+  });
+
+  it("takes a check digit read as '<' only when the composite check digit then passes", () => {
+    const [l1, l2] = writeTd3(PAGE);
+    const lost = l2.slice(0, 19) + '<' + l2.slice(20);
+    const r = readTd3([l1, lost])!;
+    assert.equal(r.dobOk, true);
+    assert.equal(r.valid, true);
+    assert.ok(r.corrections.some((c) => c.index === 19 && c.from === '<'));
+    // With the composite unreadable too, nothing vouches for the digit.
+    const both = lost.slice(0, 43) + '<';
+    assert.equal(readTd3([l1, both])!.dobOk, false);
+  });
+
   it('finds no MRZ in text without two long lines', () => {
     assert.equal(readTd3(['HO CHIEU', 'PASSPORT']), undefined);
   });
@@ -94,14 +129,73 @@ describe('passport cross-validation', () => {
     assert.notEqual(fields.name?.valid, true);
     assert.equal(fields.id_number?.value, '001090012345');
     assert.equal(fields.nationality?.value, 'VIỆT NAM');
-    // Another name altogether is contradicted; a letter apart is left unconfirmed (the name has no check digit).
+    // Another name altogether: the MRZ's bare letters, unsure. A letter apart at the same place (the
+    // name has no check digit: either may be misread) keeps the page's word, unsure too.
     const wrong: Parameters<typeof crossValidate>[0] = { name: { value: 'TRẦN THỊ BÌNH', conf: 95 } };
     crossValidate(wrong, mrz);
+    assert.equal(wrong.name?.value, 'NGUYEN VAN AN');
     assert.equal(wrong.name?.invalid, true);
+    assert.ok(fieldProbability(wrong.name!) < 50);
     const near: Parameters<typeof crossValidate>[0] = { name: { value: 'NGUYỄN VĂN ANH', conf: 95 } };
     crossValidate(near, mrz);
-    assert.notEqual(near.name?.valid, true);
-    assert.notEqual(near.name?.invalid, true);
+    assert.equal(near.name?.value, 'NGUYỄN VĂN ANH');
+    assert.equal(near.name?.invalid, true);
+    assert.ok(fieldProbability(near.name!) <= 45);
+  });
+
+  it('builds the name word by word: letters from the MRZ, marks from the readings that support them', () => {
+    const w = (...texts: string[]) => texts.map((text) => ({ text, conf: 90 }));
+    // The band's reading lost a word's marks, the page's reading has them: marks win over none.
+    const both = nameFromZones([w('HỒ', 'KIM', 'KHANH', 'UYÊN'), w('HỒ', 'KIM', 'KHÁNH')], 'HO KIM KHANH UYEN')!;
+    assert.equal(both.value, 'HỒ KIM KHÁNH UYÊN');
+    assert.notEqual(both.invalid, true);
+    assert.ok(fieldProbability(both) <= 75, 'the MRZ vouches for letters, not marks');
+    // A garbled reading: the words it supports keep their marks, the rest are the MRZ's bare letters, unsure.
+    const rebuilt = nameFromZones([w('ĐẶNG', 'MLNH')], 'DANG MINH PHUC')!;
+    assert.equal(rebuilt.value, 'ĐẶNG MINH PHUC');
+    assert.equal(rebuilt.invalid, true);
+    assert.ok(fieldProbability(rebuilt) <= 45);
+    // No reading at all: the MRZ's letters, low.
+    const bare = nameFromZones([], 'VO QUOC MINH TRUNG')!;
+    assert.equal(bare.value, 'VO QUOC MINH TRUNG');
+    assert.ok(fieldProbability(bare) < 40);
+    // No MRZ: the best reading, unconfirmed (a known family name gets its marks back).
+    const alone = nameFromZones([w('NGUYEN', 'THỊ', 'YẾN')], undefined)!;
+    assert.equal(alone.value, 'NGUYỄN THỊ YẾN');
+    assert.ok(fieldProbability(alone) <= 75);
+    // The label's words never stand in for the name's (the band holds the label's line too).
+    assert.deepEqual(
+      nameLine([
+        { text: 'Họ', line: 'a', height: 14 },
+        { text: 'và', line: 'a', height: 14 },
+        { text: 'tên/Full', line: 'a', height: 16 },
+        { text: 'name', line: 'a', height: 14 },
+        { text: 'VÕ', line: 'b', height: 12 },
+        { text: 'MỸ', line: 'b', height: 12 },
+      ]).map((x) => x.text),
+      ['VÕ', 'MỸ'],
+    );
+  });
+
+  it("takes a second reading's value from the line under its label's, never the label's", () => {
+    const w = (text: string, line: string, top: number) => ({ text, line, top });
+    const band = [w('Nơi', 'a', 5), w('sinh/Place', 'a', 5), w('of', 'a', 5), w('birth', 'a', 5), w('Hà', 'b', 30), w('Tĩnh', 'b', 30), w('Số', 'c', 60), w('định', 'c', 60), w('danh/Personal', 'c', 60)];
+    assert.deepEqual(valueLine(band).map((x) => x.text), ['Hà', 'Tĩnh']);
+    // The label read garbled ("sinhh", "búrth") is still the label.
+    assert.deepEqual(valueLine([w('Nơi', 'a', 5), w('sinhh/Place', 'a', 5), w('of', 'a', 5), w('búrth', 'a', 5), w('Sơn', 'b', 30), w('La', 'b', 30)]).map((x) => x.text), ['Sơn', 'La']);
+  });
+
+  it("finds the name's band from its label, or from the nationality label when the name's is lost", () => {
+    const hit = (field: string, x: number, y: number, h = 14) => ({ field, label: field, segment: 0, start: 0, end: 1, distance: 0, box: { x, y, w: 120, h } }) as never;
+    const keys = { name: 'name', nationality: 'nationality', dob: 'dob', column: ['sex', 'issue_date'] };
+    // The name's label read late (glued to the name's first word): the column's left edge is the other labels'.
+    const a = nameBand([hit('name', 390, 170), hit('nationality', 280, 226), hit('dob', 281, 282), hit('sex', 280, 336)], keys)!;
+    assert.ok(a.x < 280 && a.x > 260, `left ${a.x}`);
+    assert.equal(a.y, 167);
+    assert.equal(a.y + a.h, 225);
+    const b = nameBand([hit('nationality', 280, 226), hit('dob', 281, 282)], keys)!;
+    assert.ok(Math.abs(b.y - (226 - 56 + 3)) < 1 && Math.abs(b.y + b.h - 225) < 1, JSON.stringify(b));
+    assert.equal(nameBand([hit('pob', 540, 282)], keys), undefined);
   });
 
   it('matches places of birth against the gazetteer', () => {
@@ -118,6 +212,8 @@ describe('POST /vision/passport/vnm', () => {
   });
   after(async () => t.close());
   const post = (parts: Record<string, string | Buffer>, key: string | undefined = t.apiKey) => postForm(`${t.url}/vision/passport/vnm`, key, parts);
+
+  badInputCases(() => t, '/vision/passport/vnm');
 
   for (const seed of [930_001, 930_002]) {
     it(`reads every field of a generated data page (seed ${seed}), wrong values never confident`, async () => {

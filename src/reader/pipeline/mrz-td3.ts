@@ -8,6 +8,7 @@
  * or is unknown). The final lines are parsed and validated by the `mrz` package.
  */
 import { parse } from 'mrz';
+import { levenshtein } from './text.js';
 import { checkDigit, mrzCharacters } from './mrz.js';
 
 export interface Td3Reading {
@@ -22,6 +23,8 @@ export interface Td3Reading {
   sex?: 'NAM' | 'NỮ';
   /** Surname and given names, upper case without accents, as the MRZ writes them. */
   nameAscii?: string;
+  /** The name field is full to its last position: its last word may be cut short. */
+  nameTruncated: boolean;
   /** The personal number (Vietnamese passports: the 12-digit citizen id), when present. */
   personalNumber?: string;
   numberOk: boolean;
@@ -54,6 +57,14 @@ const DIGIT_CONFUSIONS: Record<string, string[]> = {
 
 /** Cleans raw OCR lines into the two candidate TD3 lines: A-Z 0-9 <, padded or cut to 44. */
 export function cleanTd3Lines(raw: string[]): [string, string] | undefined {
+  const lines = td3LinesAsRead(raw);
+  return lines && [fit(lines[0]), fit(lines[1])];
+}
+
+const fit = (l: string) => (l.length > 44 ? l.slice(0, 44) : l.padEnd(44, '<'));
+
+/** The two TD3 lines as read (A-Z 0-9 <), before they are padded or cut to 44. */
+function td3LinesAsRead(raw: string[]): [string, string] | undefined {
   const lines = raw
     .map(mrzCharacters)
     // Line 1 of a short name is mostly filler, which OCR may drop: its P<VNM start is enough.
@@ -62,8 +73,7 @@ export function cleanTd3Lines(raw: string[]): [string, string] | undefined {
   // Line 1 starts with P (document code); line 2 is the one after it.
   let i = lines.findIndex((l, k) => k < lines.length - 1 && /^P[A-Z<]/.test(l));
   if (i < 0) i = lines.length - 2;
-  const fit = (l: string) => (l.length > 44 ? l.slice(0, 44) : l.padEnd(44, '<'));
-  return [fit(lines[i]), fit(lines[i + 1])];
+  return [lines[i], lines[i + 1]];
 }
 
 const isDigits = (s: string) => /^\d+$/.test(s);
@@ -112,22 +122,56 @@ function td3Date(v: string, kind: 'birth' | 'expiry'): string | undefined {
   return `${v.slice(4, 6)}/${v.slice(2, 4)}/${century + yy}`;
 }
 
-/** Line 1's name field: filler read as K or C in long runs is filler. */
-function fixLine1(l1: string): string {
+/**
+ * Line 1's name field: filler read as K or C in long runs is filler. The run starts after a '<': the
+ * last letter of a name ending in C (NGOC, PHUC, DUC) is a letter, not filler.
+ */
+export function fixLine1(l1: string): string {
   const head = 'P' + l1[1] + l1.slice(2, 5).replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? d);
   const name = l1
     .slice(5)
     .replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? '<')
-    .replace(/[KC<]{4,}$/, (run) => '<'.repeat(run.length));
+    .replace(/(?<=<)[KC<]{3,}$/, (run) => '<'.repeat(run.length));
   return (head + name).slice(0, 44);
 }
 
-/** Reads a TD3 MRZ from OCR text lines; undefined when there are no two plausible lines. */
+/**
+ * Reads a TD3 MRZ from OCR text lines; undefined when there are no two plausible lines.
+ * When line 2 does not pass every check digit as read, OCR may have added a character (a 0 read as
+ * "OQ") or dropped one, shifting everything after it: a line read longer than 44 has each single
+ * deletion tried, one read shorter each insertion of a digit or filler inside it; a shifted line is
+ * kept only when it passes every check digit, composite included, and it is the only one of those
+ * nearest to what was read.
+ */
 export function readTd3(raw: string[]): Td3Reading | undefined {
-  const cleaned = cleanTd3Lines(raw);
-  if (!cleaned) return undefined;
-  const l1 = fixLine1(cleaned[0]);
-  let l2 = cleaned[1];
+  const lines = td3LinesAsRead(raw);
+  if (!lines) return undefined;
+  const [l1, l2] = lines;
+  const first = readTd3Lines(fit(l1), fit(l2));
+  if (first.valid) return first;
+  const tried = new Set<string>([fit(l2)]);
+  const passing = new Map<string, Td3Reading>();
+  const attempt = (line: string, shift: Td3Reading['corrections'][number]) => {
+    const fitted = fit(line);
+    if (tried.has(fitted)) return;
+    tried.add(fitted);
+    const r = readTd3Lines(fit(l1), fitted);
+    // A Vietnamese passport number is a letter and seven digits (check digits alone let shifted digits through).
+    if (r.valid && (r.issuer !== 'VNM' || /^[A-Z]\d{7}$/.test(r.passportNumber ?? ''))) passing.set(r.lines[1], { ...r, corrections: [shift, ...r.corrections] });
+  };
+  // A character added: the line reads long. A character lost: it reads short, and one is put back
+  // inside it (never at its end: a composite check digit made up there would vouch for nothing).
+  if (l2.length > 44) for (let p = 0; p < 43; p++) attempt(l2.slice(0, p) + l2.slice(p + 1), { index: p, from: l2[p], to: '' });
+  if (l2.length < 44) for (let p = 0; p < l2.length; p++) for (const c of '0123456789<') attempt(l2.slice(0, p) + c + l2.slice(p), { index: p, from: '', to: c });
+  // Mod-10 check digits let several shifted lines pass: the one nearest to what was read, when only one is.
+  const ranked = [...passing.values()].map((r) => ({ r, d: levenshtein(l2, r.lines[1]) })).sort((a, b) => a.d - b.d);
+  return ranked.length > 0 && (ranked.length === 1 || ranked[0].d < ranked[1].d) ? ranked[0].r : first;
+}
+
+/** Reads two TD3 lines of 44: digits where digits must be, check-digit-proven corrections, the fields. */
+function readTd3Lines(line1: string, line2: string): Td3Reading {
+  const l1 = fixLine1(line1);
+  let l2 = line2;
   const corrections: Td3Reading['corrections'] = [];
   // Nationality: letters.
   l2 = l2.slice(0, 10) + l2.slice(10, 13).replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? d) + l2.slice(13);
@@ -159,6 +203,18 @@ export function readTd3(raw: string[]): Td3Reading | undefined {
   }
   l2 = l2.slice(0, 43) + digitsOf(l2[43]);
   const composite = () => checkDigit(l2.slice(0, 10) + l2.slice(13, 20) + l2.slice(21, 43)) === l2[43];
+  // A check digit read as no digit at all ('<', a stray letter) under a part that reads well: its
+  // computed value is taken only when the composite check digit, read as a digit, then passes.
+  for (const part of [num, dob, doe]) {
+    const [start, end] = part === num ? [0, 9] : part === dob ? [13, 19] : [21, 27];
+    if (part.ok || /^\d$/.test(l2[end]) || !isDigits(l2.slice(start + (part === num ? 1 : 0), end).replace(/<+$/, '')) || !/^\d$/.test(l2[43])) continue;
+    const before = l2;
+    l2 = l2.slice(0, end) + checkDigit(l2.slice(start, end)) + l2.slice(end + 1);
+    if (composite()) {
+      part.ok = true;
+      corrections.push({ index: end, from: before[end], to: l2[end] });
+    } else l2 = before;
+  }
   let result: ReturnType<typeof parse> | undefined;
   try {
     result = parse([l1, l2]);
@@ -178,6 +234,7 @@ export function readTd3(raw: string[]): Td3Reading | undefined {
     doe: td3Date(l2.slice(21, 27), 'expiry'),
     sex: l2[20] === 'M' ? 'NAM' : l2[20] === 'F' ? 'NỮ' : undefined,
     nameAscii,
+    nameTruncated: l1[43] !== '<',
     personalNumber: /^\d+$/.test(personal) ? personal : undefined,
     numberOk: num.ok,
     dobOk: dob.ok,
