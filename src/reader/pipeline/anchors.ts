@@ -91,6 +91,55 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  */
 export function segmentLines(words: CardWord[]): Segment[] {
   const sorted = words.filter((w) => w.width > 0 && w.height > 0).sort((a, b) => a.left - b.left);
+  let lines = groupLines(sorted);
+  // A mark off the portrait or the artwork read as a word twice as tall as the line's letters ("⁄" 44 px
+  // beside a name 24 px tall) joins a line it does not belong to and stretches its box up over the label
+  // above (the value was then taken for part of the label's row), or carries the next word onto the wrong
+  // line: such words are set apart and the lines grouped again without them.
+  const tall = new Set<CardWord>();
+  for (const line of lines) {
+    const sure = line.filter((w) => w.conf >= 60);
+    if (line.length < 2 || sure.length === 0) continue;
+    const ref = median(sure.map((w) => w.height));
+    for (const w of line) if (w.conf < TALL_MARK_CONF && w.height > TALL_MARK * ref) tall.add(w);
+  }
+  if (tall.size > 0) lines = [...groupLines(sorted.filter((w) => !tall.has(w))), ...[...tall].map((w) => [w])];
+  return lines.flatMap(splitRows).map(segmentOf).sort((a, b) => a.top - b.top || a.left - b.left);
+}
+
+/** A word this many times taller than its line's sure letters, read less surely than TALL_MARK_CONF, is a mark. */
+const TALL_MARK = 1.6;
+const TALL_MARK_CONF = 70;
+
+/**
+ * Two printed rows close together can be joined word by word into one line, their words interleaved
+ * ("PHẠM NGÀY SINH THANH DATE HOA BIRTH": a name and the date-of-birth label under it), since a word is
+ * compared with the line's last word only. Such a line is split where its words' vertical centres jump
+ * by more than half a letter height; marks much smaller than the letters ("-") go with the nearer row.
+ */
+export function splitRows(line: CardWord[]): CardWord[][] {
+  if (line.length < 2) return [line];
+  const h = median(line.map((w) => w.height));
+  const centre = (w: CardWord) => w.top + w.height / 2;
+  const letters = line.filter((w) => w.height >= 0.6 * h && /[\p{L}\p{N}]/u.test(w.text));
+  const ys = letters.map(centre).sort((a, b) => a - b);
+  let cut = -1;
+  let jump = 0;
+  for (let i = 1; i < ys.length; i++) if (ys[i] - ys[i - 1] > jump) [jump, cut] = [ys[i] - ys[i - 1], (ys[i] + ys[i - 1]) / 2];
+  if (cut < 0 || jump <= ROW_JUMP * h) return [line];
+  const upper = letters.filter((w) => centre(w) < cut);
+  const lower = letters.filter((w) => centre(w) >= cut);
+  const mid = (ws: CardWord[]) => median(ws.map(centre));
+  const [mu, ml] = [mid(upper), mid(lower)];
+  const up = line.filter((w) => (letters.includes(w) ? centre(w) < cut : Math.abs(centre(w) - mu) <= Math.abs(centre(w) - ml)));
+  const down = line.filter((w) => !up.includes(w));
+  return [up, down];
+}
+
+/** A jump in the words' centres larger than this many letter heights parts two rows. */
+const ROW_JUMP = 0.5;
+
+function groupLines(sorted: CardWord[]): CardWord[][] {
   const lines: CardWord[][] = [];
   for (const w of sorted) {
     let best: CardWord[] | undefined;
@@ -111,7 +160,7 @@ export function segmentLines(words: CardWord[]): Segment[] {
     if (best) best.push(w);
     else lines.push([w]);
   }
-  return lines.map(segmentOf).sort((a, b) => a.top - b.top || a.left - b.left);
+  return lines;
 }
 
 /** Edits a label may have and still count: none for the shortest ("Số"), one up to 11 letters, then one per six (eight mid-line). */

@@ -105,6 +105,19 @@ async function readMrzBand(ocr: OcrEngine, gray: Buffer, band: Box = LAYOUTS.ccc
   return readMrz([...lines.values()].map((l) => l.join('')));
 }
 
+/**
+ * How much wider an id's second reading must look when the first found fewer digits than the number has:
+ * the missing digits at the width of those read (OCR lost the number's end to a neighbouring line or the
+ * artwork: "0400909123" of 040090912354), plus one digit's margin.
+ */
+export function missingDigitsWidth(a: Pick<AnchoredValue, 'lines'>, length: number): number {
+  const words = a.lines.flat().filter((w) => /\d/.test(w.text));
+  const digits = words.reduce((n, w) => n + w.text.replace(/\D/g, '').length, 0);
+  if (digits === 0 || digits >= length) return 0;
+  const width = words.reduce((n, w) => n + w.width, 0) / words.reduce((n, w) => n + w.text.length, 0);
+  return (length - digits + 1) * width;
+}
+
 export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResult> {
   const { timings, lap } = stageTimer();
   try {
@@ -194,7 +207,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
           const onLabelRow = b.y < l.y + l.h && b.y + b.h > l.y;
           const left = Math.min(b.x, Math.max(b.x - 6, onLabelRow ? l.x + l.w + 2 : 0));
           const pad = date ? RETRY_REACH * b.h : 0.25 * b.h;
-          bands.push({ field: f, box: { x: left, y: b.y - pad, w: Math.max(8, b.x + b.w - left + 16), h: b.h + 2 * pad } });
+          const right = Math.min(CARD_WIDTH, b.x + b.w + 16 + (f === 'id' ? missingDigitsWidth(a, layout.kind.startsWith('cmnd_09') ? 9 : 12) : 0));
+          bands.push({ field: f, box: { x: left, y: b.y - pad, w: Math.max(8, right - left), h: b.h + 2 * pad } });
         }
       }
       const retryStack = await stackBands(flat.gray, bands.map((b) => b.box), RETRY_SCALE);
