@@ -394,11 +394,16 @@ export function isLabelPiece(text: string, labelKey: string): boolean {
  * Splits a line that OCR ran on from one column into the next where a label
  * with nothing after it stands right above: the words from the one under that
  * label's start on belong to its value ("Có giá trị đến: | Số 101 Trần Hưng
- * Đạo" under "Nơi thường trú:"), not to the line's own label. Returns the
- * segments unchanged when there is nothing to split.
+ * Đạo" under "Nơi thường trú:"), not to the line's own label. With the card's
+ * `model`, a label whose value may take several lines and started beside it
+ * splits such a line too, at a word after a gap that starts under the label or
+ * under its value ("Có giá trị đến: 28/06/2022   Lương, Huyện Cái Bè" under
+ * "Nơi thường trú: Số 173 Trần Hưng Đạo, Xã Mỹ"). Returns the segments
+ * unchanged when there is nothing to split.
  */
-export function splitUnderLabels(segments: Segment[], hits: LabelHit[]): Segment[] {
-  const open = hits.filter((h) => h.field && h.end === segments[h.segment].words.length);
+export function splitUnderLabels(segments: Segment[], hits: LabelHit[], model?: DocumentModel): Segment[] {
+  const multiLine = (h: LabelHit) => (model?.fields.find((f) => f.field === h.field)?.maxLines ?? 1) > 1;
+  const open = hits.filter((h) => h.field && (h.end === segments[h.segment].words.length || multiLine(h)));
   if (open.length === 0) return segments;
   let changed = false;
   const out: Segment[] = [];
@@ -414,7 +419,21 @@ export function splitUnderLabels(segments: Segment[], hits: LabelHit[]): Segment
       const below = seg.top - (h.box.y + h.box.h);
       if (below < -0.3 * seg.size || below > 1.5 * Math.max(seg.size, h.box.h)) continue;
       if (seg.left >= h.box.x - ALIGN) continue; // the line starts in the label's column: nothing to split
-      const k = seg.words.findIndex((w, i) => i >= own.end && Math.abs(w.left - h.box.x) <= 25);
+      if (h.end === segments[h.segment].words.length) {
+        const k = seg.words.findIndex((w, i) => i >= own.end && Math.abs(w.left - h.box.x) <= 25);
+        if (k > 0) cut = cut < 0 ? k : Math.min(cut, k);
+        continue;
+      }
+      // A value beside its label continues below it (an address): at the label's or the value's left edge,
+      // where the line's own value ends: after a gap wider than a letter, or a step up or down (the two
+      // columns' rows are not quite level).
+      const lefts = [h.box.x, segments[h.segment].words[h.end].left];
+      const centre = (w: CardWord) => w.top + w.height / 2;
+      const k = seg.words.findIndex((w, i) => {
+        if (i <= own.end || !lefts.some((x) => Math.abs(w.left - x) <= 25)) return false;
+        const prev = seg.words[i - 1];
+        return w.left - (prev.left + prev.width) > 0.8 * seg.size || Math.abs(centre(w) - centre(prev)) > 0.3 * seg.size;
+      });
       if (k > 0) cut = cut < 0 ? k : Math.min(cut, k);
     }
     if (cut < 0) {

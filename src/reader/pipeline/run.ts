@@ -180,7 +180,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     const wanted = layout.fields.filter((f) => f !== 'features' || task.features !== false);
     let segments = segmentLines(words);
     let hits = findLabels(segments, model);
-    const split = splitUnderLabels(segments, hits);
+    const split = splitUnderLabels(segments, hits, model);
     if (split !== segments) {
       segments = split;
       hits = findLabels(segments, model);
