@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DOCUMENTS } from '../../src/reader/documents.js';
-import { assignValues, findLabels, isLabelPiece, segmentLines, splitUnderLabels, toCardWords, type CardWord } from '../../src/reader/pipeline/anchors.js';
+import { assignValues, findLabels, isLabelPiece, segmentLines, splitRows, splitUnderLabels, toCardWords, type CardWord } from '../../src/reader/pipeline/anchors.js';
+import { missingDigitsWidth } from '../../src/reader/pipeline/run.js';
 import { fieldProbability } from '../../src/reader/pipeline/confidence.js';
 import { normaliseFields, repairMarkNoun } from '../../src/reader/pipeline/fields.js';
 import { detectKind, fuzzyHas } from '../../src/reader/pipeline/kind.js';
@@ -133,7 +134,56 @@ describe('values by geometry', () => {
   it('places a line by its sure words: a stray mark off the portrait does not move it', () => {
     const stray = { text: 'sa', conf: 4, left: 270, top: 309, width: 30, height: 55 };
     const r = read('cccd_2024_front', [...line('Họ, chữ đệm và tên khai sinh / Full name:', 299, 298), stray, ...line('TRẦN ĐÌNH TRỌNG VINH', 316, 334)]);
-    assert.equal(r.text.name, 'sa TRẦN ĐÌNH TRỌNG VINH'); // the mark stays a word (free text drops it by its confidence)
+    // The mark, far taller than the line's letters and unsure, is set apart: it is no word of the name.
+    assert.equal(r.text.name, 'TRẦN ĐÌNH TRỌNG VINH');
+  });
+  it('sets a tall unsure mark apart even when it is read fairly surely: the name under its label is not lost', () => {
+    // Seed 111138: "⁄" (49, 44 px tall) off the portrait joined the name's line and stretched it up over
+    // the label's row: the name was then taken for part of that row and answered N/A.
+    const mark = { text: '⁄', conf: 49, left: 150, top: 309, width: 40, height: 44 };
+    const words = [...line('Họ, chữ đệm và tên khai sinh / Full name:', 230, 297), mark, ...line('LÊ TRỌNG HIẾU', 230, 322)];
+    const r = read('cccd_2024_front', words);
+    assert.equal(r.text.name, 'LÊ TRỌNG HIẾU');
+    assert.ok(r.segments.some((s) => s.words.length === 1 && s.words[0] === mark));
+    // A tall word read surely (a title) stays in its line.
+    const title = [{ text: 'CĂN', conf: 96, left: 440, top: 95, width: 80, height: 37 }, ...line('CƯỚC', 530, 100)];
+    assert.equal(segmentLines(title).length, 1);
+  });
+  it('splits two rows OCR joined word by word: a name and the date-of-birth label under it', () => {
+    // Held-out 101000: "PHẠM NGÀY SINH THANH DATE HOA BIRTH" (a label leak into the name).
+    const w = (text: string, left: number, top: number, height: number, width = text.length * 14): CardWord => ({ text, conf: 93, left, top, width, height });
+    const name = [w('PHẠM', 230, 340, 28), w('THANH', 370, 340, 28), w('HOA', 520, 340, 28)];
+    const label = [w('Ngày', 298, 356, 16, 40), w('sinh', 440, 357, 16, 40), w('Date', 600, 356, 16, 40)];
+    const mixed = [...name, ...label].sort((a, b) => a.left - b.left);
+    const rows = splitRows(mixed);
+    assert.equal(rows.length, 2);
+    assert.deepEqual(rows[0].map((x) => x.text), ['PHẠM', 'THANH', 'HOA']);
+    assert.deepEqual(rows[1].map((x) => x.text), ['Ngày', 'sinh', 'Date']);
+    // One row whose words differ in size and accents stays one row; a dash beside it stays with it.
+    const one = [...line('Giới tính / Sex:', 259, 346), w('Nam', 420, 343, 22), w('-', 470, 353, 3, 10), w('Việt', 500, 341, 24)];
+    assert.equal(splitRows(one).length, 1);
+  });
+  it('splits the expiry line that OCR ran on into the address line under the address label', () => {
+    // Seed 111184: the expiry and the address's second line, not quite level, were read as one line.
+    const words = [...line('Nơi thường trú: Số 173 Trần Hưng Đạo, Xã Mỹ', 343, 500), ...line('Có giá trị đến: 28/06/2022', 53, 550), ...line('Lương, Huyện Cái Bè, Tỉnh Tiền Giang', 342, 543)];
+    const model = DOCUMENTS.cccd_12_front;
+    let segments = segmentLines(words);
+    assert.equal(segments.length, 2);
+    // Without the card's model (the multi-line fields unknown) nothing is split, as before.
+    assert.equal(splitUnderLabels(segments, findLabels(segments, model)), segments);
+    segments = splitUnderLabels(segments, findLabels(segments, model), model);
+    const v = assignValues(segments, findLabels(segments, model), model);
+    assert.equal(v.address?.words.map((x) => x.text).join(' '), 'Số 173 Trần Hưng Đạo, Xã Mỹ Lương, Huyện Cái Bè, Tỉnh Tiền Giang');
+    assert.equal(v.doe?.words.map((x) => x.text).join(' '), '28/06/2022');
+    // An expiry line with nothing beyond its date is left whole.
+    const alone = segmentLines([...line('Nơi thường trú: Số 173 Trần Hưng Đạo', 343, 500), ...line('Có giá trị đến: 28/06/2022', 53, 550)]);
+    assert.equal(splitUnderLabels(alone, findLabels(alone, model), model), alone);
+  });
+  it('widens the second reading of an id read short by the digits it lacks', () => {
+    const read10 = { lines: [[{ text: '0400909123', conf: 89, left: 356, top: 154, width: 178, height: 22 }]] };
+    assert.ok(Math.abs(missingDigitsWidth(read10, 12) - 3 * 17.8) < 0.01);
+    assert.equal(missingDigitsWidth({ lines: [[{ ...read10.lines[0][0], text: '040090912354' }]] }, 12), 0);
+    assert.equal(missingDigitsWidth({ lines: [[{ ...read10.lines[0][0], text: 'Số' }]] }, 12), 0);
   });
   it('reads two fields on one row and a value beyond a wide gap', () => {
     const r = read('cccd_12_front', [...line('Ngày sinh: 02/11/1953 Giới tính: Nữ', 300, 308), ...line('Quốc tịch:', 300, 352), ...line('Việt Nam', 600, 353)]);

@@ -115,20 +115,22 @@ const TALL_MARK_CONF = 70;
  * Two printed rows close together can be joined word by word into one line, their words interleaved
  * ("PHẠM NGÀY SINH THANH DATE HOA BIRTH": a name and the date-of-birth label under it), since a word is
  * compared with the line's last word only. Such a line is split where its words' vertical centres jump
- * by more than half a letter height; marks much smaller than the letters ("-") go with the nearer row.
+ * by more than half a letter height (the smaller row's); marks much smaller than the letters ("-") go with the nearer row.
  */
 export function splitRows(line: CardWord[]): CardWord[][] {
   if (line.length < 2) return [line];
   const h = median(line.map((w) => w.height));
   const centre = (w: CardWord) => w.top + w.height / 2;
-  const letters = line.filter((w) => w.height >= 0.6 * h && /[\p{L}\p{N}]/u.test(w.text));
+  const letters = line.filter((w) => w.height >= 0.4 * h && /[\p{L}\p{N}]/u.test(w.text));
   const ys = letters.map(centre).sort((a, b) => a - b);
   let cut = -1;
   let jump = 0;
   for (let i = 1; i < ys.length; i++) if (ys[i] - ys[i - 1] > jump) [jump, cut] = [ys[i] - ys[i - 1], (ys[i] + ys[i - 1]) / 2];
-  if (cut < 0 || jump <= ROW_JUMP * h) return [line];
+  if (cut < 0) return [line];
   const upper = letters.filter((w) => centre(w) < cut);
   const lower = letters.filter((w) => centre(w) >= cut);
+  // Measured against the smaller letters of the two: a label under a name is printed smaller.
+  if (jump <= ROW_JUMP * Math.min(median(upper.map((w) => w.height)), median(lower.map((w) => w.height)))) return [line];
   const mid = (ws: CardWord[]) => median(ws.map(centre));
   const [mu, ml] = [mid(upper), mid(lower)];
   const up = line.filter((w) => (letters.includes(w) ? centre(w) < cut : Math.abs(centre(w) - mu) <= Math.abs(centre(w) - ml)));
