@@ -311,6 +311,9 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
       const lead = freeLead(si);
       if (lead.length === 0) break; // the line starts with a label or heading
       if (!lead.some((w) => /[\p{L}\p{N}]/u.test(w.text))) continue; // marks only ("-", "~"): artwork, not a line
+      // A name has no digits and only a date field takes a date: the date of birth beside its label, a little
+      // higher than it and aligned with the name above, is not the name's second line.
+      if (valueLines.length > 0 && spec.style !== 'date' && (spec.style === 'name' ? lead.some((w) => /\d/.test(w.text)) : isDateLine(lead))) continue;
       // A date or number is one line: a further line is another field.
       if ((spec.style === 'date' || spec.style === 'digits') && valueLines.length > 0) break;
       words.push(...lead);
@@ -363,6 +366,11 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
     finish(spec, h, words, undefined);
   }
   return out;
+}
+
+/** A line that is a printed date and nothing else ("25/09/2002"). */
+function isDateLine(words: CardWord[]): boolean {
+  return /^\d{1,2}\s?[/.-]\s?\d{1,2}\s?[/.-]\s?\d{4}$/.test(words.map((w) => w.text).join(' ').trim());
 }
 
 /**

@@ -11,7 +11,7 @@ import { fieldProbability, overallScore } from './confidence.js';
 import { GAP, stackBands } from './crops.js';
 import { decodeImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
-import { normaliseFields, rawFromLines, readingScore, weakFields, wordsByBand, type RawField } from './fields.js';
+import { normaliseFields, rawFromLines, readingScore, voteName, weakFields, wordsByBand, type RawField } from './fields.js';
 import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, type AnchoredValue, type CardWord } from './anchors.js';
 import { detectKind } from './kind.js';
 import { DOCUMENTS } from '../documents.js';
@@ -196,16 +196,21 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     // Second reading of the fields that came out weak (missing after their label, invalid or unsure):
     // each value line found on the card, enlarged more, in one more OCR call.
     const weak = weakFields(layout, normal, raw).filter((f) => wanted.includes(f) && anchored[f]);
-    if (weak.length > 0) {
+    // A name is always read twice: the two readings' tone marks are compared (voteName).
+    const vote: IdCardField[] = raw.name && anchored.name && !weak.includes('name') ? ['name'] : [];
+    if (weak.length + vote.length > 0) {
       const bands: { field: IdCardField; box: Box }[] = [];
-      for (const f of weak) {
+      for (const f of [...weak, ...vote]) {
         const a = anchored[f] as AnchoredValue;
         const date = layout.fields.includes(f) && ['dob', 'doe', 'issue_date'].includes(f);
         for (const b of a.lineBoxes) {
           // The value's own box, a little wider and taller; on the label's row never reaching back over the label.
           const l = a.label.box;
           const onLabelRow = b.y < l.y + l.h && b.y + b.h > l.y;
-          const left = Math.min(b.x, Math.max(b.x - 6, onLabelRow ? l.x + l.w + 2 : 0));
+          // Under its label a value starts where the label does: a first word the whole card's reading lost
+          // ("ĐỖ" of ĐỖ QUANG MINH PHONG) is still in the band.
+          const start = !onLabelRow && b === a.lineBoxes[0] && b.y > l.y ? Math.min(b.x, l.x) : b.x;
+          const left = Math.min(start, Math.max(start - 6, onLabelRow ? l.x + l.w + 2 : 0));
           const pad = date ? RETRY_REACH * b.h : 0.25 * b.h;
           const right = Math.min(CARD_WIDTH, b.x + b.w + 16 + (f === 'id' ? missingDigitsWidth(a, layout.kind.startsWith('cmnd_09') ? 9 : 12) : 0));
           bands.push({ field: f, box: { x: left, y: b.y - pad, w: Math.max(8, right - left), h: b.h + 2 * pad } });
@@ -215,7 +220,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       const retryWords = await ocr.recognize(retryStack.png, { lang: 'vie', psm: 6 });
       const byBand = wordsByBand(retryWords, retryStack.spans);
       const second: Partial<Record<IdCardField, RawField>> = {};
-      for (const f of weak) {
+      for (const f of [...weak, ...vote]) {
         const lines = bands.map((b, i) => (b.field === f ? byBand[i] : undefined)).filter((x): x is NonNullable<typeof x> => !!x);
         second[f] = rawFromLines(f, lines);
         // A taller window may hold other numbers: only a date printed as one counts there.
@@ -225,6 +230,11 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       const mixed = normaliseFields(layout, both);
       const chosen = { ...raw };
       for (const f of weak) if (second[f] && readingScore(f, mixed, both) > readingScore(f, normal, raw)) chosen[f] = second[f];
+      // The name: the reading kept, with the other's tone marks voted in (or marked unsure when they disagree).
+      if (chosen.name) {
+        const other = chosen.name === second.name ? raw.name : second.name;
+        chosen.name = voteName(chosen.name, other);
+      }
       raw = chosen;
       normal = normaliseFields(layout, raw);
       timings.retried = weak.length;
