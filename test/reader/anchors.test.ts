@@ -5,7 +5,7 @@ import { DOCUMENTS } from '../../src/reader/documents.js';
 import { assignValues, findLabels, isLabelPiece, segmentLines, splitRows, splitUnderLabels, toCardWords, type CardWord } from '../../src/reader/pipeline/anchors.js';
 import { missingDigitsWidth } from '../../src/reader/pipeline/run.js';
 import { fieldProbability } from '../../src/reader/pipeline/confidence.js';
-import { normaliseFields, repairMarkNoun } from '../../src/reader/pipeline/fields.js';
+import { normaliseFields, repairMarkNoun, voteName } from '../../src/reader/pipeline/fields.js';
 import { detectKind, fuzzyHas } from '../../src/reader/pipeline/kind.js';
 import { crossCheckMrz, readMrz, writeMrz } from '../../src/reader/pipeline/mrz.js';
 import { LAYOUTS } from '../../src/reader/layouts.js';
@@ -179,6 +179,25 @@ describe('values by geometry', () => {
     const alone = segmentLines([...line('Nơi thường trú: Số 173 Trần Hưng Đạo', 343, 500), ...line('Có giá trị đến: 28/06/2022', 53, 550)]);
     assert.equal(splitUnderLabels(alone, findLabels(alone, model), model), alone);
   });
+  it('never takes the date of birth for a name\'s second line', () => {
+    // Seed 113086: the date beside its label, a little higher than it and aligned with the name above.
+    const words = [...line('Họ và tên / Full name: HỒ BẢO BẢO HẰNG', 234, 210), ...line('Ngày sinh / Date of birth:', 240, 244), ...line('25/09/2002', 458, 241)];
+    const r = read('cccd_chip_front', words);
+    assert.equal(r.text.name, 'HỒ BẢO BẢO HẰNG');
+    assert.equal(r.text.dob, '25/09/2002');
+    // A two-line name still takes its second line.
+    const two = read('cccd_chip_front', [...line('Họ và tên / Full name:', 234, 210), ...line('TÔN NỮ THỊ', 234, 240), ...line('HUYỀN TRANG', 234, 270)]);
+    assert.equal(two.text.name, 'TÔN NỮ THỊ HUYỀN TRANG');
+  });
+  it('takes no unsure mark beyond a wide gap for a value', () => {
+    // Seed 113029: "+1" (26) by the card's right edge, level with the address label, became the address's first word.
+    const mark = { text: '+1', conf: 26, left: 929, top: 40, width: 43, height: 25 };
+    const r = read('cccd_2024_back', [...line('Nơi cư trú / Place of residence:', 65, 45), mark, ...line('Thôn Đông, Phú Hiệp, Đồng Tháp', 64, 72)]);
+    assert.equal(r.text.address, 'Thôn Đông, Phú Hiệp, Đồng Tháp');
+    // A value read surely beyond the gap is still taken.
+    const far = read('cccd_chip_front', [...line('Ngày sinh / Date of birth:', 240, 244), ...line('25/09/2002', 600, 244)]);
+    assert.equal(far.text.dob, '25/09/2002');
+  });
   it('widens the second reading of an id read short by the digits it lacks', () => {
     const read10 = { lines: [[{ text: '0400909123', conf: 89, left: 356, top: 154, width: 178, height: 22 }]] };
     assert.ok(Math.abs(missingDigitsWidth(read10, 12) - 3 * 17.8) < 0.01);
@@ -275,6 +294,32 @@ describe('confidence', () => {
     assert.ok(fieldProbability(doe.fields.doe!) < 80);
     const doeOk = normaliseFields(layout, { dob: { text: '25/09/1990', conf: 97 }, doe: { text: '25/09/2015', conf: 98 } });
     assert.ok(fieldProbability(doeOk.fields.doe!) >= 95);
+  });
+  it('votes a name\'s tone marks between two readings and keeps a disputed name under 80', () => {
+    const raw = (text: string, confs: number[]) => ({ text, conf: confs.reduce((a, b) => a + b, 0) / confs.length, words: text.split(' ').map((t, i) => ({ text: t, conf: confs[i] })) });
+    // Held-out 101000: HÀNG for HẰNG at 96; the line's own reading was surer of HẰNG.
+    const voted = voteName(raw('PHẠM THỊ HÀNG', [96, 95, 39]), raw('PHẠM THỊ HẰNG', [95, 93, 90]));
+    assert.equal(voted.text, 'PHẠM THỊ HẰNG');
+    assert.equal(voted.unsure, true);
+    const card = normaliseFields(LAYOUTS.cccd_chip_front, { name: voted });
+    assert.equal(card.fields.name?.valid, true);
+    assert.ok(fieldProbability(card.fields.name!) < 80);
+    // Readings that agree: the first as it was, sure.
+    const same = raw('PHẠM THỊ HẰNG', [96, 95, 94]);
+    assert.equal(voteName(same, raw('PHẠM THỊ HẰNG', [90, 90, 90])), same);
+    assert.ok(fieldProbability(normaliseFields(LAYOUTS.cccd_chip_front, { name: same }).fields.name!) >= 80);
+    // A family name only one of them spells differently is restored either way: no dispute.
+    assert.equal(voteName(same, raw('PHAM THỊ HẰNG', [40, 95, 94])), same);
+    // A word one reading lost is taken from the other, unsure.
+    const lost = voteName(raw('HOÀNG THANH', [92, 93]), raw('HOÀNG THANH HẰNG', [92, 93, 93]));
+    assert.equal(lost.text, 'HOÀNG THANH HẰNG');
+    assert.equal(lost.unsure, true);
+    // A second reading that is no name (label words, noise) changes nothing.
+    assert.equal(voteName(same, raw('NGÀY SINH DATE', [90, 90, 90])), same);
+    // Two names that differ in letters: the first kept, unsure.
+    const other = voteName(raw('LÊ VĂN AN', [95, 95, 95]), raw('LÊ VĂN AM', [90, 90, 90]));
+    assert.equal(other.text, 'LÊ VĂN AN');
+    assert.equal(other.unsure, true);
   });
   it('repairs the first word of a marks description and drops a stray word before an address', () => {
     for (const t of ['ẹo chấm', '(ốt ruồi', 'INốt ruồi', 'Wốt ruồi']) assert.match(repairMarkNoun(t), /^(Sẹo|Nốt) /, t);

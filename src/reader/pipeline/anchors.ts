@@ -359,6 +359,8 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
     for (const { i } of row) {
       const lead = freeLead(i);
       if (lead.length === 0) break;
+      // A piece read wholly unsurely ("+1" at 26 by the card's edge) is a mark, not the value beyond a gap.
+      if (!lead.some((w) => w.conf >= 50)) continue;
       words.push(...lead);
       used.add(i);
       if (lead.length < segments[i].words.length) break;

@@ -510,7 +510,7 @@ export function voteName(a: RawField, b: RawField | undefined): RawField {
     let k = 0;
     for (const w of fb) if (k < fa.length && w === fa[k]) k++;
     if (k === fa.length && fb.length > fa.length && plausibleName(nb)) return { ...b, unsure: true };
-    return { ...a, unsure: a.unsure || plausibleName(nb) };
+    return plausibleName(nb) ? { ...a, unsure: true } : a;
   }
   const wa = nameWords(a);
   const wb = nameWords(b);
