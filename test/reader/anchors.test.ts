@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DOCUMENTS } from '../../src/reader/documents.js';
-import { assignValues, findLabels, isLabelPiece, segmentLines, splitRows, splitUnderLabels, toCardWords, type CardWord } from '../../src/reader/pipeline/anchors.js';
+import { assignValues, findLabels, isLabelPiece, segmentLines, splitRows, splitUnderLabels, toCardWords, valuesByShape, type CardWord } from '../../src/reader/pipeline/anchors.js';
 import { missingDigitsWidth } from '../../src/reader/pipeline/run.js';
 import { fieldProbability } from '../../src/reader/pipeline/confidence.js';
 import { normaliseFields, repairMarkNoun, voteName } from '../../src/reader/pipeline/fields.js';
@@ -197,6 +197,33 @@ describe('values by geometry', () => {
     // A value read surely beyond the gap is still taken.
     const far = read('cccd_chip_front', [...line('Ngày sinh / Date of birth:', 240, 244), ...line('25/09/2002', 600, 244)]);
     assert.equal(far.text.dob, '25/09/2002');
+  });
+  it('finds an id and a date of birth by their shape when their labels are unreadable, only when unambiguous', () => {
+    const model = DOCUMENTS.cccd_chip_front;
+    const byShape = (words: CardWord[], idLength: 9 | 12 = 12) => {
+      const segments = segmentLines(words);
+      const hits = findLabels(segments, model);
+      const values = assignValues(segments, hits, model);
+      const found = valuesByShape(segments, hits, values, model, idLength);
+      return Object.fromEntries(Object.entries(found).map(([f, v]) => [f, v!.words.map((w) => w.text).join(' ')]));
+    };
+    // Both labels lost under the artwork (read as marks); the expiry's label read.
+    const card = [
+      ...line('5ễ~ /Nọ.:', 264, 156, 30),
+      ...line('040090912354', 356, 154),
+      ...line('Họ và tên / Full name:', 264, 213),
+      ...line('MAI HỮU AN', 259, 240),
+      ...line('~~ ,/ ~~~', 264, 300, 20),
+      ...line('10/01/1990', 485, 297),
+      ...line('Có giá trị đến: 10/01/2030', 27, 520),
+    ];
+    assert.deepEqual(byShape(card), { id: '040090912354', dob: '10/01/1990' });
+    // A date whose year is not the one the id carries is not taken for the date of birth.
+    assert.deepEqual(byShape(card.map((w) => (w.text === '10/01/1990' ? { ...w, text: '10/01/1991' } : w))), { id: '040090912354' });
+    // Two numbers of the id's length: neither is taken.
+    assert.deepEqual(byShape([...card, ...line('040090912355', 600, 400)]).id, undefined);
+    // A 9-digit card with two dates and no expiry label: the date of birth is not guessed.
+    assert.equal(byShape([...line('Họ tên: MAI AN', 264, 213), ...line('10/01/1990', 485, 297), ...line('01/02/2010', 485, 400)], 9).dob, undefined);
   });
   it('widens the second reading of an id read short by the digits it lacks', () => {
     const read10 = { lines: [[{ text: '0400909123', conf: 89, left: 356, top: 154, width: 178, height: 22 }]] };

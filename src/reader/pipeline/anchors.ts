@@ -370,6 +370,57 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
   return out;
 }
 
+/** A printed date in one word ("25/09/2002"), its year. */
+const DATE_WORD = /^\D{0,2}(\d{2})[/.-](\d{2})[/.-](\d{4})\D{0,2}$/;
+
+/**
+ * The id and the date of birth by their shape when their label was not found (unreadable, lost under the
+ * artwork): the one word on the card, in no value and no label, that is a number of the id's length, and
+ * the one such printed date, taken only when something confirms it is the date of birth: its year is the
+ * one the 12-digit id carries, or it is the only date left on a card whose other date (the expiry) was
+ * found, and earlier than it, or on a card that prints no other date. Nothing is guessed when there are two candidates.
+ */
+export function valuesByShape(
+  segments: Segment[],
+  hits: LabelHit[],
+  values: Partial<Record<IdCardField, AnchoredValue>>,
+  model: DocumentModel,
+  idLength: 9 | 12,
+): Partial<Record<IdCardField, AnchoredValue>> {
+  const out: Partial<Record<IdCardField, AnchoredValue>> = {};
+  const taken = new Set(Object.values(values).flatMap((v) => v!.words));
+  const free: { w: CardWord; si: number }[] = [];
+  segments.forEach((seg, si) => {
+    seg.words.forEach((w, k) => {
+      if (taken.has(w) || hits.some((h) => h.segment === si && k >= h.start && k < h.end)) return;
+      free.push({ w, si });
+    });
+  });
+  const wants = (f: IdCardField) => model.fields.some((s) => s.field === f) && !values[f];
+  const at = (w: CardWord): AnchoredValue => {
+    const box = boxOf([w]);
+    const label: LabelHit = { label: '', segment: -1, start: 0, end: 0, distance: 0, box: { x: box.x, y: box.y, w: 0, h: box.h } };
+    return { words: [w], lines: [[w]], lineBoxes: [box], box, label };
+  };
+  let id = values.id?.words.map((w) => w.text).join('').replace(/\D/g, '');
+  if (wants('id')) {
+    const shaped = free.filter(({ w }) => w.conf >= 50 && new RegExp(`^\\D{0,2}\\d{${idLength}}\\D{0,2}$`).test(w.text));
+    if (shaped.length === 1) {
+      out.id = at(shaped[0].w);
+      id = shaped[0].w.text.replace(/\D/g, '');
+    }
+  }
+  if (wants('dob')) {
+    const dates = free.filter(({ w }) => w.conf >= 50 && DATE_WORD.test(w.text));
+    const year = (w: CardWord) => Number(DATE_WORD.exec(w.text)![3]);
+    const doe = values.doe?.words.map((w) => w.text).join(' ').match(/\d{4}/)?.[0];
+    const fromId = id?.length === 12 ? dates.filter(({ w }) => String(year(w)).slice(2) === id!.slice(4, 6) && Math.floor((year(w) - 1900) / 100) === Math.floor(Number(id![3]) / 2)) : [];
+    if (fromId.length === 1) out.dob = at(fromId[0].w);
+    else if (id?.length !== 12 && dates.length === 1 && (doe ? year(dates[0].w) < Number(doe) : !model.fields.some((f) => f.field === 'doe'))) out.dob = at(dates[0].w);
+  }
+  return out;
+}
+
 /** A line that is a printed date and nothing else ("25/09/2002"). */
 function isDateLine(words: CardWord[]): boolean {
   return /^\d{1,2}\s?[/.-]\s?\d{1,2}\s?[/.-]\s?\d{4}$/.test(words.map((w) => w.text).join(' ').trim());

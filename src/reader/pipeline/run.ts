@@ -12,7 +12,7 @@ import { GAP, stackBands } from './crops.js';
 import { decodeImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
 import { normaliseFields, rawFromLines, readingScore, voteName, weakFields, wordsByBand, type RawField } from './fields.js';
-import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, type AnchoredValue, type CardWord } from './anchors.js';
+import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
 import { detectKind } from './kind.js';
 import { DOCUMENTS } from '../documents.js';
 import { checkCornersInside, locateCard } from './locate.js';
@@ -186,6 +186,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       hits = findLabels(segments, model);
     }
     const anchored = assignValues(segments, hits, model);
+    // An id or date of birth whose label was not found: by its shape, when that is unambiguous.
+    Object.assign(anchored, valuesByShape(segments, hits, anchored, model, kind.startsWith('cmnd_09') ? 9 : 12));
     let raw: Partial<Record<IdCardField, RawField>> = {};
     for (const f of wanted) {
       const a = anchored[f];
