@@ -225,6 +225,21 @@ describe('values by geometry', () => {
     // A 9-digit card with two dates and no expiry label: the date of birth is not guessed.
     assert.equal(byShape([...line('Họ tên: MAI AN', 264, 213), ...line('10/01/1990', 485, 297), ...line('01/02/2010', 485, 400)], 9).dob, undefined);
   });
+  it('does not take a label that ends just past the start of the label above for a line under it', () => {
+    // Seed 117196: a mark before "Nơi" widened the address label to the left; the expiry label's line below
+    // ended 4 px past it and was taken for the first line under the address label (which then stopped there).
+    const mark = { text: 'Ì', conf: 89, left: 228, top: 488, width: 5, height: 15 };
+    const model = DOCUMENTS.cccd_chip_front;
+    const segments = [
+      ...segmentLines([mark, ...line('Nơi thường trú / Place of residence:', 241, 493)]),
+      ...segmentLines(line('Có giá trị đến / Date', 23, 522)),
+      ...segmentLines(line('Xóm 12, Thuận Giao, Thuận An, Bình Dương', 239, 523)),
+      ...segmentLines(line('15/07/2026', 24, 548)),
+    ].sort((a, b) => a.top - b.top || a.left - b.left);
+    const v = assignValues(segments, findLabels(segments, model), model);
+    assert.equal(v.address?.words.map((w) => w.text).join(' '), 'Xóm 12, Thuận Giao, Thuận An, Bình Dương');
+    assert.equal(v.doe?.words.map((w) => w.text).join(' '), '15/07/2026');
+  });
   it('widens the second reading of an id read short by the digits it lacks', () => {
     const read10 = { lines: [[{ text: '0400909123', conf: 89, left: 356, top: 154, width: 178, height: 22 }]] };
     assert.ok(Math.abs(missingDigitsWidth(read10, 12) - 3 * 17.8) < 0.01);

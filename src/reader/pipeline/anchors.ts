@@ -305,7 +305,9 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
       if (s.top < last.bottom - 0.3 * last.size) continue; // same line band (another column)
       if (s.top - last.bottom > 1.25 * Math.max(last.size, s.size)) break;
       // The first value line under a label starts where the label does, or lies under it (a centred heading).
-      const under = valueLines.length === 0 && Math.min(s.right, h.box.x + h.box.w) - Math.max(s.left, h.box.x) > 0;
+      // Under it means a good part of it (a quarter of the shorter): the expiry's label, ending a few pixels past
+      // the start of the address label above it (a mark read before "Nơi"), is not under that label.
+      const under = valueLines.length === 0 && Math.min(s.right, h.box.x + h.box.w) - Math.max(s.left, h.box.x) > 0.25 * Math.min(s.right - s.left, h.box.w);
       if (!under && !lefts.some((x) => Math.abs(s.left - x) <= ALIGN)) continue;
       if (s.left >= rightLimit || used.has(si)) continue;
       const lead = freeLead(si);
