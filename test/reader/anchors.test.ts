@@ -5,7 +5,8 @@ import { DOCUMENTS } from '../../src/reader/documents.js';
 import { assignValues, findLabels, isLabelPiece, segmentLines, splitRows, splitUnderLabels, toCardWords, valuesByShape, type CardWord } from '../../src/reader/pipeline/anchors.js';
 import { missingDigitsWidth } from '../../src/reader/pipeline/run.js';
 import { fieldProbability } from '../../src/reader/pipeline/confidence.js';
-import { normaliseFields, repairMarkNoun, voteName } from '../../src/reader/pipeline/fields.js';
+import { mergedId, normaliseFields, repairMarkNoun, voteName } from '../../src/reader/pipeline/fields.js';
+import { parseAddress } from '../../src/reader/pipeline/address.js';
 import { detectKind, fuzzyHas } from '../../src/reader/pipeline/kind.js';
 import { crossCheckMrz, readMrz, writeMrz } from '../../src/reader/pipeline/mrz.js';
 import { LAYOUTS } from '../../src/reader/layouts.js';
@@ -239,6 +240,24 @@ describe('values by geometry', () => {
     const v = assignValues(segments, findLabels(segments, model), model);
     assert.equal(v.address?.words.map((w) => w.text).join(' '), 'Xóm 12, Thuận Giao, Thuận An, Bình Dương');
     assert.equal(v.doe?.words.map((w) => w.text).join(' '), '15/07/2026');
+  });
+  it('merges two partial readings of an id only when the merge passes the cross-checks', () => {
+    // Seed 117166: the first reading lost the last digit, the wider second one misread the year's 3 as 5.
+    const first = { text: '04908356678', conf: 96 };
+    const second = { text: '049085566783”', conf: 60 };
+    const merged = mergedId(first, second, 12);
+    assert.equal(merged?.text, '049083566783');
+    const card = (id: { text: string; conf: number }) => normaliseFields(LAYOUTS.cccd_chip_front, { id, dob: { text: '03/09/1983', conf: 95 }, sex: { text: 'Nam', conf: 95 } }).fields.id;
+    assert.equal(card(second)?.invalid, true); // the year 85 is not 1983
+    assert.equal(card(merged!)?.valid, true);
+    // Readings that disagree in more than one digit, or a first reading far too short: nothing merged.
+    assert.equal(mergedId({ text: '04918356678', conf: 96 }, second, 12), undefined);
+    assert.equal(mergedId({ text: '01008426', conf: 97 }, { text: '0100834254287', conf: 62 }, 12), undefined);
+    assert.equal(mergedId({ text: '049083566783', conf: 96 }, second, 12), undefined);
+  });
+  it('restores a street number\'s type word that lost its first letter', () => {
+    assert.equal(parseAddress('ố 171, Trà Vân, Nam Trà My, Quảng Nam').street, 'Số 171');
+    assert.equal(parseAddress('ổ 20, Tân Bình, Bình Thuận').street, 'Tổ 20');
   });
   it('widens the second reading of an id read short by the digits it lacks', () => {
     const read10 = { lines: [[{ text: '0400909123', conf: 89, left: 356, top: 154, width: 178, height: 22 }]] };

@@ -481,6 +481,24 @@ export function fixSurname(name: string): string {
   return hit ? [hit, ...rest].join(' ') : name;
 }
 
+/**
+ * An id from two readings that each got part of it: the first read short ("04908356678", the last digit lost
+ * to the card's artwork), the second, wider, read the whole length but one digit wrong ("049085566783"). When
+ * the two agree on the first reading's digits but for one, the first's digits and the rest of the second's
+ * make a third candidate ("049083566783"), for the cross-checks (province, century and sex, year of birth)
+ * to confirm or not. Undefined when the readings do not fit that way.
+ */
+export function mergedId(first: RawField | undefined, second: RawField | undefined, length: 9 | 12): RawField | undefined {
+  const a = first ? (first.text.match(/\d/g) ?? []).join('') : '';
+  const b = second ? normaliseId(second.text, length) : undefined;
+  if (!b || a.length < length - 3 || a.length >= length) return undefined;
+  let differ = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) differ++;
+  if (differ > 1) return undefined;
+  const text = a + b.slice(a.length);
+  return text === b ? undefined : { text, conf: Math.min(first!.conf, second!.conf) };
+}
+
 /** A name's words as the answer spells them, each with the confidence of the OCR word it came from. */
 function nameWords(r: RawField): { text: string; conf: number }[] {
   const words = r.words ?? [{ text: r.text, conf: r.conf }];

@@ -11,7 +11,7 @@ import { fieldProbability, overallScore } from './confidence.js';
 import { GAP, stackBands } from './crops.js';
 import { decodeImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
-import { normaliseFields, rawFromLines, readingScore, voteName, weakFields, wordsByBand, type RawField } from './fields.js';
+import { mergedId, normaliseFields, rawFromLines, readingScore, voteName, weakFields, wordsByBand, type RawField } from './fields.js';
 import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
 import { detectKind } from './kind.js';
 import { DOCUMENTS } from '../documents.js';
@@ -232,6 +232,9 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       const mixed = normaliseFields(layout, both);
       const chosen = { ...raw };
       for (const f of weak) if (second[f] && readingScore(f, mixed, both) > readingScore(f, normal, raw)) chosen[f] = second[f];
+      // An id each reading got part of: their merge, when only it passes the id's cross-checks.
+      const merged = weak.includes('id') ? mergedId(raw.id, second.id, layout.kind.startsWith('cmnd_09') ? 9 : 12) : undefined;
+      if (merged && !normaliseFields(layout, chosen).fields.id?.valid && normaliseFields(layout, { ...chosen, id: merged }).fields.id?.valid) chosen.id = merged;
       // The name: the reading kept, with the other's tone marks voted in (or marked unsure when they disagree).
       if (chosen.name) {
         const other = chosen.name === second.name ? raw.name : second.name;
