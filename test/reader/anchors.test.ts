@@ -259,6 +259,17 @@ describe('values by geometry', () => {
     assert.equal(parseAddress('ố 171, Trà Vân, Nam Trà My, Quảng Nam').street, 'Số 171');
     assert.equal(parseAddress('ổ 20, Tân Bình, Bình Thuận').street, 'Tổ 20');
   });
+  it('takes a line that is only the start of one field\'s label for that label, its value below', () => {
+    // Seed 117002: "thường" read as "rờng", its box starting late: "Nơi ĐKHK" and "rờng trú" two lines.
+    const words = [...line('Nơi ĐKHK', 291, 418), ...line('rờng trú', 440, 419), ...line('Xóm 30, Duy Nhất, Vũ Thư, Thái Bình', 290, 449)];
+    const r = read('cmnd_12_front', words);
+    assert.equal(r.text.address, 'Xóm 30, Duy Nhất, Vũ Thư, Thái Bình');
+    assert.ok(r.hits.find((h) => h.field === 'address')?.partial);
+    // A line in capitals (a name) that spells a label's start is a value, not a label.
+    assert.equal(read('cmnd_12_front', [...line('NƠI ĐKHK', 291, 418), ...line('Xóm 30, Duy Nhất, Vũ Thư, Thái Bình', 290, 449)]).hits.filter((h) => h.field).length, 0);
+    // A start two fields' wordings share ("Nơi" + ...) is nobody's label.
+    assert.equal(read('cccd_2024_back', line('Nơi cư', 60, 45)).hits.filter((h) => h.field).length, 0);
+  });
   it('widens the second reading of an id read short by the digits it lacks', () => {
     const read10 = { lines: [[{ text: '0400909123', conf: 89, left: 356, top: 154, width: 178, height: 22 }]] };
     assert.ok(Math.abs(missingDigitsWidth(read10, 12) - 3 * 17.8) < 0.01);

@@ -45,6 +45,8 @@ export interface LabelHit {
   /** Edit distance between the words read and the label, accents and punctuation aside. */
   distance: number;
   box: Box;
+  /** Only the label's start was read (its end lost or set apart on the row): its value is looked for below it only. */
+  partial?: boolean;
 }
 
 export interface AnchoredValue {
@@ -259,6 +261,24 @@ export function findLabels(segments: Segment[], model: DocumentModel): LabelHit[
       }
     }
   });
+  // A label whose end OCR lost or set apart ("Nơi ĐKHK" | "rờng trú": "thường" read late, beyond a wide gap):
+  // a line that is nothing but the start of one field's wording, seven letters or more, that no other
+  // wording starts with, is that field's label, for a field no line labelled.
+  segments.forEach((seg, si) => {
+    if (hits.some((h) => h.segment === si)) return;
+    const lead = Math.max(0, seg.words.findIndex((w) => w.conf >= 50 && /\p{L}{2}/u.test(w.text)));
+    const acc = seg.words.slice(lead).map((w) => foldKey(w.text)).join('');
+    // Labels print in lower case after their capital; a name in capitals ("NGUYỄN QUÂN") is no label's start.
+    if (acc.length < 7 || !/\p{Ll}/u.test(seg.words[lead].text)) return;
+    const starts = all.filter((w) => w.key.length >= acc.length + 3 && levenshtein(acc, w.key.slice(0, acc.length)) <= (acc.length >= 10 ? 1 : 0));
+    const fields = new Set(starts.map((w) => w.field));
+    const field = starts[0]?.field;
+    if (fields.size !== 1 || !field || hits.some((h) => h.field === field)) return;
+    const ws = seg.words.slice(lead);
+    const box = boxOf(ws);
+    const label = starts.reduce((a, b) => (b.key.length < a.key.length ? b : a));
+    hits.push({ field, label: label.label, segment: si, start: lead, end: seg.words.length, distance: label.key.length - acc.length, box, partial: true });
+  });
   // One anchor per field: the closest match, then the first from the top.
   const chosen = new Map<IdCardField, LabelHit>();
   for (const h of hits) {
@@ -355,6 +375,7 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
     const words: CardWord[] = [];
     const row = segments
       .map((x, i) => ({ x, i }))
+      .filter(() => !h.partial)
       .filter(({ x, i }) => i !== h.segment && !used.has(i) && x.left > h.box.x + h.box.w - 5)
       .filter(({ x }) => Math.min(x.bottom, h.box.y + h.box.h) - Math.max(x.top, h.box.y) > 0.5 * Math.min(x.bottom - x.top, h.box.h))
       .sort((a, b) => a.x.left - b.x.left);
