@@ -270,6 +270,18 @@ describe('values by geometry', () => {
     // A start two fields' wordings share ("Nơi" + ...) is nobody's label.
     assert.equal(read('cccd_2024_back', line('Nơi cư', 60, 45)).hits.filter((h) => h.field).length, 0);
   });
+  it('takes no lone character for a value\'s first line, and no name that ends in a middle name for a whole one', () => {
+    // Seed 119036: "Ì" (81) left of the address line and a little higher was taken for the whole address.
+    const mark = { text: 'Ì', conf: 81, left: 228, top: 486, width: 5, height: 16 };
+    const r = read('cccd_chip_front', [...line('Nơi thường trú / Place of residence:', 240, 466), mark, ...line('Xóm 7, Hòa Hiệp, Cư Kuin, Đắk Lắk', 239, 494)]);
+    assert.equal(r.text.address, 'Xóm 7, Hòa Hiệp, Cư Kuin, Đắk Lắk');
+    // Seed 119198: "PHAN THỊ" (TUYẾT lost) answered at 99; THỊ and VĂN are middle names.
+    const name = (text: string) => normaliseFields(LAYOUTS.cccd_2024_front, { name: { text, conf: 96 } }).fields.name!;
+    assert.equal(name('PHAN THỊ').valid, false);
+    assert.ok(fieldProbability(name('PHAN THỊ')) < 80);
+    assert.equal(name('PHAN THỊ TUYẾT').valid, true);
+    assert.equal(name('LÊ VĂN').valid, false);
+  });
   it('widens the second reading of an id read short by the digits it lacks', () => {
     const read10 = { lines: [[{ text: '0400909123', conf: 89, left: 356, top: 154, width: 178, height: 22 }]] };
     assert.ok(Math.abs(missingDigitsWidth(read10, 12) - 3 * 17.8) < 0.01);

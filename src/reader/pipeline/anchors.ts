@@ -333,6 +333,8 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
       const lead = freeLead(si);
       if (lead.length === 0) break; // the line starts with a label or heading
       if (!lead.some((w) => /[\p{L}\p{N}]/u.test(w.text))) continue; // marks only ("-", "~"): artwork, not a line
+      // One character alone ("Ì" left of an address line, a little higher) is a mark: no value is one letter.
+      if (lead.length === 1 && lead[0].text.replace(/[^\p{L}\p{N}]/gu, '').length <= 1) continue;
       // A name has no digits and only a date field takes a date: the date of birth beside its label, a little
       // higher than it and aligned with the name above, is not the name's second line.
       if (valueLines.length > 0 && spec.style !== 'date' && (spec.style === 'name' ? lead.some((w) => /\d/.test(w.text)) : isDateLine(lead))) continue;

@@ -537,11 +537,14 @@ export function voteName(a: RawField, b: RawField | undefined): RawField {
   return { text: words.map((w) => w.text).join(' '), conf: words.reduce((sum, w) => sum + w.conf, 0) / words.length, words, unsure: true };
 }
 
-/** A family name first, a given name after it, every word a Vietnamese syllable, at most seven. */
+/** A family name first, a given name after it (not a middle name), every word a Vietnamese syllable, at most seven. */
 function plausibleName(v: string): boolean {
   const words = v.split(' ');
-  return SURNAMES.includes(words[0]) && words.length >= 2 && words.length <= 7 && words.every(vietnameseWord);
+  // THỊ and VĂN are middle names: a name ending in one lost its given name ("PHAN THỊ" of PHAN THỊ TUYẾT).
+  return SURNAMES.includes(words[0]) && words.length >= 2 && words.length <= 7 && words.every(vietnameseWord) && !MIDDLE_ONLY.includes(words[words.length - 1]);
 }
+
+const MIDDLE_ONLY = ['THỊ', 'VĂN'];
 
 /** Free-text fields whose words average below this confidence are read a second time. */
 const WEAK_CONF = 80;

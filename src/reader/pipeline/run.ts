@@ -65,6 +65,8 @@ export const DEFAULT_FIELD_SCALE = 1.4;
 /** The second reading of weak fields: enlarged more; dates in a window this many band heights taller each way. */
 const RETRY_SCALE = 1.8;
 const RETRY_REACH = 0.7;
+/** A name's second reading reaches this many letter heights right of the words found. */
+const NAME_REACH = 4;
 /** In that taller window only a date printed as one counts. */
 const STRICT_DATE = /\b\d{2}\s?[/.-]\s?\d{2}\s?[/.-]\s?\d{4}\b/;
 
@@ -214,7 +216,10 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
           const start = !onLabelRow && b === a.lineBoxes[0] && b.y > l.y ? Math.min(b.x, l.x) : b.x;
           const left = Math.min(start, Math.max(start - 6, onLabelRow ? l.x + l.w + 2 : 0));
           const pad = date ? RETRY_REACH * b.h : 0.25 * b.h;
-          const right = Math.min(CARD_WIDTH, b.x + b.w + 16 + (f === 'id' ? missingDigitsWidth(a, layout.kind.startsWith('cmnd_09') ? 9 : 12) : 0));
+          // An id read short looks further right by the digits it lacks; a name by a few letters (a last word
+          // the whole card's reading lost: "PHAN THỊ" of PHAN THỊ TUYẾT).
+          const extra = f === 'id' ? missingDigitsWidth(a, layout.kind.startsWith('cmnd_09') ? 9 : 12) : f === 'name' ? NAME_REACH * b.h : 0;
+          const right = Math.min(CARD_WIDTH, b.x + b.w + 16 + extra);
           bands.push({ field: f, box: { x: left, y: b.y - pad, w: Math.max(8, right - left), h: b.h + 2 * pad } });
         }
       }
