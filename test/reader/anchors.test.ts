@@ -2,9 +2,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DOCUMENTS } from '../../src/reader/documents.js';
-import { assignValues, findLabels, isLabelPiece, segmentLines, splitUnderLabels, toCardWords, type CardWord } from '../../src/reader/pipeline/anchors.js';
+import { assignValues, findLabels, isLabelPiece, segmentLines, splitRows, splitUnderLabels, toCardWords, valuesByShape, type CardWord } from '../../src/reader/pipeline/anchors.js';
+import { missingDigitsWidth } from '../../src/reader/pipeline/run.js';
 import { fieldProbability } from '../../src/reader/pipeline/confidence.js';
-import { normaliseFields, repairMarkNoun } from '../../src/reader/pipeline/fields.js';
+import { mergedId, normaliseFields, repairMarkNoun, voteName } from '../../src/reader/pipeline/fields.js';
+import { parseAddress } from '../../src/reader/pipeline/address.js';
 import { detectKind, fuzzyHas } from '../../src/reader/pipeline/kind.js';
 import { crossCheckMrz, readMrz, writeMrz } from '../../src/reader/pipeline/mrz.js';
 import { LAYOUTS } from '../../src/reader/layouts.js';
@@ -133,7 +135,158 @@ describe('values by geometry', () => {
   it('places a line by its sure words: a stray mark off the portrait does not move it', () => {
     const stray = { text: 'sa', conf: 4, left: 270, top: 309, width: 30, height: 55 };
     const r = read('cccd_2024_front', [...line('Họ, chữ đệm và tên khai sinh / Full name:', 299, 298), stray, ...line('TRẦN ĐÌNH TRỌNG VINH', 316, 334)]);
-    assert.equal(r.text.name, 'sa TRẦN ĐÌNH TRỌNG VINH'); // the mark stays a word (free text drops it by its confidence)
+    // The mark, far taller than the line's letters and unsure, is set apart: it is no word of the name.
+    assert.equal(r.text.name, 'TRẦN ĐÌNH TRỌNG VINH');
+  });
+  it('sets a tall unsure mark apart even when it is read fairly surely: the name under its label is not lost', () => {
+    // Seed 111138: "⁄" (49, 44 px tall) off the portrait joined the name's line and stretched it up over
+    // the label's row: the name was then taken for part of that row and answered N/A.
+    const mark = { text: '⁄', conf: 49, left: 150, top: 309, width: 40, height: 44 };
+    const words = [...line('Họ, chữ đệm và tên khai sinh / Full name:', 230, 297), mark, ...line('LÊ TRỌNG HIẾU', 230, 322)];
+    const r = read('cccd_2024_front', words);
+    assert.equal(r.text.name, 'LÊ TRỌNG HIẾU');
+    assert.ok(r.segments.some((s) => s.words.length === 1 && s.words[0] === mark));
+    // A tall word read surely (a title) stays in its line.
+    const title = [{ text: 'CĂN', conf: 96, left: 440, top: 95, width: 80, height: 37 }, ...line('CƯỚC', 530, 100)];
+    assert.equal(segmentLines(title).length, 1);
+  });
+  it('splits two rows OCR joined word by word: a name and the date-of-birth label under it', () => {
+    // Held-out 101000: "PHẠM NGÀY SINH THANH DATE HOA BIRTH" (a label leak into the name).
+    const w = (text: string, left: number, top: number, height: number, width = text.length * 14): CardWord => ({ text, conf: 93, left, top, width, height });
+    const name = [w('PHẠM', 230, 340, 28), w('THANH', 370, 340, 28), w('HOA', 520, 340, 28)];
+    const label = [w('Ngày', 298, 356, 16, 40), w('sinh', 440, 357, 16, 40), w('Date', 600, 356, 16, 40)];
+    const mixed = [...name, ...label].sort((a, b) => a.left - b.left);
+    const rows = splitRows(mixed);
+    assert.equal(rows.length, 2);
+    assert.deepEqual(rows[0].map((x) => x.text), ['PHẠM', 'THANH', 'HOA']);
+    assert.deepEqual(rows[1].map((x) => x.text), ['Ngày', 'sinh', 'Date']);
+    // One row whose words differ in size and accents stays one row; a dash beside it stays with it.
+    const one = [...line('Giới tính / Sex:', 259, 346), w('Nam', 420, 343, 22), w('-', 470, 353, 3, 10), w('Việt', 500, 341, 24)];
+    assert.equal(splitRows(one).length, 1);
+  });
+  it('splits the expiry line that OCR ran on into the address line under the address label', () => {
+    // Seed 111184: the expiry and the address's second line, not quite level, were read as one line.
+    const words = [...line('Nơi thường trú: Số 173 Trần Hưng Đạo, Xã Mỹ', 343, 500), ...line('Có giá trị đến: 28/06/2022', 53, 550), ...line('Lương, Huyện Cái Bè, Tỉnh Tiền Giang', 342, 543)];
+    const model = DOCUMENTS.cccd_12_front;
+    let segments = segmentLines(words);
+    assert.equal(segments.length, 2);
+    // Without the card's model (the multi-line fields unknown) nothing is split, as before.
+    assert.equal(splitUnderLabels(segments, findLabels(segments, model)), segments);
+    segments = splitUnderLabels(segments, findLabels(segments, model), model);
+    const v = assignValues(segments, findLabels(segments, model), model);
+    assert.equal(v.address?.words.map((x) => x.text).join(' '), 'Số 173 Trần Hưng Đạo, Xã Mỹ Lương, Huyện Cái Bè, Tỉnh Tiền Giang');
+    assert.equal(v.doe?.words.map((x) => x.text).join(' '), '28/06/2022');
+    // An expiry line with nothing beyond its date is left whole.
+    const alone = segmentLines([...line('Nơi thường trú: Số 173 Trần Hưng Đạo', 343, 500), ...line('Có giá trị đến: 28/06/2022', 53, 550)]);
+    assert.equal(splitUnderLabels(alone, findLabels(alone, model), model), alone);
+  });
+  it('never takes the date of birth for a name\'s second line', () => {
+    // Seed 113086: the date beside its label, a little higher than it and aligned with the name above.
+    const words = [...line('Họ và tên / Full name: HỒ BẢO BẢO HẰNG', 234, 210), ...line('Ngày sinh / Date of birth:', 240, 244), ...line('25/09/2002', 458, 241)];
+    const r = read('cccd_chip_front', words);
+    assert.equal(r.text.name, 'HỒ BẢO BẢO HẰNG');
+    assert.equal(r.text.dob, '25/09/2002');
+    // A two-line name still takes its second line.
+    const two = read('cccd_chip_front', [...line('Họ và tên / Full name:', 234, 210), ...line('TÔN NỮ THỊ', 234, 240), ...line('HUYỀN TRANG', 234, 270)]);
+    assert.equal(two.text.name, 'TÔN NỮ THỊ HUYỀN TRANG');
+  });
+  it('takes no unsure mark beyond a wide gap for a value', () => {
+    // Seed 113029: "+1" (26) by the card's right edge, level with the address label, became the address's first word.
+    const mark = { text: '+1', conf: 26, left: 929, top: 40, width: 43, height: 25 };
+    const r = read('cccd_2024_back', [...line('Nơi cư trú / Place of residence:', 65, 45), mark, ...line('Thôn Đông, Phú Hiệp, Đồng Tháp', 64, 72)]);
+    assert.equal(r.text.address, 'Thôn Đông, Phú Hiệp, Đồng Tháp');
+    // A value read surely beyond the gap is still taken.
+    const far = read('cccd_chip_front', [...line('Ngày sinh / Date of birth:', 240, 244), ...line('25/09/2002', 600, 244)]);
+    assert.equal(far.text.dob, '25/09/2002');
+  });
+  it('finds an id and a date of birth by their shape when their labels are unreadable, only when unambiguous', () => {
+    const model = DOCUMENTS.cccd_chip_front;
+    const byShape = (words: CardWord[], idLength: 9 | 12 = 12) => {
+      const segments = segmentLines(words);
+      const hits = findLabels(segments, model);
+      const values = assignValues(segments, hits, model);
+      const found = valuesByShape(segments, hits, values, model, idLength);
+      return Object.fromEntries(Object.entries(found).map(([f, v]) => [f, v!.words.map((w) => w.text).join(' ')]));
+    };
+    // Both labels lost under the artwork (read as marks); the expiry's label read.
+    const card = [
+      ...line('5ễ~ /Nọ.:', 264, 156, 30),
+      ...line('040090912354', 356, 154),
+      ...line('Họ và tên / Full name:', 264, 213),
+      ...line('MAI HỮU AN', 259, 240),
+      ...line('~~ ,/ ~~~', 264, 300, 20),
+      ...line('10/01/1990', 485, 297),
+      ...line('Có giá trị đến: 10/01/2030', 27, 520),
+    ];
+    assert.deepEqual(byShape(card), { id: '040090912354', dob: '10/01/1990' });
+    // A date whose year is not the one the id carries is not taken for the date of birth.
+    assert.deepEqual(byShape(card.map((w) => (w.text === '10/01/1990' ? { ...w, text: '10/01/1991' } : w))), { id: '040090912354' });
+    // Two numbers of the id's length: neither is taken.
+    assert.deepEqual(byShape([...card, ...line('040090912355', 600, 400)]).id, undefined);
+    // A 9-digit card with two dates and no expiry label: the date of birth is not guessed.
+    assert.equal(byShape([...line('Họ tên: MAI AN', 264, 213), ...line('10/01/1990', 485, 297), ...line('01/02/2010', 485, 400)], 9).dob, undefined);
+  });
+  it('does not take a label that ends just past the start of the label above for a line under it', () => {
+    // Seed 117196: a mark before "Nơi" widened the address label to the left; the expiry label's line below
+    // ended 4 px past it and was taken for the first line under the address label (which then stopped there).
+    const mark = { text: 'Ì', conf: 89, left: 228, top: 488, width: 5, height: 15 };
+    const model = DOCUMENTS.cccd_chip_front;
+    const segments = [
+      ...segmentLines([mark, ...line('Nơi thường trú / Place of residence:', 241, 493)]),
+      ...segmentLines(line('Có giá trị đến / Date', 23, 522)),
+      ...segmentLines(line('Xóm 12, Thuận Giao, Thuận An, Bình Dương', 239, 523)),
+      ...segmentLines(line('15/07/2026', 24, 548)),
+    ].sort((a, b) => a.top - b.top || a.left - b.left);
+    const v = assignValues(segments, findLabels(segments, model), model);
+    assert.equal(v.address?.words.map((w) => w.text).join(' '), 'Xóm 12, Thuận Giao, Thuận An, Bình Dương');
+    assert.equal(v.doe?.words.map((w) => w.text).join(' '), '15/07/2026');
+  });
+  it('merges two partial readings of an id only when the merge passes the cross-checks', () => {
+    // Seed 117166: the first reading lost the last digit, the wider second one misread the year's 3 as 5.
+    const first = { text: '04908356678', conf: 96 };
+    const second = { text: '049085566783”', conf: 60 };
+    const merged = mergedId(first, second, 12);
+    assert.equal(merged?.text, '049083566783');
+    const card = (id: { text: string; conf: number }) => normaliseFields(LAYOUTS.cccd_chip_front, { id, dob: { text: '03/09/1983', conf: 95 }, sex: { text: 'Nam', conf: 95 } }).fields.id;
+    assert.equal(card(second)?.invalid, true); // the year 85 is not 1983
+    assert.equal(card(merged!)?.valid, true);
+    // Readings that disagree in more than one digit, or a first reading far too short: nothing merged.
+    assert.equal(mergedId({ text: '04918356678', conf: 96 }, second, 12), undefined);
+    assert.equal(mergedId({ text: '01008426', conf: 97 }, { text: '0100834254287', conf: 62 }, 12), undefined);
+    assert.equal(mergedId({ text: '049083566783', conf: 96 }, second, 12), undefined);
+  });
+  it('restores a street number\'s type word that lost its first letter', () => {
+    assert.equal(parseAddress('ố 171, Trà Vân, Nam Trà My, Quảng Nam').street, 'Số 171');
+    assert.equal(parseAddress('ổ 20, Tân Bình, Bình Thuận').street, 'Tổ 20');
+  });
+  it('takes a line that is only the start of one field\'s label for that label, its value below', () => {
+    // Seed 117002: "thường" read as "rờng", its box starting late: "Nơi ĐKHK" and "rờng trú" two lines.
+    const words = [...line('Nơi ĐKHK', 291, 418), ...line('rờng trú', 440, 419), ...line('Xóm 30, Duy Nhất, Vũ Thư, Thái Bình', 290, 449)];
+    const r = read('cmnd_12_front', words);
+    assert.equal(r.text.address, 'Xóm 30, Duy Nhất, Vũ Thư, Thái Bình');
+    assert.ok(r.hits.find((h) => h.field === 'address')?.partial);
+    // A line in capitals (a name) that spells a label's start is a value, not a label.
+    assert.equal(read('cmnd_12_front', [...line('NƠI ĐKHK', 291, 418), ...line('Xóm 30, Duy Nhất, Vũ Thư, Thái Bình', 290, 449)]).hits.filter((h) => h.field).length, 0);
+    // A start two fields' wordings share ("Nơi" + ...) is nobody's label.
+    assert.equal(read('cccd_2024_back', line('Nơi cư', 60, 45)).hits.filter((h) => h.field).length, 0);
+  });
+  it('takes no lone character for a value\'s first line, and no name that ends in a middle name for a whole one', () => {
+    // Seed 119036: "Ì" (81) left of the address line and a little higher was taken for the whole address.
+    const mark = { text: 'Ì', conf: 81, left: 228, top: 486, width: 5, height: 16 };
+    const r = read('cccd_chip_front', [...line('Nơi thường trú / Place of residence:', 240, 466), mark, ...line('Xóm 7, Hòa Hiệp, Cư Kuin, Đắk Lắk', 239, 494)]);
+    assert.equal(r.text.address, 'Xóm 7, Hòa Hiệp, Cư Kuin, Đắk Lắk');
+    // Seed 119198: "PHAN THỊ" (TUYẾT lost) answered at 99; THỊ and VĂN are middle names.
+    const name = (text: string) => normaliseFields(LAYOUTS.cccd_2024_front, { name: { text, conf: 96 } }).fields.name!;
+    assert.equal(name('PHAN THỊ').valid, false);
+    assert.ok(fieldProbability(name('PHAN THỊ')) < 80);
+    assert.equal(name('PHAN THỊ TUYẾT').valid, true);
+    assert.equal(name('LÊ VĂN').valid, false);
+  });
+  it('widens the second reading of an id read short by the digits it lacks', () => {
+    const read10 = { lines: [[{ text: '0400909123', conf: 89, left: 356, top: 154, width: 178, height: 22 }]] };
+    assert.ok(Math.abs(missingDigitsWidth(read10, 12) - 3 * 17.8) < 0.01);
+    assert.equal(missingDigitsWidth({ lines: [[{ ...read10.lines[0][0], text: '040090912354' }]] }, 12), 0);
+    assert.equal(missingDigitsWidth({ lines: [[{ ...read10.lines[0][0], text: 'Số' }]] }, 12), 0);
   });
   it('reads two fields on one row and a value beyond a wide gap', () => {
     const r = read('cccd_12_front', [...line('Ngày sinh: 02/11/1953 Giới tính: Nữ', 300, 308), ...line('Quốc tịch:', 300, 352), ...line('Việt Nam', 600, 353)]);
@@ -225,6 +378,32 @@ describe('confidence', () => {
     assert.ok(fieldProbability(doe.fields.doe!) < 80);
     const doeOk = normaliseFields(layout, { dob: { text: '25/09/1990', conf: 97 }, doe: { text: '25/09/2015', conf: 98 } });
     assert.ok(fieldProbability(doeOk.fields.doe!) >= 95);
+  });
+  it('votes a name\'s tone marks between two readings and keeps a disputed name under 80', () => {
+    const raw = (text: string, confs: number[]) => ({ text, conf: confs.reduce((a, b) => a + b, 0) / confs.length, words: text.split(' ').map((t, i) => ({ text: t, conf: confs[i] })) });
+    // Held-out 101000: HÀNG for HẰNG at 96; the line's own reading was surer of HẰNG.
+    const voted = voteName(raw('PHẠM THỊ HÀNG', [96, 95, 39]), raw('PHẠM THỊ HẰNG', [95, 93, 90]));
+    assert.equal(voted.text, 'PHẠM THỊ HẰNG');
+    assert.equal(voted.unsure, true);
+    const card = normaliseFields(LAYOUTS.cccd_chip_front, { name: voted });
+    assert.equal(card.fields.name?.valid, true);
+    assert.ok(fieldProbability(card.fields.name!) < 80);
+    // Readings that agree: the first as it was, sure.
+    const same = raw('PHẠM THỊ HẰNG', [96, 95, 94]);
+    assert.equal(voteName(same, raw('PHẠM THỊ HẰNG', [90, 90, 90])), same);
+    assert.ok(fieldProbability(normaliseFields(LAYOUTS.cccd_chip_front, { name: same }).fields.name!) >= 80);
+    // A family name only one of them spells differently is restored either way: no dispute.
+    assert.equal(voteName(same, raw('PHAM THỊ HẰNG', [40, 95, 94])), same);
+    // A word one reading lost is taken from the other, unsure.
+    const lost = voteName(raw('HOÀNG THANH', [92, 93]), raw('HOÀNG THANH HẰNG', [92, 93, 93]));
+    assert.equal(lost.text, 'HOÀNG THANH HẰNG');
+    assert.equal(lost.unsure, true);
+    // A second reading that is no name (label words, noise) changes nothing.
+    assert.equal(voteName(same, raw('NGÀY SINH DATE', [90, 90, 90])), same);
+    // Two names that differ in letters: the first kept, unsure.
+    const other = voteName(raw('LÊ VĂN AN', [95, 95, 95]), raw('LÊ VĂN AM', [90, 90, 90]));
+    assert.equal(other.text, 'LÊ VĂN AN');
+    assert.equal(other.unsure, true);
   });
   it('repairs the first word of a marks description and drops a stray word before an address', () => {
     for (const t of ['ẹo chấm', '(ốt ruồi', 'INốt ruồi', 'Wốt ruồi']) assert.match(repairMarkNoun(t), /^(Sẹo|Nốt) /, t);

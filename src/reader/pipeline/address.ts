@@ -200,8 +200,10 @@ function fixStreetWords(street: string): string {
       // Before a number, the two-letter ones count too ("Ấn 4" is Ấp 4).
       const types = /^\d/.test(words[1] ?? '') ? [...STREET_TYPES, ...NUMBERED_STREET_TYPES] : STREET_TYPES;
       let near = i === 0 && (key.length >= 3 || types !== STREET_TYPES) ? types.filter((t) => levenshtein(fold(t), key) === 1) : [];
-      // Several one edit away: a letter misread (same length) is likelier than one lost or added.
-      if (near.length > 1) near = near.filter((t) => fold(t).length === key.length);
+      // Several one edit away: the one whose other letters, accents and all, are the word read ("ố 171" is Số
+      // 171 that lost its S, not Tổ); else a letter misread (same length) is likelier than one lost or added.
+      const lost = near.filter((t) => t.slice(1).toLowerCase() === m[1].normalize('NFC').toLowerCase());
+      if (near.length > 1) near = lost.length === 1 ? lost : near.filter((t) => fold(t).length === key.length);
       return near.length === 1 ? near[0] + m[2] : w;
     })
     .join(' ');

@@ -45,6 +45,8 @@ export interface LabelHit {
   /** Edit distance between the words read and the label, accents and punctuation aside. */
   distance: number;
   box: Box;
+  /** Only the label's start was read (its end lost or set apart on the row): its value is looked for below it only. */
+  partial?: boolean;
 }
 
 export interface AnchoredValue {
@@ -91,6 +93,57 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  */
 export function segmentLines(words: CardWord[]): Segment[] {
   const sorted = words.filter((w) => w.width > 0 && w.height > 0).sort((a, b) => a.left - b.left);
+  let lines = groupLines(sorted);
+  // A mark off the portrait or the artwork read as a word twice as tall as the line's letters ("⁄" 44 px
+  // beside a name 24 px tall) joins a line it does not belong to and stretches its box up over the label
+  // above (the value was then taken for part of the label's row), or carries the next word onto the wrong
+  // line: such words are set apart and the lines grouped again without them.
+  const tall = new Set<CardWord>();
+  for (const line of lines) {
+    const sure = line.filter((w) => w.conf >= 60);
+    if (line.length < 2 || sure.length === 0) continue;
+    const ref = median(sure.map((w) => w.height));
+    for (const w of line) if (w.conf < TALL_MARK_CONF && w.height > TALL_MARK * ref) tall.add(w);
+  }
+  if (tall.size > 0) lines = [...groupLines(sorted.filter((w) => !tall.has(w))), ...[...tall].map((w) => [w])];
+  return lines.flatMap(splitRows).map(segmentOf).sort((a, b) => a.top - b.top || a.left - b.left);
+}
+
+/** A word this many times taller than its line's sure letters, read less surely than TALL_MARK_CONF, is a mark. */
+const TALL_MARK = 1.6;
+const TALL_MARK_CONF = 70;
+
+/**
+ * Two printed rows close together can be joined word by word into one line, their words interleaved
+ * ("PHẠM NGÀY SINH THANH DATE HOA BIRTH": a name and the date-of-birth label under it), since a word is
+ * compared with the line's last word only. Such a line is split where its words' vertical centres jump
+ * by more than half a letter height (the smaller row's); marks much smaller than the letters ("-") go with the nearer row.
+ */
+export function splitRows(line: CardWord[]): CardWord[][] {
+  if (line.length < 2) return [line];
+  const h = median(line.map((w) => w.height));
+  const centre = (w: CardWord) => w.top + w.height / 2;
+  const letters = line.filter((w) => w.height >= 0.4 * h && /[\p{L}\p{N}]/u.test(w.text));
+  const ys = letters.map(centre).sort((a, b) => a - b);
+  let cut = -1;
+  let jump = 0;
+  for (let i = 1; i < ys.length; i++) if (ys[i] - ys[i - 1] > jump) [jump, cut] = [ys[i] - ys[i - 1], (ys[i] + ys[i - 1]) / 2];
+  if (cut < 0) return [line];
+  const upper = letters.filter((w) => centre(w) < cut);
+  const lower = letters.filter((w) => centre(w) >= cut);
+  // Measured against the smaller letters of the two: a label under a name is printed smaller.
+  if (jump <= ROW_JUMP * Math.min(median(upper.map((w) => w.height)), median(lower.map((w) => w.height)))) return [line];
+  const mid = (ws: CardWord[]) => median(ws.map(centre));
+  const [mu, ml] = [mid(upper), mid(lower)];
+  const up = line.filter((w) => (letters.includes(w) ? centre(w) < cut : Math.abs(centre(w) - mu) <= Math.abs(centre(w) - ml)));
+  const down = line.filter((w) => !up.includes(w));
+  return [up, down];
+}
+
+/** A jump in the words' centres larger than this many letter heights parts two rows. */
+const ROW_JUMP = 0.5;
+
+function groupLines(sorted: CardWord[]): CardWord[][] {
   const lines: CardWord[][] = [];
   for (const w of sorted) {
     let best: CardWord[] | undefined;
@@ -111,7 +164,7 @@ export function segmentLines(words: CardWord[]): Segment[] {
     if (best) best.push(w);
     else lines.push([w]);
   }
-  return lines.map(segmentOf).sort((a, b) => a.top - b.top || a.left - b.left);
+  return lines;
 }
 
 /** Edits a label may have and still count: none for the shortest ("Số"), one up to 11 letters, then one per six (eight mid-line). */
@@ -208,6 +261,24 @@ export function findLabels(segments: Segment[], model: DocumentModel): LabelHit[
       }
     }
   });
+  // A label whose end OCR lost or set apart ("Nơi ĐKHK" | "rờng trú": "thường" read late, beyond a wide gap):
+  // a line that is nothing but the start of one field's wording, seven letters or more, that no other
+  // wording starts with, is that field's label, for a field no line labelled.
+  segments.forEach((seg, si) => {
+    if (hits.some((h) => h.segment === si)) return;
+    const lead = Math.max(0, seg.words.findIndex((w) => w.conf >= 50 && /\p{L}{2}/u.test(w.text)));
+    const acc = seg.words.slice(lead).map((w) => foldKey(w.text)).join('');
+    // Labels print in lower case after their capital; a name in capitals ("NGUYỄN QUÂN") is no label's start.
+    if (acc.length < 7 || !/\p{Ll}/u.test(seg.words[lead].text)) return;
+    const starts = all.filter((w) => w.key.length >= acc.length + 3 && levenshtein(acc, w.key.slice(0, acc.length)) <= (acc.length >= 10 ? 1 : 0));
+    const fields = new Set(starts.map((w) => w.field));
+    const field = starts[0]?.field;
+    if (fields.size !== 1 || !field || hits.some((h) => h.field === field)) return;
+    const ws = seg.words.slice(lead);
+    const box = boxOf(ws);
+    const label = starts.reduce((a, b) => (b.key.length < a.key.length ? b : a));
+    hits.push({ field, label: label.label, segment: si, start: lead, end: seg.words.length, distance: label.key.length - acc.length, box, partial: true });
+  });
   // One anchor per field: the closest match, then the first from the top.
   const chosen = new Map<IdCardField, LabelHit>();
   for (const h of hits) {
@@ -254,12 +325,19 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
       if (s.top < last.bottom - 0.3 * last.size) continue; // same line band (another column)
       if (s.top - last.bottom > 1.25 * Math.max(last.size, s.size)) break;
       // The first value line under a label starts where the label does, or lies under it (a centred heading).
-      const under = valueLines.length === 0 && Math.min(s.right, h.box.x + h.box.w) - Math.max(s.left, h.box.x) > 0;
+      // Under it means a good part of it (a quarter of the shorter): the expiry's label, ending a few pixels past
+      // the start of the address label above it (a mark read before "Nơi"), is not under that label.
+      const under = valueLines.length === 0 && Math.min(s.right, h.box.x + h.box.w) - Math.max(s.left, h.box.x) > 0.25 * Math.min(s.right - s.left, h.box.w);
       if (!under && !lefts.some((x) => Math.abs(s.left - x) <= ALIGN)) continue;
       if (s.left >= rightLimit || used.has(si)) continue;
       const lead = freeLead(si);
       if (lead.length === 0) break; // the line starts with a label or heading
       if (!lead.some((w) => /[\p{L}\p{N}]/u.test(w.text))) continue; // marks only ("-", "~"): artwork, not a line
+      // One character alone ("Ì" left of an address line, a little higher) is a mark: no value is one letter.
+      if (lead.length === 1 && lead[0].text.replace(/[^\p{L}\p{N}]/gu, '').length <= 1) continue;
+      // A name has no digits and only a date field takes a date: the date of birth beside its label, a little
+      // higher than it and aligned with the name above, is not the name's second line.
+      if (valueLines.length > 0 && spec.style !== 'date' && (spec.style === 'name' ? lead.some((w) => /\d/.test(w.text)) : isDateLine(lead))) continue;
       // A date or number is one line: a further line is another field.
       if ((spec.style === 'date' || spec.style === 'digits') && valueLines.length > 0) break;
       words.push(...lead);
@@ -299,12 +377,15 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
     const words: CardWord[] = [];
     const row = segments
       .map((x, i) => ({ x, i }))
+      .filter(() => !h.partial)
       .filter(({ x, i }) => i !== h.segment && !used.has(i) && x.left > h.box.x + h.box.w - 5)
       .filter(({ x }) => Math.min(x.bottom, h.box.y + h.box.h) - Math.max(x.top, h.box.y) > 0.5 * Math.min(x.bottom - x.top, h.box.h))
       .sort((a, b) => a.x.left - b.x.left);
     for (const { i } of row) {
       const lead = freeLead(i);
       if (lead.length === 0) break;
+      // A piece read wholly unsurely ("+1" at 26 by the card's edge) is a mark, not the value beyond a gap.
+      if (!lead.some((w) => w.conf >= 50)) continue;
       words.push(...lead);
       used.add(i);
       if (lead.length < segments[i].words.length) break;
@@ -312,6 +393,62 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
     finish(spec, h, words, undefined);
   }
   return out;
+}
+
+/** A printed date in one word ("25/09/2002"), its year. */
+const DATE_WORD = /^\D{0,2}(\d{2})[/.-](\d{2})[/.-](\d{4})\D{0,2}$/;
+
+/**
+ * The id and the date of birth by their shape when their label was not found (unreadable, lost under the
+ * artwork): the one word on the card, in no value and no label, that is a number of the id's length, and
+ * the one such printed date, taken only when something confirms it is the date of birth: its year is the
+ * one the 12-digit id carries, or it is the only date left on a card whose other date (the expiry) was
+ * found, and earlier than it, or on a card that prints no other date. Nothing is guessed when there are two candidates.
+ */
+export function valuesByShape(
+  segments: Segment[],
+  hits: LabelHit[],
+  values: Partial<Record<IdCardField, AnchoredValue>>,
+  model: DocumentModel,
+  idLength: 9 | 12,
+): Partial<Record<IdCardField, AnchoredValue>> {
+  const out: Partial<Record<IdCardField, AnchoredValue>> = {};
+  const taken = new Set(Object.values(values).flatMap((v) => v!.words));
+  const free: { w: CardWord; si: number }[] = [];
+  segments.forEach((seg, si) => {
+    seg.words.forEach((w, k) => {
+      if (taken.has(w) || hits.some((h) => h.segment === si && k >= h.start && k < h.end)) return;
+      free.push({ w, si });
+    });
+  });
+  const wants = (f: IdCardField) => model.fields.some((s) => s.field === f) && !values[f];
+  const at = (w: CardWord): AnchoredValue => {
+    const box = boxOf([w]);
+    const label: LabelHit = { label: '', segment: -1, start: 0, end: 0, distance: 0, box: { x: box.x, y: box.y, w: 0, h: box.h } };
+    return { words: [w], lines: [[w]], lineBoxes: [box], box, label };
+  };
+  let id = values.id?.words.map((w) => w.text).join('').replace(/\D/g, '');
+  if (wants('id')) {
+    const shaped = free.filter(({ w }) => w.conf >= 50 && new RegExp(`^\\D{0,2}\\d{${idLength}}\\D{0,2}$`).test(w.text));
+    if (shaped.length === 1) {
+      out.id = at(shaped[0].w);
+      id = shaped[0].w.text.replace(/\D/g, '');
+    }
+  }
+  if (wants('dob')) {
+    const dates = free.filter(({ w }) => w.conf >= 50 && DATE_WORD.test(w.text));
+    const year = (w: CardWord) => Number(DATE_WORD.exec(w.text)![3]);
+    const doe = values.doe?.words.map((w) => w.text).join(' ').match(/\d{4}/)?.[0];
+    const fromId = id?.length === 12 ? dates.filter(({ w }) => String(year(w)).slice(2) === id!.slice(4, 6) && Math.floor((year(w) - 1900) / 100) === Math.floor(Number(id![3]) / 2)) : [];
+    if (fromId.length === 1) out.dob = at(fromId[0].w);
+    else if (id?.length !== 12 && dates.length === 1 && (doe ? year(dates[0].w) < Number(doe) : !model.fields.some((f) => f.field === 'doe'))) out.dob = at(dates[0].w);
+  }
+  return out;
+}
+
+/** A line that is a printed date and nothing else ("25/09/2002"). */
+function isDateLine(words: CardWord[]): boolean {
+  return /^\d{1,2}\s?[/.-]\s?\d{1,2}\s?[/.-]\s?\d{4}$/.test(words.map((w) => w.text).join(' ').trim());
 }
 
 /**
@@ -345,11 +482,16 @@ export function isLabelPiece(text: string, labelKey: string): boolean {
  * Splits a line that OCR ran on from one column into the next where a label
  * with nothing after it stands right above: the words from the one under that
  * label's start on belong to its value ("Có giá trị đến: | Số 101 Trần Hưng
- * Đạo" under "Nơi thường trú:"), not to the line's own label. Returns the
- * segments unchanged when there is nothing to split.
+ * Đạo" under "Nơi thường trú:"), not to the line's own label. With the card's
+ * `model`, a label whose value may take several lines and started beside it
+ * splits such a line too, at a word after a gap that starts under the label or
+ * under its value ("Có giá trị đến: 28/06/2022   Lương, Huyện Cái Bè" under
+ * "Nơi thường trú: Số 173 Trần Hưng Đạo, Xã Mỹ"). Returns the segments
+ * unchanged when there is nothing to split.
  */
-export function splitUnderLabels(segments: Segment[], hits: LabelHit[]): Segment[] {
-  const open = hits.filter((h) => h.field && h.end === segments[h.segment].words.length);
+export function splitUnderLabels(segments: Segment[], hits: LabelHit[], model?: DocumentModel): Segment[] {
+  const multiLine = (h: LabelHit) => (model?.fields.find((f) => f.field === h.field)?.maxLines ?? 1) > 1;
+  const open = hits.filter((h) => h.field && (h.end === segments[h.segment].words.length || multiLine(h)));
   if (open.length === 0) return segments;
   let changed = false;
   const out: Segment[] = [];
@@ -365,7 +507,21 @@ export function splitUnderLabels(segments: Segment[], hits: LabelHit[]): Segment
       const below = seg.top - (h.box.y + h.box.h);
       if (below < -0.3 * seg.size || below > 1.5 * Math.max(seg.size, h.box.h)) continue;
       if (seg.left >= h.box.x - ALIGN) continue; // the line starts in the label's column: nothing to split
-      const k = seg.words.findIndex((w, i) => i >= own.end && Math.abs(w.left - h.box.x) <= 25);
+      if (h.end === segments[h.segment].words.length) {
+        const k = seg.words.findIndex((w, i) => i >= own.end && Math.abs(w.left - h.box.x) <= 25);
+        if (k > 0) cut = cut < 0 ? k : Math.min(cut, k);
+        continue;
+      }
+      // A value beside its label continues below it (an address): at the label's or the value's left edge,
+      // where the line's own value ends: after a gap wider than a letter, or a step up or down (the two
+      // columns' rows are not quite level).
+      const lefts = [h.box.x, segments[h.segment].words[h.end].left];
+      const centre = (w: CardWord) => w.top + w.height / 2;
+      const k = seg.words.findIndex((w, i) => {
+        if (i <= own.end || !lefts.some((x) => Math.abs(w.left - x) <= 25)) return false;
+        const prev = seg.words[i - 1];
+        return w.left - (prev.left + prev.width) > 0.8 * seg.size || Math.abs(centre(w) - centre(prev)) > 0.3 * seg.size;
+      });
       if (k > 0) cut = cut < 0 ? k : Math.min(cut, k);
     }
     if (cut < 0) {

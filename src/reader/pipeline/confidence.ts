@@ -14,6 +14,8 @@ export function fieldProbability(v: FieldValue): number {
   // Tesseract is as sure of a word that lost its first letter as of a right one (measured: 94 for "ẹo"
   // for "Sẹo"): a value only OCR vouches for stays under 80.
   else p = Math.min(p, UNCONFIRMED_CAP);
+  // Two readings that disagree (a name's tone marks): whichever was taken, a validator cannot vouch for it.
+  if (v.unsure) p = Math.min(p, UNCONFIRMED_CAP);
   if (v.invalid) p *= 0.6;
   return Math.round(p * 10000) / 100;
 }

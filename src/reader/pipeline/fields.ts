@@ -13,6 +13,8 @@ export interface RawField {
   conf: number;
   /** The words and their confidences, in reading order. */
   words?: { text: string; conf: number }[];
+  /** Two readings disagreed on it (a name's tone marks): no validator makes it sure. */
+  unsure?: boolean;
 }
 
 /** Groups the words of the stacked image by the band they fall in. */
@@ -150,6 +152,8 @@ export interface FieldValue {
   valid?: boolean;
   /** A validator rejected it. */
   invalid?: boolean;
+  /** Two readings disagreed (raw.unsure): its probability stays under 80 even when a validator confirms it. */
+  unsure?: boolean;
 }
 
 const DIGIT_FIX: Record<string, string> = { O: '0', o: '0', D: '0', Q: '0', I: '1', l: '1', '|': '1', i: '1', Z: '2', z: '2', L: '1', S: '5', s: '5', B: '8', G: '6', b: '6', g: '9', q: '9', T: '7' };
@@ -302,8 +306,7 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
         // A name checks out when it starts with a known family name and has a given name after it.
         // ... and every word is a Vietnamese syllable, at most seven of them (a label's words read into the
         // name, "VÕ HỌ EINH CHỮ ĐỨC ĐỆM...", is neither).
-        const words = v ? v.split(' ') : [];
-        if (v) fields.name = { value: v, conf, valid: SURNAMES.includes(words[0]) && words.length >= 2 && words.length <= 7 && words.every(vietnameseWord) };
+        if (v) fields.name = { value: v, conf, valid: plausibleName(v), unsure: r.unsure };
         break;
       }
       case 'sex': {
@@ -477,6 +480,71 @@ export function fixSurname(name: string): string {
   const hit = SURNAME_BY_FOLD.get(fold(first));
   return hit ? [hit, ...rest].join(' ') : name;
 }
+
+/**
+ * An id from two readings that each got part of it: the first read short ("04908356678", the last digit lost
+ * to the card's artwork), the second, wider, read the whole length but one digit wrong ("049085566783"). When
+ * the two agree on the first reading's digits but for one, the first's digits and the rest of the second's
+ * make a third candidate ("049083566783"), for the cross-checks (province, century and sex, year of birth)
+ * to confirm or not. Undefined when the readings do not fit that way.
+ */
+export function mergedId(first: RawField | undefined, second: RawField | undefined, length: 9 | 12): RawField | undefined {
+  const a = first ? (first.text.match(/\d/g) ?? []).join('') : '';
+  const b = second ? normaliseId(second.text, length) : undefined;
+  if (!b || a.length < length - 3 || a.length >= length) return undefined;
+  let differ = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) differ++;
+  if (differ > 1) return undefined;
+  const text = a + b.slice(a.length);
+  return text === b ? undefined : { text, conf: Math.min(first!.conf, second!.conf) };
+}
+
+/** A name's words as the answer spells them, each with the confidence of the OCR word it came from. */
+function nameWords(r: RawField): { text: string; conf: number }[] {
+  const words = r.words ?? [{ text: r.text, conf: r.conf }];
+  return words.flatMap((w) => (normaliseName(w.text) ? normaliseName(w.text).split(' ') : []).map((text) => ({ text, conf: w.conf })));
+}
+
+/** A name as answered: normalised, its family name's tone marks restored. */
+export const nameOf = (r: RawField | undefined): string => (r?.text ? fixSurname(normaliseName(r.text)) : '');
+
+/**
+ * The name from two readings of its line (the whole card's, `a`, and the line's own, enlarged, `b`). When
+ * they spell the same letters and differ only in marks ("HÀNG" / "HẰNG"), each word is taken from the
+ * reading that was surer of it, and the name is marked unsure: Tesseract gives a wrong tone mark as high a
+ * confidence as a right one, so the disagreement is the only sign. When they spell different letters and
+ * both are names (a family name, Vietnamese syllables), `a` is kept, unsure, unless `b` is `a` with a word
+ * more that `a` lost. Otherwise `a` is kept as it is.
+ */
+export function voteName(a: RawField, b: RawField | undefined): RawField {
+  const na = nameOf(a);
+  const nb = nameOf(b);
+  if (!b || !na || !nb || na === nb) return a;
+  if (fold(na) !== fold(nb)) {
+    // A word one reading lost (the family name, the last given name): the other, a name with every word of
+    // this one in order and more, is taken, unsure.
+    const fa = fold(na).split(' ');
+    const fb = fold(nb).split(' ');
+    let k = 0;
+    for (const w of fb) if (k < fa.length && w === fa[k]) k++;
+    if (k === fa.length && fb.length > fa.length && plausibleName(nb)) return { ...b, unsure: true };
+    return plausibleName(nb) ? { ...a, unsure: true } : a;
+  }
+  const wa = nameWords(a);
+  const wb = nameWords(b);
+  if (wa.length !== wb.length || wa.some((w, i) => fold(w.text) !== fold(wb[i].text))) return { ...a, unsure: true };
+  const words = wa.map((w, i) => (wb[i].conf > w.conf ? wb[i] : w));
+  return { text: words.map((w) => w.text).join(' '), conf: words.reduce((sum, w) => sum + w.conf, 0) / words.length, words, unsure: true };
+}
+
+/** A family name first, a given name after it (not a middle name), every word a Vietnamese syllable, at most seven. */
+function plausibleName(v: string): boolean {
+  const words = v.split(' ');
+  // THỊ and VĂN are middle names: a name ending in one lost its given name ("PHAN THỊ" of PHAN THỊ TUYẾT).
+  return SURNAMES.includes(words[0]) && words.length >= 2 && words.length <= 7 && words.every(vietnameseWord) && !MIDDLE_ONLY.includes(words[words.length - 1]);
+}
+
+const MIDDLE_ONLY = ['THỊ', 'VĂN'];
 
 /** Free-text fields whose words average below this confidence are read a second time. */
 const WEAK_CONF = 80;

@@ -11,8 +11,8 @@ import { fieldProbability, overallScore } from './confidence.js';
 import { GAP, stackBands } from './crops.js';
 import { decodeImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
-import { normaliseFields, rawFromLines, readingScore, weakFields, wordsByBand, type RawField } from './fields.js';
-import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, type AnchoredValue, type CardWord } from './anchors.js';
+import { mergedId, normaliseFields, rawFromLines, readingScore, voteName, weakFields, wordsByBand, type RawField } from './fields.js';
+import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
 import { detectKind } from './kind.js';
 import { DOCUMENTS } from '../documents.js';
 import { checkCornersInside, locateCard } from './locate.js';
@@ -65,6 +65,8 @@ export const DEFAULT_FIELD_SCALE = 1.4;
 /** The second reading of weak fields: enlarged more; dates in a window this many band heights taller each way. */
 const RETRY_SCALE = 1.8;
 const RETRY_REACH = 0.7;
+/** A name's second reading reaches this many letter heights right of the words found. */
+const NAME_REACH = 4;
 /** In that taller window only a date printed as one counts. */
 const STRICT_DATE = /\b\d{2}\s?[/.-]\s?\d{2}\s?[/.-]\s?\d{4}\b/;
 
@@ -103,6 +105,19 @@ async function readMrzBand(ocr: OcrEngine, gray: Buffer, band: Box = LAYOUTS.ccc
   const lines = new Map<string, string[]>();
   for (const w of words) lines.set(w.line, [...(lines.get(w.line) ?? []), w.text]);
   return readMrz([...lines.values()].map((l) => l.join('')));
+}
+
+/**
+ * How much wider an id's second reading must look when the first found fewer digits than the number has:
+ * the missing digits at the width of those read (OCR lost the number's end to a neighbouring line or the
+ * artwork: "0400909123" of 040090912354), plus one digit's margin.
+ */
+export function missingDigitsWidth(a: Pick<AnchoredValue, 'lines'>, length: number): number {
+  const words = a.lines.flat().filter((w) => /\d/.test(w.text));
+  const digits = words.reduce((n, w) => n + w.text.replace(/\D/g, '').length, 0);
+  if (digits === 0 || digits >= length) return 0;
+  const width = words.reduce((n, w) => n + w.width, 0) / words.reduce((n, w) => n + w.text.length, 0);
+  return (length - digits + 1) * width;
 }
 
 export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResult> {
@@ -167,12 +182,14 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     const wanted = layout.fields.filter((f) => f !== 'features' || task.features !== false);
     let segments = segmentLines(words);
     let hits = findLabels(segments, model);
-    const split = splitUnderLabels(segments, hits);
+    const split = splitUnderLabels(segments, hits, model);
     if (split !== segments) {
       segments = split;
       hits = findLabels(segments, model);
     }
     const anchored = assignValues(segments, hits, model);
+    // An id or date of birth whose label was not found: by its shape, when that is unambiguous.
+    Object.assign(anchored, valuesByShape(segments, hits, anchored, model, kind.startsWith('cmnd_09') ? 9 : 12));
     let raw: Partial<Record<IdCardField, RawField>> = {};
     for (const f of wanted) {
       const a = anchored[f];
@@ -183,25 +200,34 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     // Second reading of the fields that came out weak (missing after their label, invalid or unsure):
     // each value line found on the card, enlarged more, in one more OCR call.
     const weak = weakFields(layout, normal, raw).filter((f) => wanted.includes(f) && anchored[f]);
-    if (weak.length > 0) {
+    // A name is always read twice: the two readings' tone marks are compared (voteName).
+    const vote: IdCardField[] = raw.name && anchored.name && !weak.includes('name') ? ['name'] : [];
+    if (weak.length + vote.length > 0) {
       const bands: { field: IdCardField; box: Box }[] = [];
-      for (const f of weak) {
+      for (const f of [...weak, ...vote]) {
         const a = anchored[f] as AnchoredValue;
         const date = layout.fields.includes(f) && ['dob', 'doe', 'issue_date'].includes(f);
         for (const b of a.lineBoxes) {
           // The value's own box, a little wider and taller; on the label's row never reaching back over the label.
           const l = a.label.box;
           const onLabelRow = b.y < l.y + l.h && b.y + b.h > l.y;
-          const left = Math.min(b.x, Math.max(b.x - 6, onLabelRow ? l.x + l.w + 2 : 0));
+          // Under its label a value starts where the label does: a first word the whole card's reading lost
+          // ("ĐỖ" of ĐỖ QUANG MINH PHONG) is still in the band.
+          const start = !onLabelRow && b === a.lineBoxes[0] && b.y > l.y ? Math.min(b.x, l.x) : b.x;
+          const left = Math.min(start, Math.max(start - 6, onLabelRow ? l.x + l.w + 2 : 0));
           const pad = date ? RETRY_REACH * b.h : 0.25 * b.h;
-          bands.push({ field: f, box: { x: left, y: b.y - pad, w: Math.max(8, b.x + b.w - left + 16), h: b.h + 2 * pad } });
+          // An id read short looks further right by the digits it lacks; a name by a few letters (a last word
+          // the whole card's reading lost: "PHAN THỊ" of PHAN THỊ TUYẾT).
+          const extra = f === 'id' ? missingDigitsWidth(a, layout.kind.startsWith('cmnd_09') ? 9 : 12) : f === 'name' ? NAME_REACH * b.h : 0;
+          const right = Math.min(CARD_WIDTH, b.x + b.w + 16 + extra);
+          bands.push({ field: f, box: { x: left, y: b.y - pad, w: Math.max(8, right - left), h: b.h + 2 * pad } });
         }
       }
       const retryStack = await stackBands(flat.gray, bands.map((b) => b.box), RETRY_SCALE);
       const retryWords = await ocr.recognize(retryStack.png, { lang: 'vie', psm: 6 });
       const byBand = wordsByBand(retryWords, retryStack.spans);
       const second: Partial<Record<IdCardField, RawField>> = {};
-      for (const f of weak) {
+      for (const f of [...weak, ...vote]) {
         const lines = bands.map((b, i) => (b.field === f ? byBand[i] : undefined)).filter((x): x is NonNullable<typeof x> => !!x);
         second[f] = rawFromLines(f, lines);
         // A taller window may hold other numbers: only a date printed as one counts there.
@@ -211,6 +237,14 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       const mixed = normaliseFields(layout, both);
       const chosen = { ...raw };
       for (const f of weak) if (second[f] && readingScore(f, mixed, both) > readingScore(f, normal, raw)) chosen[f] = second[f];
+      // An id each reading got part of: their merge, when only it passes the id's cross-checks.
+      const merged = weak.includes('id') ? mergedId(raw.id, second.id, layout.kind.startsWith('cmnd_09') ? 9 : 12) : undefined;
+      if (merged && !normaliseFields(layout, chosen).fields.id?.valid && normaliseFields(layout, { ...chosen, id: merged }).fields.id?.valid) chosen.id = merged;
+      // The name: the reading kept, with the other's tone marks voted in (or marked unsure when they disagree).
+      if (chosen.name) {
+        const other = chosen.name === second.name ? raw.name : second.name;
+        chosen.name = voteName(chosen.name, other);
+      }
       raw = chosen;
       normal = normaliseFields(layout, raw);
       timings.retried = weak.length;
