@@ -132,8 +132,11 @@ for (const file of errorPhotos) {
   e('dark', { 3: '406' }, async () => animate(await sceneOf(photo), 'shake', { ...SD, filter: 'eq=brightness=-0.32' }));
   e('turned', { 3: '422' }, async () => {
     const r = await analyze({ image: photo, detectThreshold: 0.7, checkCard: false });
-    const scale = (await sharp(photo).rotate().metadata()).width! / (r.ok ? r.width : 1);
-    return animate(await sceneOf(await turned(photo, r.ok && r.primary ? r.primary.landmarks[60] * scale : 0, 0.1)), 'shake', SD);
+    if (!r.ok || !r.primary) throw new Error(`${name}: no face to turn`);
+    const scale = (await sharp(photo).rotate().metadata()).width! / r.width;
+    // Turned 50 degrees further the way the photo's face already looks (about its own vertical axis).
+    const yaw = (r.primary.pose.yaw >= 0 ? 1 : -1) * 50;
+    return animate(await sceneOf(await turned(photo, r.primary.landmarks.map((v) => v * scale), yaw)), 'shake', SD);
   });
   e('dark glasses', { 3: '406' }, async () => {
     const r = await analyze({ image: photo, detectThreshold: 0.7, checkCard: false });
