@@ -1,5 +1,5 @@
 /**
- * `npm run eval:liveness [-- --faces DIR --antispoof DIR --quick]`: liveness on
+ * `npm run eval:liveness [-- --faces DIR --antispoof DIR --quick --photos N --set tune|held-out]`: liveness on
  * generated videos. Per code of the table, how many generated error cases got
  * their code; APCER / BPCER on generated attacks (a photo moved by pan, zoom,
  * tilt and hand shake; printed paper; a phone screen with moiré and glare)
@@ -34,6 +34,8 @@ const { values } = parseArgs({
     photos: { type: 'string' },
     /** Write every attack/proxy row's cues and per-frame analysis (JSON) for offline study. */
     dump: { type: 'string' },
+    /** Run only one set ("tune" while tuning; the held-out set is run once at the end). */
+    set: { type: 'string' },
   },
 });
 const fixtures = path.resolve('test/face/fixtures');
@@ -170,6 +172,12 @@ for (const file of errorPhotos) {
 }
 const empty = async () => animate(await sharp({ create: { width: 900, height: 600, channels: 3, background: '#8a7a6b' } }).png().toBuffer(), 'shake', SD);
 cases.push({ name: 'no face', set: 'tune', kind: 'error', expect: { 2: '410', 3: '410' }, make: empty });
+
+if (values.set) {
+  const keep = cases.filter((c) => c.set === values.set);
+  cases.length = 0;
+  cases.push(...keep);
+}
 
 // --- run -------------------------------------------------------------------
 const cfg = loadFaceConfig(process.env, 1);

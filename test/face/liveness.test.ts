@@ -134,6 +134,26 @@ describe('liveness over HTTP with generated videos', () => {
     assert.match(r.body.liveness.message, /quality/);
   });
 
+  it('v3 on a tight, tilted crop (person-a): turned 50 degrees about its own axis is 422, drawn dark glasses 406', async () => {
+    const photo = fixture('person-a.jpg');
+    const found = await analyze({ image: photo, detectThreshold: 0.7, checkCard: false });
+    assert.ok(found.ok && found.primary);
+    // The photo is smaller than the engine's working size: landmarks are its pixels.
+    assert.equal(found.scale, 1);
+    const lm = found.primary.landmarks;
+    // Turned further the way the face already looks (its head is tilted about 45 degrees: the turn is about the face's axis, not the image's).
+    const profile = await video('shake', { photo: await turned(photo, lm, (found.primary.pose.yaw >= 0 ? 1 : -1) * 50) });
+    let r = await v3(profile);
+    assert.equal(r.body.liveness.code, '422', JSON.stringify(r.body));
+    const eye = (from: number): [number, number] => [0, 1].map((k) => [0, 1, 2, 3, 4, 5].reduce((sum, i) => sum + lm[2 * (from + i) + k] / 6, 0)) as [number, number];
+    // The eye model calls only one of these lenses "closed" in most frames; the eye patches are dark against the cheeks in all.
+    r = await v3(await video('shake', { photo: await withSunglasses(photo, { left: eye(36), right: eye(42) }) }));
+    assert.equal(r.body.liveness.code, '406', JSON.stringify(r.body));
+    // The same photo without glasses, straight, passes both checks (so neither rule fires on the crop itself).
+    r = await v3(await video('shake', { photo }));
+    assert.equal(r.body.liveness.code, '200', JSON.stringify(r.body));
+  });
+
   it('input checks: missing video, wrong extension or container, corrupted stream, duration and frame rate (409)', async () => {
     const leftovers = () => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('saola-live-')).length;
     const before = leftovers();
