@@ -222,7 +222,7 @@ console.log(`${cases.length} generated videos, ${rows.length} checks in ${((Date
 if (values.dump) {
   const dump = rows
     .filter((r) => r.c.kind !== 'error' && r.version === 3)
-    .map((r) => ({ name: r.c.name, kind: r.c.kind, set: r.c.set, code: r.result.entry.code, cues: r.trace.verdict?.cues, prob: r.result.decision?.prob, frames: r.trace.analysis?.frames.map((f) => f.face ? { lm: f.face.landmarks.map((v) => Math.round(v * 10) / 10), eyes: f.face.eyeClosed, pose: f.face.pose } : null), best: r.trace.analysis?.best }));
+    .map((r) => ({ name: r.c.name, kind: r.c.kind, set: r.c.set, code: r.result.entry.code, cues: r.trace.verdict?.cues, prob: r.result.decision?.prob, frames: r.trace.analysis?.frames.map((f) => f.face ? { lm: f.face.landmarks.map((v) => Math.round(v * 10) / 10), eyes: f.face.eyeClosed, pose: f.face.pose, yaw: f.face.yaw, cover: f.face.cover } : null), best: r.trace.analysis?.best }));
   fs.writeFileSync(values.dump, JSON.stringify(dump));
 }
 
