@@ -2,7 +2,8 @@
  * Liveness worker (runs in the liveness WorkerPool thread). Reuses the face
  * engine's sessions and steps (detector, 68 landmarks, eye state, embedding)
  * and adds the passive anti-spoof model; per sampled frame it measures
- * faces, landmarks, sharpness, pose, brightness and eye closure, then runs
+ * faces, landmarks, sharpness, pose (three yaw estimates), brightness, eye
+ * closure and the eye patches against the cheeks, then runs
  * the anti-spoof model and the screen cues on the best frames and embeds the
  * straightest, sharpest one (for `cmnd`).
  */
