@@ -1,5 +1,5 @@
 /**
- * `npm run eval:liveness [-- --faces DIR --antispoof DIR --quick]`: liveness on
+ * `npm run eval:liveness [-- --faces DIR --antispoof DIR --quick --photos N --set tune|held-out]`: liveness on
  * generated videos. Per code of the table, how many generated error cases got
  * their code; APCER / BPCER on generated attacks (a photo moved by pan, zoom,
  * tilt and hand shake; printed paper; a phone screen with moiré and glare)
@@ -34,6 +34,8 @@ const { values } = parseArgs({
     photos: { type: 'string' },
     /** Write every attack/proxy row's cues and per-frame analysis (JSON) for offline study. */
     dump: { type: 'string' },
+    /** Run only one set ("tune" while tuning; the held-out set is run once at the end). */
+    set: { type: 'string' },
   },
 });
 const fixtures = path.resolve('test/face/fixtures');
@@ -132,8 +134,11 @@ for (const file of errorPhotos) {
   e('dark', { 3: '406' }, async () => animate(await sceneOf(photo), 'shake', { ...SD, filter: 'eq=brightness=-0.32' }));
   e('turned', { 3: '422' }, async () => {
     const r = await analyze({ image: photo, detectThreshold: 0.7, checkCard: false });
-    const scale = (await sharp(photo).rotate().metadata()).width! / (r.ok ? r.width : 1);
-    return animate(await sceneOf(await turned(photo, r.ok && r.primary ? r.primary.landmarks[60] * scale : 0, 0.1)), 'shake', SD);
+    if (!r.ok || !r.primary) throw new Error(`${name}: no face to turn`);
+    const scale = (await sharp(photo).rotate().metadata()).width! / r.width;
+    // Turned 50 degrees further the way the photo's face already looks (about its own vertical axis).
+    const yaw = (r.primary.pose.yaw >= 0 ? 1 : -1) * 50;
+    return animate(await sceneOf(await turned(photo, r.primary.landmarks.map((v) => v * scale), yaw)), 'shake', SD);
   });
   e('dark glasses', { 3: '406' }, async () => {
     const r = await analyze({ image: photo, detectThreshold: 0.7, checkCard: false });
@@ -167,6 +172,12 @@ for (const file of errorPhotos) {
 }
 const empty = async () => animate(await sharp({ create: { width: 900, height: 600, channels: 3, background: '#8a7a6b' } }).png().toBuffer(), 'shake', SD);
 cases.push({ name: 'no face', set: 'tune', kind: 'error', expect: { 2: '410', 3: '410' }, make: empty });
+
+if (values.set) {
+  const keep = cases.filter((c) => c.set === values.set);
+  cases.length = 0;
+  cases.push(...keep);
+}
 
 // --- run -------------------------------------------------------------------
 const cfg = loadFaceConfig(process.env, 1);
@@ -211,7 +222,7 @@ console.log(`${cases.length} generated videos, ${rows.length} checks in ${((Date
 if (values.dump) {
   const dump = rows
     .filter((r) => r.c.kind !== 'error' && r.version === 3)
-    .map((r) => ({ name: r.c.name, kind: r.c.kind, set: r.c.set, code: r.result.entry.code, cues: r.trace.verdict?.cues, prob: r.result.decision?.prob, frames: r.trace.analysis?.frames.map((f) => f.face ? { lm: f.face.landmarks.map((v) => Math.round(v * 10) / 10), eyes: f.face.eyeClosed, pose: f.face.pose } : null), best: r.trace.analysis?.best }));
+    .map((r) => ({ name: r.c.name, kind: r.c.kind, set: r.c.set, code: r.result.entry.code, cues: r.trace.verdict?.cues, prob: r.result.decision?.prob, frames: r.trace.analysis?.frames.map((f) => f.face ? { lm: f.face.landmarks.map((v) => Math.round(v * 10) / 10), eyes: f.face.eyeClosed, pose: f.face.pose, yaw: f.face.yaw, cover: f.face.cover } : null), best: r.trace.analysis?.best }));
   fs.writeFileSync(values.dump, JSON.stringify(dump));
 }
 

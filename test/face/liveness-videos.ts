@@ -188,21 +188,73 @@ export async function onScreen(photo: Buffer): Promise<Buffer> {
 }
 
 /**
- * A head turned aside, drawn in 2-D: the part of the photo left of the nose
- * (x in pixels of the upright photo) squeezed to `squeeze` of its width, as
- * a yaw foreshortens the far half of a face.
+ * A head turned aside by `yawDegrees` (positive: the nose moves towards the
+ * face's own right-hand image side, i.e. along the eye line from the left
+ * eye to the right eye), drawn from a frontal photo with a cylindrical warp
+ * in the face's own axes. `landmarks` are the photo's 68 points (pixels of
+ * the EXIF-upright photo).
+ *
+ * The face is taken as a vertical cylinder (radius 1.1 inter-ocular
+ * distances, axis behind the nose tip, along the face's vertical axis, so a
+ * tilted head turns about its own axis): a surface point at angle phi seen
+ * frontally at s = R sin(phi) is seen at R sin(phi + yaw) after the turn.
+ * Only the head's rows turn (the warp fades out above the head and below the
+ * chin). The far half is foreshortened and partly hidden behind the
+ * silhouette, the near half widens; the background beside the near cheek is
+ * pushed out to stay continuous. What a 2-D photo cannot give stays missing: the nose does
+ * not protrude past the far cheek and no ear comes into view.
  */
-export async function turned(photo: Buffer, noseX: number, squeeze = 0.2): Promise<Buffer> {
-  const upright = await sharp(photo).rotate().toBuffer({ resolveWithObject: true });
-  const { width, height } = upright.info;
-  const cut = Math.max(1, Math.min(width - 1, Math.round(noseX)));
-  const left = await sharp(upright.data).extract({ left: 0, top: 0, width: cut, height }).resize({ width: Math.max(1, Math.round(cut * squeeze)), height, fit: 'fill' }).toBuffer({ resolveWithObject: true });
-  const right = await sharp(upright.data).extract({ left: cut, top: 0, width: width - cut, height }).toBuffer();
-  return sharp({ create: { width: left.info.width + width - cut, height, channels: 3, background: '#000' } })
-    .composite([
-      { input: left.data, left: 0, top: 0 },
-      { input: right, left: left.info.width, top: 0 },
-    ])
-    .jpeg({ quality: 92 })
-    .toBuffer();
+export async function turned(photo: Buffer, landmarks: number[], yawDegrees = 60): Promise<Buffer> {
+  const { data, info } = await sharp(photo).rotate().removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { width: W, height: H } = info;
+  const mean = (from: number, to: number, k: 0 | 1) => {
+    let v = 0;
+    for (let i = from; i < to; i++) v += landmarks[2 * i + k] / (to - from);
+    return v;
+  };
+  const [lx, ly, rx, ry] = [mean(36, 42, 0), mean(36, 42, 1), mean(42, 48, 0), mean(42, 48, 1)];
+  const iod = Math.hypot(rx - lx, ry - ly);
+  // u: the face's horizontal axis (eye line), v: its vertical axis; origin at the nose tip.
+  const ux = (rx - lx) / iod;
+  const uy = (ry - ly) / iod;
+  const [px, py] = [landmarks[60], landmarks[61]];
+  const R = 1.1 * iod;
+  const sign = yawDegrees < 0 ? -1 : 1;
+  const theta = (Math.abs(yawDegrees) * Math.PI) / 180;
+  const cos = Math.cos(theta);
+  // Output s (along u, turned towards +s) -> source s, for the head's rows.
+  const source = (s: number): number => {
+    if (s >= R) return s;
+    // Beside the near cheek (where the side of the head would come into view): the background, pushed out, the push fading over R.
+    if (s <= -R * cos) return s - R * (1 - cos) * Math.max(0, 1 - (-R * cos - s) / R);
+    return R * Math.sin(Math.asin(s / R) - theta);
+  };
+  // Only the head turns: full warp from the top of the head (2.4 inter-ocular distances above the nose tip) to the chin (1.3 below), fading over 0.6.
+  const weight = (t: number) => Math.max(0, Math.min(1, 1 - Math.max(-2.4 * iod - t, t - 1.3 * iod) / (0.6 * iod)));
+  const out = Buffer.alloc(W * H * 3);
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const dx = x - px;
+      const dy = y - py;
+      const s = sign * (dx * ux + dy * uy);
+      const t = -dx * uy + dy * ux;
+      const w = weight(t);
+      const ss = sign * (w > 0 ? s + w * (source(s) - s) : s);
+      const sx = px + ss * ux - t * uy;
+      const sy = py + ss * uy + t * ux;
+      // Bilinear sample, edge pixels repeated.
+      const x0 = Math.max(0, Math.min(W - 1, Math.floor(sx)));
+      const y0 = Math.max(0, Math.min(H - 1, Math.floor(sy)));
+      const x1 = Math.min(W - 1, x0 + 1);
+      const y1 = Math.min(H - 1, y0 + 1);
+      const fx = Math.max(0, Math.min(1, sx - x0));
+      const fy = Math.max(0, Math.min(1, sy - y0));
+      for (let c = 0; c < 3; c++) {
+        const a = data[(y0 * W + x0) * 3 + c] * (1 - fx) + data[(y0 * W + x1) * 3 + c] * fx;
+        const b = data[(y1 * W + x0) * 3 + c] * (1 - fx) + data[(y1 * W + x1) * 3 + c] * fx;
+        out[(y * W + x) * 3 + c] = Math.round(a * (1 - fy) + b * fy);
+      }
+    }
+  }
+  return sharp(out, { raw: { width: W, height: H, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
 }

@@ -119,7 +119,8 @@ describe('liveness over HTTP with generated videos', () => {
   it('v3: a turned head only is 422, a dark video or dark glasses 406 (v2 checks neither)', async () => {
     const found = await analyze({ image: grace, detectThreshold: 0.7, checkCard: false });
     assert.ok(found.ok && found.primary);
-    const profile = await video('shake', { photo: await turned(grace, found.primary.landmarks[60], 0.1) });
+    // Turned 50 degrees about the head's own vertical axis (the photo is analysed at its own size: landmarks are its pixels).
+    const profile = await video('shake', { photo: await turned(grace, found.primary.landmarks, 50) });
     assert.equal((await v3(profile)).body.liveness.code, '422');
     assert.equal((await v2(profile)).body.code, '200');
     const dark = await video('shake', { filter: 'eq=brightness=-0.32' });
@@ -131,6 +132,26 @@ describe('liveness over HTTP with generated videos', () => {
     const r = await v3(shades);
     assert.equal(r.body.liveness.code, '406', JSON.stringify(r.body));
     assert.match(r.body.liveness.message, /quality/);
+  });
+
+  it('v3 on a tight, tilted crop (person-a): turned 50 degrees about its own axis is 422, drawn dark glasses 406', async () => {
+    const photo = fixture('person-a.jpg');
+    const found = await analyze({ image: photo, detectThreshold: 0.7, checkCard: false });
+    assert.ok(found.ok && found.primary);
+    // The photo is smaller than the engine's working size: landmarks are its pixels.
+    assert.equal(found.scale, 1);
+    const lm = found.primary.landmarks;
+    // Turned further the way the face already looks (its head is tilted about 45 degrees: the turn is about the face's axis, not the image's).
+    const profile = await video('shake', { photo: await turned(photo, lm, (found.primary.pose.yaw >= 0 ? 1 : -1) * 50) });
+    let r = await v3(profile);
+    assert.equal(r.body.liveness.code, '422', JSON.stringify(r.body));
+    const eye = (from: number): [number, number] => [0, 1].map((k) => [0, 1, 2, 3, 4, 5].reduce((sum, i) => sum + lm[2 * (from + i) + k] / 6, 0)) as [number, number];
+    // The eye model calls only one of these lenses "closed" in most frames; the eye patches are dark against the cheeks in all.
+    r = await v3(await video('shake', { photo: await withSunglasses(photo, { left: eye(36), right: eye(42) }) }));
+    assert.equal(r.body.liveness.code, '406', JSON.stringify(r.body));
+    // The same photo without glasses, straight, passes both checks (so neither rule fires on the crop itself).
+    r = await v3(await video('shake', { photo }));
+    assert.equal(r.body.liveness.code, '200', JSON.stringify(r.body));
   });
 
   it('input checks: missing video, wrong extension or container, corrupted stream, duration and frame rate (409)', async () => {

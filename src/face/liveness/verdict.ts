@@ -2,6 +2,7 @@ import { boxArea } from '../engine/detect.js';
 import { EYES_DARK_RATIO, EYES_HIDDEN_PROB, MASK_LOWER_SKIN, MASK_UPPER_SKIN } from '../engine/index.js';
 import { countBlinks, decide, type LivenessCues, type LivenessDecision } from './fusion.js';
 import { interOcular, nonRigidity } from './motion.js';
+import { COVER, eyesCovered } from './occlusion.js';
 import type { LivenessAnalysis } from './worker.js';
 
 /** Outcomes of the liveness code table (src/face/errors.ts holds their codes and texts per version). */
@@ -80,6 +81,9 @@ export function judge(a: LivenessAnalysis, rules: VerdictRules): Verdict {
   if (rules.version === 3) {
     const covered = coveredFrames(a);
     if (covered.count > a.cueFrames.length / 2) return { outcome: 'poorQuality', reason: `face covered (${covered.what}) in ${covered.count} of the ${a.cueFrames.length} best frames` };
+    // The eye model misses some lenses: the pixels themselves (occlusion.ts), over every frame with a face.
+    const shaded = faced.filter((f) => eyesCovered(f.face!.cover)).length;
+    if (shaded > COVER.frames * faced.length) return { outcome: 'poorQuality', reason: `both eyes dark and flat against the cheeks (dark glasses) in ${shaded} of ${faced.length} frames` };
   }
   const maxDiff = Math.max(...a.frames.map((f) => Math.max(f.diff, f.diffFirst)));
   const lms = faced.map((f) => f.face!.landmarks);
@@ -98,8 +102,9 @@ export function judge(a: LivenessAnalysis, rules: VerdictRules): Verdict {
     return { outcome, reason: `no face in ${missing} of ${n} frames, face at the frame's edge in ${touching}` };
   }
   if (rules.version === 3) {
-    // The landmarks' pose is noisy: one frontal-looking frame among turned ones is an outlier, not a frontal face.
-    const frontal = faced.filter((f) => Math.abs(f.face!.pose.yaw) <= RULES.frontalDegrees && Math.abs(f.face!.pose.pitch) <= RULES.frontalDegrees).length;
+    // The pose is noisy: one frontal-looking frame among turned ones is an outlier, not a frontal face.
+    // Yaw: the median of the landmarks', the outline's and the detector box's estimates (pose.ts).
+    const frontal = faced.filter((f) => Math.abs(f.face!.yaw.yaw) <= RULES.frontalDegrees && Math.abs(f.face!.pose.pitch) <= RULES.frontalDegrees).length;
     if (frontal < Math.max(2, RULES.frontalShare * faced.length)) {
       return { outcome: 'notFrontal', reason: `${frontal} of ${faced.length} frames with |yaw| and |pitch| <= ${RULES.frontalDegrees} degrees` };
     }

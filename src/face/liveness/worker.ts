@@ -2,7 +2,8 @@
  * Liveness worker (runs in the liveness WorkerPool thread). Reuses the face
  * engine's sessions and steps (detector, 68 landmarks, eye state, embedding)
  * and adds the passive anti-spoof model; per sampled frame it measures
- * faces, landmarks, sharpness, pose, brightness and eye closure, then runs
+ * faces, landmarks, sharpness, pose (three yaw estimates), brightness, eye
+ * closure and the eye patches against the cheeks, then runs
  * the anti-spoof model and the screen cues on the best frames and embeds the
  * straightest, sharpest one (for `cmnd`).
  */
@@ -16,6 +17,8 @@ import { defaultModelDir, loadVerifiedModels } from '../engine/models.js';
 import { alignFace, detectFaces, embed, eyeState, landmarks68, loadSessions, poseFromLandmarks } from '../engine/worker.js';
 import { ANTISPOOF_SPECS, antispoofCrop, antispoofTensor, liveProbability } from './antispoof.js';
 import { meanAbsDifference, thumbnail } from './motion.js';
+import { eyeCover, type EyeCover } from './occlusion.js';
+import { estimateYaw, type YawEstimates } from './pose.js';
 import { glareShare, moireScore } from './screen.js';
 
 export interface LivenessTask {
@@ -47,6 +50,10 @@ export interface FrameFace {
   /** Mean brightness of the two eye crops, 0-255 (dark glasses make it low against `brightness`). */
   eyeBrightness: number;
   pose: { roll: number; yaw: number; pitch: number };
+  /** Yaw from the landmarks' nose-to-eyes offset, the face outline and the detector box, and their median (pose.ts). */
+  yaw: YawEstimates;
+  /** Darkness and texture of each eye patch against its cheek on the aligned face (occlusion.ts). */
+  cover: EyeCover;
 }
 
 export interface FrameResult {
@@ -138,6 +145,7 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
       let sum = 0;
       for (let k = 0; k < gray.length; k++) sum += gray[k];
       const eyes = await eyeState(s, img, landmarks);
+      const pose = poseFromLandmarks(landmarks);
       result.face = {
         box,
         landmarks,
@@ -145,7 +153,9 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
         blur: laplacianVariance(gray, 112, 112),
         brightness: sum / gray.length,
         eyeBrightness: eyes.brightness,
-        pose: poseFromLandmarks(landmarks),
+        pose,
+        yaw: estimateYaw(landmarks, box, pose.yaw),
+        cover: eyeCover(gray),
       };
     }
     frames.push(result);
