@@ -29,6 +29,7 @@ import {
   multipart,
   newAgent,
   openLoop,
+  pinSelf,
   send,
   slope,
   startLoadServer,
@@ -50,6 +51,11 @@ export interface LoadTarget {
   levels: number[];
   /** p95 latency (ms) the capacity run may reach. */
   budgetMs: number;
+  /**
+   * Event-loop services: the server gets core 0 and the load driver core 1, so that the driver can send
+   * twice what the server answers (unpinned, both share 2 cores and the driver falls behind first).
+   */
+  pin?: boolean;
   /** Seeds data and returns the request of index i. */
   prepare(server: LoadServer, creds: Creds): Promise<Requests>;
   ok(a: { status: number; body: string }): boolean;
@@ -88,17 +94,40 @@ function readerFixture(name: string): Buffer {
 export const TARGETS: Record<string, LoadTarget> = {
   nlu: {
     name: 'nlu',
+    pin: true,
     levels: [1, 4, 16, 32, 64],
     budgetMs: 100,
-    async prepare(_server, creds) {
+    // A mix on 2,000 samples: one write in four, three pages of 200 samples (uncached: query and serialise).
+    // Writes alone are so cheap that one load process cannot send twice what the server answers on 2 cores.
+    async prepare(server, creds) {
       const headers = { authorization: `Bearer ${creds.token}`, 'content-type': 'application/json' };
-      return (i) => ({ method: 'POST', path: '/api/v3/sample', headers, body: Buffer.from(JSON.stringify({ content: `tôi muốn đặt vé máy bay số ${i} đi Hà Nội` })) });
+      const seed = await send(newAgent(1), server.url, {
+        method: 'POST',
+        path: '/api/v3/intent',
+        headers,
+        body: Buffer.from(JSON.stringify({ label: 'load_intent' })),
+      });
+      if (seed.status !== 200) throw new Error(`intent: ${seed.status} ${seed.body}`);
+      const rows = Array.from({ length: 2000 }, (_, i) => ({ intent: 'load_intent', sample: `câu mẫu số ${i} để đo tải dịch vụ` }));
+      const imported = await send(newAgent(1), server.url, {
+        method: 'POST',
+        path: '/api/v3/intent-sample/import_intent_samples',
+        headers,
+        body: Buffer.from(JSON.stringify(rows)),
+      });
+      if (json(imported.body)?.number_of_imported_sample !== 2000) throw new Error(`seeding: ${imported.body.slice(0, 200)}`);
+      const get = { authorization: `Bearer ${creds.token}` };
+      return (i) =>
+        i % 4 === 0
+          ? { method: 'POST', path: '/api/v3/sample', headers, body: Buffer.from(JSON.stringify({ content: `tôi muốn đặt vé máy bay số ${i} đi Hà Nội` })) }
+          : { method: 'GET', path: `/api/v3/sample?limit=200&offset=${(i * 7) % 1800}`, headers: get };
     },
-    ok: (a) => a.status === 200 && typeof json(a.body)?.code === 'string',
+    ok: (a) => a.status === 200 && (Array.isArray(json(a.body)) || typeof json(a.body)?.code === 'string'),
     busy: fastifyBusy,
   },
   credit: {
     name: 'credit',
+    pin: true,
     levels: [1, 4, 16, 32, 64],
     budgetMs: 100,
     async prepare(server, creds) {
@@ -205,7 +234,7 @@ export const TARGETS: Record<string, LoadTarget> = {
 };
 
 /** ASR needs a model: the tiny generated transducer of the tests (its transcripts are meaningless; its cost is real). */
-async function asrEnv(scratch: string): Promise<Record<string, string>> {
+export async function asrEnv(scratch: string): Promise<Record<string, string>> {
   if (process.env.SAOLA_ASR_MODEL) return { SAOLA_ASR_MODEL: process.env.SAOLA_ASR_MODEL };
   const { buildTinyTransducer } = await import('../test/speech/asr/support/tiny-transducer.js');
   const dir = path.join(scratch, 'tiny-asr');
@@ -233,6 +262,8 @@ export interface LoadResult {
     rssMax: number;
     rssEnd: number;
     rssSlopeSecondHalf: number;
+    /** p99 of how late the load driver started requests (ms). */
+    driverLagP99: number;
   };
   recovery: { ok: number; of: number; p50: number };
   verdict: { refusedInShape: boolean; latencyBounded: boolean; rssBounded: boolean; recovered: boolean };
@@ -267,7 +298,8 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
   const log = opts.log ?? ((s: string) => console.error(s));
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-load-scratch-'));
   const env = { ...(target.env ?? {}), ...(target.name === 'asr' ? await asrEnv(scratch) : {}) };
-  const server = await startLoadServer(env);
+  const server = await startLoadServer(env, target.pin ? { cpu: 0 } : {});
+  if (target.pin) pinSelf('1');
   const agent = newAgent(64);
   try {
     const creds = await createApp(server);
@@ -330,8 +362,14 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
     const admitted = summarise(admittedMs);
     log(
       `${target.name}: offered ${offered.toFixed(1)} req/s for ${opts.seconds} s: ${answers.length} sent, ${okAnswers.length} ok, ${busy.length} 429, ${other.length} other; ` +
-        `admitted p50 ${admitted.p50.toFixed(0)} p95 ${admitted.p95.toFixed(0)} p99 ${admitted.p99.toFixed(0)} ms (first third p99 ${first.toFixed(0)}, last ${last.toFixed(0)}); RSS ${rssStart.toFixed(0)} -> max ${rssMax.toFixed(0)} MiB`,
+        `driver lag p99 ${summarise(answers.map((a) => a.lag ?? 0)).p99.toFixed(0)} ms; admitted p50 ${admitted.p50.toFixed(0)} p95 ${admitted.p95.toFixed(0)} p99 ${admitted.p99.toFixed(0)} ms (first third p99 ${first.toFixed(0)}, last ${last.toFixed(0)}); RSS ${rssStart.toFixed(0)} -> max ${rssMax.toFixed(0)} MiB`,
     );
+    // Second by second: what was answered, and how long the admitted requests of that second took.
+    for (let sec = 0; sec < opts.seconds; sec++) {
+      const inSec = answers.filter((a) => a.at >= sec * 1000 && a.at < (sec + 1) * 1000);
+      const okMs = inSec.filter((a) => target.ok(a)).map((a) => a.ms);
+      if (process.env.LOAD_VERBOSE) log(`  ${target.name} s${sec}: ${inSec.length} sent, ${okMs.length} ok, ${inSec.filter((a) => target.busy(a)).length} 429, ok p50 ${summarise(okMs).p50.toFixed(0)} ms, driver lag p50 ${summarise(inSec.map((a) => a.lag ?? 0)).p50.toFixed(0)} ms`);
+    }
     if (other.length) log(`${target.name}: other answers, e.g. ${other[0].status} ${other[0].body.slice(0, 200)}`);
 
     // Recovery: the load has dropped; a request every 500 ms.
@@ -372,6 +410,7 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
         rssMax,
         rssEnd,
         rssSlopeSecondHalf: rssSlope,
+        driverLagP99: summarise(answers.map((a) => a.lag ?? 0)).p99,
       },
       recovery,
       verdict: {
@@ -389,6 +428,7 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
     throw err;
   } finally {
     agent.destroy();
+    if (target.pin) pinSelf('0-' + (os.cpus().length - 1));
     await server.stop();
     fs.rmSync(scratch, { recursive: true, force: true });
   }
@@ -400,7 +440,7 @@ export function rowsOf(r: LoadResult): BenchRow[] {
   const yes = (b: boolean) => (b ? 'yes' : 'NO');
   return [
     { benchmark: s, metric: 'capacity', value: r.capacity.rate, unit: 'req/s', note: `${r.capacity.concurrency} clients, p95 ${r.capacity.p95.toFixed(0)} ms` },
-    { benchmark: s, metric: 'offered (2x)', value: o.offered, unit: 'req/s', note: `${o.seconds} s open loop, ${o.sent} sent` },
+    { benchmark: s, metric: 'offered (2x)', value: o.offered, unit: 'req/s', note: `${o.seconds} s open loop, ${o.sent} sent, driver lag p99 ${o.driverLagP99.toFixed(0)} ms` },
     { benchmark: s, metric: 'admitted', value: o.ok, unit: 'req', note: `${(o.ok / o.seconds).toFixed(1)} req/s` },
     { benchmark: s, metric: '429 in shape', value: o.busy, unit: 'req', goal: '> 0', note: `${o.other} other answers; refused in shape: ${yes(r.verdict.refusedInShape)}` },
     { benchmark: s, metric: 'admitted p50', value: o.admitted.p50, unit: 'ms' },

@@ -6,7 +6,7 @@
  * the server does; latency counted from the scheduled start, so a stalled
  * server cannot hide its queue).
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -42,7 +42,7 @@ export function rssMiBOf(pid: number): number {
 }
 
 /** Starts `saola serve` (the sources under tsx) on a fresh data folder with `env` on top of the defaults. */
-export async function startLoadServer(env: Record<string, string> = {}): Promise<LoadServer> {
+export async function startLoadServer(env: Record<string, string> = {}, opts: { cpu?: number } = {}): Promise<LoadServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-load-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -58,7 +58,11 @@ export async function startLoadServer(env: Record<string, string> = {}): Promise
   const entry = ['--import', 'tsx', path.join(root, 'src/main.ts')];
   const cli = async (...args: string[]) => (await run(process.execPath, [...entry, ...args], { cwd: root, env: fullEnv, maxBuffer: 64 << 20 })).stdout;
   await cli('migrate');
-  const child = spawn(process.execPath, [...entry, 'serve'], { cwd: root, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  // With `cpu`, the server runs on that core only (taskset execs the server, so the pid is the server's).
+  const child =
+    opts.cpu === undefined
+      ? spawn(process.execPath, [...entry, 'serve'], { cwd: root, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn('taskset', ['-c', String(opts.cpu), process.execPath, ...entry, 'serve'], { cwd: root, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (c: Buffer) => (output = (output + c.toString()).slice(-65536));
   child.stdout!.on('data', keep);
@@ -112,6 +116,10 @@ export interface Answer {
   ms: number;
   /** When the request was due, ms since the run started. */
   at: number;
+  /** Open loop: how late the driver itself started it (ms); large values mean the driver, not the server, fell behind. */
+  lag?: number;
+  /** Open loop: the request's index. */
+  index?: number;
 }
 
 /** Keep-alive sockets, as many as the load needs (an open loop must never wait for a socket). */
@@ -173,9 +181,11 @@ export async function openLoop(
   requests: Requests,
   rate: number,
   seconds: number,
-  opts: { onTick?: (elapsedMs: number) => void; tickMs?: number; timeoutMs?: number } = {},
+  opts: { onTick?: (elapsedMs: number) => void; tickMs?: number; timeoutMs?: number; sockets?: number } = {},
 ): Promise<Answer[]> {
-  const agent = newAgent();
+  const agent = newAgent(opts.sockets ?? 1024);
+  // The sockets are opened before the clock starts (a burst of connects would be measured as the server's latency).
+  await Promise.all(Array.from({ length: opts.sockets ?? 1024 }, () => send(agent, base, { method: 'GET', path: '/healthz', headers: {} })));
   const answers: Answer[] = [];
   const pending: Promise<void>[] = [];
   const total = Math.max(1, Math.round(rate * seconds));
@@ -192,10 +202,12 @@ export async function openLoop(
       // Start every request that is due (a late timer starts several at once, each timed from its due moment).
       while (k < total && (k / rate) * 1000 <= now) {
         const due = (k / rate) * 1000;
+        const index = k;
         const spec = requests(k++);
+        const lag = performance.now() - t0 - due;
         pending.push(
           send(agent, base, spec, opts.timeoutMs).then((r) => {
-            answers.push({ ...r, ms: performance.now() - t0 - due, at: due });
+            answers.push({ ...r, ms: performance.now() - t0 - due, at: due, lag, index });
           }),
         );
       }
@@ -251,4 +263,9 @@ export async function multipart(parts: [name: string, value: Buffer | string, fi
   }
   const res = new Response(form);
   return { body: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get('content-type')! };
+}
+
+/** Pins this process (every thread) to the given cores, e.g. "1" or "0,1" (Linux taskset). */
+export function pinSelf(cores: string): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
 }

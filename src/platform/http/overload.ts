@@ -9,47 +9,36 @@ export interface OverloadSettings {
   maxEventLoopDelayMs: number;
 }
 
-/** How often the event loop's delay is sampled. */
+/** How often the event loop marks its progress. */
 const TICK_MS = 20;
-/** Weight of the newest sample in the smoothed delay: one pause (a GC, one long synchronous task) is not overload. */
-const SMOOTHING = 0.25;
 
 /**
  * Load shedding for every service route: a request is refused at once with
  * the platform's `busy` condition (each service answers its own 429, with
  * Retry-After) when its service already has `maxInFlight` requests being
- * answered, or when the event loop has been late by more than
- * `maxEventLoopDelayMs` (smoothed over its last turns).
- * The second is what protects the services that do their work on the event
- * loop (NLU and credit on SQLite, whose queries are synchronous): there, a
- * backlog waits in socket buffers where no counter sees it, and only the
- * loop's delay shows it. Work in worker pools is bounded by the pools' own
- * queues. The check runs before authentication and body parsing, so a
- * refusal costs little.
+ * answered, or when the event loop is more than `maxEventLoopDelayMs` late,
+ * that is when the current turn of the loop has run that long since a
+ * timer last fired. The second is what protects the services that work on
+ * the event loop (NLU and credit on SQLite, whose queries are synchronous):
+ * their backlog waits in socket buffers where no counter sees it, and a turn
+ * of the loop then reads hundreds of requests; refusing the rest of a turn
+ * once it is late keeps every turn, and so every admitted request's wait,
+ * short. Work in worker pools is bounded by the pools' own queues. The check
+ * runs before the body is read, so a refusal costs little.
  */
 export function installOverloadGuard(app: FastifyInstance, settings: OverloadSettings): { close(): void } {
   const inFlight = new Map<string, number>();
   let lastTick = performance.now();
-  let delay = 0; // smoothed
   let timer: NodeJS.Timeout | undefined;
   if (settings.maxEventLoopDelayMs > 0) {
     const tick = () => {
-      const now = performance.now();
-      // One sample counts at most twice the limit, so a single long pause cannot trip the guard on its own.
-      const sample = Math.min(2 * settings.maxEventLoopDelayMs, Math.max(0, now - lastTick - TICK_MS));
-      delay = (1 - SMOOTHING) * delay + SMOOTHING * sample;
-      lastTick = now;
+      lastTick = performance.now();
       timer = setTimeout(tick, TICK_MS);
       timer.unref();
     };
-    timer = setTimeout(tick, TICK_MS);
-    timer.unref();
+    tick();
   }
-  /**
-   * Late: the smoothed delay is over the limit (the loop has been behind for several turns), or this very
-   * turn has already run five times the limit (requests read now have waited at least that long).
-   */
-  const loopLate = () => delay > settings.maxEventLoopDelayMs || performance.now() - lastTick - TICK_MS > 5 * settings.maxEventLoopDelayMs;
+  const loopLate = () => performance.now() - lastTick - TICK_MS > settings.maxEventLoopDelayMs;
 
   app.addHook('onRoute', (route) => {
     const service = serviceOfPath(route.url ?? route.path ?? '');
