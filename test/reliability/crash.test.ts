@@ -112,9 +112,18 @@ function writeImportFiles(dir: string): Map<string, string[]> {
  * Runs `saola credit import` on the files in turn until stopped, killing some imports with SIGKILL
  * at a random moment (the CLI writes to the store directly, so the server's kill does not stop it).
  */
-async function importUntilStopped(env: Record<string, string>, appCode: string, files: string[], random: () => number, acked: Acked, stopped: () => boolean) {
+async function importUntilStopped(
+  env: Record<string, string>,
+  appCode: string,
+  files: string[],
+  random: () => number,
+  acked: Acked,
+  stopped: () => boolean,
+  stagedRows: () => Promise<number>,
+) {
   for (let i = 0; !stopped(); i++) {
     const file = files[Math.floor(random() * files.length)];
+    const before = await stagedRows();
     const child = spawn(process.execPath, ['--import', 'tsx', main, 'credit', 'import', 'alpha', file, '--app', appCode, '--json'], {
       cwd: root,
       env: { ...process.env, ...env, SAOLA_LOG_LEVEL: 'warn' },
@@ -123,8 +132,6 @@ async function importUntilStopped(env: Record<string, string>, appCode: string, 
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr!.on('data', () => undefined);
-    // Half of the imports are killed somewhere between start-up and the end of the import.
-    const killAt = random() < 0.5 ? 500 + random() * 3500 : Infinity;
     let killed = false;
     const kill = () => {
       if (child.exitCode === null && !killed) {
@@ -132,7 +139,22 @@ async function importUntilStopped(env: Record<string, string>, appCode: string, 
         child.kill('SIGKILL');
       }
     };
-    const timer = Number.isFinite(killAt) ? setTimeout(kill, killAt) : undefined;
+    // A third are killed at a random moment (mostly while the CLI starts), a third once they have staged rows
+    // (mid-import, or during the commit), a third run to the end unless the rounds end first.
+    const fate = random();
+    const timer = fate < 1 / 3 ? setTimeout(kill, 500 + random() * 6000) : undefined;
+    if (fate >= 1 / 3 && fate < 2 / 3) {
+      const extra = random() * 300;
+      void (async () => {
+        while (child.exitCode === null && !killed) {
+          if ((await stagedRows().catch(() => before)) > before) {
+            await new Promise((r) => setTimeout(r, extra));
+            return kill();
+          }
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+    }
     const poll = setInterval(() => stopped() && kill(), 50);
     const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
     clearTimeout(timer);
@@ -314,25 +336,32 @@ for (const engine of ['embedded', 'postgres+redis'] as const) {
       const acked: Acked = { samples: new Map(), entities: new Set(), links: new Map(), faces: new Set(), tts: new Set(), imports: [], importsKilled: 0 };
       const files = writeImportFiles(dir);
       const random = seededRandom(Number(process.env.SAOLA_CRASH_SEED ?? 7));
+      const importRandom = seededRandom(Number(process.env.SAOLA_CRASH_SEED ?? 7) + 1);
+      // The imports run beside every round (the CLI takes seconds to start), until the last round ends.
+      let roundsOver = false;
+      const { openStore } = await import('../../src/platform/db/database.js');
+      const { sql } = await import('kysely');
+      const watch = openStore(pg ? pg.url : `sqlite:${path.join(dir, 'saola.db')}`);
+      const stagedRows = async () => Number(((await sql.raw('select count(*) as n from credit_import_staging').execute(watch.db)).rows[0] as { n: string | number }).n);
+      const importing = importUntilStopped(env, creds.app_code, [...files.keys()], importRandom, acked, () => roundsOver, stagedRows).finally(() => watch.close());
       for (let round = 0; round < ROUNDS; round++) {
         server = await startServer(env);
         let killed = false;
-        // The first face add loads the face models (seconds), so rounds last long enough to see some.
-        const killAfter = 3000 + Math.floor(random() * 4000);
+        // The first face add loads the face models (seconds), and a credit import's CLI starts in seconds,
+        // so rounds last long enough to see some of both.
+        const killAfter = 6000 + Math.floor(random() * 6000);
         const writing = writeUntilKilled(server, creds, round, acked, () => killed);
-        const importing = importUntilStopped(env, creds.app_code, [...files.keys()], random, acked, () => killed);
         await new Promise((r) => setTimeout(r, killAfter));
         server.child.kill('SIGKILL');
         killed = true;
         await new Promise((r) => server!.child.once('exit', r));
         await writing;
-        await importing;
       }
+      roundsOver = true;
+      await importing;
       server = await startServer(env);
-      const { openStore } = await import('../../src/platform/db/database.js');
       const store = openStore(pg ? pg.url : `sqlite:${path.join(dir, 'saola.db')}`);
       try {
-        const { sql } = await import('kysely');
         const sqlCount = async (q: string) => Number(((await sql.raw(q).execute(store.db)).rows[0] as { n: string | number }).n);
         const sqlRows = async (q: string) => (await sql.raw(q).execute(store.db)).rows;
         await verify(server, creds, acked, sqlCount, sqlRows);
