@@ -350,8 +350,13 @@ for (const engine of ['embedded', 'postgres+redis'] as const) {
         // The first face add loads the face models (seconds), and a credit import's CLI starts in seconds,
         // so rounds last long enough to see some of both.
         const killAfter = 6000 + Math.floor(random() * 6000);
+        const facesBefore = acked.faces.size;
         const writing = writeUntilKilled(server, creds, round, acked, () => killed);
         await new Promise((r) => setTimeout(r, killAfter));
+        // On a busy machine loading the face models can outlast the round: the kill then waits for the round's
+        // first face (at most a minute), and comes at a random moment in the next 2 s.
+        for (let waited = 0; acked.faces.size === facesBefore && waited < 60_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+        if (acked.faces.size > facesBefore) await new Promise((r) => setTimeout(r, Math.floor(random() * 2000)));
         server.child.kill('SIGKILL');
         killed = true;
         await new Promise((r) => server!.child.once('exit', r));
