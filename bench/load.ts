@@ -65,7 +65,16 @@ export interface LoadTarget {
    * Asynchronous services (TTS): the admitted request is done later. Given the
    * accepted answers, waits for them (sampled) and returns each one's time to done (ms from its start).
    */
-  completion?: (server: LoadServer, creds: Creds, accepted: Answer[], agent: http.Agent) => Promise<{ at: number; ms: number }[]>;
+  completion?: (server: LoadServer, creds: Creds, agent: http.Agent) => Completion;
+}
+
+/** Follows accepted asynchronous requests to their end. */
+export interface Completion {
+  /** The open loop's clock starts now. */
+  start(): void;
+  accepted(a: Answer): void;
+  /** Waits for every accepted request; answers each one's time to done. */
+  finish(timeoutMs: number): Promise<{ at: number; ms: number }[]>;
 }
 
 export interface Creds {
@@ -194,25 +203,36 @@ export const TARGETS: Record<string, LoadTarget> = {
       const b = json(a.body);
       return a.status === 429 && b?.error === 9 && typeof b?.message === 'string' && 'async' in (b ?? {});
     },
-    async completion(server, creds, accepted, agent) {
-      // Every accepted request is polled until done; its time to done counts from its scheduled start.
-      const start = performance.now();
+    completion(server, creds, agent) {
+      // Each accepted request is polled (every 200 ms) from its answer on, until done; its time to done
+      // counts from its scheduled start. `at` is on the open loop's clock, which started at `t0`.
+      const open = new Map<string, number>();
       const times: { at: number; ms: number }[] = [];
-      const open = accepted.map((a) => ({ id: json(a.body).request_id as string, at: a.at }));
-      const t0 = start - Math.max(...accepted.map((a) => a.at + a.ms)); // run-relative clock: the last answer came "now"
-      while (open.length > 0 && performance.now() - start < 300_000) {
-        for (let i = open.length - 1; i >= 0; i--) {
-          const r = await send(agent, server.url, { method: 'GET', path: `/hmi/tts/v5/status/${open[i].id}`, headers: { api_key: creds.api_key } });
-          const st = json(r.body)?.status;
-          if (st === 'done' || st === 'failed') {
-            times.push({ at: open[i].at, ms: performance.now() - t0 - open[i].at });
-            open.splice(i, 1);
+      let t0 = performance.now();
+      let stop = false;
+      const poller = (async () => {
+        while (!stop || open.size > 0) {
+          for (const [id, at] of [...open]) {
+            const r = await send(agent, server.url, { method: 'GET', path: `/hmi/tts/v5/status/${id}`, headers: { api_key: creds.api_key } });
+            const st = json(r.body)?.status;
+            if (st === 'done' || st === 'failed') {
+              times.push({ at, ms: performance.now() - t0 - at });
+              open.delete(id);
+            }
           }
+          await new Promise((r) => setTimeout(r, 200));
         }
-        if (open.length) await new Promise((r) => setTimeout(r, 200));
-      }
-      if (open.length) throw new Error(`${open.length} TTS requests not done 300 s after the load`);
-      return times;
+      })();
+      return {
+        start: () => (t0 = performance.now()),
+        accepted: (a: Answer) => open.set(json(a.body).request_id as string, a.at),
+        async finish(timeoutMs: number) {
+          stop = true;
+          await Promise.race([poller, new Promise((r) => setTimeout(r, timeoutMs))]);
+          if (open.size) throw new Error(`${open.size} TTS requests not done ${timeoutMs / 1000} s after the load`);
+          return times;
+        },
+      };
     },
   },
   asr: {
@@ -309,7 +329,10 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
       const r = await send(agent, server.url, requests(i));
       if (!target.ok(r)) return { ok: false };
       if (target.completion) {
-        await target.completion(server, creds, [{ ...r, ms: 0, at: 0 }], agent);
+        const c = target.completion(server, creds, agent);
+        c.start();
+        c.accepted({ ...r, ms: 0, at: 0 });
+        await c.finish(300_000);
       }
       return { ok: true };
     };
@@ -337,7 +360,10 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
     const offered = 2 * cap.rate;
     const rss: { x: number; y: number }[] = [];
     const rssStart = server.rssMiB();
+    const tracker = target.completion?.(server, creds, agent);
     const answers = await openLoop(server.url, (i) => requests(100_000 + i), offered, opts.seconds, {
+      onStart: () => tracker?.start(),
+      onAnswer: (a) => tracker && target.ok(a) && tracker.accepted(a),
       tickMs: 500,
       onTick: (t) => rss.push({ x: t / 1000, y: server.rssMiB() }),
       timeoutMs: 60_000,
@@ -348,9 +374,9 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
     const other = answers.filter((a) => !target.ok(a) && !target.busy(a));
     let admittedMs = okAnswers.map((a) => a.ms);
     let byTime = okAnswers.map((a) => ({ at: a.at, ms: a.ms }));
-    if (target.completion && okAnswers.length) {
+    if (tracker) {
       // Time to done (synthesised), from each request's scheduled start.
-      byTime = await target.completion(server, creds, okAnswers, agent);
+      byTime = await tracker.finish(300_000);
       admittedMs = byTime.map((a) => a.ms);
     }
     const third = (opts.seconds * 1000) / 3;

@@ -128,6 +128,10 @@ async function main(): Promise<void> {
     const tail = rss.filter((p) => p.x >= Math.max(0, minutes - 8));
     const fit = slope(tail);
     const noise = residualStd(tail, fit);
+    // Also the second half alone: a warm-up step early in the 8 minutes can hide a steady climb after it.
+    const half = rss.filter((p) => p.x >= minutes / 2);
+    const halfFit = slope(half);
+    const halfNoise = residualStd(half, halfFit);
     const otherSample = answers.find((a) => judge(a.index!, a) === 'other');
     const report = {
       rate,
@@ -144,6 +148,9 @@ async function main(): Promise<void> {
         slopeLast8MinMiBPerMin: fit,
         slopeStdErr: noise.slopeSe,
         residualStdMiB: noise.std,
+        slopeSecondHalfMiBPerMin: halfFit,
+        slopeSecondHalfStdErr: halfNoise.slopeSe,
+        series: rss.map((p) => [Number(p.x.toFixed(3)), Number(p.y.toFixed(1))]),
       },
       otherSample: otherSample ? `${otherSample.status} ${otherSample.body.slice(0, 200)}` : undefined,
     };
@@ -159,7 +166,8 @@ async function main(): Promise<void> {
       for (const [name, s] of Object.entries(perService)) console.log(`| ${name} | ${s.ok} | ${s.busy} | ${s.other} | ${s.p50.toFixed(0)} | ${s.p95.toFixed(0)} | ${s.p99.toFixed(0)} |`);
       console.log(
         `RSS: ${report.rss.samples} samples every 5 s, first ${report.rss.first?.toFixed(0)} MiB, last ${report.rss.last?.toFixed(0)} MiB, max ${report.rss.max.toFixed(0)} MiB; ` +
-          `slope over the last 8 min ${fit.toFixed(2)} ± ${(2 * noise.slopeSe).toFixed(2)} MiB/min (2 standard errors), residual noise ${noise.std.toFixed(1)} MiB`,
+          `slope over the last 8 min ${fit.toFixed(2)} ± ${(2 * noise.slopeSe).toFixed(2)} MiB/min (2 standard errors), residual noise ${noise.std.toFixed(1)} MiB; ` +
+          `second half alone ${halfFit.toFixed(2)} ± ${(2 * halfNoise.slopeSe).toFixed(2)} MiB/min`,
       );
       if (report.otherSample) console.log(`other answers, e.g. ${report.otherSample}`);
       console.log(`load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);

@@ -181,7 +181,7 @@ export async function openLoop(
   requests: Requests,
   rate: number,
   seconds: number,
-  opts: { onTick?: (elapsedMs: number) => void; tickMs?: number; timeoutMs?: number; sockets?: number } = {},
+  opts: { onTick?: (elapsedMs: number) => void; tickMs?: number; timeoutMs?: number; sockets?: number; onAnswer?: (a: Answer) => void; onStart?: () => void } = {},
 ): Promise<Answer[]> {
   const agent = newAgent(opts.sockets ?? 1024);
   // The sockets are opened before the clock starts (a burst of connects would be measured as the server's latency).
@@ -190,6 +190,7 @@ export async function openLoop(
   const pending: Promise<void>[] = [];
   const total = Math.max(1, Math.round(rate * seconds));
   const t0 = performance.now();
+  opts.onStart?.();
   let k = 0;
   let lastTick = 0;
   await new Promise<void>((resolve) => {
@@ -207,7 +208,9 @@ export async function openLoop(
         const lag = performance.now() - t0 - due;
         pending.push(
           send(agent, base, spec, opts.timeoutMs).then((r) => {
-            answers.push({ ...r, ms: performance.now() - t0 - due, at: due, lag, index });
+            const answer = { ...r, ms: performance.now() - t0 - due, at: due, lag, index };
+            answers.push(answer);
+            opts.onAnswer?.(answer);
           }),
         );
       }

@@ -24,7 +24,7 @@ const TICK_MS = 20;
  * of the loop then reads hundreds of requests; refusing the rest of a turn
  * once it is late keeps every turn, and so every admitted request's wait,
  * short. Work in worker pools is bounded by the pools' own queues. The check
- * runs before the body is read, so a refusal costs little.
+ * runs before authentication and before the body is read.
  */
 export function installOverloadGuard(app: FastifyInstance, settings: OverloadSettings): { close(): void } {
   const inFlight = new Map<string, number>();
@@ -40,24 +40,23 @@ export function installOverloadGuard(app: FastifyInstance, settings: OverloadSet
   }
   const loopLate = () => performance.now() - lastTick - TICK_MS > settings.maxEventLoopDelayMs;
 
-  app.addHook('onRoute', (route) => {
-    const service = serviceOfPath(route.url ?? route.path ?? '');
-    if (!service) return;
-    const guard: onRequestHookHandler = (request, reply, done) => {
-      const busy = settings.maxInFlight > 0 && (inFlight.get(service) ?? 0) >= settings.maxInFlight;
-      const late = settings.maxEventLoopDelayMs > 0 && loopLate();
-      if (busy || late) {
-        reply.header('retry-after', '1');
-        return done(new PlatformError('busy', `The ${service} service is overloaded; try again shortly`));
-      }
-      inFlight.set(service, (inFlight.get(service) ?? 0) + 1);
-      // 'close' comes once the answer is sent or the connection is gone, whichever way the request ends.
-      reply.raw.once('close', () => inFlight.set(service, (inFlight.get(service) ?? 1) - 1));
-      done();
-    };
-    const existing = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-    route.onRequest = [guard, ...existing];
-  });
+  // A root hook, so it runs before the services' own hooks (authentication): a refusal costs little. Its error is
+  // answered by the matched route's error handler, so each service renders its own 429.
+  const guard: onRequestHookHandler = (request, reply, done) => {
+    const service = serviceOfPath(request.url);
+    if (!service) return done();
+    const busy = settings.maxInFlight > 0 && (inFlight.get(service) ?? 0) >= settings.maxInFlight;
+    const late = settings.maxEventLoopDelayMs > 0 && loopLate();
+    if (busy || late) {
+      reply.header('retry-after', '1');
+      return done(new PlatformError('busy', `The ${service} service is overloaded; try again shortly`));
+    }
+    inFlight.set(service, (inFlight.get(service) ?? 0) + 1);
+    // 'close' comes once the answer is sent or the connection is gone, whichever way the request ends.
+    reply.raw.once('close', () => inFlight.set(service, (inFlight.get(service) ?? 1) - 1));
+    done();
+  };
+  app.addHook('onRequest', guard);
   return {
     close() {
       if (timer) clearTimeout(timer);
