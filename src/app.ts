@@ -14,6 +14,7 @@ import { platformErrorShape, sendRouteNotFound, sendServiceError } from './platf
 import { registerReader } from './reader/index.js';
 import { registerSpeech } from './speech/index.js';
 import { installMetering } from './platform/usage/index.js';
+import { installOverloadGuard } from './platform/http/overload.js';
 import { registerConsole } from './console/index.js';
 import { purgeHooks } from './purge-hooks.js';
 import { AppSettingsRegistry } from './platform/app-settings.js';
@@ -100,7 +101,12 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', checks });
   });
 
-  // Metering and quotas first: their root hooks then cover every service registered below.
+  // Load shedding and metering first: their route hooks then cover every service registered below.
+  const overload = installOverloadGuard(app, deps.config);
+  app.addHook('onClose', (_instance, done) => {
+    overload.close();
+    done();
+  });
   const metering = await installMetering(app, deps);
   deps.appSettings ??= new AppSettingsRegistry();
   deps.playground ??= new PlaygroundTools();

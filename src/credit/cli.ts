@@ -108,7 +108,11 @@ async function runImport(ctx: CommandContext, positionals: string[], values: Val
   const open = csvFile(need(file, 'EVENTS.csv'));
   return withParts(ctx, async (parts, store) => {
     const appCode = await appCodeOf(store, need(values.app, '--app'));
-    const report = await importAlphaEvents(parts.store, appCode, open, { fileName: file, strict: values.strict });
+    const report = await importAlphaEvents(parts.store, appCode, open, {
+      fileName: file,
+      strict: values.strict,
+      abandonAfterMs: loadCreditConfig().importAbandonSeconds * 1000,
+    });
     if (values.rejects) {
       fs.writeFileSync(values.rejects, 'line,reason\n' + report.rejects.map((r) => `${r.line},"${r.reason.replace(/"/g, '""')}"`).join('\n') + '\n');
     }

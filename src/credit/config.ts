@@ -18,6 +18,8 @@ export interface CreditConfig {
   gamma?: HttpSourceSettings;
   /** Timeout of one HTTP source call, milliseconds. */
   httpTimeoutMs: number;
+  /** Seconds after which an import that stopped writing (its process died) has its staged rows dropped. */
+  importAbandonSeconds: number;
 }
 
 function httpSource(env: Env, name: 'BETA' | 'GAMMA'): HttpSourceSettings | undefined {
@@ -35,5 +37,6 @@ export function loadCreditConfig(env: Env = process.env): CreditConfig {
     beta: httpSource(env, 'BETA'),
     gamma: httpSource(env, 'GAMMA'),
     httpTimeoutMs: integerSetting(env, 'SAOLA_CREDIT_HTTP_TIMEOUT_MS', 2000, 50, 60_000),
+    importAbandonSeconds: integerSetting(env, 'SAOLA_CREDIT_IMPORT_ABANDON_SECONDS', 600, 1, 7 * 86_400),
   };
 }

@@ -34,11 +34,14 @@ export interface ImportOptions {
   /** Refuse the whole file when any row is invalid (nothing is imported). */
   strict?: boolean;
   now?: number;
+  /** Staging rows of other imports silent this long are dropped as abandoned (default 10 minutes). */
+  abandonAfterMs?: number;
 }
 
 /** Rejects kept in the report; the count goes on beyond. */
 const MAX_REPORTED_REJECTS = 10_000;
 const BATCH = 2000;
+const DEFAULT_ABANDON_MS = 600_000;
 const MAX_AMOUNT = 1e12;
 
 type Checked = { ok: true; row: Omit<AlphaEventRow, 'id' | 'app_code' | 'import_id' | 'created_time'> } | { ok: false; reason: string };
@@ -79,9 +82,12 @@ function checkRow(fields: string[], col: Record<(typeof EVENT_COLUMNS)[number] |
 
 /**
  * Imports alpha events for one application from CSV records, validating row
- * by row: valid rows land (in batches), invalid ones are reported with their
- * line and reason. Idempotent: each event has a key (event_id, or a hash of
- * its content), so importing the same file again adds nothing.
+ * by row: valid rows are staged in batches, invalid ones are reported with
+ * their line and reason; then the whole import becomes visible in one
+ * transaction with its record in credit_imports, so a killed import leaves
+ * no event behind (only staging rows, dropped by a later import once silent
+ * for `abandonAfterMs`). Idempotent: each event has a key (event_id, or a
+ * hash of its content), so importing the same file again adds nothing.
  * Under `strict`, `open` is called twice: check every row, then import.
  */
 export async function importAlphaEvents(
@@ -98,17 +104,18 @@ export async function importAlphaEvents(
   };
 
   type Column = (typeof EVENT_COLUMNS)[number] | (typeof EVENT_OPTIONAL_COLUMNS)[number];
+  let staged = 0;
   /** One read of the file: `count` tallies rows and rejects, `write` stores the valid rows. */
   const pass = async (count: boolean, write: boolean) => {
     let col: Record<Column, number> | undefined;
     let width = 0;
     let batch: AlphaEventRow[] = [];
-    const created = new Date().toISOString();
     const flush = async () => {
       if (batch.length === 0) return;
-      const inserted = await store.insertEvents(batch);
-      report.inserted += inserted;
-      report.duplicates += batch.length - inserted;
+      // Each batch's time is the import's heartbeat: staging rows of an import silent too long are dropped.
+      const created = new Date().toISOString();
+      await store.stageEvents(batch.map((row) => ({ ...row, created_time: created })));
+      staged += batch.length;
       batch = [];
     };
     for await (const record of open()) {
@@ -124,33 +131,44 @@ export async function importAlphaEvents(
         continue;
       }
       if (!write) continue;
-      batch.push({ ...checked.row, id: uuidv7(), app_code: appCode, import_id: report.import_id, created_time: created });
+      batch.push({ ...checked.row, id: uuidv7(), app_code: appCode, import_id: report.import_id, created_time: '' });
       if (batch.length >= BATCH) await flush();
     }
     if (!col) throw new CsvError(1, 'the file is empty: a header line is needed (phone,event_type,occurred_at,...)');
     await flush();
   };
 
-  if (opts.strict) {
-    await pass(true, false);
-    if (report.rejected > 0) {
-      report.refused = true;
-      return report;
+  // Rows staged by imports whose process died are dropped first (they never became visible).
+  await store.dropAbandonedStaging(new Date(Date.now() - (opts.abandonAfterMs ?? DEFAULT_ABANDON_MS)).toISOString());
+  try {
+    if (opts.strict) {
+      await pass(true, false);
+      if (report.rejected > 0) {
+        report.refused = true;
+        return report;
+      }
+      await pass(false, true);
+    } else {
+      await pass(true, true);
     }
-    await pass(false, true);
-  } else {
-    await pass(true, true);
+    const counts = await store.commitImport(
+      {
+        id: report.import_id,
+        app_code: appCode,
+        source: 'alpha',
+        file_name: opts.fileName.slice(0, 500),
+        rows_total: report.rows,
+        rejected: report.rejected,
+        created_time: new Date().toISOString(),
+      },
+      staged,
+    );
+    report.inserted = counts.inserted;
+    report.duplicates = counts.duplicates;
+  } catch (err) {
+    // Nothing of a failed import becomes visible; its staged rows go now (or, if this fails too, with the next import).
+    await store.dropStaging(report.import_id).catch(() => undefined);
+    throw err;
   }
-  await store.recordImport({
-    id: report.import_id,
-    app_code: appCode,
-    source: 'alpha',
-    file_name: opts.fileName.slice(0, 500),
-    rows_total: report.rows,
-    inserted: report.inserted,
-    duplicates: report.duplicates,
-    rejected: report.rejected,
-    created_time: new Date().toISOString(),
-  });
   return report;
 }

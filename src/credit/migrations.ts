@@ -52,4 +52,24 @@ export const creditMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex('credit_imports_app').on('credit_imports').columns(['app_code', 'created_time']).execute();
     },
   },
+  // Imports land whole or not at all: rows are staged in batches, then moved into
+  // credit_alpha_events with the import's record in one transaction (src/credit/import.ts).
+  '0006_credit_02_import_staging': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('credit_import_staging')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('event_key', 'text', (c) => c.notNull())
+        .addColumn('phone', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        .addColumn('occurred_at', 'text', (c) => c.notNull())
+        .addColumn('amount', 'double precision')
+        .addColumn('days_late', 'integer')
+        .addColumn('import_id', 'text', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('credit_import_staging_import').on('credit_import_staging').columns(['import_id', 'created_time']).execute();
+    },
+  },
 };

@@ -53,4 +53,6 @@ export type CreditTables = {
   credit_alpha_events: AlphaEventRow;
   credit_models: CreditModelRow;
   credit_imports: CreditImportRow;
+  /** Rows of imports in progress (same columns as credit_alpha_events); created_time is the batch's. */
+  credit_import_staging: AlphaEventRow;
 };

@@ -64,6 +64,58 @@ export class CreditStore {
     await this.db.insertInto('credit_imports').values(row).execute();
   }
 
+  /** Stages one batch of an import: kept apart, unseen by scoring, until `commitImport`. */
+  async stageEvents(rows: AlphaEventRow[]): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        await trx.insertInto('credit_import_staging').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+      }
+    });
+  }
+
+  /**
+   * Makes a staged import visible, all of it at once: in one transaction its
+   * rows move into the feature store (skipping keys already stored, and a key
+   * repeated in the file after its first row), the import is recorded with
+   * its counts, and its staging rows go. A process killed before the commit
+   * leaves only staging rows, which `dropAbandonedStaging` removes.
+   */
+  async commitImport(row: Omit<CreditImportRow, 'inserted' | 'duplicates'>, staged: number): Promise<{ inserted: number; duplicates: number }> {
+    const columns = ['id', 'app_code', 'event_key', 'phone', 'event_type', 'occurred_at', 'amount', 'days_late', 'import_id', 'created_time'] as const;
+    return this.db.transaction().execute(async (trx) => {
+      const moved = await trx
+        .insertInto('credit_alpha_events')
+        .columns([...columns])
+        .expression(trx.selectFrom('credit_import_staging').select([...columns]).where('import_id', '=', row.id).orderBy('id'))
+        .onConflict((oc) => oc.columns(['app_code', 'event_key']).doNothing())
+        .executeTakeFirst();
+      const inserted = Number(moved.numInsertedOrUpdatedRows ?? 0n);
+      await trx.deleteFrom('credit_import_staging').where('import_id', '=', row.id).execute();
+      await trx.insertInto('credit_imports').values({ ...row, inserted, duplicates: staged - inserted }).execute();
+      return { inserted, duplicates: staged - inserted };
+    });
+  }
+
+  /** Drops one import's staging rows (it failed, or was refused). */
+  async dropStaging(importId: string): Promise<void> {
+    await this.db.deleteFrom('credit_import_staging').where('import_id', '=', importId).execute();
+  }
+
+  /**
+   * Drops the staging rows of imports that wrote no batch since `cutoff`
+   * (ISO time): their process died. A live import writes a batch every
+   * fraction of a second. Answers the rows dropped.
+   */
+  async dropAbandonedStaging(cutoff: string): Promise<number> {
+    const abandoned = this.db
+      .selectFrom('credit_import_staging')
+      .select('import_id')
+      .groupBy('import_id')
+      .having((eb) => eb.fn.max('created_time'), '<', cutoff);
+    const r = await this.db.deleteFrom('credit_import_staging').where('import_id', 'in', abandoned).executeTakeFirst();
+    return Number(r.numDeletedRows ?? 0n);
+  }
+
   /** The newest model's id and version for (app, source, dltype), without its body. */
   latestModel(app: string, source: string, dltype: number): Promise<Pick<CreditModelRow, 'id' | 'version'> | undefined> {
     return this.db

@@ -72,9 +72,9 @@ export class FaceSearchService {
     const id = required(fields, 'id');
     const face = await this.faceOf(file, parseBool(fields.allow_id_card));
     const coll = await this.store.ensureCollection(appCode, collection);
-    const user = await this.store.upsertUser(appCode, coll.id, id, fields.name?.trim() || undefined);
-    const added = await this.store.addFace(appCode, coll.id, user.id, face.embedding, EMBEDDING_MODEL);
-    await this.cache.added({ appCode, collectionId: coll.id }, user.id, face.embedding, added);
+    // The user and its face land together (one transaction), or neither does.
+    const added = await this.store.addUserFace(appCode, coll.id, id, fields.name?.trim() || undefined, face.embedding, EMBEDDING_MODEL);
+    await this.cache.added({ appCode, collectionId: coll.id }, added.userRowId, face.embedding, added);
     return 'Add photo success';
   }
 

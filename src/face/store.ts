@@ -119,6 +119,68 @@ export class FaceStore {
     });
   }
 
+  /**
+   * Creates or renames the user and adds its face in one transaction, so a
+   * process killed half-way leaves neither (a user without its face was seen
+   * on PostgreSQL by the crash harness when the two were separate). The
+   * collection row is updated first, which serialises adds to the collection,
+   * so the user lookup and insert cannot race another add.
+   */
+  async addUserFace(
+    appCode: string,
+    collectionId: string,
+    userId: string,
+    name: string | undefined,
+    embedding: Float32Array,
+    model: string,
+  ): Promise<{ id: string; userRowId: string } & FacesVersion> {
+    const id = uuidv7();
+    return this.db.transaction().execute(async (trx) => {
+      const v = await trx
+        .updateTable('face_collections')
+        .set((eb) => ({ faces_seq: eb('faces_seq', '+', 1) }))
+        .where('id', '=', collectionId)
+        .where('app_code', '=', appCode)
+        .returning(['faces_seq', 'faces_epoch'])
+        .executeTakeFirstOrThrow();
+      const now = new Date().toISOString();
+      const found = await trx
+        .selectFrom('face_users')
+        .selectAll()
+        .where('app_code', '=', appCode)
+        .where('collection_id', '=', collectionId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      let userRowId: string;
+      if (found) {
+        userRowId = found.id;
+        if (name !== undefined && name !== found.name) {
+          await trx.updateTable('face_users').set({ name, updated_at: now }).where('id', '=', found.id).where('app_code', '=', appCode).execute();
+        }
+      } else {
+        userRowId = uuidv7();
+        await trx
+          .insertInto('face_users')
+          .values({ id: userRowId, app_code: appCode, collection_id: collectionId, user_id: userId, name: name ?? userId, created_at: now, updated_at: now })
+          .execute();
+      }
+      await trx
+        .insertInto('face_embeddings')
+        .values({
+          id,
+          app_code: appCode,
+          collection_id: collectionId,
+          user_row_id: userRowId,
+          embedding: encodeEmbedding(embedding),
+          model,
+          created_at: now,
+          seq: Number(v.faces_seq),
+        })
+        .execute();
+      return { id, userRowId, seq: Number(v.faces_seq), epoch: Number(v.faces_epoch) };
+    });
+  }
+
   /** The collection's counters (one primary-key read; findCollection returns them too). */
   async facesVersion(appCode: string, collectionId: string): Promise<FacesVersion | undefined> {
     const row = await this.db

@@ -18,6 +18,10 @@ export interface Config {
   poolQueue: number;
   /** Milliseconds a task may wait plus run before it is abandoned. */
   poolTaskTimeoutMs: number;
+  /** Load shedding (src/platform/http/overload.ts): requests of one service answered at once (0: no limit). */
+  maxInFlight: number;
+  /** Load shedding: smoothed event-loop delay above which requests are refused with 429 (0: off). */
+  maxEventLoopDelayMs: number;
   /** Default JSON body limit in bytes (routes may set their own). */
   jsonBodyLimit: number;
   /** Seconds an auth lookup is cached in memory. */
@@ -111,6 +115,8 @@ export function loadConfig(env: Env = process.env): Config {
     poolThreads: integerSetting(env, 'SAOLA_POOL_THREADS', Math.max(1, cores), 1, 256),
     poolQueue: integerSetting(env, 'SAOLA_POOL_QUEUE', 64, 0, 100_000),
     poolTaskTimeoutMs: integerSetting(env, 'SAOLA_POOL_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    maxInFlight: integerSetting(env, 'SAOLA_MAX_IN_FLIGHT', 256, 0, 1_000_000),
+    maxEventLoopDelayMs: integerSetting(env, 'SAOLA_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),
     jsonBodyLimit: integerSetting(env, 'SAOLA_JSON_BODY_LIMIT', 1024 * 1024, 1024, 512 * 1024 * 1024),
     authCacheSeconds: integerSetting(env, 'SAOLA_AUTH_CACHE_SECONDS', 5, 0, 3600),
     runWorkers: booleanSetting(env, 'SAOLA_RUN_WORKERS', true),

@@ -31,4 +31,10 @@ export const speechMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.dropTable('tts_requests').execute();
     },
   },
+  // The backlog check of POST /hmi/tts/v5 counts unfinished requests once a second.
+  '0005_03_tts_unfinished_index': {
+    async up(db: Kysely<any>) {
+      await db.schema.createIndex('tts_requests_unfinished').on('tts_requests').columns(['ready_time', 'failed_time']).execute();
+    },
+  },
 };

@@ -1,12 +1,13 @@
 /**
  * Crash safety: the real `saola serve` runs as a child process while writers
  * create NLU samples, entities and sample links, face users with a face, and
- * TTS requests (jobs); it is killed with SIGKILL at a random moment, started
+ * TTS requests (jobs), while `saola credit import` runs beside it on the same
+ * store (some imports killed with SIGKILL mid-way); the server is killed with SIGKILL at a random moment, started
  * again on the same data, and killed again, a few rounds. Then every write the
  * server acknowledged must be there, every accepted TTS job must have finished
  * exactly once (one job per request, done, its audio served), and no partial
  * record may stay (a request nobody will ever finish, a link to a missing
- * sample). Found: a kill between a TTS request's row and its job left a
+ * sample, an import with only some of its rows). Found: a kill between a TTS request's row and its job left a
  * request "queued" forever; the TTS sweep now removes such rows after a minute. On the embedded default (SQLite, SQL job table, files) and on
  * PostgreSQL + Redis (BullMQ).
  */
@@ -73,6 +74,102 @@ interface Acked {
   links: Map<string, string>;
   faces: Set<string>;
   tts: Set<string>;
+  /** Credit imports the CLI reported done (exit code and JSON report), and how many were killed. */
+  imports: { id: string; file: string; inserted: number; duplicates: number }[];
+  importsKilled: number;
+}
+
+/**
+ * Credit import files: `IMPORT_FILES` files of `OWN_ROWS` rows of their own plus `SHARED_ROWS` rows
+ * every file holds (so imports overlap), each row with an event_id, so the stored keys can be checked
+ * against the files exactly.
+ */
+const IMPORT_FILES = 4;
+const OWN_ROWS = 6000;
+const SHARED_ROWS = 2000;
+function writeImportFiles(dir: string): Map<string, string[]> {
+  const files = new Map<string, string[]>();
+  const row = (id: string, n: number) => `0912${String(n).padStart(6, '0')},topup,${1_700_000_000 + n},${10_000 + (n % 7) * 1000},,${id}\n`;
+  for (let f = 0; f < IMPORT_FILES; f++) {
+    const ids: string[] = [];
+    let text = 'phone,event_type,occurred_at,amount,days_late,event_id\n';
+    for (let i = 0; i < OWN_ROWS; i++) {
+      ids.push(`f${f}-${i}`);
+      text += row(`f${f}-${i}`, f * OWN_ROWS + i);
+    }
+    for (let i = 0; i < SHARED_ROWS; i++) {
+      ids.push(`s-${i}`);
+      text += row(`s-${i}`, 900_000 + i);
+    }
+    const file = path.join(dir, `events-${f}.csv`);
+    fs.writeFileSync(file, text);
+    files.set(file, ids);
+  }
+  return files;
+}
+
+/**
+ * Runs `saola credit import` on the files in turn until stopped, killing some imports with SIGKILL
+ * at a random moment (the CLI writes to the store directly, so the server's kill does not stop it).
+ */
+async function importUntilStopped(
+  env: Record<string, string>,
+  appCode: string,
+  files: string[],
+  random: () => number,
+  acked: Acked,
+  stopped: () => boolean,
+  stagedRows: () => Promise<number>,
+) {
+  for (let i = 0; !stopped(); i++) {
+    const file = files[Math.floor(random() * files.length)];
+    const before = await stagedRows();
+    const child = spawn(process.execPath, ['--import', 'tsx', main, 'credit', 'import', 'alpha', file, '--app', appCode, '--json'], {
+      cwd: root,
+      env: { ...process.env, ...env, SAOLA_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr!.on('data', () => undefined);
+    let killed = false;
+    const kill = () => {
+      if (child.exitCode === null && !killed) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
+    };
+    // A third are killed at a random moment (mostly while the CLI starts), a third once they have staged rows
+    // (mid-import, or during the commit), a third run to the end unless the rounds end first.
+    const fate = random();
+    const timer = fate < 1 / 3 ? setTimeout(kill, 500 + random() * 6000) : undefined;
+    if (fate >= 1 / 3 && fate < 2 / 3) {
+      const extra = random() * 300;
+      void (async () => {
+        while (child.exitCode === null && !killed) {
+          if ((await stagedRows().catch(() => before)) > before) {
+            await new Promise((r) => setTimeout(r, extra));
+            return kill();
+          }
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+    }
+    const poll = setInterval(() => stopped() && kill(), 50);
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    clearTimeout(timer);
+    clearInterval(poll);
+    if (code === 0) {
+      const report = JSON.parse(out) as { import_id: string; inserted: number; duplicates: number; rejected: number };
+      assert.equal(report.rejected, 0);
+      acked.imports.push({ id: report.import_id, file, inserted: report.inserted, duplicates: report.duplicates });
+    } else if (killed) {
+      acked.importsKilled++;
+    } else {
+      // Another failure (e.g. the store busy past its timeout while the server was being killed): not acknowledged.
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }
 
 /** Writes until the server dies; records what it acknowledged. */
@@ -172,6 +269,46 @@ async function verify(
   );
 }
 
+/**
+ * Credit imports: each one is all there or not there at all. Every acknowledged import is recorded with
+ * the count it reported, every recorded import has exactly its rows, no row belongs to an unrecorded
+ * import, and the stored keys are exactly the rows of the files of the recorded imports.
+ */
+async function verifyImports(acked: Acked, files: Map<string, string[]>, sqlCount: (query: string) => Promise<number>, sqlRows: (query: string) => Promise<unknown[]>) {
+  const recorded = (await sqlRows('select id, file_name, inserted, duplicates, rows_total from credit_imports')) as {
+    id: string;
+    file_name: string;
+    inserted: number | string;
+    duplicates: number | string;
+    rows_total: number | string;
+  }[];
+  const byId = new Map(recorded.map((r) => [r.id, r]));
+  for (const a of acked.imports) {
+    const r = byId.get(a.id);
+    assert.ok(r, `acknowledged import ${a.id} not recorded`);
+    assert.equal(Number(r.inserted), a.inserted, `import ${a.id}: recorded count differs from the acknowledged one`);
+  }
+  const perImport = new Map(
+    ((await sqlRows('select import_id, count(*) as n from credit_alpha_events group by import_id')) as { import_id: string; n: number | string }[]).map((r) => [r.import_id, Number(r.n)]),
+  );
+  for (const [id, n] of perImport) {
+    const r = byId.get(id);
+    assert.ok(r, `${n} events of import ${id}, which was never recorded: a partial import`);
+    assert.equal(n, Number(r.inserted), `import ${id} recorded ${r.inserted} new rows but holds ${n}`);
+  }
+  for (const r of recorded) {
+    assert.equal(Number(r.inserted) + Number(r.duplicates), Number(r.rows_total), `import ${r.id}: every row is new or a duplicate`);
+    if (Number(r.inserted) > 0) assert.ok(perImport.has(r.id), `recorded import ${r.id} lost its rows`);
+  }
+  const expected = new Set<string>();
+  for (const r of recorded) for (const id of files.get(r.file_name) ?? assert.fail(`import of an unknown file ${r.file_name}`)) expected.add(`id:${id}`);
+  const stored = ((await sqlRows('select event_key from credit_alpha_events')) as { event_key: string }[]).map((r) => r.event_key);
+  assert.equal(stored.length, new Set(stored).size, 'an event stored twice');
+  assert.equal(stored.length, expected.size, `stored ${stored.length} events, the recorded imports' files hold ${expected.size}`);
+  for (const k of stored) assert.ok(expected.has(k), `event ${k} belongs to no recorded import`);
+  void sqlCount;
+}
+
 for (const engine of ['embedded', 'postgres+redis'] as const) {
   if (process.env.SAOLA_CRASH_ENGINE && process.env.SAOLA_CRASH_ENGINE !== engine) continue;
   describe(`crash safety on ${engine}`, () => {
@@ -196,33 +333,55 @@ for (const engine of ['embedded', 'postgres+redis'] as const) {
       const cli = async (...args: string[]) =>
         JSON.parse((await promisify(execFile)(process.execPath, ['--import', 'tsx', main, ...args, '--json'], { cwd: root, env: { ...process.env, ...env } })).stdout);
       const creds = await cli('app', 'create', '--name', 'crash');
-      const acked: Acked = { samples: new Map(), entities: new Set(), links: new Map(), faces: new Set(), tts: new Set() };
+      const acked: Acked = { samples: new Map(), entities: new Set(), links: new Map(), faces: new Set(), tts: new Set(), imports: [], importsKilled: 0 };
+      const files = writeImportFiles(dir);
       const random = seededRandom(Number(process.env.SAOLA_CRASH_SEED ?? 7));
+      const importRandom = seededRandom(Number(process.env.SAOLA_CRASH_SEED ?? 7) + 1);
+      // The imports run beside every round (the CLI takes seconds to start), until the last round ends.
+      let roundsOver = false;
+      const { openStore } = await import('../../src/platform/db/database.js');
+      const { sql } = await import('kysely');
+      const watch = openStore(pg ? pg.url : `sqlite:${path.join(dir, 'saola.db')}`);
+      const stagedRows = async () => Number(((await sql.raw('select count(*) as n from credit_import_staging').execute(watch.db)).rows[0] as { n: string | number }).n);
+      const importing = importUntilStopped(env, creds.app_code, [...files.keys()], importRandom, acked, () => roundsOver, stagedRows).finally(() => watch.close());
       for (let round = 0; round < ROUNDS; round++) {
         server = await startServer(env);
         let killed = false;
-        // The first face add loads the face models (seconds, many more on a loaded machine): the first
-        // round's random moment counts from its first acknowledged face, so every kind of write is seen
-        // acknowledged; later rounds count from the start and may kill while the models load.
-        const killAfter = 3000 + Math.floor(random() * 4000);
+        // The first face add loads the face models (seconds), and a credit import's CLI starts in seconds,
+        // so rounds last long enough to see some of both.
+        const killAfter = 6000 + Math.floor(random() * 6000);
+        const facesBefore = acked.faces.size;
         const writing = writeUntilKilled(server, creds, round, acked, () => killed);
-        if (round === 0) {
-          for (let waited = 0; acked.faces.size === 0 && waited < 120_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
-        }
         await new Promise((r) => setTimeout(r, killAfter));
+        // On a busy machine loading the face models can outlast the round: the kill then waits for the round's
+        // first face (at most a minute), and comes at a random moment in the next 2 s.
+        for (let waited = 0; acked.faces.size === facesBefore && waited < 60_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+        if (acked.faces.size > facesBefore) await new Promise((r) => setTimeout(r, Math.floor(random() * 2000)));
         server.child.kill('SIGKILL');
         killed = true;
         await new Promise((r) => server!.child.once('exit', r));
         await writing;
       }
+      roundsOver = true;
+      await importing;
       server = await startServer(env);
-      const { openStore } = await import('../../src/platform/db/database.js');
       const store = openStore(pg ? pg.url : `sqlite:${path.join(dir, 'saola.db')}`);
       try {
-        const { sql } = await import('kysely');
         const sqlCount = async (q: string) => Number(((await sql.raw(q).execute(store.db)).rows[0] as { n: string | number }).n);
         const sqlRows = async (q: string) => (await sql.raw(q).execute(store.db)).rows;
         await verify(server, creds, acked, sqlCount, sqlRows);
+        const staged = await sqlCount('select count(*) as n from credit_import_staging');
+        await verifyImports(acked, files, sqlCount, sqlRows);
+        // One more import after the crashes: it drops what killed imports staged (silent for over a second by now).
+        const last = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, 'credit', 'import', 'alpha', [...files.keys()][0], '--app', creds.app_code, '--json'], {
+          cwd: root,
+          env: { ...process.env, ...env, SAOLA_CREDIT_IMPORT_ABANDON_SECONDS: '1' },
+        });
+        const report = JSON.parse(last.stdout) as { import_id: string; inserted: number; duplicates: number };
+        acked.imports.push({ id: report.import_id, file: [...files.keys()][0], inserted: report.inserted, duplicates: report.duplicates });
+        await verifyImports(acked, files, sqlCount, sqlRows);
+        assert.equal(await sqlCount('select count(*) as n from credit_import_staging'), 0, 'staging rows of killed imports left behind');
+        console.log(`# crash ${engine}: ${acked.importsKilled} credit imports killed (${staged} staged rows of killed imports before the clean-up), ${acked.imports.length - 1} acknowledged before it`);
       } catch (err) {
         (err as Error).message += `\nserver output:\n${server.output().slice(-3000)}`;
         throw err;
@@ -232,6 +391,7 @@ for (const engine of ['embedded', 'postgres+redis'] as const) {
       const total = acked.samples.size + acked.entities.size + acked.links.size + acked.faces.size + acked.tts.size;
       console.log(`# crash ${engine}: ${ROUNDS} kills, acknowledged ${acked.samples.size} samples, ${acked.entities.size} entities, ${acked.links.size} links, ${acked.faces.size} face users, ${acked.tts.size} TTS requests (${total} writes), all present`);
       assert.ok(acked.samples.size > 0 && acked.tts.size > 0 && acked.faces.size > 0, 'the writers got writes acknowledged');
+      assert.ok(acked.imports.length > 1 && acked.importsKilled > 0, `credit imports: ${acked.imports.length} acknowledged, ${acked.importsKilled} killed`);
     });
   });
 }

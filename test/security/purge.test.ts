@@ -51,6 +51,11 @@ async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
   assert.equal((await importCsv(t.deps, who.appCode, historyCsv(phone, T))).rejected, 0);
   const db = t.deps.store.db as unknown as import('kysely').Kysely<any>;
   await db.insertInto('reader_app_settings').values({ app_code: who.appCode, features: 1, updated_time: new Date().toISOString() }).execute();
+  // An import in progress (a killed import's leftovers look the same) holds A's rows in the staging table.
+  await db
+    .insertInto('credit_import_staging')
+    .values({ id: uuidv7(), app_code: who.appCode, event_key: 'k', phone: phone, event_type: 'topup', occurred_at: new Date(T * 1000).toISOString(), amount: 1, days_late: null, import_id: uuidv7(), created_time: new Date().toISOString() })
+    .execute();
   await db
     .insertInto('credit_models')
     .values({ id: uuidv7(), app_code: who.appCode, source: 'beta', dltype: 1, version: 1, model: '{}', metrics: 'null', train_rows: 0, created_time: new Date().toISOString() })

@@ -12,6 +12,8 @@ export interface TtsConfig {
   concurrency: number;
   /** Attempts per synthesis job before it fails. */
   synthesisAttempts: number;
+  /** Unfinished requests (all applications) beyond which new ones get 429 (0: no limit). */
+  maxBacklog: number;
   /** Longest one synthesis job may take (engine plus encoder), ms. */
   synthesisTimeoutMs: number;
   /** Seconds a finished file is kept; the link answers 404 after that. */
@@ -37,6 +39,7 @@ export function loadTtsConfig(env: Env = process.env): TtsConfig {
     mp3Kbps: integerSetting(env, 'SAOLA_TTS_MP3_KBPS', 48, 8, 320),
     concurrency: integerSetting(env, 'SAOLA_TTS_CONCURRENCY', 2, 1, 64),
     synthesisAttempts: integerSetting(env, 'SAOLA_TTS_ATTEMPTS', 3, 1, 20),
+    maxBacklog: integerSetting(env, 'SAOLA_TTS_MAX_BACKLOG', 200, 0, 10_000_000),
     synthesisTimeoutMs: integerSetting(env, 'SAOLA_TTS_TIMEOUT_MS', 120_000, 1000, 3_600_000),
     retentionSeconds: integerSetting(env, 'SAOLA_TTS_RETENTION_SECONDS', 3 * 24 * 3600, 1, 10 * 365 * 24 * 3600),
     sweepSeconds: integerSetting(env, 'SAOLA_TTS_SWEEP_SECONDS', 600, 1, 7 * 24 * 3600),

@@ -80,6 +80,9 @@ export interface RequestStatus {
 
 /** The synthesis requests of every app: accepts them, reports on them, finds their files. */
 export class TtsService {
+  /** The backlog as last counted, when, and the requests this process accepted since. */
+  private backlog = { count: 0, at: -Infinity, since: 0, reading: undefined as Promise<void> | undefined };
+
   constructor(
     private readonly store: TtsStore,
     private readonly jobs: JobQueue,
@@ -114,6 +117,7 @@ export class TtsService {
       throw new ServiceError(TtsErrors.invalidText, 'The text has no letters or numbers to read');
     }
 
+    await this.checkBacklog();
     const id = uuidv7();
     // Read at request time: the operator (or a test) may change the public URL while running.
     const link = newLink(this.config.publicUrl, format);
@@ -146,6 +150,31 @@ export class TtsService {
       'tts request queued',
     );
     return { requestId: id, asyncUrl: link.url };
+  }
+
+  /**
+   * Refuses a request (429, code 9) while the synthesis backlog is full: without a bound, requests
+   * arriving faster than the engines synthesise wait ever longer. The count is read at most once a
+   * second (every process sees the others' requests by then) plus this process's own since.
+   */
+  private async checkBacklog(): Promise<void> {
+    if (this.tts.maxBacklog <= 0) return;
+    if (performance.now() - this.backlog.at > 1000) {
+      this.backlog.reading ??= this.store.countUnfinished().then(
+        (n) => {
+          this.backlog = { count: n, at: performance.now(), since: 0, reading: undefined };
+        },
+        (err: unknown) => {
+          this.backlog.reading = undefined;
+          throw err;
+        },
+      );
+      await this.backlog.reading;
+    }
+    if (this.backlog.count + this.backlog.since >= this.tts.maxBacklog) {
+      throw new ServiceError(TtsErrors.busy, `${this.backlog.count + this.backlog.since} requests are waiting for synthesis; try again shortly`);
+    }
+    this.backlog.since++;
   }
 
   async status(appCode: string, requestId: string): Promise<RequestStatus> {

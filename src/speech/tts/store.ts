@@ -14,6 +14,17 @@ export class TtsStore {
     await this.db.insertInto('tts_requests').values(row).execute();
   }
 
+  /** Requests neither ready nor failed, of every application: the synthesis backlog. */
+  async countUnfinished(): Promise<number> {
+    const r = await this.db
+      .selectFrom('tts_requests')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('ready_time', 'is', null)
+      .where('failed_time', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+
   async setJob(id: string, jobId: string): Promise<void> {
     await this.db.updateTable('tts_requests').set({ job_id: jobId }).where('id', '=', id).execute();
   }

@@ -1,0 +1,274 @@
+/**
+ * Load generation for the load bench and the soak: a `saola serve` child
+ * process with its own data folder (its RSS read from /proc), a closed-loop
+ * driver (N clients, each sends when its last answer came) to find capacity,
+ * and an open-loop driver (requests start at a fixed arrival rate whatever
+ * the server does; latency counted from the scheduled start, so a stalled
+ * server cannot hide its queue).
+ */
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from './server.js';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+
+export interface LoadServer {
+  url: string;
+  pid: number;
+  dataDir: string;
+  env: Record<string, string>;
+  child: ChildProcess;
+  /** Resident memory of the server process now (VmRSS), MiB. */
+  rssMiB(): number;
+  /** `saola <args>` on the same data (CLI process). */
+  cli(...args: string[]): Promise<string>;
+  /** What the server printed (last 64 kB). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function rssMiBOf(pid: number): number {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+    return kb / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Starts `saola serve` (the sources under tsx) on a fresh data folder with `env` on top of the defaults. */
+export async function startLoadServer(env: Record<string, string> = {}, opts: { cpu?: number } = {}): Promise<LoadServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-load-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const fullEnv: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    SAOLA_DATA_DIR: dataDir,
+    SAOLA_PORT: String(port),
+    SAOLA_HOST: '127.0.0.1',
+    SAOLA_PUBLIC_URL: url,
+    SAOLA_LOG_LEVEL: 'warn',
+    ...env,
+  };
+  const entry = ['--import', 'tsx', path.join(root, 'src/main.ts')];
+  const cli = async (...args: string[]) => (await run(process.execPath, [...entry, ...args], { cwd: root, env: fullEnv, maxBuffer: 64 << 20 })).stdout;
+  await cli('migrate');
+  // With `cpu`, the server runs on that core only (taskset execs the server, so the pid is the server's).
+  const child =
+    opts.cpu === undefined
+      ? spawn(process.execPath, [...entry, 'serve'], { cwd: root, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn('taskset', ['-c', String(opts.cpu), process.execPath, ...entry, 'serve'], { cwd: root, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (c: Buffer) => (output = (output + c.toString()).slice(-65536));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const until = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output.slice(-2000)}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > until) throw new Error(`server did not start: ${output.slice(-2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    dataDir,
+    env: fullEnv,
+    child,
+    rssMiB: () => rssMiBOf(child.pid!),
+    cli,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One request to send: built once, sent many times. */
+export interface RequestSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+export interface Answer {
+  status: number;
+  /** The body (first 64 kB), or the transport error's message with status 0. */
+  body: string;
+  /** From the scheduled start (open loop) or the send (closed loop) to the last byte, ms. */
+  ms: number;
+  /** When the request was due, ms since the run started. */
+  at: number;
+  /** Open loop: how late the driver itself started it (ms); large values mean the driver, not the server, fell behind. */
+  lag?: number;
+  /** Open loop: the request's index. */
+  index?: number;
+}
+
+/** Keep-alive sockets, as many as the load needs (an open loop must never wait for a socket). */
+export function newAgent(maxSockets = 512): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+}
+
+export function send(agent: http.Agent, base: string, spec: RequestSpec, timeoutMs = 60_000): Promise<{ status: number; body: string }> {
+  return new Promise((resolve) => {
+    const u = new URL(spec.path, base);
+    const headers: Record<string, string | number> = { ...spec.headers };
+    if (spec.body) headers['content-length'] = spec.body.length;
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: spec.method, headers, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        if (size < 65536) chunks.push(c);
+        size += c.length;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', (err) => resolve({ status: 0, body: err.message }));
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
+    req.on('error', (err) => resolve({ status: 0, body: err.message }));
+    req.end(spec.body);
+  });
+}
+
+/** A request maker: `next()` gives the i-th request (so a bench can vary bodies). */
+export type Requests = (i: number) => RequestSpec;
+
+/** Closed loop: `concurrency` clients for `seconds`, each sending its next request when the last is answered. */
+export async function closedLoop(base: string, requests: Requests, concurrency: number, seconds: number): Promise<Answer[]> {
+  const agent = newAgent(concurrency + 4);
+  const answers: Answer[] = [];
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const start = performance.now();
+        const r = await send(agent, base, requests(i++));
+        answers.push({ ...r, ms: performance.now() - start, at: start - t0 });
+      }
+    }),
+  );
+  agent.destroy();
+  return answers;
+}
+
+/**
+ * Open loop: request k starts at k / rate seconds, whether or not earlier ones
+ * were answered; its latency counts from that moment. Waits for every answer
+ * (each has a timeout). `onTick` runs every `tickMs` (RSS sampling).
+ */
+export async function openLoop(
+  base: string,
+  requests: Requests,
+  rate: number,
+  seconds: number,
+  opts: { onTick?: (elapsedMs: number) => void; tickMs?: number; timeoutMs?: number; sockets?: number; onAnswer?: (a: Answer) => void; onStart?: () => void } = {},
+): Promise<Answer[]> {
+  const agent = newAgent(opts.sockets ?? 1024);
+  // The sockets are opened before the clock starts (a burst of connects would be measured as the server's latency).
+  await Promise.all(Array.from({ length: opts.sockets ?? 1024 }, () => send(agent, base, { method: 'GET', path: '/healthz', headers: {} })));
+  const answers: Answer[] = [];
+  const pending: Promise<void>[] = [];
+  const total = Math.max(1, Math.round(rate * seconds));
+  const t0 = performance.now();
+  opts.onStart?.();
+  let k = 0;
+  let lastTick = 0;
+  await new Promise<void>((resolve) => {
+    const pump = () => {
+      const now = performance.now() - t0;
+      if (opts.onTick && now - lastTick >= (opts.tickMs ?? 1000)) {
+        lastTick = now;
+        opts.onTick(now);
+      }
+      // Start every request that is due (a late timer starts several at once, each timed from its due moment).
+      while (k < total && (k / rate) * 1000 <= now) {
+        const due = (k / rate) * 1000;
+        const index = k;
+        const spec = requests(k++);
+        const lag = performance.now() - t0 - due;
+        pending.push(
+          send(agent, base, spec, opts.timeoutMs).then((r) => {
+            const answer = { ...r, ms: performance.now() - t0 - due, at: due, lag, index };
+            answers.push(answer);
+            opts.onAnswer?.(answer);
+          }),
+        );
+      }
+      if (k >= total) return resolve();
+      setTimeout(pump, Math.max(0, Math.min(5, (k / rate) * 1000 - now)));
+    };
+    pump();
+  });
+  await Promise.all(pending);
+  agent.destroy();
+  return answers;
+}
+
+export function percentile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+export interface LatencySummary {
+  n: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+export function summarise(ms: number[]): LatencySummary {
+  const s = [...ms].sort((a, b) => a - b);
+  return { n: s.length, p50: percentile(s, 0.5), p95: percentile(s, 0.95), p99: percentile(s, 0.99), max: s.length ? s[s.length - 1] : NaN };
+}
+
+/** Least-squares slope of y over x (per unit of x). */
+export function slope(points: { x: number; y: number }[]): number {
+  const n = points.length;
+  if (n < 2) return NaN;
+  const mx = points.reduce((a, p) => a + p.x, 0) / n;
+  const my = points.reduce((a, p) => a + p.y, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (const p of points) {
+    num += (p.x - mx) * (p.y - my);
+    den += (p.x - mx) ** 2;
+  }
+  return den === 0 ? NaN : num / den;
+}
+
+/** A multipart/form-data body made by the platform's own FormData, as bytes to send many times. */
+export async function multipart(parts: [name: string, value: Buffer | string, filename?: string, type?: string][]): Promise<{ body: Buffer; contentType: string }> {
+  const form = new FormData();
+  for (const [name, value, filename, type] of parts) {
+    if (typeof value === 'string') form.append(name, value);
+    else form.append(name, new Blob([new Uint8Array(value)], { type: type ?? 'application/octet-stream' }), filename ?? name);
+  }
+  const res = new Response(form);
+  return { body: Buffer.from(await res.arrayBuffer()), contentType: res.headers.get('content-type')! };
+}
+
+/** Pins this process (every thread) to the given cores, e.g. "1" or "0,1" (Linux taskset). */
+export function pinSelf(cores: string): void {
+  execFileSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
+}
