@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import type { Store } from '../platform/db/database.js';
 import type { FaceCollectionRow, FaceTables, FaceUserRow } from './schema.js';
@@ -95,27 +95,9 @@ export class FaceStore {
   async addFace(appCode: string, collectionId: string, userRowId: string, embedding: Float32Array, model: string): Promise<{ id: string } & FacesVersion> {
     const id = uuidv7();
     return this.db.transaction().execute(async (trx) => {
-      const v = await trx
-        .updateTable('face_collections')
-        .set((eb) => ({ faces_seq: eb('faces_seq', '+', 1) }))
-        .where('id', '=', collectionId)
-        .where('app_code', '=', appCode)
-        .returning(['faces_seq', 'faces_epoch'])
-        .executeTakeFirstOrThrow();
-      await trx
-        .insertInto('face_embeddings')
-        .values({
-          id,
-          app_code: appCode,
-          collection_id: collectionId,
-          user_row_id: userRowId,
-          embedding: encodeEmbedding(embedding),
-          model,
-          created_at: new Date().toISOString(),
-          seq: Number(v.faces_seq),
-        })
-        .execute();
-      return { id, seq: Number(v.faces_seq), epoch: Number(v.faces_epoch) };
+      const v = await bumpFacesSeq(trx, appCode, collectionId);
+      await insertEmbedding(trx, { id, appCode, collectionId, userRowId, embedding, model, createdAt: new Date().toISOString(), seq: v.seq });
+      return { id, ...v };
     });
   }
 
@@ -136,13 +118,7 @@ export class FaceStore {
   ): Promise<{ id: string; userRowId: string } & FacesVersion> {
     const id = uuidv7();
     return this.db.transaction().execute(async (trx) => {
-      const v = await trx
-        .updateTable('face_collections')
-        .set((eb) => ({ faces_seq: eb('faces_seq', '+', 1) }))
-        .where('id', '=', collectionId)
-        .where('app_code', '=', appCode)
-        .returning(['faces_seq', 'faces_epoch'])
-        .executeTakeFirstOrThrow();
+      const v = await bumpFacesSeq(trx, appCode, collectionId);
       const now = new Date().toISOString();
       const found = await trx
         .selectFrom('face_users')
@@ -164,20 +140,8 @@ export class FaceStore {
           .values({ id: userRowId, app_code: appCode, collection_id: collectionId, user_id: userId, name: name ?? userId, created_at: now, updated_at: now })
           .execute();
       }
-      await trx
-        .insertInto('face_embeddings')
-        .values({
-          id,
-          app_code: appCode,
-          collection_id: collectionId,
-          user_row_id: userRowId,
-          embedding: encodeEmbedding(embedding),
-          model,
-          created_at: now,
-          seq: Number(v.faces_seq),
-        })
-        .execute();
-      return { id, userRowId, seq: Number(v.faces_seq), epoch: Number(v.faces_epoch) };
+      await insertEmbedding(trx, { id, appCode, collectionId, userRowId, embedding, model, createdAt: now, seq: v.seq });
+      return { id, userRowId, ...v };
     });
   }
 
@@ -258,5 +222,39 @@ async function bumpEpoch(trx: Kysely<FaceTables>, appCode: string, collectionId:
     .set((eb) => ({ faces_epoch: eb('faces_epoch', '+', 1) }))
     .where('id', '=', collectionId)
     .where('app_code', '=', appCode)
+    .execute();
+}
+
+/**
+ * Takes the collection's next face seq. The update locks the collection row until commit, so faces of a
+ * collection commit in seq order (and adds to one collection are serialised).
+ */
+async function bumpFacesSeq(trx: Transaction<FaceTables>, appCode: string, collectionId: string): Promise<FacesVersion> {
+  const v = await trx
+    .updateTable('face_collections')
+    .set((eb) => ({ faces_seq: eb('faces_seq', '+', 1) }))
+    .where('id', '=', collectionId)
+    .where('app_code', '=', appCode)
+    .returning(['faces_seq', 'faces_epoch'])
+    .executeTakeFirstOrThrow();
+  return { seq: Number(v.faces_seq), epoch: Number(v.faces_epoch) };
+}
+
+async function insertEmbedding(
+  trx: Transaction<FaceTables>,
+  face: { id: string; appCode: string; collectionId: string; userRowId: string; embedding: Float32Array; model: string; createdAt: string; seq: number },
+): Promise<void> {
+  await trx
+    .insertInto('face_embeddings')
+    .values({
+      id: face.id,
+      app_code: face.appCode,
+      collection_id: face.collectionId,
+      user_row_id: face.userRowId,
+      embedding: encodeEmbedding(face.embedding),
+      model: face.model,
+      created_at: face.createdAt,
+      seq: face.seq,
+    })
     .execute();
 }

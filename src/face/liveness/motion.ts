@@ -144,8 +144,8 @@ export function homographyResidual(H: number[], src: Pts, dst: Pts): number {
   return Math.sqrt(sq / n);
 }
 
-/** Distance between the two eye centres of 68-point landmarks: the face's own length unit. */
-export function interOcular(lm: Pts): number {
+/** The centres of the left (points 36-41) and right (42-47) eye of 68-point landmarks. */
+export function eyeCentres(lm: Pts): { lx: number; ly: number; rx: number; ry: number } {
   let lx = 0, ly = 0, rx = 0, ry = 0;
   for (let i = 36; i < 42; i++) {
     lx += lm[2 * i] / 6;
@@ -153,6 +153,12 @@ export function interOcular(lm: Pts): number {
     rx += lm[2 * (i + 6)] / 6;
     ry += lm[2 * (i + 6) + 1] / 6;
   }
+  return { lx, ly, rx, ry };
+}
+
+/** Distance between the two eye centres of 68-point landmarks: the face's own length unit. */
+export function interOcular(lm: Pts): number {
+  const { lx, ly, rx, ry } = eyeCentres(lm);
   return Math.hypot(rx - lx, ry - ly);
 }
 

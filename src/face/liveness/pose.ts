@@ -1,4 +1,5 @@
 import type { Box } from '../engine/detect.js';
+import { eyeCentres } from './motion.js';
 
 /**
  * Yaw cues that do not rest on the nose-to-eyes offset alone. The landmark
@@ -46,13 +47,7 @@ type Pts = ArrayLike<number>;
 
 /** Unit vector along the eye line (left eye centre to right eye centre) of 68 landmarks, and the eye distance. */
 function eyeAxis(lm: Pts): { ux: number; uy: number; iod: number } {
-  let lx = 0, ly = 0, rx = 0, ry = 0;
-  for (let i = 36; i < 42; i++) {
-    lx += lm[2 * i] / 6;
-    ly += lm[2 * i + 1] / 6;
-    rx += lm[2 * (i + 6)] / 6;
-    ry += lm[2 * (i + 6) + 1] / 6;
-  }
+  const { lx, ly, rx, ry } = eyeCentres(lm);
   const iod = Math.hypot(rx - lx, ry - ly);
   return iod > 1e-6 ? { ux: (rx - lx) / iod, uy: (ry - ly) / iod, iod } : { ux: 1, uy: 0, iod };
 }
