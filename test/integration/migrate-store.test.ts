@@ -133,6 +133,12 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
       const login = await fetch(`${url}/console/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'migrate-store operator' }) });
       assert.equal(login.status, 200);
       await new LivenessThresholds(app.deps.store.db).set(tenant.appCode, 0.7);
+      // A credit import in progress (a killed import's leftovers look the same) holds rows in the staging table.
+      const now = new Date().toISOString();
+      await (app.deps.store.db as unknown as import('kysely').Kysely<any>)
+        .insertInto('credit_import_staging')
+        .values({ id: 'staged-1', app_code: tenant.appCode, event_key: 'k', phone: '84911111111', event_type: 'topup', occurred_at: now, amount: 1, days_late: null, import_id: 'import-in-progress', created_time: now })
+        .execute();
     } finally {
       await app.close();
     }
