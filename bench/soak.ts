@@ -2,10 +2,14 @@
  * Soak (issue 15): one `saola serve` child process under a mixed workload
  * (NLU writes and pages, credit scores, face matches, ID cards, TTS requests,
  * speech recognition with the tiny generated model) at about its capacity
- * for N minutes, open loop. The server's VmRSS is sampled every 5 s; the
- * report gives latency and answers per minute and the slope of RSS over the
- * last 8 minutes (with its standard error: "no growth" is a slope within
- * noise).
+ * for N minutes, open loop. The server's VmRSS is sampled every 5 s, and
+ * every 30 s the server (started with bench/support/heap-probe.mjs) runs a
+ * full garbage collection and reports its live heap. The report gives
+ * latency and answers per minute, the slope of RSS over the last 8 minutes
+ * and over the second half, and the slope of the live heap after collection
+ * (each with two standard errors: "no growth" is a slope within noise). RSS
+ * alone cannot tell a leak from memory the allocators keep; the heap after a
+ * full collection can, for the main thread.
  *
  *   npx tsx bench/soak.ts [--minutes 10] [--rate R] [--json]
  *
@@ -46,7 +50,7 @@ async function main(): Promise<void> {
   const minutes = Number(values.minutes);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-soak-'));
   console.error(`load average: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (${os.cpus().length} cores, shared)`);
-  const server = await startLoadServer(await asrEnv(scratch));
+  const server = await startLoadServer(await asrEnv(scratch), { heapProbe: true });
   try {
     const creds = JSON.parse(await server.cli('app', 'create', '--name', 'soak', '--json')) as Creds;
     const makers: Record<string, Requests> = {};
@@ -85,18 +89,33 @@ async function main(): Promise<void> {
     agent.destroy();
 
     const rss: { x: number; y: number }[] = [];
+    /** Live heap after a full collection, MiB, by minute; and each collection's pause. */
+    const heap: { x: number; y: number; external: number; gcMs: number }[] = [];
+    const probes: Promise<void>[] = [];
+    const probeHeap = (t: number) =>
+      probes.push(
+        server.heapAfterGc().then(
+          (h) => void heap.push({ x: t / 60_000, y: h.heapUsed / 2 ** 20, external: h.external / 2 ** 20, gcMs: h.gcMs }),
+          (e: Error) => console.error(`heap probe: ${e.message}`),
+        ),
+      );
+    probeHeap(0);
     const seconds = minutes * 60;
     const t0 = Date.now();
     const answers = await openLoop(server.url, requests, rate, seconds, {
       tickMs: 5000,
       onTick: (t) => {
         rss.push({ x: t / 60_000, y: server.rssMiB() });
-        if (rss.length % 12 === 0) console.error(`  ${(t / 60_000).toFixed(1)} min: RSS ${rss.at(-1)!.y.toFixed(0)} MiB`);
+        if (rss.length % 6 === 0) probeHeap(t);
+        if (rss.length % 12 === 0) console.error(`  ${(t / 60_000).toFixed(1)} min: RSS ${rss.at(-1)!.y.toFixed(0)} MiB, live heap ${heap.at(-1)?.y.toFixed(1)} MiB`);
       },
       timeoutMs: 120_000,
       sockets: 512,
     });
     rss.push({ x: seconds / 60, y: server.rssMiB() });
+    probeHeap(seconds * 1000);
+    await Promise.all(probes);
+    heap.sort((a, b) => a.x - b.x);
     const wall = (Date.now() - t0) / 1000;
 
     const perMinute = [];
@@ -132,6 +151,11 @@ async function main(): Promise<void> {
     const half = rss.filter((p) => p.x >= minutes / 2);
     const halfFit = slope(half);
     const halfNoise = residualStd(half, halfFit);
+    const heapFit = slope(heap);
+    const heapNoise = residualStd(heap, heapFit);
+    const heapHalf = heap.filter((p) => p.x >= minutes / 2);
+    const heapHalfFit = slope(heapHalf);
+    const heapHalfNoise = residualStd(heapHalf, heapHalfFit);
     const otherSample = answers.find((a) => judge(a.index!, a) === 'other');
     const report = {
       rate,
@@ -152,6 +176,18 @@ async function main(): Promise<void> {
         slopeSecondHalfStdErr: halfNoise.slopeSe,
         series: rss.map((p) => [Number(p.x.toFixed(3)), Number(p.y.toFixed(1))]),
       },
+      heap: {
+        samples: heap.length,
+        first: heap[0]?.y,
+        last: heap.at(-1)?.y,
+        max: Math.max(...heap.map((p) => p.y)),
+        slopeMiBPerMin: heapFit,
+        slopeStdErr: heapNoise.slopeSe,
+        slopeSecondHalfMiBPerMin: heapHalfFit,
+        slopeSecondHalfStdErr: heapHalfNoise.slopeSe,
+        gcPauseMaxMs: Math.max(...heap.map((p) => p.gcMs)),
+        series: heap.map((p) => [Number(p.x.toFixed(3)), Number(p.y.toFixed(2)), Number(p.external.toFixed(2))]),
+      },
       otherSample: otherSample ? `${otherSample.status} ${otherSample.body.slice(0, 200)}` : undefined,
     };
     if (values.json) console.log(JSON.stringify(report, null, 2));
@@ -168,6 +204,10 @@ async function main(): Promise<void> {
         `RSS: ${report.rss.samples} samples every 5 s, first ${report.rss.first?.toFixed(0)} MiB, last ${report.rss.last?.toFixed(0)} MiB, max ${report.rss.max.toFixed(0)} MiB; ` +
           `slope over the last 8 min ${fit.toFixed(2)} ± ${(2 * noise.slopeSe).toFixed(2)} MiB/min (2 standard errors), residual noise ${noise.std.toFixed(1)} MiB; ` +
           `second half alone ${halfFit.toFixed(2)} ± ${(2 * halfNoise.slopeSe).toFixed(2)} MiB/min`,
+      );
+      console.log(
+        `live heap after a full collection (main thread): ${heap.length} samples every 30 s, first ${report.heap.first?.toFixed(1)} MiB, last ${report.heap.last?.toFixed(1)} MiB, max ${report.heap.max.toFixed(1)} MiB; ` +
+          `slope ${heapFit.toFixed(3)} ± ${(2 * heapNoise.slopeSe).toFixed(3)} MiB/min, second half ${heapHalfFit.toFixed(3)} ± ${(2 * heapHalfNoise.slopeSe).toFixed(3)} MiB/min; longest collection ${report.heap.gcPauseMaxMs.toFixed(0)} ms`,
       );
       if (report.otherSample) console.log(`other answers, e.g. ${report.otherSample}`);
       console.log(`load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort } from './server.js';
 
@@ -25,6 +26,8 @@ export interface LoadServer {
   child: ChildProcess;
   /** Resident memory of the server process now (VmRSS), MiB. */
   rssMiB(): number;
+  /** Main-thread memory after a full garbage collection (started with `heapProbe` only). */
+  heapAfterGc(): Promise<HeapSample>;
   /** `saola <args>` on the same data (CLI process). */
   cli(...args: string[]): Promise<string>;
   /** What the server printed (last 64 kB). */
@@ -42,7 +45,7 @@ export function rssMiBOf(pid: number): number {
 }
 
 /** Starts `saola serve` (the sources under tsx) on a fresh data folder with `env` on top of the defaults. */
-export async function startLoadServer(env: Record<string, string> = {}, opts: { cpu?: number } = {}): Promise<LoadServer> {
+export async function startLoadServer(env: Record<string, string> = {}, opts: { cpu?: number; heapProbe?: boolean } = {}): Promise<LoadServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-load-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -59,10 +62,14 @@ export async function startLoadServer(env: Record<string, string> = {}, opts: { 
   const cli = async (...args: string[]) => (await run(process.execPath, [...entry, ...args], { cwd: root, env: fullEnv, maxBuffer: 64 << 20 })).stdout;
   await cli('migrate');
   // With `cpu`, the server runs on that core only (taskset execs the server, so the pid is the server's).
+  // With `heapProbe`, the server can be asked for its heap after a full collection (heapAfterGc).
+  const probeFile = path.join(dataDir, 'heap-probe.jsonl');
+  const serveArgs = [...(opts.heapProbe ? ['--expose-gc', '--import', pathToFileURL(path.join(root, 'bench/support/heap-probe.mjs')).href] : []), ...entry, 'serve'];
+  const serveEnv = opts.heapProbe ? { ...fullEnv, SAOLA_HEAP_PROBE_FILE: probeFile } : fullEnv;
   const child =
     opts.cpu === undefined
-      ? spawn(process.execPath, [...entry, 'serve'], { cwd: root, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn('taskset', ['-c', String(opts.cpu), process.execPath, ...entry, 'serve'], { cwd: root, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+      ? spawn(process.execPath, serveArgs, { cwd: root, env: serveEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn('taskset', ['-c', String(opts.cpu), process.execPath, ...serveArgs], { cwd: root, env: serveEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (c: Buffer) => (output = (output + c.toString()).slice(-65536));
   child.stdout!.on('data', keep);
@@ -85,6 +92,17 @@ export async function startLoadServer(env: Record<string, string> = {}, opts: { 
     env: fullEnv,
     child,
     rssMiB: () => rssMiBOf(child.pid!),
+    async heapAfterGc() {
+      if (!opts.heapProbe) throw new Error('the server was started without the heap probe');
+      const before = fs.existsSync(probeFile) ? fs.readFileSync(probeFile, 'utf8').split('\n').filter(Boolean).length : 0;
+      child.kill('SIGUSR2');
+      for (let i = 0; i < 200; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const lines = fs.existsSync(probeFile) ? fs.readFileSync(probeFile, 'utf8').split('\n').filter(Boolean) : [];
+        if (lines.length > before) return JSON.parse(lines.at(-1)!) as HeapSample;
+      }
+      throw new Error('the heap probe did not answer within 10 s');
+    },
     cli,
     output: () => output,
     async stop() {
@@ -98,6 +116,17 @@ export async function startLoadServer(env: Record<string, string> = {}, opts: { 
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The server's main-thread memory right after a full garbage collection (bytes; `gcMs`: how long it took). */
+export interface HeapSample {
+  at: number;
+  gcMs: number;
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  arrayBuffers: number;
 }
 
 /** One request to send: built once, sent many times. */

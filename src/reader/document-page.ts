@@ -14,7 +14,7 @@ import { checkCornersInside, locateCard } from './pipeline/locate.js';
 import type { OcrEngine } from './pipeline/ocr.js';
 import { checkQuality } from './pipeline/quality.js';
 import { refineCorners } from './pipeline/refine.js';
-import { readWholeCard, type ReadTask } from './pipeline/run.js';
+import { wholeCardReader, type ReadTask } from './pipeline/run.js';
 import type { IdCardField } from './layouts.js';
 import { clearCardEdge, rotate180, warpCard } from './pipeline/warp.js';
 
@@ -62,13 +62,13 @@ export async function readFlatPage<K>(task: ReadTask, ocr: OcrEngine, what: stri
   const upright = await warpCard(image, corners, false);
   clearCardEdge(upright.gray);
   lap('locate');
+  const readWhole = wholeCardReader(ocr, upright.gray);
   for (const way of ['up', 'down'] as const) {
-    const gray = way === 'up' ? upright.gray : rotate180(upright.gray, 1);
-    const words = await readWholeCard(ocr, gray);
+    const words = await readWhole(way);
     const kind = recognise(words);
     if (kind !== undefined) {
       lap('ocr');
-      return { gray, words, kind };
+      return { gray: way === 'up' ? upright.gray : rotate180(upright.gray, 1), words, kind };
     }
   }
   throw new ReaderFailure(3, `No ${what} found in the image`);

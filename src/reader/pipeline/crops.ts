@@ -12,11 +12,26 @@ export const GAP = 14;
 /** Fewest grey levels the contrast stretch maps to black..white. */
 const MIN_RANGE = 96;
 
+/** Bands cut, evened out and stacked at the card's own scale, before enlargement and encoding. */
+export interface RawStack {
+  /** Gray pixels, `width` x `height`. */
+  raw: Buffer;
+  width: number;
+  height: number;
+  /** Each band's vertical extent and left edge, unscaled. */
+  spans: { y0: number; y1: number; x0: number }[];
+}
+
 /**
  * Cuts `boxes` out of the flat card (gray, CARD_WIDTH wide), evens out each
  * band's background (unless `flatten` is false) and contrast, and stacks them.
  */
 export async function stackBands(gray: Buffer, boxes: Box[], scale = 1, flatten = true): Promise<Stack> {
+  return encodeStack(composeStack(gray, boxes, flatten), scale);
+}
+
+/** The stack of `stackBands`, not yet enlarged or encoded. */
+export function composeStack(gray: Buffer, boxes: Box[], flatten = true): RawStack {
   // Every band at least 1x1 and on the card, whatever box a stage computed (an empty band is white).
   const clamp = (b: Box) => {
     const x = Math.min(CARD_WIDTH - 1, Math.max(0, Math.round(b.x)));
@@ -27,7 +42,7 @@ export async function stackBands(gray: Buffer, boxes: Box[], scale = 1, flatten 
   const width = Math.max(...bands.map((b) => b.w)) + 2 * GAP;
   const height = bands.reduce((s, b) => s + b.h + GAP, GAP);
   const out = Buffer.alloc(width * height, 255);
-  const spans: Stack['spans'] = [];
+  const spans: RawStack['spans'] = [];
   let top = GAP;
   for (const b of bands) {
     const band = Buffer.alloc(b.w * b.h);
@@ -53,11 +68,30 @@ export async function stackBands(gray: Buffer, boxes: Box[], scale = 1, flatten 
       const dst = (top + r) * width + GAP;
       for (let c = 0; c < b.w; c++) out[dst + c] = lut[band[r * b.w + c]];
     }
-    spans.push({ y0: top * scale, y1: (top + b.h) * scale, x0: GAP * scale });
+    spans.push({ y0: top, y1: top + b.h, x0: GAP });
     top += b.h + GAP;
   }
-  let img = sharp(out, { raw: { width, height, channels: 1 } });
+  return { raw: out, width, height, spans };
+}
+
+/**
+ * A one-band stack turned by 180 degrees: the same as composing the turned card (the background closing's
+ * window is centred and clipped exactly at the edges, the contrast stretch counts pixels, so both commute
+ * with the turn; the margins are equal on every side), without evening out the card a second time.
+ */
+export function turnStack(stack: RawStack): RawStack {
+  if (stack.spans.length !== 1) throw new Error('only a one-band stack can be turned');
+  const raw = Buffer.from(stack.raw);
+  raw.reverse();
+  return { ...stack, raw };
+}
+
+/** Enlarges the stack by `scale` and encodes it for OCR; spans in the enlarged image's pixels. */
+export async function encodeStack(stack: RawStack, scale = 1): Promise<Stack> {
+  const { raw, width, height } = stack;
+  let img = sharp(raw, { raw: { width, height, channels: 1 } });
   if (scale !== 1) img = img.resize(Math.round(width * scale), Math.round(height * scale));
+  const spans = stack.spans.map((s) => ({ y0: s.y0 * scale, y1: s.y1 * scale, x0: s.x0 * scale }));
   return { png: await img.png({ compressionLevel: 1 }).toBuffer(), spans };
 }
 
@@ -116,23 +150,96 @@ export function alignBands(gray: Buffer, boxes: Box[], maxShift = 10): Box[] {
 /** Background estimate window: wider than any stroke (bold 32 px digits: ~6 px), narrower than a letter gap pattern. */
 const BACKGROUND_WINDOW = 17;
 
-/** Running max (or min) over `k` samples of a strided 1-D signal, centred (van Herk / Gil-Werman: O(1) per sample). */
-function runningExtreme(src: Uint8Array, dst: Uint8Array, start: number, stride: number, n: number, k: number, max: boolean, g: Uint8Array, h: Uint8Array): void {
-  const pick = max ? (a: number, b: number) => (a > b ? a : b) : (a: number, b: number) => (a < b ? a : b);
+/**
+ * Running max over `k` pixels along each row, centred (van Herk / Gil-Werman: O(1) per pixel): `g` holds the
+ * max from the start of each k-block to the pixel, `h` from the pixel to the block's end, and the window's max
+ * is that of h at its left end and g at its right end. (A running min is this on the inverted image.)
+ */
+function rowsMax(src: Uint8Array, dst: Uint8Array, w: number, rows: number, k: number, g: Uint8Array, h: Uint8Array): void {
   const r = k >> 1;
-  for (let i = 0; i < n; i++) {
-    const v = src[start + i * stride];
-    g[i] = i % k === 0 ? v : pick(g[i - 1], v);
+  for (let y = 0; y < rows; y++) {
+    const o = y * w;
+    for (let i = 0, phase = 0; i < w; i++, phase = phase === k - 1 ? 0 : phase + 1) {
+      const v = src[o + i];
+      g[i] = phase === 0 || g[i - 1] < v ? v : g[i - 1];
+    }
+    for (let i = w - 1; i >= 0; i--) {
+      const v = src[o + i];
+      h[i] = i === w - 1 || (i + 1) % k === 0 || h[i + 1] < v ? v : h[i + 1];
+    }
+    for (let i = 0; i < w; i++) {
+      const lo = i - r < 0 ? 0 : i - r;
+      const hi = i + r > w - 1 ? w - 1 : i + r;
+      dst[o + i] = windowMax(g, h, lo, hi, k);
+    }
   }
-  for (let i = n - 1; i >= 0; i--) {
-    const v = src[start + i * stride];
-    h[i] = i === n - 1 || (i + 1) % k === 0 ? v : pick(h[i + 1], v);
+}
+
+/**
+ * The max over samples lo..hi (at most k apart) from a row's runs in `rowsMax`: h from lo to its block's end
+ * and g from hi's block's start; inside one block (a window the image's edge clipped) the run that starts or
+ * ends with the window alone, so the answer is exactly the clipped window's.
+ */
+function windowMax(g: Uint8Array, h: Uint8Array, lo: number, hi: number, k: number): number {
+  if (Math.floor(lo / k) === Math.floor(hi / k)) return lo % k === 0 ? g[hi] : h[lo];
+  const a = h[lo];
+  const b = g[hi];
+  return a > b ? a : b;
+}
+
+/** The same down each column, done a whole row at a time (rows are contiguous in memory): `g`, `h` image-sized. */
+function columnsMax(src: Uint8Array, dst: Uint8Array, w: number, rows: number, k: number, g: Uint8Array, h: Uint8Array): void {
+  const r = k >> 1;
+  for (let y = 0; y < rows; y++) {
+    const o = y * w;
+    if (y % k === 0) g.set(src.subarray(o, o + w), o);
+    else
+      for (let x = 0; x < w; x++) {
+        const p = g[o - w + x];
+        const v = src[o + x];
+        g[o + x] = p > v ? p : v;
+      }
   }
-  for (let i = 0; i < n; i++) {
-    const lo = Math.max(0, i - r);
-    const hi = Math.min(n - 1, i + r);
-    dst[start + i * stride] = pick(h[lo], g[hi]);
+  for (let y = rows - 1; y >= 0; y--) {
+    const o = y * w;
+    if (y === rows - 1 || (y + 1) % k === 0) h.set(src.subarray(o, o + w), o);
+    else
+      for (let x = 0; x < w; x++) {
+        const p = h[o + w + x];
+        const v = src[o + x];
+        h[o + x] = p > v ? p : v;
+      }
   }
+  for (let y = 0; y < rows; y++) {
+    const o = y * w;
+    const lo = y - r < 0 ? 0 : y - r;
+    const hi = y + r > rows - 1 ? rows - 1 : y + r;
+    if (Math.floor(lo / k) === Math.floor(hi / k)) {
+      // A window clipped by the image's edge inside one block: one of the two runs covers it exactly.
+      const row = (lo % k === 0 ? hi : lo) * w;
+      dst.set((lo % k === 0 ? g : h).subarray(row, row + w), o);
+      continue;
+    }
+    for (let x = 0; x < w; x++) {
+      const a = h[lo * w + x];
+      const b = g[hi * w + x];
+      dst[o + x] = a > b ? a : b;
+    }
+  }
+}
+
+let SCRATCH = new Uint8Array(0);
+
+/** round(v * 255 / background), at most 255, for every background (row) and value (column); background 0 as 1. */
+let DIVIDE: Uint8Array | undefined;
+function divisionTable(): Uint8Array {
+  const t = new Uint8Array(256 * 256);
+  for (let bg = 0; bg < 256; bg++) for (let v = 0; v < 256; v++) t[(bg << 8) | v] = Math.min(255, Math.round((v * 255) / Math.max(1, bg)));
+  return t;
+}
+
+function invert(a: Uint8Array): void {
+  for (let i = 0; i < a.length; i++) a[i] = 255 - a[i];
 }
 
 /**
@@ -142,13 +249,16 @@ function runningExtreme(src: Uint8Array, dst: Uint8Array, start: number, stride:
  */
 export function flattenBackground(band: Buffer, w: number, h: number, k = BACKGROUND_WINDOW): void {
   if (w < 2 || h < 2) return;
-  const a = new Uint8Array(band.length);
-  const b = new Uint8Array(band.length);
-  const g = new Uint8Array(Math.max(w, h));
-  const hh = new Uint8Array(Math.max(w, h));
-  for (let y = 0; y < h; y++) runningExtreme(band, a, y * w, 1, w, k, true, g, hh);
-  for (let x = 0; x < w; x++) runningExtreme(a, b, x, w, h, k, true, g, hh);
-  for (let y = 0; y < h; y++) runningExtreme(b, a, y * w, 1, w, k, false, g, hh);
-  for (let x = 0; x < w; x++) runningExtreme(a, b, x, w, h, k, false, g, hh);
-  for (let i = 0; i < band.length; i++) band[i] = Math.min(255, Math.round((band[i] * 255) / Math.max(1, b[i])));
+  // Working images reused from call to call (this runs synchronously, one call at a time per thread).
+  if (SCRATCH.length < 4 * band.length) SCRATCH = new Uint8Array(4 * band.length);
+  const [a, b, g, hh] = [0, 1, 2, 3].map((i) => SCRATCH.subarray(i * band.length, (i + 1) * band.length));
+  // Dilation (max), then erosion (min, as a max of the inverted image).
+  rowsMax(band, a, w, h, k, g, hh);
+  columnsMax(a, b, w, h, k, g, hh);
+  invert(b);
+  rowsMax(b, a, w, h, k, g, hh);
+  columnsMax(a, b, w, h, k, g, hh);
+  invert(b);
+  const divide = (DIVIDE ??= divisionTable());
+  for (let i = 0; i < band.length; i++) band[i] = divide[(b[i] << 8) | band[i]];
 }

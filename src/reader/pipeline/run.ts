@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { CARD_HEIGHT, CARD_WIDTH, LAYOUTS, type Box, type CardKind, type IdCardField } from '../layouts.js';
 import { classifyHeader, HEADER_BAND } from './classify.js';
 import { fieldProbability, overallScore } from './confidence.js';
-import { GAP, stackBands } from './crops.js';
+import { composeStack, encodeStack, GAP, stackBands, turnStack, type RawStack } from './crops.js';
 import { decodeImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
 import { mergedId, normaliseFields, rawFromLines, readingScore, voteName, weakFields, wordsByBand, type RawField } from './fields.js';
@@ -81,11 +81,18 @@ async function classify(ocr: OcrEngine, gray: Buffer, psm = 6): Promise<CardKind
 /** Enlargement of the whole card for its OCR call (letters 18-30 px tall on the 1000 px card). */
 const CARD_SCALE = 1.2;
 
-/** OCR of the whole flat card, background flattened like the bands; words back in card pixels. */
-export async function readWholeCard(ocr: OcrEngine, gray: Buffer): Promise<CardWord[]> {
-  const stack = await stackBands(gray, [{ x: 0, y: 0, w: CARD_WIDTH, h: CARD_HEIGHT }], CARD_SCALE);
-  const words = await ocr.recognize(stack.png, { lang: 'vie', psm: CARD_PSM });
-  return toCardWords(words, CARD_SCALE, GAP);
+/**
+ * OCR of the whole flat card, background flattened like the bands, upright or turned by 180 degrees; words
+ * back in card pixels. The card is evened out once: the turned reading turns the prepared image.
+ */
+export function wholeCardReader(ocr: OcrEngine, upright: Buffer): (way: 'up' | 'down') => Promise<CardWord[]> {
+  let prepared: RawStack | undefined;
+  return async (way) => {
+    prepared ??= composeStack(upright, [{ x: 0, y: 0, w: CARD_WIDTH, h: CARD_HEIGHT }]);
+    const stack = await encodeStack(way === 'up' ? prepared : turnStack(prepared), CARD_SCALE);
+    const words = await ocr.recognize(stack.png, { lang: 'vie', psm: CARD_PSM });
+    return toCardWords(words, CARD_SCALE, GAP);
+  };
 }
 /** Sparse text: words anywhere on the card, each with its box (block mode joins columns into one line). */
 const CARD_PSM = 11;
@@ -142,12 +149,12 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     let kind: CardKind | undefined;
     let words: CardWord[] = [];
     const read: Partial<Record<'up' | 'down', CardWord[]>> = {};
+    const readWhole = wholeCardReader(ocr, upright.gray);
     for (const way of ['up', 'down'] as const) {
-      const card = way === 'up' ? upright : turned();
-      read[way] = await readWholeCard(ocr, card.gray);
+      read[way] = await readWhole(way);
       kind = detectKind(read[way]!)?.kind;
       if (kind) {
-        flat = card;
+        flat = way === 'up' ? upright : turned();
         words = read[way]!;
         break;
       }

@@ -61,6 +61,10 @@ export function clearCardEdge(gray: Buffer): void {
 export function rotate180(data: Buffer, channels: number): Buffer {
   const out = Buffer.alloc(data.length);
   const n = data.length / channels;
-  for (let i = 0; i < n; i++) data.copy(out, (n - 1 - i) * channels, i * channels, (i + 1) * channels);
+  for (let i = 0; i < n; i++) {
+    const from = i * channels;
+    const to = (n - 1 - i) * channels;
+    for (let c = 0; c < channels; c++) out[to + c] = data[from + c];
+  }
   return out;
 }
