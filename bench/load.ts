@@ -11,7 +11,14 @@
  * admitted requests' latency does not grow through the window, RSS does not
  * grow through the window, and the service recovers.
  *
- *   npx tsx bench/load.ts [--service nlu,credit,reader,face,tts,asr] [--seconds 20] [--json]
+ *   npx tsx bench/load.ts [--service nlu,credit,reader,face,tts,asr] [--seconds 20] [--server-cpu 0.5] [--json]
+ *
+ * NLU and credit answer on the event loop: the server gets core 0 and the
+ * driver core 1. Their answers are so cheap that one driver process on one
+ * core cannot send and time twice what a whole core answers (the table's
+ * "driver kept up" says whether it did); `--server-cpu 0.5` caps the server
+ * at half its core (a Linux control group, needs root), so the driver has
+ * twice the server's CPU and the 2x window measures the server, not the driver.
  *
  * `npm run bench -- load` runs it with a shorter window (BENCH_LOAD_SECONDS,
  * default 12). The load generator shares the machine with the server.
@@ -26,6 +33,7 @@ import { pathToFileURL } from 'node:url';
 import { eventsCsv, generatePopulation } from '../src/credit/synthetic.js';
 import { printTable, type BenchRow } from './harness.js';
 import {
+  capCpu,
   multipart,
   newAgent,
   openLoop,
@@ -56,6 +64,11 @@ export interface LoadTarget {
    * twice what the server answers (unpinned, both share 2 cores and the driver falls behind first).
    */
   pin?: boolean;
+  /**
+   * With `pin`: the server's CPU is further capped at this fraction of its core (`--server-cpu`), so that
+   * the driver, with a whole core, can send and time twice what the server answers. Unset: no cap.
+   */
+  serverCpu?: number;
   /** Seeds data and returns the request of index i. */
   prepare(server: LoadServer, creds: Creds): Promise<Requests>;
   ok(a: { status: number; body: string }): boolean;
@@ -284,9 +297,11 @@ export interface LoadResult {
     rssSlopeSecondHalf: number;
     /** p99 of how late the load driver started requests (ms). */
     driverLagP99: number;
+    /** The driver's CPU over the window, in cores (its answers' timing is its own when near 1). */
+    driverCpu: number;
   };
   recovery: { ok: number; of: number; p50: number };
-  verdict: { refusedInShape: boolean; latencyBounded: boolean; rssBounded: boolean; recovered: boolean };
+  verdict: { refusedInShape: boolean; latencyBounded: boolean; rssBounded: boolean; recovered: boolean; driverKeptUp: boolean };
 }
 
 async function createApp(server: LoadServer): Promise<Creds> {
@@ -320,6 +335,8 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
   const env = { ...(target.env ?? {}), ...(target.name === 'asr' ? await asrEnv(scratch) : {}) };
   const server = await startLoadServer(env, target.pin ? { cpu: 0 } : {});
   if (target.pin) pinSelf('1');
+  const uncap = target.pin && target.serverCpu ? capCpu(server.pid, target.serverCpu) : undefined;
+  if (uncap) log(`${target.name}: server capped at ${target.serverCpu} of core 0, driver on core 1`);
   const agent = newAgent(64);
   try {
     const creds = await createApp(server);
@@ -361,6 +378,8 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
     const rss: { x: number; y: number }[] = [];
     const rssStart = server.rssMiB();
     const tracker = target.completion?.(server, creds, agent);
+    const driverCpu0 = process.cpuUsage();
+    const driverWall0 = performance.now();
     const answers = await openLoop(server.url, (i) => requests(100_000 + i), offered, opts.seconds, {
       onStart: () => tracker?.start(),
       onAnswer: (a) => tracker && target.ok(a) && tracker.accepted(a),
@@ -369,6 +388,10 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
       timeoutMs: 60_000,
     });
     rss.push({ x: opts.seconds, y: server.rssMiB() });
+    // How busy the driver was: near a whole core, it (not the server) is where requests wait, and the latencies
+    // it reports are its own.
+    const driverUsage = process.cpuUsage(driverCpu0);
+    const driverCpu = (driverUsage.user + driverUsage.system) / 1000 / (performance.now() - driverWall0);
     const okAnswers = answers.filter((a) => target.ok(a));
     const busy = answers.filter((a) => target.busy(a));
     const other = answers.filter((a) => !target.ok(a) && !target.busy(a));
@@ -388,7 +411,7 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
     const admitted = summarise(admittedMs);
     log(
       `${target.name}: offered ${offered.toFixed(1)} req/s for ${opts.seconds} s: ${answers.length} sent, ${okAnswers.length} ok, ${busy.length} 429, ${other.length} other; ` +
-        `driver lag p99 ${summarise(answers.map((a) => a.lag ?? 0)).p99.toFixed(0)} ms; admitted p50 ${admitted.p50.toFixed(0)} p95 ${admitted.p95.toFixed(0)} p99 ${admitted.p99.toFixed(0)} ms (first third p99 ${first.toFixed(0)}, last ${last.toFixed(0)}); RSS ${rssStart.toFixed(0)} -> max ${rssMax.toFixed(0)} MiB`,
+        `driver lag p99 ${summarise(answers.map((a) => a.lag ?? 0)).p99.toFixed(0)} ms, driver CPU ${(100 * driverCpu).toFixed(0)}% of a core; admitted p50 ${admitted.p50.toFixed(0)} p95 ${admitted.p95.toFixed(0)} p99 ${admitted.p99.toFixed(0)} ms (first third p99 ${first.toFixed(0)}, last ${last.toFixed(0)}); RSS ${rssStart.toFixed(0)} -> max ${rssMax.toFixed(0)} MiB`,
     );
     // Second by second: what was answered, and how long the admitted requests of that second took.
     for (let sec = 0; sec < opts.seconds; sec++) {
@@ -437,6 +460,7 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
         rssEnd,
         rssSlopeSecondHalf: rssSlope,
         driverLagP99: summarise(answers.map((a) => a.lag ?? 0)).p99,
+        driverCpu,
       },
       recovery,
       verdict: {
@@ -446,6 +470,8 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
         // Bounded: no growth through the second half of the window beyond 2 MiB/s.
         rssBounded: !(rssSlope > 2),
         recovered: recOk === REC && recovery.p50 <= 3 * base.p50 + 50,
+        // The driver sent on time and had CPU to spare: otherwise the latencies above are partly its own queue.
+        driverKeptUp: driverCpu < 0.85 && summarise(answers.map((a) => a.lag ?? 0)).p99 < 50,
       },
     };
     return result;
@@ -456,6 +482,7 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
     agent.destroy();
     if (target.pin) pinSelf('0-' + (os.cpus().length - 1));
     await server.stop();
+    uncap?.();
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
@@ -466,7 +493,7 @@ export function rowsOf(r: LoadResult): BenchRow[] {
   const yes = (b: boolean) => (b ? 'yes' : 'NO');
   return [
     { benchmark: s, metric: 'capacity', value: r.capacity.rate, unit: 'req/s', note: `${r.capacity.concurrency} clients, p95 ${r.capacity.p95.toFixed(0)} ms` },
-    { benchmark: s, metric: 'offered (2x)', value: o.offered, unit: 'req/s', note: `${o.seconds} s open loop, ${o.sent} sent, driver lag p99 ${o.driverLagP99.toFixed(0)} ms` },
+    { benchmark: s, metric: 'offered (2x)', value: o.offered, unit: 'req/s', note: `${o.seconds} s open loop, ${o.sent} sent, driver lag p99 ${o.driverLagP99.toFixed(0)} ms, driver CPU ${(100 * o.driverCpu).toFixed(0)}%; driver kept up: ${yes(r.verdict.driverKeptUp)}` },
     { benchmark: s, metric: 'admitted', value: o.ok, unit: 'req', note: `${(o.ok / o.seconds).toFixed(1)} req/s` },
     { benchmark: s, metric: '429 in shape', value: o.busy, unit: 'req', goal: '> 0', note: `${o.other} other answers; refused in shape: ${yes(r.verdict.refusedInShape)}` },
     { benchmark: s, metric: 'admitted p50', value: o.admitted.p50, unit: 'ms' },
@@ -483,6 +510,7 @@ async function main(): Promise<void> {
       service: { type: 'string', default: Object.keys(TARGETS).join(',') },
       seconds: { type: 'string', default: '20' },
       'capacity-seconds': { type: 'string', default: '4' },
+      'server-cpu': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -493,7 +521,8 @@ async function main(): Promise<void> {
   console.error(`load average: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (${os.cpus().length} cores, shared)`);
   for (const n of names) {
     try {
-      const r = await runLoad(TARGETS[n], { seconds: Number(values.seconds), capacitySeconds: Number(values['capacity-seconds']) });
+      const target = values['server-cpu'] && TARGETS[n].pin ? { ...TARGETS[n], serverCpu: Number(values['server-cpu']) } : TARGETS[n];
+      const r = await runLoad(target, { seconds: Number(values.seconds), capacitySeconds: Number(values['capacity-seconds']) });
       results.push(r);
       rows.push(...rowsOf(r));
     } catch (err) {

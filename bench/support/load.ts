@@ -301,3 +301,51 @@ export async function multipart(parts: [name: string, value: Buffer | string, fi
 export function pinSelf(cores: string): void {
   execFileSync('taskset', ['-a', '-p', '-c', cores, String(process.pid)], { stdio: 'ignore' });
 }
+
+/**
+ * Caps a process's CPU at `fraction` of one core with a Linux control group (cgroup v2 `cpu.max`, or v1
+ * `cpu.cfs_quota_us`), over 10 ms periods so the cap throttles in small steps. Needs root and a writable
+ * cgroup hierarchy; throws with the reason otherwise. Returns the function that lifts the cap.
+ *
+ * Used by the load bench so that the load driver, on its own core, has several times the server's CPU:
+ * twice the server's capacity is then something the driver can really send and time.
+ */
+export function capCpu(pid: number, fraction: number): () => void {
+  const period = 10_000;
+  const quota = Math.max(1000, Math.round(fraction * period));
+  const name = `saola-load-${pid}`;
+  const v2 = '/sys/fs/cgroup';
+  const v1 = '/sys/fs/cgroup/cpu';
+  let dir: string;
+  if (fs.existsSync(path.join(v2, 'cgroup.controllers')) && fs.readFileSync(path.join(v2, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('cpu')) {
+    dir = path.join(v2, name);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'cpu.max'), `${quota} ${period}`);
+  } else if (fs.existsSync(path.join(v1, 'cpu.cfs_quota_us'))) {
+    dir = path.join(v1, name);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'cpu.cfs_period_us'), String(period));
+    fs.writeFileSync(path.join(dir, 'cpu.cfs_quota_us'), String(quota));
+  } else {
+    throw new Error('no writable cgroup cpu controller (cgroup v2 with cpu enabled, or v1 mounted at /sys/fs/cgroup/cpu)');
+  }
+  fs.writeFileSync(path.join(dir, 'cgroup.procs'), String(pid));
+  return () => {
+    // The group is removed once its processes have left it (or ended).
+    try {
+      const parent = path.dirname(dir);
+      if (fs.existsSync(path.join(dir, 'cgroup.procs'))) {
+        for (const p of fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
+          try {
+            fs.writeFileSync(path.join(parent, 'cgroup.procs'), p);
+          } catch {
+            /* ended meanwhile */
+          }
+        }
+      }
+      fs.rmdirSync(dir);
+    } catch {
+      /* left behind: harmless, named after the pid */
+    }
+  };
+}

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DOCUMENTS } from '../../src/reader/documents.js';
-import { assignValues, findLabels, isLabelPiece, segmentLines, splitRows, splitUnderLabels, toCardWords, valuesByShape, type CardWord } from '../../src/reader/pipeline/anchors.js';
+import { assignValues, findLabels, isLabelPiece, segmentLines, splitRows, splitUnderLabels, strayColumnLead, toCardWords, valuesByShape, type CardWord } from '../../src/reader/pipeline/anchors.js';
 import { missingDigitsWidth } from '../../src/reader/pipeline/run.js';
 import { fieldProbability } from '../../src/reader/pipeline/confidence.js';
 import { mergedId, normaliseFields, repairMarkNoun, voteName } from '../../src/reader/pipeline/fields.js';
@@ -149,6 +149,39 @@ describe('values by geometry', () => {
     // A tall word read surely (a title) stays in its line.
     const title = [{ text: 'CĂN', conf: 96, left: 440, top: 95, width: 80, height: 37 }, ...line('CƯỚC', 530, 100)];
     assert.equal(segmentLines(title).length, 1);
+  });
+  it('leaves out a mark off the portrait that OCR put at the start of the name line', () => {
+    // Seeds 131018, 131198, 131238: "Z^" (57, 41 px tall, not tall enough to be set apart) at the portrait's
+    // edge opened the name's line and raised its top to the label's row: the name was answered N/A.
+    const mark = { text: 'Z^', conf: 57, left: 84, top: 313, width: 113, height: 41 };
+    const words = [...line('Họ, chữ đệm và tên khai sinh / Surname, middle name and given name', 256, 299), mark, ...line('VŨ BẢO HẰNG', 254, 329).map((w) => ({ ...w, height: 26 }))];
+    assert.equal(read('cccd_2024_front', words).text.name, 'VŨ BẢO HẰNG');
+    // Words of the value a space apart are kept, even when the value starts left of its label.
+    const shifted = [...line('Họ và tên:', 321, 209), ...line('TÔ THU NGÂN', 280, 240)];
+    assert.equal(read('cccd_12_front', shifted).text.name, 'TÔ THU NGÂN');
+    assert.deepEqual(strayColumnLead(line('TÔ THU', 280, 240), 321, 20).map((w) => w.text), ['TÔ', 'THU']);
+  });
+  it('takes a name line whose first word was read unsurely', () => {
+    // Seed 131144, as read: "NGUYÊN" at 15 of NGUYỄN THU NGÂN; the line's sure words start at THU, right of
+    // where the label ends, so the line was taken for another column's.
+    const w = (text: string, left: number, top: number, width: number, height: number, conf = 95): CardWord => ({ text, conf, left, top, width, height });
+    const label = [w('Họ', 321, 211, 27, 21), w('và', 354, 209, 22, 18), w('tên:', 384, 209, 37, 18)];
+    const name = [w('NGUYÊN', 320, 239, 118, 30, 15), w('THU', 447, 249, 62, 21, 93), w('NGÂN', 518, 244, 81, 26, 93)];
+    assert.equal(read('cccd_12_front', [...label, ...name]).text.name, 'NGUYÊN THU NGÂN');
+    // An unsure mark there does not count as the line's start.
+    const marked = [...label, w('~', 320, 242, 12, 20, 15), w('THU', 447, 249, 62, 21, 93), w('NGÂN', 518, 244, 81, 26, 93)];
+    assert.equal(read('cccd_12_front', marked).text.name, undefined);
+  });
+  it('keeps an unsure first word beyond the gap after the label when a sure word follows it a space away', () => {
+    // Seed 131026, as read: "NGUYÊN" (39) then "KHÁNH UYÊN", a little higher than "Họ và tên / Fullname:" and
+    // right of it; the family name was lost.
+    const w = (text: string, left: number, top: number, width: number, height: number, conf = 93): CardWord => ({ text, conf, left, top, width, height });
+    const label = [w('Họ', 289, 251, 24, 19), w('và', 321, 249, 21, 18), w('tên', 349, 249, 29, 18), w('/', 386, 251, 7, 17), w('Fullname:', 400, 250, 94, 17)];
+    const name = [w('NGUYÊN', 517, 237, 133, 30, 39), w('KHÁNH', 662, 241, 118, 26), w('UYÊN', 790, 241, 87, 26)];
+    assert.equal(read('cccd_chip_front', [...label, ...name]).text.name, 'NGUYÊN KHÁNH UYÊN');
+    // Far from the next word, an unsure piece is a mark.
+    const far = [w('+1', 517, 237, 20, 30, 39), w('KHÁNH', 700, 241, 118, 26), w('UYÊN', 828, 241, 87, 26)];
+    assert.equal(read('cccd_chip_front', [...label, ...far]).text.name, 'KHÁNH UYÊN');
   });
   it('splits two rows OCR joined word by word: a name and the date-of-birth label under it', () => {
     // Held-out 101000: "PHẠM NGÀY SINH THANH DATE HOA BIRTH" (a label leak into the name).
@@ -318,6 +351,13 @@ describe('kind and side from content', () => {
     assert.equal(kindOf('Ngón trỏ trái', 'Đặc điểm nhận dạng:'), 'cccd_12_back');
     assert.equal(kindOf('IDVNM0900123451001090012345<<<', '9001011M3001014VNM<<<<<<<<<<<8'), 'cccd_chip_back');
     assert.equal(kindOf('HELLO WORLD', 'nothing here'), undefined);
+  });
+  it('does not take a 2024 front for an older card or a back', () => {
+    // Seed 131148: the name "VŨ CÔNG VĂN NGHĨA" is one letter from "công dân", and the id's label
+    // "Personal identification number" holds the chip back's heading: it was read as a chip back.
+    const front = ['CĂN CƯỚC', 'IDENTITY CARD', 'Số định danh cá nhân / Personal identification number:', '030069850239', 'Họ, chữ đệm và tên khai sinh / Full name:', 'VŨ CÔNG VĂN NGHĨA'];
+    assert.equal(kindOf(...front), 'cccd_2024_front');
+    assert.notEqual(kindOf('Số định danh cá nhân / Personal identification number:', '030069850239'), 'cccd_chip_back');
   });
   it('matches phrases with OCR slips', () => {
     assert.ok(fuzzyHas('xyzcancuoccongdanabc', 'căn cước công dân'));

@@ -290,6 +290,17 @@ export function findLabels(segments: Segment[], model: DocumentModel): LabelHit[
   return hits.filter((h) => !h.field || chosen.get(h.field) === h);
 }
 
+/**
+ * A line's leading words that end before the label starts and stand apart from the rest of the line by more
+ * than a letter height are another column's (a mark off the portrait read beside the name: "Z^ VŨ BẢO HẰNG"):
+ * dropped. Words of the value itself are a space apart, however far left the value was printed.
+ */
+export function strayColumnLead(lead: CardWord[], labelLeft: number, size: number): CardWord[] {
+  let k = 0;
+  while (k < lead.length - 1 && lead[k].left + lead[k].width < labelLeft && lead[k + 1].left - (lead[k].left + lead[k].width) > size) k++;
+  return k === 0 ? lead : lead.slice(k);
+}
+
 /** Continuation lines must start within this many card pixels of the label's or the value's left edge. */
 const ALIGN = 45;
 
@@ -322,15 +333,23 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
     const rightLimit = next ? next.box.x : Infinity;
     for (let si = h.segment + 1; si < segments.length && valueLines.length < spec.maxLines; si++) {
       const s = segments[si];
-      if (s.top < last.bottom - 0.3 * last.size) continue; // same line band (another column)
-      if (s.top - last.bottom > 1.25 * Math.max(last.size, s.size)) break;
+      // Words of another column at the line's start are not part of it: not where it starts, not how high.
+      const stray = s.words.length - strayColumnLead(s.words, h.box.x, s.size).length;
+      const top = stray ? Math.min(...s.words.slice(stray).map((w) => w.top)) : s.top;
+      // Where the line starts: its sure words' edge, or its first word's when that is a word of the line's
+      // height read unsurely ("NGUYÊN" at 15 of NGUYỄN THU NGÂN, which the sure edge leaves out).
+      const first = s.words[stray];
+      const wordLike = first.text.replace(/[^\p{L}\p{N}]/gu, '').length >= 2 && first.height >= 0.6 * s.size && first.height <= 1.6 * s.size;
+      const left = stray || wordLike ? Math.min(first.left, stray ? Infinity : s.left) : s.left;
+      if (top < last.bottom - 0.3 * last.size) continue; // same line band (another column)
+      if (top - last.bottom > 1.25 * Math.max(last.size, s.size)) break;
       // The first value line under a label starts where the label does, or lies under it (a centred heading).
       // Under it means a good part of it (a quarter of the shorter): the expiry's label, ending a few pixels past
       // the start of the address label above it (a mark read before "Nơi"), is not under that label.
-      const under = valueLines.length === 0 && Math.min(s.right, h.box.x + h.box.w) - Math.max(s.left, h.box.x) > 0.25 * Math.min(s.right - s.left, h.box.w);
-      if (!under && !lefts.some((x) => Math.abs(s.left - x) <= ALIGN)) continue;
-      if (s.left >= rightLimit || used.has(si)) continue;
-      const lead = freeLead(si);
+      const under = valueLines.length === 0 && Math.min(s.right, h.box.x + h.box.w) - Math.max(left, h.box.x) > 0.25 * Math.min(s.right - left, h.box.w);
+      if (!under && !lefts.some((x) => Math.abs(left - x) <= ALIGN)) continue;
+      if (left >= rightLimit || used.has(si)) continue;
+      const lead = freeLead(si).slice(stray);
       if (lead.length === 0) break; // the line starts with a label or heading
       if (!lead.some((w) => /[\p{L}\p{N}]/u.test(w.text))) continue; // marks only ("-", "~"): artwork, not a line
       // One character alone ("Ì" left of an address line, a little higher) is a mark: no value is one letter.
@@ -381,11 +400,23 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
       .filter(({ x, i }) => i !== h.segment && !used.has(i) && x.left > h.box.x + h.box.w - 5)
       .filter(({ x }) => Math.min(x.bottom, h.box.y + h.box.h) - Math.max(x.top, h.box.y) > 0.5 * Math.min(x.bottom - x.top, h.box.h))
       .sort((a, b) => a.x.left - b.x.left);
+    let unsure: { i: number; lead: CardWord[] } | undefined;
     for (const { i } of row) {
       const lead = freeLead(i);
       if (lead.length === 0) break;
-      // A piece read wholly unsurely ("+1" at 26 by the card's edge) is a mark, not the value beyond a gap.
-      if (!lead.some((w) => w.conf >= 50)) continue;
+      // A piece read wholly unsurely ("+1" at 26 by the card's edge) is a mark, not the value beyond a gap;
+      // unless a sure piece follows it a space away: then it is the value's first word, read badly
+      // ("NGUYÊN" at 39 before KHÁNH UYÊN).
+      if (!lead.some((w) => w.conf >= 50)) {
+        unsure = words.length === 0 ? { i, lead } : undefined;
+        continue;
+      }
+      const end = unsure && Math.max(...unsure.lead.map((w) => w.left + w.width));
+      if (unsure && end !== undefined && lead[0].left - end <= segments[i].size && lead[0].left > end - 0.5 * segments[i].size) {
+        words.push(...unsure.lead);
+        used.add(unsure.i);
+      }
+      unsure = undefined;
       words.push(...lead);
       used.add(i);
       if (lead.length < segments[i].words.length) break;

@@ -48,7 +48,9 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
   const mrz = words.filter((w) => (w.text.match(/</g) ?? []).length >= 3).length >= 2 || /idvnm/.test(text.replace(/[^a-z]/g, ''));
   const bilingual = has('full name', 'date of birth', 'place of origin', 'nationality', 'citizen identity');
   const back = has('dac diem', 'ngon tro', 'dau vet') || mrz;
-  const is2024Front = !back && has('chu dem va ten', 'ten khai sinh', 'dinh danh ca nhan', 'identity card') && !has('cong dan', 'citizen');
+  // The older cards' title is "CĂN CƯỚC CÔNG DÂN" / "Citizen Identity Card": the whole title, since "công dân"
+  // alone is one letter from a name's "CÔNG VĂN".
+  const is2024Front = !back && has('chu dem va ten', 'ten khai sinh', 'dinh danh ca nhan', 'identity card') && !has('cuoc cong dan', 'citizen');
   const is2024Back = has('noi cu tru', 'dang ky khai sinh', 'place of birth', 'nam het han', 'bo cong an');
   if (is2024Front) return { kind: 'cccd_2024_front', why: 'CĂN CƯỚC with the 2024 labels' };
   if (has('can cuoc cong dan', 'cuoc cong dan')) return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: bilingual ? 'title and bilingual labels' : 'title, Vietnamese-only labels' };
@@ -56,7 +58,8 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
   if (has('giay chung minh')) return { kind: 'cmnd_09_front', why: 'GIẤY CHỨNG MINH' };
   if (has('chung minh nhan dan')) return { kind: 'cmnd_12_front', why: 'CHỨNG MINH NHÂN DÂN' };
   if (has('dau vet rieng', 'di hinh', 'ton giao', 'giam doc')) return { kind: 'cmnd_09_back', why: 'marks heading / religion / signature' };
-  if (has('personal identification') || (mrz && has('dac diem', 'nhan dang', 'ngon tro'))) return { kind: 'cccd_chip_back', why: mrz ? 'MRZ and features label' : 'bilingual features label' };
+  // "Personal identification" heads the chip back's features; the 2024 front's "Personal identification number" is its id.
+  if ((has('personal identification') && !has('identification number')) || (mrz && has('dac diem', 'nhan dang', 'ngon tro'))) return { kind: 'cccd_chip_back', why: mrz ? 'MRZ and features label' : 'bilingual features label' };
   if (has('dac diem nhan dang', 'ngon tro trai', 'ngon tro phai', 'cuc canh sat')) {
     // The 12-digit backs print the fingerprint boxes on the left, the chip back on the right.
     const finger = words.filter((w) => /^(ngon|tro)$/.test(squash(w.text)));
