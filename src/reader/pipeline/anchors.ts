@@ -333,6 +333,7 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
     const rightLimit = next ? next.box.x : Infinity;
     for (let si = h.segment + 1; si < segments.length && valueLines.length < spec.maxLines; si++) {
       const s = segments[si];
+      if (s.words.length === 0) continue;
       // Words of another column at the line's start are not part of it: not where it starts, not how high.
       const stray = s.words.length - strayColumnLead(s.words, h.box.x, s.size).length;
       const top = stray ? Math.min(...s.words.slice(stray).map((w) => w.top)) : s.top;
