@@ -21,6 +21,11 @@ import type { CardKind } from './idcard-templates.js';
 import { evaluateFolder, Scores } from './idcard-score.js';
 import { ALL_KINDS, makeSample, VARIED_KINDS } from './idcard-synth.js';
 import { installedFonts, type Variation } from './idcard-variation.js';
+import { setImageThreads } from '../src/platform/vision/image-threads.js';
+import { loadConfig } from '../src/platform/config.js';
+
+// As the server runs it (SAOLA_IMAGE_THREADS).
+setImageThreads(loadConfig().imageThreads);
 
 const { values } = parseArgs({
   options: {

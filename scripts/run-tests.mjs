@@ -50,7 +50,7 @@ const child = spawn(
   // Servers the suites start as child processes shed load on a late event loop only where a test asks
   // (test/reliability/overload.test.ts): on a loaded 2-core CI machine a starved main thread would
   // otherwise answer 429 to a suite that checks another code.
-  { stdio: 'inherit', env: { SAOLA_MAX_EVENT_LOOP_DELAY_MS: '0', ...process.env, SAOLA_TEST: '1' } },
+  { stdio: 'inherit', env: { SAOLA_MAX_EVENT_LOOP_DELAY_MS: '0', SAOLA_POOL_MAX_WAIT_MS: '0', ...process.env, SAOLA_TEST: '1' } },
 );
 
 /** `ok N - name # SKIP native engine missing: ...` lines of the TAP report. */

@@ -19,6 +19,7 @@ import { registerConsole } from './console/index.js';
 import { purgeHooks } from './purge-hooks.js';
 import { AppSettingsRegistry } from './platform/app-settings.js';
 import { PlaygroundTools } from './platform/playground-tools.js';
+import { setImageThreads } from './platform/vision/image-threads.js';
 
 /**
  * Keeps secrets out of logs: `?api_key=` is the one credential the API takes in
@@ -42,6 +43,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 /** Builds the HTTP application: every service's routes over the shared platform. */
 export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  setImageThreads(config.imageThreads);
   const app = Fastify({
     logger: loggerOptions(config.logLevel),
     bodyLimit: config.jsonBodyLimit,

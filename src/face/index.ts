@@ -15,7 +15,7 @@ import { FaceStore } from './store.js';
 /** Composition root of the face service: engine (worker pool), face search and face match. */
 export async function registerFace(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
   const cfg = loadFaceConfig(process.env, deps.config.poolThreads);
-  const engine = new FaceEngine(cfg, { maxQueue: deps.config.poolQueue, timeoutMs: deps.config.poolTaskTimeoutMs });
+  const engine = new FaceEngine(cfg, { maxQueue: deps.config.poolQueue, maxWaitMs: deps.config.poolMaxWaitMs, timeoutMs: deps.config.poolTaskTimeoutMs });
   deps.lifecycle.onClose('face-engine', () => engine.close());
   deps.lifecycle.addReadiness('face', async () => engine.describe());
   app.log.info({ face: { engine: 'onnxruntime-node (CPU)', threads: cfg.threads, search: searchEngine, models: 'faceplugin-face-recognition-js@0.0.1 (sha256 verified)' } }, 'face engine ready');
@@ -42,7 +42,7 @@ export async function registerFace(app: FastifyInstance, deps: ServiceDeps): Pro
 async function registerLiveness(app: FastifyInstance, deps: ServiceDeps, cfg: ReturnType<typeof loadFaceConfig>, faces: FaceEngine): Promise<void> {
   const lcfg = loadLivenessConfig(process.env, deps.config.poolThreads);
   const antispoof = antispoofInfo(lcfg);
-  const engine = new LivenessEngine(cfg, lcfg, { maxQueue: deps.config.poolQueue, timeoutMs: deps.config.poolTaskTimeoutMs });
+  const engine = new LivenessEngine(cfg, lcfg, { maxQueue: deps.config.poolQueue, maxWaitMs: deps.config.poolMaxWaitMs, timeoutMs: deps.config.poolTaskTimeoutMs });
   deps.lifecycle.onClose('face-liveness', () => engine.close());
   const log = app.log.child({ service: 'liveness' });
   log.info({ antispoof }, 'liveness: anti-spoof model');

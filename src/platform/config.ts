@@ -16,6 +16,10 @@ export interface Config {
   poolThreads: number;
   /** Tasks that may wait for a worker before callers get "busy". */
   poolQueue: number;
+  /** libvips threads per image operation (0: one per core); process-wide. */
+  imageThreads: number;
+  /** Longest expected wait for a worker thread before "busy" (ms; 0: only the queue's length bounds it). */
+  poolMaxWaitMs: number;
   /** Milliseconds a task may wait plus run before it is abandoned. */
   poolTaskTimeoutMs: number;
   /** Load shedding (src/platform/http/overload.ts): requests of one service answered at once (0: no limit). */
@@ -114,6 +118,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     poolThreads: integerSetting(env, 'SAOLA_POOL_THREADS', Math.max(1, cores), 1, 256),
     poolQueue: integerSetting(env, 'SAOLA_POOL_QUEUE', 64, 0, 100_000),
+    imageThreads: integerSetting(env, 'SAOLA_IMAGE_THREADS', 1, 0, 256),
+    poolMaxWaitMs: integerSetting(env, 'SAOLA_POOL_MAX_WAIT_MS', 8000, 0, 3_600_000),
     poolTaskTimeoutMs: integerSetting(env, 'SAOLA_POOL_TIMEOUT_MS', 60_000, 100, 3_600_000),
     maxInFlight: integerSetting(env, 'SAOLA_MAX_IN_FLIGHT', 256, 0, 1_000_000),
     maxEventLoopDelayMs: integerSetting(env, 'SAOLA_MAX_EVENT_LOOP_DELAY_MS', 200, 0, 60_000),

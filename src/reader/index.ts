@@ -26,6 +26,7 @@ export async function registerReader(app: FastifyInstance, deps: ServiceDeps): P
     name: 'reader',
     threads: config.threads ?? deps.config.poolThreads,
     maxQueue: deps.config.poolQueue,
+    maxWaitMs: deps.config.poolMaxWaitMs,
     timeoutMs: deps.config.poolTaskTimeoutMs,
     // Tesseract's input images (card crops) of a thread the pool ended, and of the whole process at exit.
     onThreadEnd: removeThreadScratch,

@@ -63,3 +63,30 @@ test('a worker module that cannot load fails its tasks without crashing the proc
     await broken.close();
   }
 });
+
+test('a queue short in tasks but long in time answers busy: the expected wait is bounded', async () => {
+  // One thread, room for 50 waiting tasks, but at most 1 s of expected wait for tasks of ~400 ms.
+  const slow = new WorkerPool<Task, Result>({ filename, name: 'slow', threads: 1, maxQueue: 50, maxWaitMs: 1000, timeoutMs: 30_000 });
+  try {
+    await slow.run({ ms: 10 }); // the thread is up
+    for (let i = 0; i < 4; i++) await slow.run({ ms: 400 }); // the run time is learnt from tasks that did not wait
+    const learnt = slow.stats().taskMs;
+    assert.ok(learnt >= 250 && learnt < 1000, `learnt ${learnt} ms`);
+    // run() takes or refuses a task before its first await, so the expected wait is current after each call.
+    const accepted: Promise<Result>[] = [];
+    let wait = 0;
+    while (wait <= 1000 && accepted.length < 50) {
+      wait = slow.stats().expectedWaitMs;
+      accepted.push(slow.run({ ms: 400 }));
+    }
+    await assert.rejects(accepted.pop()!, (err: unknown) => err instanceof PlatformError && err.condition === 'busy');
+    // The time bound refused, long before the 50 places of the queue were taken: one running plus at most 1 s of waiting.
+    assert.ok(accepted.length >= 2 && accepted.length <= 1 + Math.ceil(1000 / learnt) + 1, `${accepted.length} accepted`);
+    await Promise.all(accepted);
+    // Drained, it takes work again.
+    assert.equal(slow.stats().expectedWaitMs, 0);
+    assert.ok((await slow.run({ ms: 10 })).threadId > 0);
+  } finally {
+    await slow.close();
+  }
+});

@@ -86,7 +86,7 @@ export class FaceEngine {
 
   constructor(
     private readonly cfg: FaceConfig,
-    pool: { maxQueue: number; timeoutMs: number },
+    pool: { maxQueue: number; maxWaitMs?: number; timeoutMs: number },
   ) {
     // Refuse to start on a missing or altered model file (the workers check again).
     loadVerifiedModels(cfg.modelDir);
@@ -95,6 +95,7 @@ export class FaceEngine {
       name: 'face',
       threads: cfg.threads,
       maxQueue: pool.maxQueue,
+      maxWaitMs: pool.maxWaitMs,
       timeoutMs: pool.timeoutMs,
     });
   }

@@ -33,13 +33,14 @@ export class LivenessEngine {
   constructor(
     private readonly cfg: FaceConfig,
     private readonly lcfg: LivenessConfig,
-    pool: { maxQueue: number; timeoutMs: number },
+    pool: { maxQueue: number; maxWaitMs?: number; timeoutMs: number },
   ) {
     this.pool = new WorkerPool<LivenessTask, LivenessAnalysis>({
       filename: new URL('./worker.js', import.meta.url),
       name: 'face-liveness',
       threads: lcfg.threads,
       maxQueue: pool.maxQueue,
+      maxWaitMs: pool.maxWaitMs,
       timeoutMs: pool.timeoutMs,
     });
   }

@@ -14,6 +14,11 @@ export interface PoolOptions {
   /** Longest a task may wait plus run. */
   timeoutMs: number;
   /**
+   * Longest a new task is expected to wait for a thread (the tasks ahead of it times the recent run time,
+   * shared by the threads) before callers get "busy" (0: only `maxQueue` bounds the wait).
+   */
+  maxWaitMs?: number;
+  /**
    * Called in this thread with a worker thread's id when the pool ends that thread (idle, a task past its
    * time, an error, close). A terminated thread runs no more code, so what it leaves behind is cleaned here.
    */
@@ -26,6 +31,10 @@ export interface PoolStats {
   queued: number;
   maxQueue: number;
   completed: number;
+  /** Recent run time of one task (ms; moving average of tasks that found a free thread), 0 before any. */
+  taskMs: number;
+  /** How long a task submitted now is expected to wait for a thread (ms). */
+  expectedWaitMs: number;
 }
 
 /**
@@ -37,6 +46,8 @@ export class WorkerPool<Task, Result> {
   private readonly piscina: Piscina;
   /** Tasks accepted and not yet settled: running plus waiting. */
   private inFlight = 0;
+  /** Moving average of the run time of tasks that did not wait (ms); 0 until one finished. */
+  private taskMs = 0;
 
   constructor(private readonly options: PoolOptions) {
     const filename = workerFile(options.filename);
@@ -78,16 +89,37 @@ export class WorkerPool<Task, Result> {
   /** The last error a worker thread raised outside a task (e.g. its module failed to load). */
   lastError: string | undefined;
 
+  /** Expected wait of a task submitted now: the tasks ahead of it in the queue, run `threads` at a time. */
+  expectedWaitMs(): number {
+    const ahead = this.inFlight - this.options.threads + 1;
+    return ahead <= 0 ? 0 : Math.ceil(ahead / this.options.threads) * this.taskMs;
+  }
+
   async run(task: Task, opts: { signal?: AbortSignal; transferList?: Transferable[] } = {}): Promise<Result> {
     if (this.inFlight >= this.options.threads + this.options.maxQueue) {
       throw new PlatformError('busy', `The ${this.options.name} engine is busy; try again shortly`);
     }
+    // A queue short in tasks can still be long in time (ID cards take ~1 s each on 2 cores): past the wait
+    // allowed, refuse now rather than answer after the client has given up.
+    const maxWait = this.options.maxWaitMs ?? 0;
+    if (maxWait > 0 && this.expectedWaitMs() > maxWait) {
+      throw new PlatformError('busy', `The ${this.options.name} engine is busy; try again shortly`);
+    }
+    const direct = this.inFlight < this.options.threads;
+    const started = performance.now();
     this.inFlight++;
     const timeout = AbortSignal.timeout(this.options.timeoutMs);
     const failed = this.workerFailed.signal;
     const signal = AbortSignal.any(opts.signal ? [opts.signal, timeout, failed] : [timeout, failed]);
     try {
-      return (await this.piscina.run(task, { signal, transferList: opts.transferList as never })) as Result;
+      const result = (await this.piscina.run(task, { signal, transferList: opts.transferList as never })) as Result;
+      // Only a task that found a free thread measures the run time alone (a new thread's model load included,
+      // once: the average forgets it within a few tasks).
+      if (direct) {
+        const ms = performance.now() - started;
+        this.taskMs = this.taskMs === 0 ? ms : 0.8 * this.taskMs + 0.2 * ms;
+      }
+      return result;
     } catch (err) {
       const message = (err as Error)?.message ?? '';
       if (message === 'Task queue is at limit') {
@@ -108,6 +140,8 @@ export class WorkerPool<Task, Result> {
       queued: Math.max(0, this.inFlight - this.options.threads),
       maxQueue: this.options.maxQueue,
       completed: this.piscina.completed,
+      taskMs: Math.round(this.taskMs),
+      expectedWaitMs: Math.round(this.expectedWaitMs()),
     };
   }
 
