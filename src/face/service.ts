@@ -1,4 +1,4 @@
-import { ServiceError } from '../platform/http/errors.js';
+import { PlatformError, ServiceError } from '../platform/http/errors.js';
 import type { FacesInPhoto, PhotoBox } from '../platform/playground-tools.js';
 import type { FaceConfig } from './config.js';
 import { assessFace, cosineToSimilarity, similarityToCosine, dot, EMBEDDING_MODEL, isJpeg, looksLikeIdCard, type AnalyzeResult, type FaceEngine, type FaceVerdict, type PrimaryFace } from './engine/index.js';
@@ -167,6 +167,8 @@ export class FaceMatchService {
     const images = files.filter((f) => f.field === MATCH_FIELD);
     if (images.length !== 2 || files.length !== 2) throw new ServiceError(MatchErrors.wrongCount);
     if (!images.every((f) => isJpeg(f.data))) throw new ServiceError(MatchErrors.wrongType);
+    // Both photos or neither: half a match admitted is work spent on a refusal.
+    if (!this.engine.admits(images.length)) throw new PlatformError('busy', 'The face engine is busy; try again shortly');
     const results = await Promise.all(images.map((f) => this.engine.analyze(f.data, { checkCard: true })));
     const faces: PrimaryFace[] = [];
     for (const r of results) {

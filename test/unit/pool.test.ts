@@ -90,3 +90,18 @@ test('a queue short in tasks but long in time answers busy: the expected wait is
     await slow.close();
   }
 });
+
+test('admits(n) says whether n tasks would all be taken, so a request is never half admitted', async () => {
+  const two = new WorkerPool<Task, Result>({ filename, name: 'two', threads: 1, maxQueue: 2, timeoutMs: 10_000 });
+  try {
+    assert.ok(two.admits(3), 'one running and two waiting fit');
+    assert.ok(!two.admits(4));
+    const running = [two.run({ ms: 300 }), two.run({ ms: 300 })];
+    assert.ok(two.admits(1));
+    assert.ok(!two.admits(2), 'only one place left: a pair is refused whole');
+    await Promise.all(running);
+    assert.ok(two.admits(3));
+  } finally {
+    await two.close();
+  }
+});

@@ -115,6 +115,11 @@ export class FaceEngine {
     );
   }
 
+  /** Whether `n` more analyses would be taken now (see WorkerPool.admits). */
+  admits(n: number): boolean {
+    return this.pool.admits(n);
+  }
+
   describe(): Record<string, unknown> {
     return { engine: 'onnxruntime-node (CPU)', search: searchEngine, models: 'faceplugin-face-recognition-js@0.0.1', similarityMap: SIMILARITY_MAP.version, pool: this.pool.stats(), lastError: this.pool.lastError };
   }

@@ -89,22 +89,28 @@ export class WorkerPool<Task, Result> {
   /** The last error a worker thread raised outside a task (e.g. its module failed to load). */
   lastError: string | undefined;
 
-  /** Expected wait of a task submitted now: the tasks ahead of it in the queue, run `threads` at a time. */
-  expectedWaitMs(): number {
-    const ahead = this.inFlight - this.options.threads + 1;
+  /** Expected wait of the `n`th task submitted now: the tasks ahead of it in the queue, run `threads` at a time. */
+  expectedWaitMs(n = 1): number {
+    const ahead = this.inFlight - this.options.threads + n;
     return ahead <= 0 ? 0 : Math.ceil(ahead / this.options.threads) * this.taskMs;
   }
 
-  async run(task: Task, opts: { signal?: AbortSignal; transferList?: Transferable[] } = {}): Promise<Result> {
-    if (this.inFlight >= this.options.threads + this.options.maxQueue) {
-      throw new PlatformError('busy', `The ${this.options.name} engine is busy; try again shortly`);
-    }
+  /**
+   * Whether `n` more tasks would be taken now: room in the queue, and (with `maxWaitMs`) the last of them
+   * expected to wait no longer than allowed. A request that needs several tasks (a face match: two photos)
+   * asks first and then submits them all in the same turn, so that it is not half admitted, the accepted
+   * half's work wasted on an answer that is a refusal anyway.
+   */
+  admits(n = 1): boolean {
+    if (this.inFlight + n > this.options.threads + this.options.maxQueue) return false;
     // A queue short in tasks can still be long in time (ID cards take ~1 s each on 2 cores): past the wait
     // allowed, refuse now rather than answer after the client has given up.
     const maxWait = this.options.maxWaitMs ?? 0;
-    if (maxWait > 0 && this.expectedWaitMs() > maxWait) {
-      throw new PlatformError('busy', `The ${this.options.name} engine is busy; try again shortly`);
-    }
+    return !(maxWait > 0 && this.expectedWaitMs(n) > maxWait);
+  }
+
+  async run(task: Task, opts: { signal?: AbortSignal; transferList?: Transferable[] } = {}): Promise<Result> {
+    if (!this.admits(1)) throw new PlatformError('busy', `The ${this.options.name} engine is busy; try again shortly`);
     const direct = this.inFlight < this.options.threads;
     const started = performance.now();
     this.inFlight++;
