@@ -11,7 +11,11 @@
  * alone cannot tell a leak from memory the allocators keep; the heap after a
  * full collection can, for the main thread.
  *
- *   npx tsx bench/soak.ts [--minutes 10] [--rate R] [--json]
+ *   npx tsx bench/soak.ts [--minutes 10] [--rate R] [--snapshots DIR] [--json]
+ *
+ * `--snapshots DIR` also writes a heap snapshot of the server's main thread
+ * (after a full collection) when the soak starts and when it ends, to compare
+ * in Chrome's DevTools (Memory, Comparison) or with bench/support/heap-diff.ts.
  *
  * Without --rate, the mix's capacity is measured first (closed loop, 8
  * clients, 20 s) and the soak runs at 90% of it. The load generator shares
@@ -46,7 +50,7 @@ function residualStd(points: { x: number; y: number }[], slope: number): { inter
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string' }, snapshots: { type: 'string' }, json: { type: 'boolean', default: false } } });
   const minutes = Number(values.minutes);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-soak-'));
   console.error(`load average: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (${os.cpus().length} cores, shared)`);
@@ -92,14 +96,17 @@ async function main(): Promise<void> {
     /** Live heap after a full collection, MiB, by minute; and each collection's pause. */
     const heap: { x: number; y: number; external: number; gcMs: number }[] = [];
     const probes: Promise<void>[] = [];
-    const probeHeap = (t: number) =>
+    const snapshotDir = values.snapshots ? path.resolve(values.snapshots) : undefined;
+    if (snapshotDir) fs.mkdirSync(snapshotDir, { recursive: true });
+    const probeHeap = (t: number, snapshot?: string) =>
       probes.push(
-        server.heapAfterGc().then(
+        server.heapAfterGc(snapshot && snapshotDir ? path.join(snapshotDir, snapshot) : undefined).then(
           (h) => void heap.push({ x: t / 60_000, y: h.heapUsed / 2 ** 20, external: h.external / 2 ** 20, gcMs: h.gcMs }),
           (e: Error) => console.error(`heap probe: ${e.message}`),
         ),
       );
-    probeHeap(0);
+    probeHeap(0, 'start.heapsnapshot');
+    await Promise.all(probes);
     const seconds = minutes * 60;
     const t0 = Date.now();
     const answers = await openLoop(server.url, requests, rate, seconds, {
@@ -113,7 +120,7 @@ async function main(): Promise<void> {
       sockets: 512,
     });
     rss.push({ x: seconds / 60, y: server.rssMiB() });
-    probeHeap(seconds * 1000);
+    probeHeap(seconds * 1000, 'end.heapsnapshot');
     await Promise.all(probes);
     heap.sort((a, b) => a.x - b.x);
     const wall = (Date.now() - t0) / 1000;

@@ -26,8 +26,8 @@ export interface LoadServer {
   child: ChildProcess;
   /** Resident memory of the server process now (VmRSS), MiB. */
   rssMiB(): number;
-  /** Main-thread memory after a full garbage collection (started with `heapProbe` only). */
-  heapAfterGc(): Promise<HeapSample>;
+  /** Main-thread memory after a full garbage collection (started with `heapProbe` only); with a path, a heap snapshot there too. */
+  heapAfterGc(snapshotPath?: string): Promise<HeapSample>;
   /** `saola <args>` on the same data (CLI process). */
   cli(...args: string[]): Promise<string>;
   /** What the server printed (last 64 kB). */
@@ -92,16 +92,19 @@ export async function startLoadServer(env: Record<string, string> = {}, opts: { 
     env: fullEnv,
     child,
     rssMiB: () => rssMiBOf(child.pid!),
-    async heapAfterGc() {
+    async heapAfterGc(snapshotPath?: string) {
       if (!opts.heapProbe) throw new Error('the server was started without the heap probe');
+      if (snapshotPath) fs.writeFileSync(`${probeFile}.snapshot`, snapshotPath);
       const before = fs.existsSync(probeFile) ? fs.readFileSync(probeFile, 'utf8').split('\n').filter(Boolean).length : 0;
       child.kill('SIGUSR2');
-      for (let i = 0; i < 200; i++) {
+      // A heap snapshot takes seconds (tens for a large heap).
+      const tries = snapshotPath ? 2400 : 200;
+      for (let i = 0; i < tries; i++) {
         await new Promise((r) => setTimeout(r, 50));
         const lines = fs.existsSync(probeFile) ? fs.readFileSync(probeFile, 'utf8').split('\n').filter(Boolean) : [];
         if (lines.length > before) return JSON.parse(lines.at(-1)!) as HeapSample;
       }
-      throw new Error('the heap probe did not answer within 10 s');
+      throw new Error(`the heap probe did not answer within ${tries / 20} s`);
     },
     cli,
     output: () => output,
