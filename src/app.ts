@@ -20,6 +20,7 @@ import { purgeHooks } from './purge-hooks.js';
 import { AppSettingsRegistry } from './platform/app-settings.js';
 import { PlaygroundTools } from './platform/playground-tools.js';
 import { setImageThreads } from './platform/vision/image-threads.js';
+import { setPoolIdleTimeout } from './platform/pool/index.js';
 
 /**
  * Keeps secrets out of logs: `?api_key=` is the one credential the API takes in
@@ -44,6 +45,7 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   const { config } = deps;
   setImageThreads(config.imageThreads);
+  setPoolIdleTimeout(config.poolIdleMs);
   const app = Fastify({
     logger: loggerOptions(config.logLevel),
     bodyLimit: config.jsonBodyLimit,

@@ -16,6 +16,8 @@ export interface Config {
   poolThreads: number;
   /** Tasks that may wait for a worker before callers get "busy". */
   poolQueue: number;
+  /** A worker thread idle this long is ended, its models' memory with it (ms). */
+  poolIdleMs: number;
   /** libvips threads per image operation (0: one per core); process-wide. */
   imageThreads: number;
   /** Longest expected wait for a worker thread before "busy" (ms; 0: only the queue's length bounds it). */
@@ -119,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
     poolThreads: integerSetting(env, 'SAOLA_POOL_THREADS', Math.max(1, cores), 1, 256),
     poolQueue: integerSetting(env, 'SAOLA_POOL_QUEUE', 64, 0, 100_000),
     imageThreads: integerSetting(env, 'SAOLA_IMAGE_THREADS', 1, 0, 256),
+    poolIdleMs: integerSetting(env, 'SAOLA_POOL_IDLE_MS', 60_000, 1000, 2_147_483_647),
     poolMaxWaitMs: integerSetting(env, 'SAOLA_POOL_MAX_WAIT_MS', 8000, 0, 3_600_000),
     poolTaskTimeoutMs: integerSetting(env, 'SAOLA_POOL_TIMEOUT_MS', 60_000, 100, 3_600_000),
     maxInFlight: integerSetting(env, 'SAOLA_MAX_IN_FLIGHT', 256, 0, 1_000_000),
