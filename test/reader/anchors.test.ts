@@ -46,6 +46,33 @@ describe('lines by geometry', () => {
     assert.deepEqual(w.map((x) => x.text), ['tên:', 'NGUYỄN']);
     assert.equal(Math.round(w[0].left), 86);
   });
+  it('splits words OCR glued across a slash before a capital and between a small letter and a capital', () => {
+    const one = (text: string) => toCardWords([{ text, conf: 90, left: 0, top: 0, width: 10 * text.length, height: 20, line: '1' }], 1).map((x) => x.text);
+    assert.deepEqual(one('đốn/Date'), ['đốn/', 'Date']);
+    assert.deepEqual(one('expiryXóm'), ['expiry', 'Xóm']);
+    // Not split: a slash before a small letter, capitals, numbers, a word alone.
+    for (const t of ['đến/ate', 'NGUYỄN', 'TP.HCM', '28/06/2022', 'Xóm']) assert.deepEqual(one(t), [t]);
+  });
+  it('does not take the expiry label run into the address line for the address', () => {
+    // Held-out seed 211136: "Có giá trị đến/ate of expiryXóm 28, Phường ..." under "Nơi thường trú / Place of
+    // residence" was answered as the address at 97 ("giá trị of 28, ..."): a label in the value.
+    const w = (text: string, left: number, top: number, width: number, height: number, conf = 95): OcrWordLike => ({ text, conf, left, top, width, height, line: '1' });
+    type OcrWordLike = { text: string; conf: number; left: number; top: number; width: number; height: number; line: string };
+    const words = toCardWords(
+      [
+        w('Nơi', 232, 504, 29, 13), w('thường', 269, 503, 60, 18), w('trú/Place', 336, 503, 78, 15), w('of', 421, 504, 17, 13), w('residence:', 444, 503, 88, 14),
+        w('Có', 27, 531, 15, 10), w('giá', 51, 534, 19, 11), w('trị', 78, 532, 15, 10), w('đến/ate', 99, 530, 65, 12, 42), w('of', 169, 530, 13, 12),
+        w('expiryXóm', 188, 530, 88, 18, 47), w('28,', 284, 531, 29, 19), w('Phường', 323, 530, 72, 23), w('Hoà', 404, 530, 37, 18), w('Nghĩa,', 449, 530, 62, 23),
+      ],
+      1,
+    );
+    // As run.ts reads a card: lines, labels, a line run on under a label split, labels again, values.
+    const model = DOCUMENTS.cccd_chip_front;
+    let segments = segmentLines(words);
+    segments = splitUnderLabels(segments, findLabels(segments, model), model);
+    const values = assignValues(segments, findLabels(segments, model), model);
+    assert.equal(values.address?.words.map((x) => x.text).join(' '), 'Xóm 28, Phường Hoà Nghĩa,');
+  });
 });
 
 describe('labels as anchors', () => {

@@ -65,23 +65,33 @@ function boxOf(words: CardWord[]): Box {
   return { x, y, w: Math.max(...words.map((w) => w.left + w.width)) - x, h: Math.max(...words.map((w) => w.top + w.height)) - y };
 }
 
-/** OCR words of a card image read at `scale` (offset by the image's margin) back to flat-card pixels; one word split at a colon. */
+/**
+ * OCR words of a card image read at `scale` (offset by the image's margin) back to flat-card pixels, a word
+ * OCR glued together split where one printed word ends and the next begins (the box shared by letter count):
+ * after a colon ("tên:NGUYỄN", a label's end glued to the value), after a slash before a capital
+ * ("đến/Date", the two halves of a bilingual label), and between a small letter and a capital ("expiryXóm":
+ * a label's last word glued to the value beside it; no Vietnamese or English word on a card has a capital
+ * after a small letter).
+ */
 export function toCardWords(words: OcrWord[], scale: number, margin = 0): CardWord[] {
   const out: CardWord[] = [];
   for (const w of words) {
     const base = { conf: w.conf, top: w.top / scale - margin, height: w.height / scale };
     const left = w.left / scale - margin;
     const width = w.width / scale;
-    // "tên:NGUYỄN" is a label's end glued to the value: two words, the box shared by letter count.
-    const m = /^(.+?[:;])(.+)$/u.exec(w.text);
-    if (m && /[\p{L}\p{N}]/u.test(m[2])) {
-      const cut = (width * m[1].length) / w.text.length;
-      out.push({ ...base, text: m[1], left, width: cut });
-      out.push({ ...base, text: m[2], left: left + cut, width: width - cut });
-    } else out.push({ ...base, text: w.text, left, width });
+    const pieces = w.text.split(GLUED).filter((p) => p.length > 0);
+    let at = 0;
+    for (const piece of pieces) {
+      const start = left + (width * at) / w.text.length;
+      at += piece.length;
+      out.push({ ...base, text: piece, left: start, width: (width * piece.length) / w.text.length });
+    }
   }
   return out;
 }
+
+/** Where a word OCR glued together splits (see toCardWords). */
+const GLUED = /(?<=^[^:;]+[:;])(?=[\p{L}\p{N}])|(?<=\p{L}\/)(?=\p{Lu})|(?<=\p{Ll})(?=\p{Lu})/u;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
