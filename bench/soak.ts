@@ -11,7 +11,10 @@
  * alone cannot tell a leak from memory the allocators keep; the heap after a
  * full collection can, for the main thread.
  *
- *   npx tsx bench/soak.ts [--minutes 10] [--rate R] [--snapshots DIR] [--json]
+ *   npx tsx bench/soak.ts [--minutes 10] [--rate R] [--services face,reader] [--snapshots DIR] [--json]
+ *
+ * `--services` keeps only those services of the mix (their weights unchanged), to tell which engine's
+ * memory grows.
  *
  * `--snapshots DIR` also writes a heap snapshot of the server's main thread
  * (after a full collection) when the soak starts and when it ends, to compare
@@ -50,16 +53,19 @@ function residualStd(points: { x: number; y: number }[], slope: number): { inter
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string' }, snapshots: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string' }, services: { type: 'string' }, snapshots: { type: 'string' }, json: { type: 'boolean', default: false } } });
   const minutes = Number(values.minutes);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-soak-'));
   console.error(`load average: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (${os.cpus().length} cores, shared)`);
   const server = await startLoadServer(await asrEnv(scratch), { heapProbe: true });
   try {
     const creds = JSON.parse(await server.cli('app', 'create', '--name', 'soak', '--json')) as Creds;
+    const only = values.services?.split(',').map((x) => x.trim());
+    const mix = only ? MIX.filter(([name]) => only.includes(name)) : MIX;
+    if (mix.length === 0) throw new Error(`--services: none of ${MIX.map(([n]) => n).join(', ')}`);
     const makers: Record<string, Requests> = {};
-    for (const [name] of MIX) makers[name] = await TARGETS[name].prepare(server, creds);
-    const slots: string[] = MIX.flatMap(([name, w]) => Array.from({ length: w }, () => name));
+    for (const [name] of mix) makers[name] = await TARGETS[name].prepare(server, creds);
+    const slots: string[] = mix.flatMap(([name, w]) => Array.from({ length: w }, () => name));
     // Spread each service over the 20 slots (so heavy requests do not come in runs).
     const order = slots.map((name, i) => ({ name, key: (i * 7) % slots.length })).sort((a, b) => a.key - b.key).map((x) => x.name);
     const serviceOf = (i: number) => order[i % order.length];
@@ -146,7 +152,7 @@ async function main(): Promise<void> {
     }
     // Per service over the whole soak.
     const perService: Record<string, ReturnType<typeof summarise> & { ok: number; busy: number; other: number }> = {};
-    for (const [name] of MIX) {
+    for (const [name] of mix) {
       const mine = answers.filter((a) => serviceOf(a.index!) === name);
       const ok = mine.filter((a) => TARGETS[name].ok(a));
       perService[name] = { ...summarise(ok.map((a) => a.ms)), ok: ok.length, busy: mine.filter((a) => TARGETS[name].busy(a)).length, other: mine.length - ok.length - mine.filter((a) => TARGETS[name].busy(a)).length };
@@ -199,7 +205,7 @@ async function main(): Promise<void> {
     };
     if (values.json) console.log(JSON.stringify(report, null, 2));
     else {
-      console.log(`soak: ${rate.toFixed(1)} req/s offered for ${minutes} min (wall ${wall.toFixed(0)} s), mix per 20: ${MIX.map(([n, w]) => `${n} ${w}`).join(', ')}`);
+      console.log(`soak: ${rate.toFixed(1)} req/s offered for ${minutes} min (wall ${wall.toFixed(0)} s), mix per ${slots.length}: ${mix.map(([n, w]) => `${n} ${w}`).join(', ')}`);
       console.log('| minute | sent | ok | 429 | other | admitted p50 ms | p95 ms | p99 ms | RSS MiB |');
       console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
       for (const m of perMinute)
