@@ -417,7 +417,8 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
     for (let sec = 0; sec < opts.seconds; sec++) {
       const inSec = answers.filter((a) => a.at >= sec * 1000 && a.at < (sec + 1) * 1000);
       const okMs = inSec.filter((a) => target.ok(a)).map((a) => a.ms);
-      if (process.env.LOAD_VERBOSE) log(`  ${target.name} s${sec}: ${inSec.length} sent, ${okMs.length} ok, ${inSec.filter((a) => target.busy(a)).length} 429, ok p50 ${summarise(okMs).p50.toFixed(0)} p99 ${summarise(okMs).p99.toFixed(0)} max ${summarise(okMs).max.toFixed(0)} ms${process.env.LOAD_VERBOSE === '2' ? ` (slowest: ${inSec.filter((a) => target.ok(a)).sort((a, b) => b.ms - a.ms).slice(0, 3).map((a) => `#${a.index} ${a.ms.toFixed(0)} ms`).join(', ')})` : ''}, driver lag p50 ${summarise(inSec.map((a) => a.lag ?? 0)).p50.toFixed(0)} ms`);
+      const okSummary = summarise(okMs);
+      if (process.env.LOAD_VERBOSE) log(`  ${target.name} s${sec}: ${inSec.length} sent, ${okMs.length} ok, ${inSec.filter((a) => target.busy(a)).length} 429, ok p50 ${okSummary.p50.toFixed(0)} p99 ${okSummary.p99.toFixed(0)} max ${okSummary.max.toFixed(0)} ms${process.env.LOAD_VERBOSE === '2' ? ` (slowest: ${inSec.filter((a) => target.ok(a)).sort((a, b) => b.ms - a.ms).slice(0, 3).map((a) => `#${a.index} ${a.ms.toFixed(0)} ms`).join(', ')})` : ''}, driver lag p50 ${summarise(inSec.map((a) => a.lag ?? 0)).p50.toFixed(0)} ms`);
     }
     if (other.length) log(`${target.name}: other answers, e.g. ${other[0].status} ${other[0].body.slice(0, 200)}`);
 

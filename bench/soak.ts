@@ -41,6 +41,11 @@ const MIX: [string, number][] = [
   ['reader', 1],
 ];
 
+/** How many samples a series has, its first, last and largest value. */
+function ends(points: { y: number }[]): { samples: number; first: number | undefined; last: number | undefined; max: number } {
+  return { samples: points.length, first: points[0]?.y, last: points.at(-1)?.y, max: Math.max(...points.map((p) => p.y)) };
+}
+
 function residualStd(points: { x: number; y: number }[], slope: number): { intercept: number; std: number; slopeSe: number } {
   const n = points.length;
   const mx = points.reduce((a, p) => a + p.x, 0) / n;
@@ -178,10 +183,7 @@ async function main(): Promise<void> {
       perMinute,
       perService,
       rss: {
-        samples: rss.length,
-        first: rss[0]?.y,
-        last: rss.at(-1)?.y,
-        max: Math.max(...rss.map((p) => p.y)),
+        ...ends(rss),
         slopeLast8MinMiBPerMin: fit,
         slopeStdErr: noise.slopeSe,
         residualStdMiB: noise.std,
@@ -190,10 +192,7 @@ async function main(): Promise<void> {
         series: rss.map((p) => [Number(p.x.toFixed(3)), Number(p.y.toFixed(1))]),
       },
       heap: {
-        samples: heap.length,
-        first: heap[0]?.y,
-        last: heap.at(-1)?.y,
-        max: Math.max(...heap.map((p) => p.y)),
+        ...ends(heap),
         slopeMiBPerMin: heapFit,
         slopeStdErr: heapNoise.slopeSe,
         slopeSecondHalfMiBPerMin: heapHalfFit,
