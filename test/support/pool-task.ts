@@ -1,10 +1,17 @@
 import { threadId } from 'node:worker_threads';
 
-/** A CPU-bound task for the worker-pool tests: busy-waits `ms`, then answers which thread ran it. */
-export default async function poolTask(task: { ms: number; fail?: boolean }): Promise<{ threadId: number; sum: number }> {
+let immediatesRun = 0;
+
+/**
+ * A CPU-bound task for the worker-pool tests: busy-waits `ms`, then answers
+ * which thread ran it and how many of the earlier tasks' setImmediate
+ * callbacks have run (native addons free their objects from such callbacks).
+ */
+export default async function poolTask(task: { ms: number; fail?: boolean }): Promise<{ threadId: number; sum: number; immediatesRun: number }> {
   if (task.fail) throw new Error('task failed on purpose');
+  setImmediate(() => immediatesRun++);
   const until = Date.now() + task.ms;
   let sum = 0;
   while (Date.now() < until) sum += Math.sqrt(sum + 1);
-  return { threadId, sum };
+  return { threadId, sum, immediatesRun };
 }

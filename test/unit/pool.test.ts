@@ -6,7 +6,7 @@ import { PoolTimeoutError, WorkerLoadError, WorkerPool } from '../../src/platfor
 // Named as compiled code names it; the pool finds the .ts source under tsx.
 const filename = new URL('../support/pool-task.js', import.meta.url);
 type Task = { ms: number; fail?: boolean };
-type Result = { threadId: number; sum: number };
+type Result = { threadId: number; sum: number; immediatesRun: number };
 
 const pool = new WorkerPool<Task, Result>({ filename, name: 'test', threads: 2, maxQueue: 2, timeoutMs: 5_000 });
 after(() => pool.close());
@@ -16,6 +16,18 @@ test('runs tasks on worker threads, not the main thread', async () => {
   for (const r of results) {
     assert.ok(r.threadId > 0, 'ran on a worker thread');
     assert.ok(r.sum > 0);
+  }
+});
+
+test("a worker's event loop turns between tasks, so callbacks it queued (native memory's finalisers) run", async () => {
+  const one = new WorkerPool<Task, Result>({ filename, name: 'one', threads: 1, maxQueue: 4, timeoutMs: 10_000 });
+  try {
+    for (let i = 0; i < 4; i++) await one.run({ ms: 5 });
+    // Idle, the worker's loop turns; blocked in Atomics.wait (piscina's default) it never does and this stays 0.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal((await one.run({ ms: 5 })).immediatesRun, 4);
+  } finally {
+    await one.close();
   }
 });
 

@@ -70,6 +70,11 @@ export class WorkerPool<Task, Result> {
       maxQueue: options.maxQueue + options.threads,
       // Engines set their own intra-op threads; keep each worker to its share of the cores.
       concurrentTasksPerWorker: 1,
+      // Between tasks a worker waits on its message port, so its event loop turns. With piscina's default
+      // ('sync') it blocks in Atomics.wait instead and setImmediate callbacks never run; Node 20 frees native
+      // addon objects (sherpa-onnx streams: ~170 KiB each) from such a callback, so that memory was never
+      // returned (+19 MiB/min of RSS in the speech soak, docs/security.md). The cost is one event per task.
+      atomics: 'disabled',
       // A thread idle this long is ended (and its models' memory with it); SAOLA_POOL_IDLE_MS.
       idleTimeout: options.idleTimeoutMs ?? defaultIdleTimeoutMs,
     });
