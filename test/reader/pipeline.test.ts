@@ -145,6 +145,8 @@ describe('field normalisation', () => {
     // A label or a stray mark before the number is not glued to it.
     assert.equal(normaliseId('SỐ 274644934', 9), '274644934');
     assert.equal(normaliseId('1 244419823', 9), '244419823');
+    // A 12-digit number is not cut down to a 9-digit id.
+    assert.equal(normaliseId('034063165474', 9), undefined);
     assert.equal(normaliseName('NGUYÊN VĂN NAM'), 'NGUYÊN VĂN NAM');
     assert.equal(normaliseDate('01-07-1989'), '01/07/1989');
     assert.equal(normaliseDate('17 tháng 01 năm 2005'), '17/01/2005');

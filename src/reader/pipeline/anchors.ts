@@ -507,13 +507,16 @@ function labelRemainder(model: DocumentModel, field: IdCardField, found: string)
     .reduce((a, b) => (b.length > a.length ? b : a), '');
 }
 
-/** A word of three letters or more that occurs in the label (one slip allowed from six letters). */
+/**
+ * A word of three letters or more that occurs in the label (one slip allowed from six letters, or from four
+ * when it opens with a slash: the English half of a bilingual label, "/Phạce" of "/ Place of residence").
+ */
 export function isLabelPiece(text: string, labelKey: string): boolean {
   const k = foldKey(text);
   if (!labelKey) return false;
   if (k.length < 3 || /\d/.test(k)) return false;
   if (labelKey.includes(k)) return true;
-  if (k.length < 6) return false;
+  if (k.length < (/^\s*\//.test(text) ? 4 : 6)) return false;
   for (let i = 0; i + k.length - 1 <= labelKey.length; i++) {
     for (const len of [k.length - 1, k.length, k.length + 1]) if (i + len <= labelKey.length && levenshtein(k, labelKey.slice(i, i + len)) <= 1) return true;
   }

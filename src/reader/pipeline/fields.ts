@@ -63,6 +63,11 @@ export function stripLabel(words: OcrWord[], label: string, byColon = true): Ocr
 }
 
 const FREE_TEXT = new Set<IdCardField>(['name', 'home', 'address', 'features', 'pob']);
+/**
+ * Places: their first word, however unsurely read, is kept when it is a street word ("khu" at 12 of "Khu phố
+ * 30" was dropped and the address came back as "Phố 30, ..." at 99), as a name's is when it is a family name.
+ */
+const ADDRESS_FIELDS = new Set<IdCardField>(['home', 'address', 'pob']);
 
 /** Rough advance width of a label in the card's sans-serif at its printed size (labels print at 0.8 of the value size). */
 export function labelWidth(label: string, size: number): number {
@@ -132,7 +137,9 @@ export function rawFromLines(field: IdCardField, lines: OcrLike[][]): RawField {
       .filter((w) => /[\p{L}\p{N}]/u.test(w.text) || (w.text === '-' && w.conf >= 60))
       .filter(
         (w, k) =>
-          !FREE_TEXT.has(field) || (w.conf >= 20 && !(w.text.length === 1 && w.conf < 60)) || (field === 'name' && part === 0 && k === 0 && isFamilyName(w.text)),
+          !FREE_TEXT.has(field) ||
+          (w.conf >= 20 && !(w.text.length === 1 && w.conf < 60)) ||
+          (part === 0 && k === 0 && (field === 'name' ? isFamilyName(w.text) : ADDRESS_FIELDS.has(field) && isStreetWord(w.text))),
       );
     // A continuation line with only a word or two, all unsure, is background pattern.
     if (part > 0 && kept.length <= 2 && kept.every((w) => w.conf < 75)) return;
@@ -164,7 +171,8 @@ const toDigits = (s: string) => s.replace(/[A-Za-z|]/g, (c) => DIGIT_FIX[c] ?? c
  * ("SỐ" would otherwise turn into a 5); a single word of exactly the right
  * length wins (a stray mark read as "1" before it is dropped); else the digit
  * words are joined, and when that is too long the window that passes the
- * 12-digit province-code check (or the last one: noise tends to lead) is kept.
+ * 12-digit province-code check (or the last one: noise tends to lead) is kept;
+ * twelve digits or more are never read as a 9-digit id.
  */
 export function normaliseId(text: string, length: 9 | 12): FieldValue['value'] | undefined {
   const words = text.split(/\s+/).filter((w) => /\d/.test(w)).map(toDigits);
@@ -173,6 +181,8 @@ export function normaliseId(text: string, length: 9 | 12): FieldValue['value'] |
   const d = words.join('');
   if (d.length === length) return d;
   if (d.length < length) return undefined;
+  // Three or more digits too many for a 9-digit id is a 12-digit number, not a 9-digit one with noise.
+  if (length === 9 && d.length >= 12) return undefined;
   const windows = Array.from({ length: d.length - length + 1 }, (_, i) => d.slice(i, i + length));
   if (length === 12) {
     const valid = windows.find((w) => provinceByIdCode(w.slice(0, 3)) !== undefined && Number(w[3]) <= 3);

@@ -55,8 +55,13 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
   if (is2024Front) return { kind: 'cccd_2024_front', why: 'CĂN CƯỚC with the 2024 labels' };
   if (has('can cuoc cong dan', 'cuoc cong dan')) return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: bilingual ? 'title and bilingual labels' : 'title, Vietnamese-only labels' };
   if (is2024Back && !has('ngon tro', 'dac diem', 'chung minh')) return { kind: 'cccd_2024_back', why: 'residence / birth registration labels' + (mrz ? ' and MRZ' : '') };
-  if (has('giay chung minh')) return { kind: 'cmnd_09_front', why: 'GIẤY CHỨNG MINH' };
-  if (has('chung minh nhan dan')) return { kind: 'cmnd_12_front', why: 'CHỨNG MINH NHÂN DÂN' };
+  if (has('giay chung minh', 'chung minh nhan dan')) {
+    // Both older fronts say CHỨNG MINH NHÂN DÂN; a mark read before it can pass for "GIẤY" ("IẮN. CHỨNG MINH"
+    // is two edits from it), so the id's length decides when the card shows one.
+    const length = idLength(words);
+    if (length === 9 || (length === undefined && has('giay chung minh'))) return { kind: 'cmnd_09_front', why: 'GIẤY CHỨNG MINH' + (length ? ', a 9-digit id' : '') };
+    return { kind: 'cmnd_12_front', why: 'CHỨNG MINH NHÂN DÂN' + (length ? ', a 12-digit id' : '') };
+  }
   if (has('dau vet rieng', 'di hinh', 'ton giao', 'giam doc')) return { kind: 'cmnd_09_back', why: 'marks heading / religion / signature' };
   // "Personal identification" heads the chip back's features; the 2024 front's "Personal identification number" is its id.
   if ((has('personal identification') && !has('identification number')) || (mrz && has('dac diem', 'nhan dang', 'ngon tro'))) return { kind: 'cccd_chip_back', why: mrz ? 'MRZ and features label' : 'bilingual features label' };
@@ -70,4 +75,12 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
   // A front whose title was lost: the labels still say which.
   if (has('ho va ten', 'que quan', 'noi thuong tru')) return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: 'front labels without a title' };
   return undefined;
+}
+
+/** 9 or 12 when the card shows a number of that many digits and none of the other length. */
+function idLength(words: CardWord[]): 9 | 12 | undefined {
+  const runs = words.flatMap((w) => w.text.match(/\d+/g) ?? []).map((r) => r.length);
+  const nine = runs.includes(9);
+  const twelve = runs.includes(12);
+  return nine === twelve ? undefined : nine ? 9 : 12;
 }
