@@ -201,6 +201,31 @@ describe('field normalisation', () => {
 });
 
 describe('band background flattening', () => {
+  it('equals a closing computed pixel by pixel, windows clipped at the edges', () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (const [w, h, k] of [[1000, 40, 17], [37, 23, 17], [9, 30, 17], [50, 5, 17], [64, 64, 5], [3, 3, 17]] as const) {
+      const band = Buffer.from(Array.from({ length: w * h }, () => Math.floor(next() * 256)));
+      const r = k >> 1;
+      const window = (img: Uint8Array, x: number, y: number, pick: (a: number, b: number) => number) => {
+        let m = img[y * w + x];
+        for (let yy = Math.max(0, y - r); yy <= Math.min(h - 1, y + r); yy++)
+          for (let xx = Math.max(0, x - r); xx <= Math.min(w - 1, x + r); xx++) m = pick(m, img[yy * w + xx]);
+        return m;
+      };
+      const dilated = new Uint8Array(w * h);
+      for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) dilated[y * w + x] = window(band, x, y, Math.max);
+      const expected = Buffer.alloc(w * h);
+      for (let y = 0; y < h; y++)
+        for (let x = 0; x < w; x++) {
+          const bg = window(dilated, x, y, Math.min);
+          expected[y * w + x] = Math.min(255, Math.round((band[y * w + x] * 255) / Math.max(1, bg)));
+        }
+      const got = Buffer.from(band);
+      flattenBackground(got, w, h, k);
+      assert.ok(got.equals(expected), `${w}x${h}, window ${k}`);
+    }
+  });
   it('turns an uneven, dark background white and keeps thin strokes dark', () => {
     const w = 200;
     const h = 40;

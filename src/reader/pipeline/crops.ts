@@ -159,19 +159,29 @@ function rowsMax(src: Uint8Array, dst: Uint8Array, w: number, rows: number, k: n
   const r = k >> 1;
   for (let y = 0; y < rows; y++) {
     const o = y * w;
-    for (let i = 0, phase = 0; i < w; i++, phase = phase === k - 1 ? 0 : phase + 1) {
-      const v = src[o + i];
-      g[i] = phase === 0 || g[i - 1] < v ? v : g[i - 1];
+    for (let s = 0; s < w; s += k) {
+      const end = s + k < w ? s + k : w;
+      let m = (g[s] = src[o + s]);
+      for (let i = s + 1; i < end; i++) {
+        const v = src[o + i];
+        g[i] = m = m > v ? m : v;
+      }
+      m = h[end - 1] = src[o + end - 1];
+      for (let i = end - 2; i >= s; i--) {
+        const v = src[o + i];
+        h[i] = m = m > v ? m : v;
+      }
     }
-    for (let i = w - 1; i >= 0; i--) {
-      const v = src[o + i];
-      h[i] = i === w - 1 || (i + 1) % k === 0 || h[i + 1] < v ? v : h[i + 1];
+    // Inside the row a window is k samples whole: the max of h at its start and g at its end (when it starts a
+    // block, both are that block's max). Only the r samples at each end are clipped windows.
+    const edge = r < w ? r : w;
+    for (let i = 0; i < edge; i++) dst[o + i] = windowMax(g, h, 0, i + r > w - 1 ? w - 1 : i + r, k);
+    for (let i = r; i < w - r; i++) {
+      const a = h[i - r];
+      const b = g[i + r];
+      dst[o + i] = a > b ? a : b;
     }
-    for (let i = 0; i < w; i++) {
-      const lo = i - r < 0 ? 0 : i - r;
-      const hi = i + r > w - 1 ? w - 1 : i + r;
-      dst[o + i] = windowMax(g, h, lo, hi, k);
-    }
+    for (let i = Math.max(edge, w - r); i < w; i++) dst[o + i] = windowMax(g, h, i - r < 0 ? 0 : i - r, w - 1, k);
   }
 }
 
