@@ -390,7 +390,7 @@ export async function renderVariedCard(kind: CardKind, person: Person, rng: Rng,
 
   // A block is laid out twice (to learn its height, then in place): both times with the same random draws.
   const draws = Array.from({ length: 96 }, () => rng());
-  const blockText = (block: NonNullable<Template['corner']>, offX: number) => {
+  const blockText = (block: NonNullable<Template['corner']>, offX: number, shrink = 1) => {
     let k = 0;
     const rng = () => draws[k++ % draws.length];
     const out: string[] = [];
@@ -403,7 +403,7 @@ export async function renderVariedCard(kind: CardKind, person: Person, rng: Rng,
         const width = (right - (block.x + offX)) * (c.share ?? 1);
         const cx = x + (rng() - 0.5) * 0.02 * CARD_WIDTH;
         const cy = y + (rng() - 0.5) * 0.01 * CARD_HEIGHT;
-        const size = c.size * sizeScale;
+        const size = c.size * sizeScale * shrink;
         const labelSize = size * (era === 'bi' ? 0.78 : 0.82);
         const labels = LABELS[c.label];
         const label = labels ? pick(rng, labels[era]) : c.label;
@@ -435,14 +435,26 @@ export async function renderVariedCard(kind: CardKind, person: Person, rng: Rng,
     return { svg: out.join(''), bottom: y };
   };
   // Lay the block out once to learn its height, then keep it on the card (and off the MRZ).
-  const limit = t.mrz ? t.mrz.y - 8 : t.corner ? CARD_HEIGHT - 8 : CARD_HEIGHT - 24;
-  // Printing offsets move the block within the card's printable area, never onto its edge or rounded corners.
+  // A corner block under the main one's left part (the 12-digit fronts' expiry) is room the main block leaves.
+  const cornerBelow = t.corner && t.corner.right > t.block.x ? t.corner.y + 8 : Infinity;
+  const limit = Math.min(cornerBelow, t.mrz ? t.mrz.y - 8 : t.corner ? CARD_HEIGHT - 8 : CARD_HEIGHT - 24);
+  // Printing offsets move the block within the card's printable area, never onto its edge or rounded corners,
+  // nor onto the pre-printed title above it: a block too tall for the room left is printed smaller, as a card
+  // with a long address is (before, it was moved up until it fit, through the title: the id printed over
+  // "CHỨNG MINH NHÂN DÂN", which real cards never do and no reader reads).
   dx = Math.max(dx, 24 - t.block.x);
-  const main = blockText({ ...t.block, y: t.block.y + dy }, dx);
-  if (main.bottom > limit) {
-    dy -= main.bottom - limit;
+  const titles = t.statics.filter((st) => st.y < t.block.y);
+  const titleBase = Math.max(-Infinity, ...titles.map((st) => st.y + ((Array.isArray(st.text) ? st.text.length : 1) - 1) * st.size * 1.45));
+  // The block's first letters start a little below its y; the title moves by 0.3 of dy.
+  const lowestDy = Number.isFinite(titleBase) ? (titleBase + 4 - t.block.y) / 0.7 : -Infinity;
+  dy = Math.max(dy, lowestDy);
+  let placed = blockText({ ...t.block, y: t.block.y + dy }, dx);
+  for (let shrink = 1; placed.bottom > limit && shrink > 0.8; ) {
+    const up = Math.max(lowestDy, dy - (placed.bottom - limit));
+    if (up > dy - (placed.bottom - limit)) shrink -= 0.03;
+    dy = up;
+    placed = blockText({ ...t.block, y: t.block.y + dy }, dx, shrink);
   }
-  const placed = main.bottom > limit ? blockText({ ...t.block, y: t.block.y + dy }, dx) : main;
   body += placed.svg;
   if (t.corner) body += blockText({ ...t.corner, y: Math.min(t.corner.y + dy * 0.3, CARD_HEIGHT - 50) }, dx * 0.3).svg;
   if (t.mrz) {

@@ -14,6 +14,7 @@ import { checkDigit, readMrz, writeMrz } from '../../src/reader/pipeline/mrz.js'
 import type { OcrWord } from '../../src/reader/pipeline/ocr.js';
 import { parseTsv } from '../../src/reader/pipeline/ocr.js';
 import { LAYOUTS } from '../../src/reader/layouts.js';
+import { fieldProbability } from '../../src/reader/pipeline/confidence.js';
 import { ServiceError } from '../../src/platform/http/errors.js';
 
 const word = (text: string, left = 0, conf = 95): OcrWord => ({ text, conf, left, top: 0, width: 10, height: 10, line: '1.1.1' });
@@ -197,6 +198,16 @@ describe('field normalisation', () => {
     assert.equal(normaliseFields(layout, raw('051182572986', 'Nam')).fields.id?.invalid, true);
     assert.equal(normaliseFields(layout, raw('051082572986', 'Nữ')).fields.id?.invalid, true);
     assert.equal(normaliseFields(layout, raw('003082572986', 'Nam')).fields.id?.invalid, true);
+  });
+  it('keeps an id cut out of too many digits under 80, however well it passes the cross-checks', () => {
+    // As read on dev card 140266: "0250574811584" (a 3 read as 15) for 025057481384.
+    const layout = LAYOUTS.cccd_chip_front;
+    const raw = (id: string) => ({ id: { text: id, conf: 90 }, dob: { text: '01/12/1957', conf: 90 }, sex: { text: 'Nam', conf: 90 } });
+    const cut = normaliseFields(layout, raw('0250574811584')).fields.id!;
+    assert.equal(cut.value, '025057481158');
+    assert.ok(fieldProbability(cut) < 80, `prob ${fieldProbability(cut)}`);
+    const whole = normaliseFields(layout, raw('Số 025057481384')).fields.id!;
+    assert.ok(fieldProbability(whole) >= 80, 'a number of the right length in one word keeps its confidence');
   });
 });
 

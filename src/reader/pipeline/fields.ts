@@ -191,6 +191,12 @@ export function normaliseId(text: string, length: 9 | 12): FieldValue['value'] |
   return windows[windows.length - 1];
 }
 
+/** Whether `normaliseId` had to cut the id out of more digits than it has (no word of the id's own length). */
+export function idWindowed(text: string, length: 9 | 12): boolean {
+  const words = text.split(/\s+/).filter((w) => /\d/.test(w)).map(toDigits);
+  return !words.some((w) => w.length === length) && words.join('').length > length;
+}
+
 export function normaliseDate(text: string): string | undefined {
   const printed = /(\d{1,2})\s*[/.\-]\s*(\d{1,2})\s*[/.\-]\s*(\d{4})/.exec(text) ?? /(\d{1,2})\D+(\d{1,2})\D+(\d{4})/.exec(text);
   const d = printed ? printed[1].padStart(2, '0') + printed[2].padStart(2, '0') + printed[3] : toDigits(text);
@@ -301,7 +307,9 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
       case 'id': {
         const length = layout.kind.startsWith('cmnd_09') ? 9 : 12;
         const v = normaliseId(r.text, length);
-        if (v) fields.id = { value: v, conf };
+        // Cut out of a longer run of digits, it is a guess at which digits were extra: the cross-checks pass for
+        // many such windows ("0250574811584", 3 read as 15, gave 025057481158 for 025057481384 at 89).
+        if (v) fields.id = { value: v, conf, ...(idWindowed(r.text, length) ? { unsure: true } : {}) };
         break;
       }
       case 'dob':
@@ -500,7 +508,8 @@ export function fixSurname(name: string): string {
  */
 export function mergedId(first: RawField | undefined, second: RawField | undefined, length: 9 | 12): RawField | undefined {
   const a = first ? (first.text.match(/\d/g) ?? []).join('') : '';
-  const b = second ? normaliseId(second.text, length) : undefined;
+  // A second reading with digits too many gives no digits to trust for the rest.
+  const b = second && !idWindowed(second.text, length) ? normaliseId(second.text, length) : undefined;
   if (!b || a.length < length - 3 || a.length >= length) return undefined;
   let differ = 0;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) differ++;
