@@ -381,6 +381,7 @@ export async function renderVariedCard(kind: CardKind, person: Person, rng: Rng,
   }
   if (t.chip && t.chip.w > 0) body += `<rect x="${t.chip.x}" y="${t.chip.y}" width="${t.chip.w}" height="${t.chip.h}" rx="14" fill="#d8b45a" stroke="#9a7a2a" stroke-width="3"/>`;
   for (const f of t.fingerprints ?? []) body += drawFingerprint(f);
+  const titleDy = dy;
   for (const s of t.statics) {
     const lines = Array.isArray(s.text) ? s.text : [s.text];
     lines.forEach((text, i) => {
@@ -445,8 +446,8 @@ export async function renderVariedCard(kind: CardKind, person: Person, rng: Rng,
   dx = Math.max(dx, 24 - t.block.x);
   const titles = t.statics.filter((st) => st.y < t.block.y);
   const titleBase = Math.max(-Infinity, ...titles.map((st) => st.y + ((Array.isArray(st.text) ? st.text.length : 1) - 1) * st.size * 1.45));
-  // The block's first letters start a little below its y; the title moves by 0.3 of dy.
-  const lowestDy = Number.isFinite(titleBase) ? (titleBase + 4 - t.block.y) / 0.7 : -Infinity;
+  // The title was printed at 0.3 of the first offset; the block's first letters start a little below its y.
+  const lowestDy = Number.isFinite(titleBase) ? titleBase + 0.3 * titleDy + 8 - t.block.y : -Infinity;
   dy = Math.max(dy, lowestDy);
   let placed = blockText({ ...t.block, y: t.block.y + dy }, dx);
   for (let shrink = 1; placed.bottom > limit && shrink > 0.8; ) {
