@@ -438,6 +438,16 @@ describe('MRZ cross-check', () => {
     assert.deepEqual(crossCheckMrz(dob, broken), {});
     assert.equal(dob.dob.value, '07/01/1990');
   });
+  it('fills a field the visual zone lost, and marks an issue date that is the expiry', () => {
+    // As read on dev card 140219 (a 2024 back): the expiry's label unread, its date taken as the issue date at 98.
+    const fields: Parameters<typeof crossCheckMrz>[0] = { issue_date: { value: '01/01/2030', conf: 97, valid: true } };
+    assert.deepEqual(crossCheckMrz(fields, mrz, ['doe', 'issue_date']), { doe: 'filled', issue_date: 'contradicted' });
+    assert.equal(fields.doe?.value, '01/01/2030');
+    assert.ok(fieldProbability(fields.issue_date!) < 80);
+    const none: Parameters<typeof crossCheckMrz>[0] = {};
+    crossCheckMrz(none, mrz);
+    assert.equal(none.doe, undefined, 'only the fields asked for are filled');
+  });
 });
 
 describe('confidence', () => {

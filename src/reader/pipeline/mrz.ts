@@ -130,22 +130,29 @@ export function writeMrz(card: { id: string; dob: string; doe: string; sex: 'NAM
   return [line1, line2, line3];
 }
 
-/** What the MRZ did to one field of the visual zone. */
-export type MrzVerdict = 'confirmed' | 'corrected' | 'contradicted';
+/** What the MRZ did to one field of the visual zone ('filled': the zone had none, the MRZ's is answered). */
+export type MrzVerdict = 'confirmed' | 'corrected' | 'contradicted' | 'filled';
+
+type MrzField = 'id' | 'dob' | 'doe' | 'sex';
+type Checked = MrzField | 'name' | 'issue_date';
 
 /**
  * Cross-checks the visual zone's fields against a TD1 MRZ: a value the MRZ
  * confirms (its part's check digit passing) is marked valid; one it
  * contradicts is replaced by the MRZ's when that part's check digit passes
- * (id, dates, sex), else marked invalid. The name is compared without accents
- * (the MRZ has none) and is never replaced: a contradiction marks it invalid.
+ * (id, dates, sex), else marked invalid; the fields in `fill` that the visual
+ * zone lacks are taken from it when their check digit passes. The name is
+ * compared without accents (the MRZ has none) and is never replaced: a
+ * contradiction marks it invalid. An issue date equal to the expiry the MRZ
+ * vouches for is the expiry read under the wrong label: marked invalid.
  */
 export function crossCheckMrz(
-  fields: Partial<Record<'id' | 'dob' | 'doe' | 'sex' | 'name', { value: string; conf: number; valid?: boolean; invalid?: boolean }>>,
+  fields: Partial<Record<Checked, { value: string; conf: number; valid?: boolean; invalid?: boolean }>>,
   mrz: MrzReading,
-): Partial<Record<'id' | 'dob' | 'doe' | 'sex' | 'name', MrzVerdict>> {
-  const out: Partial<Record<'id' | 'dob' | 'doe' | 'sex' | 'name', MrzVerdict>> = {};
-  const parts: ['id' | 'dob' | 'doe' | 'sex', string | undefined, boolean][] = [
+  fill: readonly string[] = [],
+): Partial<Record<Checked, MrzVerdict>> {
+  const out: Partial<Record<Checked, MrzVerdict>> = {};
+  const parts: [MrzField, string | undefined, boolean][] = [
     ['id', mrz.id, !!mrz.idOk],
     ['dob', mrz.dob, !!mrz.dobOk],
     ['doe', mrz.doe, !!mrz.doeOk],
@@ -154,14 +161,24 @@ export function crossCheckMrz(
   ];
   for (const [f, value, ok] of parts) {
     const v = fields[f];
-    if (!v || !value || !ok) continue;
-    if (v.value === value) {
+    if (!value || !ok) continue;
+    if (!v) {
+      if (fill.includes(f)) {
+        fields[f] = { value, conf: 95, valid: true };
+        out[f] = 'filled';
+      }
+    } else if (v.value === value) {
       fields[f] = { ...v, valid: true, invalid: false, conf: Math.max(v.conf, 97) };
       out[f] = 'confirmed';
     } else {
       fields[f] = { value, conf: 95, valid: true };
       out[f] = 'corrected';
     }
+  }
+  const issue = fields.issue_date;
+  if (issue && mrz.doeOk && issue.value === mrz.doe) {
+    fields.issue_date = { ...issue, valid: false, invalid: true };
+    out.issue_date = 'contradicted';
   }
   const name = fields.name;
   if (name && mrz.nameAscii && mrz.valid) {

@@ -260,7 +260,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.
     if (layout.mrz) {
       mrz ??= await readMrzBand(ocr, flat.gray, mrzBand(words));
-      if (mrz) crossCheckMrz(normal.fields, mrz);
+      // A field the back prints and the MRZ carries, lost by the visual zone's reading (its label unread), is the MRZ's.
+      if (mrz) crossCheckMrz(normal.fields, mrz, wanted);
     }
     const fields: ReadCard['fields'] = {};
     for (const f of wanted) {
