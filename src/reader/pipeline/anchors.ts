@@ -328,6 +328,12 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
     const first = hitsIn(si)[0];
     return first ? segments[si].words.slice(0, first.start) : segments[si].words;
   };
+  const keys = wordings(model).map((w) => w.key);
+  /** Two words or more that spell the start of a label, six letters at least. */
+  const labelStart = (ws: CardWord[]) => {
+    const k = foldKey(ws.map((w) => w.text).join(''));
+    return ws.length >= 2 && k.length >= 6 && keys.some((key) => key.startsWith(k));
+  };
   /** Lines already part of a value: another field never takes them. */
   const used = new Set<number>();
   const finish = (spec: FieldSpec, h: LabelHit, words: CardWord[], next: LabelHit | undefined) => {
@@ -362,6 +368,9 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
       if (left >= rightLimit || used.has(si)) continue;
       const lead = freeLead(si).slice(stray);
       if (lead.length === 0) break; // the line starts with a label or heading
+      // A label OCR read only part of: its end lost ("Ngày, tháng" of "Ngày, tháng, năm cấp") or its start
+      // ("ký khai nh / Plac" of "Nơi đăng ký khai sinh / Place of birth").
+      if (bilingualLabelLine(lead) || labelStart(lead)) break;
       if (!lead.some((w) => /[\p{L}\p{N}]/u.test(w.text))) continue; // marks only ("-", "~"): artwork, not a line
       // One character alone ("Ì" left of an address line, a little higher) is a mark: no value is one letter.
       if (lead.length === 1 && lead[0].text.replace(/[^\p{L}\p{N}]/gu, '').length <= 1) continue;
@@ -435,6 +444,26 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
     finish(spec, h, words, undefined);
   }
   return out;
+}
+
+/** The English halves of the bilingual labels, by their first letters (folded): what follows a slash in a label. */
+const ENGLISH_LABEL_STARTS = ['plac', 'date', 'full', 'sex', 'nati', 'pers'];
+
+/**
+ * Words with a bilingual label's slash and English start ("/ Plac", "trú/Place"): a label line, whatever OCR
+ * lost of its Vietnamese half. No value prints a slash before such a word.
+ */
+export function bilingualLabelLine(words: CardWord[]): boolean {
+  const english = (t: string) => {
+    const k = foldKey(t);
+    return k.length >= 3 && ENGLISH_LABEL_STARTS.some((p) => k.startsWith(p.slice(0, Math.min(p.length, k.length))));
+  };
+  return words.some((w, i) => {
+    const slash = w.text.lastIndexOf('/');
+    if (slash < 0) return false;
+    const after = w.text.slice(slash + 1);
+    return after ? english(after) : i + 1 < words.length && english(words[i + 1].text);
+  });
 }
 
 /** A printed date in one word ("25/09/2002"), its year. */
@@ -553,7 +582,9 @@ export function splitUnderLabels(segments: Segment[], hits: LabelHit[], model?: 
       if (below < -0.3 * seg.size || below > 1.5 * Math.max(seg.size, h.box.h)) continue;
       if (seg.left >= h.box.x - ALIGN) continue; // the line starts in the label's column: nothing to split
       if (h.end === segments[h.segment].words.length) {
-        const k = seg.words.findIndex((w, i) => i >= own.end && Math.abs(w.left - h.box.x) <= 25);
+        // Under the label's box (its sure words) or its first word (an unsure "Nơi" at 30 left of it).
+        const starts = [h.box.x, segments[h.segment].words[h.start].left];
+        const k = seg.words.findIndex((w, i) => i >= own.end && starts.some((x) => Math.abs(w.left - x) <= 25));
         if (k > 0) cut = cut < 0 ? k : Math.min(cut, k);
         continue;
       }

@@ -65,7 +65,8 @@ export function stripLabel(words: OcrWord[], label: string, byColon = true): Ocr
 const FREE_TEXT = new Set<IdCardField>(['name', 'home', 'address', 'features', 'pob']);
 /**
  * Places: their first word, however unsurely read, is kept when it is a street word ("khu" at 12 of "Khu phố
- * 30" was dropped and the address came back as "Phố 30, ..." at 99), as a name's is when it is a family name.
+ * 30" was dropped and the address came back as "Phố 30, ..." at 99; "*$ố" at 0 for "Số"), as a name's is when
+ * it is a family name.
  */
 const ADDRESS_FIELDS = new Set<IdCardField>(['home', 'address', 'pob']);
 
@@ -139,7 +140,7 @@ export function rawFromLines(field: IdCardField, lines: OcrLike[][]): RawField {
         (w, k) =>
           !FREE_TEXT.has(field) ||
           (w.conf >= 20 && !(w.text.length === 1 && w.conf < 60)) ||
-          (part === 0 && k === 0 && (field === 'name' ? isFamilyName(w.text) : ADDRESS_FIELDS.has(field) && isStreetWord(w.text))),
+          (part === 0 && k === 0 && (field === 'name' ? isFamilyName(w.text) : ADDRESS_FIELDS.has(field) && isStreetWord(w.text.replace(/\$/g, 'S')))),
       );
     // A continuation line with only a word or two, all unsure, is background pattern.
     if (part > 0 && kept.length <= 2 && kept.every((w) => w.conf < 75)) return;
