@@ -14,6 +14,36 @@ export type Tally = { right: number; total: number };
 /** Words every card prints as labels: a value made of them is a label read as a value. */
 const LABEL_WORDS = /\b(h[oọ] v[aà] t[eê]n|full name|date of birth|ng[aà]y sinh|qu[eê] qu[aá]n|place of|n[oơ]i th[uư][oờ]ng tr[uú]|qu[oố]c t[iị]ch|nationality|gi[oớ]i t[ií]nh|c[oó] gi[aá] tr[iị]|personal identification|place of residence|date of expiry|ch[uữ] [dđ][eệ]m|khai sinh)\b/i;
 
+/**
+ * Single words of the printed labels (accents and case aside). A value holding one that the card's value does
+ * not is a label piece read as a value ("Số 19 Ngõ 1 ký khai sinh Place of ..."), which LABEL_WORDS, matching
+ * whole labels, misses.
+ */
+const LABEL_VOCABULARY = new Set(
+  'ho va ten full name ngay thang nam sinh date birth que quan place origin noi thuong tru residence quoc tich nationality gioi tinh sex co gia tri den expiry dang ky khai issue cap het han of personal identification dac diem nhan dang chu dem dinh danh'.split(' '),
+);
+const foldWords = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[đĐ]/g, 'd')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+
+/** Words of `got` (folded) that `want` does not hold as often, and that are label words. */
+export function labelPieces(got: string, want: string): string[] {
+  const left = new Map<string, number>();
+  for (const w of foldWords(want)) left.set(w, (left.get(w) ?? 0) + 1);
+  const extra: string[] = [];
+  for (const w of foldWords(got)) {
+    const n = left.get(w) ?? 0;
+    if (n > 0) left.set(w, n - 1);
+    else if (LABEL_VOCABULARY.has(w)) extra.push(w);
+  }
+  return extra;
+}
+
 export class Scores {
   readonly perField = new Map<string, Tally>();
   readonly perKindField = new Map<string, Tally>();
@@ -21,6 +51,8 @@ export class Scores {
   readonly confident: Tally = { right: 0, total: 0 };
   /** Values that are (part of) a printed label. */
   labelLeaks = 0;
+  /** Values holding label words the card's value does not, and how many of them at `_prob` >= 80. */
+  readonly labelPieceValues = { total: 0, confident: 0 };
   cards = 0;
   found = 0;
   sideRight = 0;
@@ -64,6 +96,10 @@ export class Scores {
         if (ok) this.confident.right++;
       }
       if (got && LABEL_WORDS.test(value) && !LABEL_WORDS.test(want)) this.labelLeaks++;
+      if (got && labelPieces(value, want).length > 0) {
+        this.labelPieceValues.total++;
+        if (got.prob >= 80) this.labelPieceValues.confident++;
+      }
       if (!ok) this.miss(`${kind} ${name} ${f}: got "${value}" (${got ? got.prob.toFixed(0) : 'N/A'}) want "${want}"`);
     }
     if (entities) {
@@ -80,7 +116,7 @@ export class Scores {
     const wrong = this.confident.total - this.confident.right;
     const out = [
       `card found: ${((100 * this.found) / Math.max(1, this.cards)).toFixed(1)}% (${this.found}/${this.cards}); side and type right: ${((100 * this.sideRight) / Math.max(1, this.cards)).toFixed(1)}%`,
-      `answers with _prob >= 80 that are wrong: ${((100 * wrong) / Math.max(1, this.confident.total)).toFixed(2)}% (${wrong}/${this.confident.total}); label read as a value: ${this.labelLeaks}`,
+      `answers with _prob >= 80 that are wrong: ${((100 * wrong) / Math.max(1, this.confident.total)).toFixed(2)}% (${wrong}/${this.confident.total}); label read as a value: ${this.labelLeaks}; values holding label words: ${this.labelPieceValues.total} (${this.labelPieceValues.confident} at >= 80)`,
       'exact match per field:',
       ...[...this.perField.entries()].sort().map(([f, t]) => `  ${f.padEnd(18)} ${pct(t)}`),
       'per kind:',

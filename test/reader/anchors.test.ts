@@ -401,6 +401,12 @@ describe('values by geometry', () => {
     const words = ['khu@12', 'phố@97', '30,@96', 'Xã@96', 'Tịnh@97', 'Phong,@97'].map((t) => ({ text: t.split('@')[0], conf: Number(t.split('@')[1]) }));
     assert.equal(rawFromLines('address', [words]).text, 'khu phố 30, Xã Tịnh Phong,');
     assert.equal(rawFromLines('address', [[{ text: 'bạ', conf: 12 }, ...words.slice(1)]]).text, 'phố 30, Xã Tịnh Phong,', 'other unsure words still go');
+    // Held-out card 263206: a damaged expiry label before the address on its line; 263199: "Place of residence"
+    // on a line of its own, read "'Plạce of re%Ó@n»sc®-".
+    const line1 = (t: string, conf = 90) => t.split(' ').map((text) => ({ text, conf }));
+    assert.equal(rawFromLines('address', [line1('gi trị đón ate of expi: Tổ 26, Ia Đal,')]).text, 'Tổ 26, Ia Đal,');
+    assert.equal(rawFromLines('address', [[{ text: "'Plạce", conf: 52 }, { text: 'of', conf: 69 }], line1('Số 173 Ngõ 9,')]).text, 'Số 173 Ngõ 9,');
+    assert.equal(rawFromLines('features', [line1('Sẹo chấm C: 3cm')]).text, 'Sẹo chấm C: 3cm', 'marks keep their colon');
     // Held-out card 247256: "Số" read as "*$ố" at 0.
     assert.equal(rawFromLines('address', [[{ text: '*$ố', conf: 0 }, ...words.slice(2)]]).text, '*$ố 30, Xã Tịnh Phong,');
   });

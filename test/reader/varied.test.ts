@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { evaluateFolder, readTruthFile } from '../../bench/idcard-score.js';
+import { evaluateFolder, labelPieces, readTruthFile } from '../../bench/idcard-score.js';
 import { makeSample, VARIED_KINDS } from '../../bench/idcard-synth.js';
 import { chooseOcrEngine, type OcrEngine } from '../../src/reader/pipeline/ocr.js';
 import { readCard } from '../../src/reader/pipeline/run.js';
@@ -68,6 +68,12 @@ describe('evaluation of a folder of photos with truth.jsonl (--real DIR)', () =>
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('finds label words a value holds that the card does not', () => {
+    assert.deepEqual(labelPieces('Số 19 Ngõ 1 ký khai sinh Place of Trừng Xá', 'Số 19 Ngõ 13, Long Cang, Cần Đước, Long An'), ['ky', 'khai', 'sinh', 'place', 'of']);
+    // Label words the value itself holds ("Nam", "Tỉnh") are no leak; accents aside.
+    assert.deepEqual(labelPieces('Tỉnh Hà Nam', 'Tinh Ha Nam'), []);
+    assert.deepEqual(labelPieces('Xã Tân Phú', 'Xã Tân Phú'), []);
+  });
   it('reads truth.jsonl (fields at the top level or under "fields") and refuses a bad line', () => {
     const entries = readTruthFile(dir);
     assert.equal(entries.length, 4);

@@ -144,14 +144,30 @@ export function rawFromLines(field: IdCardField, lines: OcrLike[][]): RawField {
       );
     // A continuation line with only a word or two, all unsure, is background pattern.
     if (part > 0 && kept.length <= 2 && kept.every((w) => w.conf < 75)) return;
+    // A place never holds a colon: words up to one on its first line are a label OCR damaged beyond finding
+    // ("gi trị đón ate of expi: Tổ 26, ..." at 93). Leading English words (below) are what is left of
+    // "Place of residence" read on a line of its own ("'Plạce of re%Ó@n»sc®-": "of Số 173 ..." at 95).
+    if (part === 0 && ADDRESS_FIELDS.has(field)) {
+      let colon = -1;
+      for (let k = 0; k < kept.length - 1; k++) if (/[:;]$/.test(kept[k].text)) colon = k;
+      if (colon >= 0) kept.splice(0, colon + 1);
+    }
     words.push(...kept);
   });
+  while (ADDRESS_FIELDS.has(field) && words.length > 1 && englishPlaceWord(words[0].text)) words.shift();
   while (words.length > 1 && words[words.length - 1].text.length <= 2 && words[words.length - 1].conf < 80 && !/^\d+$/.test(words[words.length - 1].text)) words.pop();
   const conf = words.length ? words.reduce((s, w) => s + w.conf, 0) / words.length : 0;
   return { text: tidy(words.map((w) => w.text).join(' ')), conf, words: words.map((w) => ({ text: w.text, conf: w.conf })) };
 }
 
 type OcrLike = { text: string; conf: number };
+
+/** The English half of a place's label ("Place of residence", "of birth", "origin"), one slip allowed from five letters. */
+const ENGLISH_PLACE_WORDS = ['of', 'place', 'residence', 'origin', 'birth'];
+function englishPlaceWord(text: string): boolean {
+  const k = foldKey(text);
+  return ENGLISH_PLACE_WORDS.some((w) => k === w || (w.length >= 5 && k.length >= 4 && levenshtein(k, w) <= 1));
+}
 
 export interface FieldValue {
   value: string;
