@@ -8,6 +8,7 @@ import path from 'node:path';
 import { LAYOUTS, type CardKind } from '../src/reader/layouts.js';
 import type { OcrEngine } from '../src/reader/pipeline/ocr.js';
 import { readCard, type ReadResult } from '../src/reader/pipeline/run.js';
+import { fold } from '../src/reader/pipeline/text.js';
 
 export type Tally = { right: number; total: number };
 
@@ -22,14 +23,7 @@ const LABEL_WORDS = /\b(h[oọ] v[aà] t[eê]n|full name|date of birth|ng[aà]y 
 const LABEL_VOCABULARY = new Set(
   'ho va ten full name ngay thang nam sinh date birth que quan place origin noi thuong tru residence quoc tich nationality gioi tinh sex co gia tri den expiry dang ky khai issue cap het han of personal identification dac diem nhan dang chu dem dinh danh'.split(' '),
 );
-const foldWords = (s: string) =>
-  s
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[đĐ]/g, 'd')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
+const foldWords = (s: string) => fold(s).split(/[^a-z0-9]+/).filter(Boolean);
 
 /** Words of `got` (folded) that `want` does not hold as often, and that are label words. */
 export function labelPieces(got: string, want: string): string[] {

@@ -182,6 +182,8 @@ export interface FieldValue {
 
 const DIGIT_FIX: Record<string, string> = { O: '0', o: '0', D: '0', Q: '0', I: '1', l: '1', '|': '1', i: '1', Z: '2', z: '2', L: '1', S: '5', s: '5', B: '8', G: '6', b: '6', g: '9', q: '9', T: '7' };
 const toDigits = (s: string) => s.replace(/[A-Za-z|]/g, (c) => DIGIT_FIX[c] ?? c).replace(/\D/g, '');
+/** The digits of each word of an id's reading that has one (letters OCR confuses with digits mapped). */
+const digitWords = (text: string) => text.split(/\s+/).filter((w) => /\d/.test(w)).map(toDigits);
 
 /**
  * The id number in an OCR'd line. Words with no digit at all are label or noise
@@ -192,7 +194,7 @@ const toDigits = (s: string) => s.replace(/[A-Za-z|]/g, (c) => DIGIT_FIX[c] ?? c
  * twelve digits or more are never read as a 9-digit id.
  */
 export function normaliseId(text: string, length: 9 | 12): FieldValue['value'] | undefined {
-  const words = text.split(/\s+/).filter((w) => /\d/.test(w)).map(toDigits);
+  const words = digitWords(text);
   const whole = words.find((w) => w.length === length);
   if (whole) return whole;
   const d = words.join('');
@@ -210,7 +212,7 @@ export function normaliseId(text: string, length: 9 | 12): FieldValue['value'] |
 
 /** Whether `normaliseId` had to cut the id out of more digits than it has (no word of the id's own length). */
 export function idWindowed(text: string, length: 9 | 12): boolean {
-  const words = text.split(/\s+/).filter((w) => /\d/.test(w)).map(toDigits);
+  const words = digitWords(text);
   return !words.some((w) => w.length === length) && words.join('').length > length;
 }
 
