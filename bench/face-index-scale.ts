@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import type { Kysely } from 'kysely';
 import { uuidv7 } from 'uuidv7';
-import { migrations } from '../src/migrations.js';
+import { migrations } from '../src/services.js';
 import { migrateToLatest, openStore } from '../src/platform/db/database.js';
 import { encodeEmbedding } from '../src/face/store.js';
 import { EMBEDDING_MODEL } from '../src/face/engine/index.js';

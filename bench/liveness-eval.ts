@@ -15,12 +15,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { loadFaceConfig, loadLivenessConfig, type AntispoofInput } from '../src/face/config.js';
+import { loadFaceConfig } from '../src/face/config.js';
+import { loadLivenessConfig, type AntispoofInput } from '../src/liveness/config.js';
 import { FaceEngine } from '../src/face/engine/index.js';
 import { analyze } from '../src/face/engine/worker.js';
-import { LivenessEngine } from '../src/face/liveness/engine.js';
-import type { LivenessResult } from '../src/face/liveness/responses.js';
-import { LivenessService, type LivenessTrace, type LivenessVersion } from '../src/face/liveness/service.js';
+import { LivenessEngine } from '../src/liveness/engine.js';
+import type { LivenessResult } from '../src/liveness/responses.js';
+import { LivenessService, type LivenessTrace, type LivenessVersion } from '../src/liveness/service.js';
 import { locateFfmpeg } from '../src/platform/media/ffmpeg.js';
 import { withSunglasses } from '../test/face/helpers.js';
 import { animate, crossFade, onScreen, printed, scene, turned, type Motion, type VideoOptions } from '../test/face/liveness-videos.js';
@@ -277,7 +278,7 @@ if (fs.existsSync(path.join(antispoofDir, 'MiniFASNetV2.onnx'))) {
   models.push(['MiniFASNetV2', path.join(antispoofDir, 'MiniFASNetV2.onnx'), 'minifasnet-v2'], ['MiniFASNetV1SE', path.join(antispoofDir, 'MiniFASNetV1SE.onnx'), 'minifasnet-v1se']);
 }
 console.log('\nAnti-spoof models (live probability; mean over the 3 best frames of each video)');
-const { decodeFrames, readHeader } = await import('../src/face/liveness/video.js');
+const { decodeFrames, readHeader } = await import('../src/liveness/video.js');
 const { withTempFile } = await import('../src/platform/media/ffmpeg.js');
 const ffmpeg = await locateFfmpeg('auto');
 const scored = rows.filter((r) => r.c.kind !== 'error' && r.version === 3 && r.result.decision);

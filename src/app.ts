@@ -3,20 +3,15 @@ import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { sql } from 'kysely';
-import { registerCredit } from './credit/index.js';
-import { registerFace } from './face/index.js';
-import { registerNlu } from './nlu/index.js';
 import type { ServiceDeps } from './platform/deps.js';
 import { installLenientParsers } from './platform/http/body.js';
 import { indexRoutes } from './platform/http/route-index.js';
 import { securityHeaders } from './platform/http/security-headers.js';
 import { platformErrorShape, sendRouteNotFound, sendServiceError } from './platform/http/service.js';
-import { registerReader } from './reader/index.js';
-import { registerSpeech } from './speech/index.js';
 import { installMetering } from './platform/usage/index.js';
 import { installOverloadGuard } from './platform/http/overload.js';
-import { registerConsole } from './console/index.js';
-import { purgeHooks } from './purge-hooks.js';
+import { services } from './services.js';
+import { ServicePaths, type ServiceContext, type ServiceModule } from './platform/service-module.js';
 import { AppSettingsRegistry } from './platform/app-settings.js';
 import { PlaygroundTools } from './platform/playground-tools.js';
 import { setImageThreads } from './platform/vision/image-threads.js';
@@ -41,9 +36,11 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   };
 }
 
-/** Builds the HTTP application: every service's routes over the shared platform. */
-export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
+/** Builds the HTTP application: every service's routes over the shared platform (`modules`: the service list, or another in tests). */
+export async function buildApp(deps: ServiceDeps, modules: readonly ServiceModule[] = services): Promise<FastifyInstance> {
   const { config } = deps;
+  const servicePaths = new ServicePaths(modules);
+  const purgeHooks = modules.flatMap((s) => (s.purge ? [s.purge] : []));
   setImageThreads(config.imageThreads);
   setPoolIdleTimeout(config.poolIdleMs);
   const app = Fastify({
@@ -53,6 +50,8 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     // Form bodies carry numbers as text; coerce them to the schema's types.
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true, useDefaults: true } },
+    // `/cmt/` and `/cmt` are one route, as the route index behind 405 answers already assumes (real clients add the slash).
+    routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
@@ -106,19 +105,15 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   });
 
   // Load shedding and metering first: their route hooks then cover every service registered below.
-  const overload = installOverloadGuard(app, deps.config);
+  const overload = installOverloadGuard(app, deps.config, servicePaths);
   app.addHook('onClose', (_instance, done) => {
     overload.close();
     done();
   });
-  const metering = await installMetering(app, deps);
+  const metering = await installMetering(app, deps, servicePaths);
   deps.appSettings ??= new AppSettingsRegistry();
   deps.playground ??= new PlaygroundTools();
-  await registerConsole(app, deps, metering, purgeHooks);
-  await registerNlu(app, deps);
-  await registerReader(app, deps);
-  await registerFace(app, deps);
-  await registerSpeech(app, deps);
-  await registerCredit(app, deps);
+  const context: ServiceContext = { metering, purgeHooks, meteredServices: servicePaths.names };
+  for (const service of modules) await service.register(app, deps, context);
   return app;
 }

@@ -3,17 +3,26 @@ import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
-import { serviceCommands as serviceOnlyCommands } from './commands.js';
 import { usageCommands } from './usage-cli.js';
 import { CommandUsageError, type Command } from './platform/cli.js';
 import { openPlatform } from './platform/index.js';
 import { AuthAdminError, Credentials } from './platform/auth/credentials.js';
 import { ConfigError, loadConfig, type Config } from './platform/config.js';
-import { migrations } from './migrations.js';
 import { purgeApplication, type PurgeReport } from './platform/purge.js';
-import { purgeHooks } from './purge-hooks.js';
+import { migrations, purgeHooks, services } from './services.js';
 import { migrateToLatest, openStore, type Store } from './platform/db/database.js';
 import { migrateStoreCommand } from './platform/db/migrate-store.js';
+
+/** The services' own commands, one help line each, from the service list. */
+function serviceHelp(): string {
+  return services
+    .flatMap((s) => s.commands ?? [])
+    .map((c) => {
+      const head = `  ${c.words} ${c.usage}`;
+      return head.length < 32 ? `${head.padEnd(32)}${c.summary}` : `${head}\n${' '.repeat(32)}${c.summary}`;
+    })
+    .join('\n');
+}
 
 const USAGE = `Usage: saola <command> [options]
 
@@ -36,9 +45,7 @@ Applications and credentials (add --json for one JSON object on stdout)
   token revoke ID|SECRET        revoke one token
 
 Services
-  credit import|train|eval ...  credit-scoring data and models (saola credit --help)
-  eval face --pairs DIR         face verification accuracy and similarity refit
-  models add asr PATH           install a speech-recognition model
+${serviceHelp()}
 
 Usage and quotas
   usage --app APP [--json]      requests per service and endpoint: count, errors, p50/p95 latency
@@ -50,7 +57,10 @@ variables (see README.md): SAOLA_PORT, SAOLA_DATA_DIR, SAOLA_DATABASE_URL, ...`;
 
 class UsageError extends Error {}
 
-const serviceCommands = { ...serviceOnlyCommands, ...usageCommands };
+const serviceCommands: Record<string, Command> = {
+  ...Object.fromEntries(services.flatMap((s) => s.commands ?? []).map((c) => [c.words, c.run])),
+  ...usageCommands,
+};
 
 interface Output {
   json: boolean;

@@ -2,7 +2,11 @@ import { parseArgs } from 'node:util';
 import { AuthAdminError, Credentials, type Application } from './platform/auth/credentials.js';
 import { CommandUsageError, type Command, type CommandContext } from './platform/cli.js';
 import { migrateToLatest, openStore, type Store } from './platform/db/database.js';
-import { isMeteredService, METERED_SERVICES, UsageStore, utcDay, type QuotaRow } from './platform/usage/index.js';
+import { UsageStore, utcDay, type QuotaRow } from './platform/usage/index.js';
+import { servicePaths } from './services.js';
+
+const METERED_SERVICES = servicePaths.names;
+const isMeteredService = (name: string) => servicePaths.isService(name);
 
 const USAGE_HELP = `Usage: saola usage --app APP [--days N] [--service S] [--json]
 

@@ -2,15 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { ServiceDeps } from '../platform/deps.js';
 import { AppSettingsRegistry } from '../platform/app-settings.js';
 import { PlaygroundTools } from '../platform/playground-tools.js';
-import type { Metering } from '../platform/usage/index.js';
-import type { PurgeHook } from '../platform/purge.js';
+import type { ServiceContext } from '../platform/service-module.js';
 import { loadConsoleConfig } from './config.js';
 import { consoleRoutes } from './routes.js';
 import { ConsoleSessions } from './sessions.js';
 import { CONSOLE_UI_DIR, serveConsoleFiles } from './static.js';
 
 /** The web console: its JSON API under /console/api and the built front end under /console. */
-export async function registerConsole(app: FastifyInstance, deps: ServiceDeps, metering: Metering, purgeHooks: readonly PurgeHook[]): Promise<void> {
+export async function registerConsole(app: FastifyInstance, deps: ServiceDeps, ctx: ServiceContext): Promise<void> {
   const config = loadConsoleConfig();
   const sessions = new ConsoleSessions(deps.store, config);
   if (!sessions.enabled) app.log.info('console: off (set SAOLA_ADMIN_PASSWORD to turn it on)');
@@ -20,8 +19,9 @@ export async function registerConsole(app: FastifyInstance, deps: ServiceDeps, m
     credentials: deps.credentials,
     store: deps.store,
     blobs: deps.blobs,
-    purgeHooks,
-    metering,
+    purgeHooks: ctx.purgeHooks,
+    metering: ctx.metering,
+    meteredServices: ctx.meteredServices,
     // Filled by the services registered after the console; read per request.
     appSettings: (deps.appSettings ??= new AppSettingsRegistry()),
     // Likewise: the face service offers its engine's boxes for the face match playground.

@@ -9,7 +9,7 @@ import type { PlaygroundTools } from '../platform/playground-tools.js';
 import type { Store } from '../platform/db/database.js';
 import { ServiceError } from '../platform/http/errors.js';
 import { useServiceErrors } from '../platform/http/service.js';
-import { isMeteredService, METERED_SERVICES, utcDay, type Metering } from '../platform/usage/index.js';
+import { utcDay, type Metering } from '../platform/usage/index.js';
 import { ConsoleErrors, consoleErrorShape } from './errors.js';
 import { sameSecret, type ConsoleSessions } from './sessions.js';
 
@@ -20,6 +20,8 @@ export interface ConsoleRoutesOptions {
   blobs: BlobStore;
   /** Each service's part of deleting an application (blobs the tables do not hold). */
   purgeHooks: readonly PurgeHook[];
+  /** Services a quota can be set on (the service list's metered names). */
+  meteredServices: readonly string[];
   metering: Metering;
   appSettings: AppSettingsRegistry;
   /** Functions the services offer the playgrounds (the face engine's boxes). */
@@ -115,7 +117,7 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
       signed_in: session !== undefined,
       ...(session ? { csrf: session.csrf } : {}),
       ...(sessions.enabled ? {} : { how_to_enable: ConsoleErrors.disabled.message }),
-      services: METERED_SERVICES,
+      services: opts.meteredServices,
     };
   });
 
@@ -200,14 +202,14 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
 
   scope.get<{ Params: { code: string } }>('/apps/:code/quotas', async (request) => {
     const app = await admin(() => credentials.findApp(request.params.code));
-    return { quotas: await metering.store.quotas(app.app_code), services: METERED_SERVICES };
+    return { quotas: await metering.store.quotas(app.app_code), services: opts.meteredServices };
   });
 
   scope.put<{ Params: { code: string } }>('/apps/:code/quotas', async (request) => {
     const app = await admin(() => credentials.findApp(request.params.code));
     const body = (request.body ?? {}) as { service?: unknown; per_minute?: unknown; per_day?: unknown };
-    if (typeof body.service !== 'string' || !isMeteredService(body.service)) {
-      throw new ServiceError(ConsoleErrors.invalid, `service must be one of ${METERED_SERVICES.join(', ')}`);
+    if (typeof body.service !== 'string' || !opts.meteredServices.includes(body.service)) {
+      throw new ServiceError(ConsoleErrors.invalid, `service must be one of ${opts.meteredServices.join(', ')}`);
     }
     const quota = await metering.store.setQuota(app.app_code, body.service, limitValue(body.per_minute, 'per_minute'), limitValue(body.per_day, 'per_day'));
     metering.quotas.invalidate();
@@ -218,7 +220,7 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
     const app = await admin(() => credentials.findApp(request.params.code));
     const days = Math.min(366, Math.max(1, Number.parseInt(request.query.days ?? '14', 10) || 14));
     const service = request.query.service;
-    if (service !== undefined && !isMeteredService(service)) throw new ServiceError(ConsoleErrors.invalid, `service must be one of ${METERED_SERVICES.join(', ')}`);
+    if (service !== undefined && !opts.meteredServices.includes(service)) throw new ServiceError(ConsoleErrors.invalid, `service must be one of ${opts.meteredServices.join(', ')}`);
     // This process's counts not yet written, so the page shows the calls just made.
     await metering.recorder.flush();
     const to = utcDay();

@@ -1,19 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Store } from '../platform/db/database.js';
+import { serviceDb, type ServiceDb, type Store } from '../platform/db/database.js';
+import type { ConsoleTables } from './schema.js';
 import type { ConsoleConfig } from './config.js';
 
-export interface ConsoleSessionRow {
-  id_hash: string;
-  csrf: string;
-  created_time: string;
-  expires_time: string;
-}
 
-declare module '../platform/db/schema.js' {
-  interface Database {
-    console_sessions: ConsoleSessionRow;
-  }
-}
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
@@ -33,10 +23,14 @@ export type SignIn = { ok: true; sessionId: string; csrf: string; expires: Date 
 export class ConsoleSessions {
   private readonly failures = new Map<string, { count: number; first: number; lockedUntil: number }>();
 
+  private readonly db: ServiceDb<ConsoleTables>;
+
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly config: ConsoleConfig,
-  ) {}
+  ) {
+    this.db = serviceDb<ConsoleTables>(store.db);
+  }
 
   get enabled(): boolean {
     return this.config.adminPassword !== undefined;
@@ -76,8 +70,8 @@ export class ConsoleSessions {
     const csrf = randomBytes(24).toString('base64url');
     const now = new Date();
     const expires = new Date(now.getTime() + this.config.sessionHours * 3_600_000);
-    await this.store.db.deleteFrom('console_sessions').where('expires_time', '<', now.toISOString()).execute();
-    await this.store.db
+    await this.db.deleteFrom('console_sessions').where('expires_time', '<', now.toISOString()).execute();
+    await this.db
       .insertInto('console_sessions')
       .values({ id_hash: sha256(sessionId).toString('hex'), csrf, created_time: now.toISOString(), expires_time: expires.toISOString() })
       .execute();
@@ -87,7 +81,7 @@ export class ConsoleSessions {
   /** The session's CSRF token when the cookie's session is live. */
   async find(sessionId: string | undefined): Promise<{ csrf: string } | undefined> {
     if (!sessionId || sessionId.length > 100 || !this.config.adminPassword) return undefined;
-    const row = await this.store.db
+    const row = await this.db
       .selectFrom('console_sessions')
       .select(['csrf', 'expires_time'])
       .where('id_hash', '=', sha256(sessionId).toString('hex'))
@@ -98,6 +92,6 @@ export class ConsoleSessions {
 
   async signOut(sessionId: string | undefined): Promise<void> {
     if (!sessionId) return;
-    await this.store.db.deleteFrom('console_sessions').where('id_hash', '=', sha256(sessionId).toString('hex')).execute();
+    await this.db.deleteFrom('console_sessions').where('id_hash', '=', sha256(sessionId).toString('hex')).execute();
   }
 }

@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
+import { serviceDb, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
 import type { AlphaEventRow, CreditImportRow, CreditModelRow, CreditTables } from './schema.js';
 import { ALPHA_LOOKBACK_DAYS } from './sources/alpha-features.js';
 
-export type CreditDb = Kysely<Database & CreditTables>;
+export type CreditDb = ServiceDb<CreditTables>;
 
 /** Rows per INSERT: SQLite caps bound parameters per statement (10 columns x 400). */
 const INSERT_CHUNK = 400;
@@ -16,7 +17,7 @@ export class CreditStore {
   constructor(readonly db: CreditDb) {}
 
   static over(db: Kysely<Database>): CreditStore {
-    return new CreditStore(db.withTables<CreditTables>());
+    return new CreditStore(serviceDb<CreditTables>(db));
   }
 
   /** Inserts events, skipping those whose (app, event_key) is already stored. Answers how many were new. */

@@ -80,21 +80,4 @@ export const faceMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.alterTable('face_collections').dropColumn('faces_seq').execute();
     },
   },
-  '0004_face_search_03_liveness_thresholds': {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    async up(db: Kysely<any>) {
-      // Live-probability thresholds chosen by `saola eval liveness --write`: one row per application,
-      // or scope '*' for every application without its own; no row means SAOLA_LIVENESS_THRESHOLD.
-      await db.schema
-        .createTable('liveness_thresholds')
-        .addColumn('scope', 'text', (c) => c.primaryKey())
-        .addColumn('threshold', 'double precision', (c) => c.notNull())
-        .addColumn('updated_at', 'text', (c) => c.notNull())
-        .execute();
-    },
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    async down(db: Kysely<any>) {
-      await db.schema.dropTable('liveness_thresholds').execute();
-    },
-  },
 };

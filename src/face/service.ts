@@ -4,7 +4,7 @@ import type { FaceConfig } from './config.js';
 import { assessFace, cosineToSimilarity, similarityToCosine, dot, EMBEDDING_MODEL, isJpeg, looksLikeIdCard, type AnalyzeResult, type FaceEngine, type FaceVerdict, type PrimaryFace } from './engine/index.js';
 import type { Box } from './engine/detect.js';
 import { MatchErrors, SearchErrors } from './errors.js';
-import type { UploadedFile } from './form.js';
+import type { UploadedFile } from '../platform/http/form.js';
 import { FaceIndexCache } from './search/index-cache.js';
 import type { FaceStore } from './store.js';
 

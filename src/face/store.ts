@@ -1,6 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { uuidv7 } from 'uuidv7';
-import type { Store } from '../platform/db/database.js';
+import { serviceDb, type ServiceDb, type Store } from '../platform/db/database.js';
+import type { Database } from '../platform/db/schema.js';
 import type { FaceCollectionRow, FaceTables, FaceUserRow } from './schema.js';
 
 export function encodeEmbedding(v: Float32Array): string {
@@ -30,10 +31,10 @@ export interface FacesVersion {
 
 /** Persistence of collections, users and face embeddings; every query is scoped by app_code. */
 export class FaceStore {
-  readonly db: Kysely<FaceTables>;
+  readonly db: ServiceDb<FaceTables>;
 
   constructor(store: Store) {
-    this.db = store.db.withTables<FaceTables>() as unknown as Kysely<FaceTables>;
+    this.db = serviceDb<FaceTables>(store.db);
   }
 
   findCollection(appCode: string, name: string): Promise<FaceCollectionRow | undefined> {
@@ -216,7 +217,7 @@ export class FaceStore {
 }
 
 /** Taken first, so the collection row is locked before any face row (the order addFace uses too: no deadlock). */
-async function bumpEpoch(trx: Kysely<FaceTables>, appCode: string, collectionId: string): Promise<void> {
+async function bumpEpoch(trx: ServiceDb<FaceTables>, appCode: string, collectionId: string): Promise<void> {
   await trx
     .updateTable('face_collections')
     .set((eb) => ({ faces_epoch: eb('faces_epoch', '+', 1) }))
@@ -229,7 +230,7 @@ async function bumpEpoch(trx: Kysely<FaceTables>, appCode: string, collectionId:
  * Takes the collection's next face seq. The update locks the collection row until commit, so faces of a
  * collection commit in seq order (and adds to one collection are serialised).
  */
-async function bumpFacesSeq(trx: Transaction<FaceTables>, appCode: string, collectionId: string): Promise<FacesVersion> {
+async function bumpFacesSeq(trx: Transaction<Database & FaceTables>, appCode: string, collectionId: string): Promise<FacesVersion> {
   const v = await trx
     .updateTable('face_collections')
     .set((eb) => ({ faces_seq: eb('faces_seq', '+', 1) }))
@@ -241,7 +242,7 @@ async function bumpFacesSeq(trx: Transaction<FaceTables>, appCode: string, colle
 }
 
 async function insertEmbedding(
-  trx: Transaction<FaceTables>,
+  trx: Transaction<Database & FaceTables>,
   face: { id: string; appCode: string; collectionId: string; userRowId: string; embedding: Float32Array; model: string; createdAt: string; seq: number },
 ): Promise<void> {
   await trx

@@ -9,7 +9,7 @@ import { NluStore } from './store.js';
 /** Composition root of the training-data service: wires its store, service and routes. */
 export function createNluService(store: Store): NluService {
   // The list cache is process-local: only sound when this process is the only writer (SQLite).
-  return new NluService(new NluStore(store.db), store.dialect === 'sqlite' ? new SampleListCache() : undefined);
+  return new NluService(NluStore.over(store.db), store.dialect === 'sqlite' ? new SampleListCache() : undefined);
 }
 
 /** Bulk imports carry whole training sets. */

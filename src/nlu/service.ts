@@ -1,6 +1,6 @@
 import { uuidv7 } from 'uuidv7';
 import { isUniqueViolation } from '../platform/db/database.js';
-import type { EntityRow, IntentRow } from '../platform/db/schema.js';
+import type { EntityRow, IntentRow } from './schema.js';
 import { ServiceError } from '../platform/http/errors.js';
 import { NluErrors } from './errors.js';
 import type {

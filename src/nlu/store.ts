@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Database, EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, SampleRow } from '../platform/db/schema.js';
+import { serviceDb, type ServiceDb } from '../platform/db/database.js';
+import type { Database } from '../platform/db/schema.js';
+import type { EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, NluTables, SampleRow } from './schema.js';
 import type { EntitySample, Pagination, SampleListItem } from './schemas.js';
 
 /**
@@ -7,7 +9,11 @@ import type { EntitySample, Pagination, SampleListItem } from './schemas.js';
  * application: no query here can read or touch another application's rows.
  */
 export class NluStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly db: ServiceDb<NluTables>) {}
+
+  static over(db: Kysely<Database>): NluStore {
+    return new NluStore(serviceDb<NluTables>(db));
+  }
 
   /** Runs `work` in one transaction: all of it lands or none of it does. */
   transaction<T>(work: (store: NluStore) => Promise<T>): Promise<T> {

@@ -9,6 +9,12 @@ import { migrateToLatest, openStore } from './db/database.js';
 import { Lifecycle, type ServiceDeps } from './deps.js';
 import type { JobQueue } from './jobs/queue.js';
 import { SqlJobQueue } from './jobs/sql-queue.js';
+import { platformMigrations as platformTables } from './db/migrations.js';
+import { joinMigrations } from './service-module.js';
+import { usageMigrations } from './usage/migrations.js';
+
+/** The platform's own tables: applications, credentials, jobs, usage and quotas. */
+export const platformMigrations = joinMigrations([platformTables, usageMigrations]);
 
 /**
  * Opens the platform a process runs on: the store (migrated), credentials,
@@ -18,7 +24,7 @@ import { SqlJobQueue } from './jobs/sql-queue.js';
  * (PostgreSQL), `SAOLA_REDIS_URL` (BullMQ jobs), `SAOLA_S3_BUCKET` (S3 blobs).
  *
  * `migrations` is the whole schema (the platform's and every service's tables)
- * and comes from the composition root (`src/migrations.ts` through
+ * and comes from the composition root (`src/services.ts` through
  * `src/main.ts`), as everything else does: the platform knows no service.
  */
 export async function openPlatform(

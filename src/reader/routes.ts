@@ -102,7 +102,6 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
       };
       const schema = { tags, security, summary: 'Read a Vietnamese ID card (image: file; image_url and image_base64 also accepted)' };
       scope.post('/vnm', { onRequest: auth, bodyLimit, schema }, idr);
-      scope.post('/vnm/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, idr);
     },
     { prefix: '/vision/idr' },
   );
@@ -142,7 +141,6 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
       };
       const schema = { tags, security, summary: 'Read a Vietnamese passport data page (image: file; image_url and image_base64 also accepted)' };
       scope.post('/vnm', { onRequest: auth, bodyLimit, schema }, passport);
-      scope.post('/vnm/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, passport);
     },
     { prefix: '/vision/passport' },
   );
@@ -159,7 +157,6 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
       };
       const schema = { tags, security, summary: 'Read a Vietnamese driving licence, either side (image: file; image_url and image_base64 also accepted)' };
       scope.post('/vnm', { onRequest: auth, bodyLimit, schema }, dlr);
-      scope.post('/vnm/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, dlr);
     },
     { prefix: '/vision/dlr' },
   );

@@ -4,14 +4,11 @@
  * back's distinguishing features (`features`) are returned.
  */
 import type { Kysely } from 'kysely';
+import { serviceDb, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
+import type { ReaderAppSettingsRow, ReaderTables } from './schema.js';
 
 /** A row of `reader_app_settings`; `features` is 0/1 on both engines. */
-export interface ReaderAppSettingsRow {
-  app_code: string;
-  features: number;
-  updated_time: string;
-}
 
 export interface ReaderAppSettings {
   app_code: string;
@@ -21,13 +18,13 @@ export interface ReaderAppSettings {
   updated_time: string | null;
 }
 
-type ReaderDb = Kysely<Database & { reader_app_settings: ReaderAppSettingsRow }>;
+type ReaderDb = ServiceDb<ReaderTables>;
 
 export class ReaderSettingsStore {
   private readonly db: ReaderDb;
 
   constructor(db: Kysely<Database>) {
-    this.db = db.withTables<{ reader_app_settings: ReaderAppSettingsRow }>();
+    this.db = serviceDb<ReaderTables>(db);
   }
 
   /** The application's settings; the defaults (nothing arranged) when it has no row. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '../../src/platform/config.js';
-import { migrations } from '../../src/migrations.js';
+import { migrations } from '../../src/services.js';
 import { migrateToLatest, openStore, type Store } from '../../src/platform/db/database.js';
 import { Credentials } from '../../src/platform/auth/credentials.js';
 import { quantileMs, bucketOf } from '../../src/platform/usage/histogram.js';

@@ -9,7 +9,7 @@ import { CommandUsageError } from '../../src/platform/cli.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { score } from './support.js';
-import { migrations } from '../../src/migrations.js';
+import { migrations } from '../../src/services.js';
 
 interface Run {
   code: number;

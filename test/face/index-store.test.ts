@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import { FaceStore } from '../../src/face/store.js';
 import { encodeEmbedding } from '../../src/face/store.js';
-import { migrations } from '../../src/migrations.js';
+import { migrations } from '../../src/services.js';
 import { migrateToLatest, openStore, type Store } from '../../src/platform/db/database.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 

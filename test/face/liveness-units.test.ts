@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LivenessErrors } from '../../src/face/errors.js';
-import { antispoofCrop, antispoofTensor, liveProbability } from '../../src/face/liveness/antispoof.js';
-import { countBlinks, decide } from '../../src/face/liveness/fusion.js';
-import { fitHomography, homographyResidual, nonRigidity } from '../../src/face/liveness/motion.js';
-import { eyeCover, eyesCovered, type EyeCover } from '../../src/face/liveness/occlusion.js';
-import { asymmetryToYaw, boxYaw, contourYaw, cylinderAsymmetry, estimateYaw } from '../../src/face/liveness/pose.js';
-import { renderV2, renderV3 } from '../../src/face/liveness/responses.js';
-import { judge, type VerdictRules } from '../../src/face/liveness/verdict.js';
-import { frameSize, parseHeader, readHeader, VideoInputError } from '../../src/face/liveness/video.js';
+import { LivenessErrors } from '../../src/liveness/errors.js';
+import { antispoofCrop, antispoofTensor, liveProbability } from '../../src/liveness/antispoof.js';
+import { countBlinks, decide } from '../../src/liveness/fusion.js';
+import { fitHomography, homographyResidual, nonRigidity } from '../../src/liveness/motion.js';
+import { eyeCover, eyesCovered, type EyeCover } from '../../src/liveness/occlusion.js';
+import { asymmetryToYaw, boxYaw, contourYaw, cylinderAsymmetry, estimateYaw } from '../../src/liveness/pose.js';
+import { renderV2, renderV3 } from '../../src/liveness/responses.js';
+import { judge, type VerdictRules } from '../../src/liveness/verdict.js';
+import { frameSize, parseHeader, readHeader, VideoInputError } from '../../src/liveness/video.js';
 import { locateFfmpeg, withTempFile } from '../../src/platform/media/ffmpeg.js';
 import { fixture } from './helpers.js';
 import { animate, scene } from './liveness-videos.js';
-import type { FrameResult, LivenessAnalysis } from '../../src/face/liveness/worker.js';
+import type { FrameResult, LivenessAnalysis } from '../../src/liveness/worker.js';
 import { seededRandom } from '../../src/platform/random.js';
 
 const MP4 = `Input #0, mov,mp4,m4a,3gp,3g2,mj2, from '/tmp/x/upload':

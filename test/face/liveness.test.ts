@@ -219,7 +219,7 @@ describe('liveness over HTTP with generated videos', () => {
     assert.equal(r.body.liveness.code, '200');
   });
 
-  it('needs an api key; every application gets its own answer; too large an upload is 413', async () => {
+  it('needs an api key; every application gets its own answer; too large an upload is 409 naming the limit, never 413 (a still image)', async () => {
     let r = await post(app, V3, [['video', shaken, 'selfie.mp4']], null);
     assert.equal(r.status, 401);
     assert.equal(r.body.code, '401');
@@ -230,8 +230,14 @@ describe('liveness over HTTP with generated videos', () => {
     assert.equal(r.body.code, '200');
     const big = Buffer.alloc(3 * 1024 * 1024 + 10, 7);
     r = await v3(big);
-    assert.equal(r.status, 413);
-    assert.equal(r.body.code, '413');
+    assert.equal(r.status, 200);
+    assert.equal(r.body.code, '409');
+    assert.equal(r.body.liveness.code, '409');
+    assert.match(r.body.liveness.message, /at most 3 MB/);
+    r = await post(app, V2, [['video', big, 'selfie.mp4']], app.apiKey);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.code, '409');
+    assert.match(r.body.data, /at most 3 MB/);
   });
 
   it('both endpoints are in the OpenAPI document with their form', async () => {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { NluTables } from '../../src/nlu/schema.js';
+import { serviceDb } from '../../src/platform/db/database.js';
 import { startTestApp, type Tenant, type TestApp } from '../support/app.js';
 import { call } from '../support/http.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
@@ -280,9 +282,9 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       await api('POST', '/api/v3/entity-sample', { json: { entity_code: entity.code, sample_code: c.code, value: 'kích cỡ', start: 9, end: 16 } });
       assert.equal((await api('DELETE', '/api/v3/entity/size')).status, 200);
       assert.deepEqual((await api('GET', `/api/v3/sample/${c.code}`)).body.entities, []);
-      const rows = await t.deps.store.db.selectFrom('nlu_entity_samples').select('code').where('entity_code', '=', entity.code).execute();
+      const rows = await serviceDb<NluTables>(t.deps.store.db).selectFrom('nlu_entity_samples').select('code').where('entity_code', '=', entity.code).execute();
       assert.equal(rows.length, 0);
-      const links = await t.deps.store.db.selectFrom('nlu_intent_samples').select('code').where('sample_code', '=', a.code).execute();
+      const links = await serviceDb<NluTables>(t.deps.store.db).selectFrom('nlu_intent_samples').select('code').where('sample_code', '=', a.code).execute();
       assert.equal(links.length, 0, 'deleting a sample removed its intent link');
     });
 

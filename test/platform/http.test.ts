@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { migrations } from '../../src/migrations.js';
+import { migrations } from '../../src/services.js';
 import { Credentials } from '../../src/platform/auth/credentials.js';
 import { requireApiKey } from '../../src/platform/auth/hooks.js';
 import { migrateToLatest, openStore, type Store } from '../../src/platform/db/database.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker as BullWorker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { migrations } from '../../src/migrations.js';
+import { migrations } from '../../src/services.js';
 import { migrateToLatest, openStore } from '../../src/platform/db/database.js';
 import { BullJobQueue } from '../../src/platform/jobs/bullmq-queue.js';
 import { SqlJobQueue } from '../../src/platform/jobs/sql-queue.js';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { migrations } from '../../src/migrations.js';
+import { migrations } from '../../src/services.js';
 import { AuthAdminError, Credentials, hashSecret } from '../../src/platform/auth/credentials.js';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
 import { migrateToLatest, openStore, type Store } from '../../src/platform/db/database.js';

@@ -10,8 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { serviceCommands } from '../../src/commands.js';
-import { migrations } from '../../src/migrations.js';
+import { migrations, services } from '../../src/services.js';
 import { Credentials } from '../../src/platform/auth/credentials.js';
 import { CommandUsageError } from '../../src/platform/cli.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
@@ -176,7 +175,7 @@ describe('ID card back features, per application (server and CLI on one SQLite d
     assert.equal(help.code, 0);
     assert.match(help.out, /saola reader features APP on\|off\|show/);
 
-    assert.equal(serviceCommands['reader features'], readerFeaturesCommand);
+    assert.equal(services.flatMap((s) => s.commands ?? []).find((c) => c.words === 'reader features')?.run, readerFeaturesCommand);
     const run = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'reader', 'features', 'nobody', 'show'], {
       cwd: ROOT,
       env: { ...process.env, SAOLA_DATA_DIR: dir, SAOLA_DATABASE_URL: config.databaseUrl },

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/platform/config.js';
 import type { ServiceDeps } from '../../src/platform/deps.js';
-import { migrations } from '../../src/migrations.js';
+import { migrations } from '../../src/services.js';
 import { openPlatform } from '../../src/platform/index.js';
 
 export interface Tenant {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { migrations } from '../../src/migrations.js';
+import { migrations } from '../../src/services.js';
 import { migrateToLatest, openStore, type Store } from '../../src/platform/db/database.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 

@@ -1,5 +1,6 @@
 import { WorkerPool } from '../../platform/pool/index.js';
-import type { FaceConfig } from '../config.js';
+import type { ServiceDeps } from '../../platform/deps.js';
+import { loadFaceConfig, type FaceConfig } from '../config.js';
 import { boxArea } from './detect.js';
 import { competingFaces, DEFAULT_SUBJECT_RULES } from './subject.js';
 import { loadVerifiedModels } from './models.js';
@@ -132,4 +133,23 @@ export class FaceEngine {
 /** JPEG by its magic bytes (FF D8 FF). */
 export function isJpeg(buf: Buffer): boolean {
   return buf.length >= 3 && buf[0] === 0xff && buf[1] === 0xd8 && buf[2] === 0xff;
+}
+
+const processEngines = new WeakMap<ServiceDeps, { engine: FaceEngine; cfg: FaceConfig }>();
+
+/**
+ * The process's one face engine (a worker pool holding the models), made by whichever service asks first:
+ * face search and match, and liveness for its cmnd comparison. Closed with the process's lifecycle.
+ */
+export function processFaceEngine(deps: ServiceDeps): { engine: FaceEngine; cfg: FaceConfig } {
+  let found = processEngines.get(deps);
+  if (!found) {
+    const cfg = loadFaceConfig(process.env, deps.config.poolThreads);
+    const engine = new FaceEngine(cfg, { maxQueue: deps.config.poolQueue, maxWaitMs: deps.config.poolMaxWaitMs, timeoutMs: deps.config.poolTaskTimeoutMs });
+    deps.lifecycle.onClose('face-engine', () => engine.close());
+    deps.lifecycle.addReadiness('face', async () => engine.describe());
+    found = { engine, cfg };
+    processEngines.set(deps, found);
+  }
+  return found;
 }

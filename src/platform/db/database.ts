@@ -8,6 +8,18 @@ import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/**
+ * A service's typed view of the store: its own tables `T` beside the platform's, on the
+ * same connection. Each service declares its rows in its own `schema.ts` and reaches them
+ * only through this; the platform's `Database` knows the platform's tables alone.
+ */
+export type ServiceDb<T> = Kysely<Database & T>;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's own constraint on a map of tables
+export function serviceDb<T extends Record<string, Record<string, any>>>(db: Kysely<Database>): ServiceDb<T> {
+  return db.withTables<T>();
+}
+
 /** The relational store: a Kysely handle plus which engine is behind it. */
 export interface Store {
   db: Kysely<Database>;

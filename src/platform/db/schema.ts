@@ -1,5 +1,7 @@
+import type { QuotaRow, UsageRow } from '../usage/store.js';
+
 /**
- * Row types of every table, as Kysely sees them. Ids are text, timestamps are
+ * Row types of the platform's tables (services declare theirs in their own `schema.ts`), as Kysely sees them. Ids are text, timestamps are
  * ISO-8601 text, so both SQLite and PostgreSQL store them the same way.
  */
 export interface ApplicationRow {
@@ -44,58 +46,10 @@ export interface JobRow {
   updated_time: string;
 }
 
-export interface IntentRow {
-  code: string;
-  app_code: string;
-  label: string;
-  description: string;
-  type: number;
-  created_time: string;
-}
-
-export interface SampleRow {
-  code: string;
-  app_code: string;
-  content: string;
-  created_time: string;
-}
-
-export interface EntityRow {
-  code: string;
-  app_code: string;
-  label: string;
-  type: number;
-  description: string;
-  created_time: string;
-}
-
-export interface IntentSampleRow {
-  code: string;
-  app_code: string;
-  intent_code: string;
-  sample_code: string;
-  created_time: string;
-}
-
-export interface EntitySampleRow {
-  code: string;
-  app_code: string;
-  entity_code: string;
-  sample_code: string;
-  parent_code: string;
-  value: string;
-  start: number;
-  end: number;
-  created_time: string;
-}
-
 export interface Database {
   applications: ApplicationRow;
   credentials: CredentialRow;
   jobs: JobRow;
-  nlu_intents: IntentRow;
-  nlu_samples: SampleRow;
-  nlu_entities: EntityRow;
-  nlu_intent_samples: IntentSampleRow;
-  nlu_entity_samples: EntitySampleRow;
+  usage_daily: UsageRow;
+  usage_quotas: QuotaRow;
 }

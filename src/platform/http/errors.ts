@@ -55,3 +55,16 @@ export interface ServiceErrorShape {
   /** Builds the body the service's clients expect for an error. */
   render(entry: CatalogueEntry, message: string, details?: unknown): unknown;
 }
+
+/** The platform conditions of a service authenticated by `api_key`, its 413 naming the service and the 5 MB limit. */
+export function apiKeyPlatformEntries(service: string): Record<PlatformCondition, CatalogueEntry> {
+  return {
+    unauthorized: { code: 401, message: 'Missing or invalid api_key', status: 401 },
+    bodyTooLarge: { code: 413, message: `${service}: file larger than 5 MB`, status: 413 },
+    busy: { code: 429, message: 'Too many requests; try again shortly', status: 429 },
+    invalidRequest: { code: 400, message: 'Invalid request', status: 400 },
+    routeNotFound: { code: 404, message: 'Route not found', status: 404 },
+    methodNotAllowed: { code: 405, message: 'Method not allowed', status: 405 },
+    internal: { code: 500, message: 'Internal error; it has been logged', status: 500 },
+  };
+}

@@ -1,5 +1,5 @@
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
-import { serviceOfPath } from '../usage/services.js';
+import type { ServicePaths } from '../service-module.js';
 import { PlatformError } from './errors.js';
 
 export interface OverloadSettings {
@@ -26,7 +26,7 @@ const TICK_MS = 20;
  * short. Work in worker pools is bounded by the pools' own queues. The check
  * runs before authentication and before the body is read.
  */
-export function installOverloadGuard(app: FastifyInstance, settings: OverloadSettings): { close(): void } {
+export function installOverloadGuard(app: FastifyInstance, settings: OverloadSettings, paths: ServicePaths): { close(): void } {
   const inFlight = new Map<string, number>();
   let lastTick = performance.now();
   let timer: NodeJS.Timeout | undefined;
@@ -43,7 +43,7 @@ export function installOverloadGuard(app: FastifyInstance, settings: OverloadSet
   // A root hook, so it runs before the services' own hooks (authentication): a refusal costs little. Its error is
   // answered by the matched route's error handler, so each service renders its own 429.
   const guard: onRequestHookHandler = (request, reply, done) => {
-    const service = serviceOfPath(request.url);
+    const service = paths.serviceOf(request.url);
     if (!service) return done();
     const busy = settings.maxInFlight > 0 && (inFlight.get(service) ?? 0) >= settings.maxInFlight;
     const late = settings.maxEventLoopDelayMs > 0 && loopLate();

@@ -25,7 +25,8 @@ function resolve(shape: ServiceErrorShape, err: unknown): Resolved {
   }
   const status = typeof e?.statusCode === 'number' ? e.statusCode : 500;
   if (status === 413 || e?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return { entry: shape.platform.bodyTooLarge, message: 'Request body is larger than this endpoint accepts', internal: false };
+    // The service's own text: it names the limit (liveness: 409 with the video and image limits).
+    return { entry: shape.platform.bodyTooLarge, message: shape.platform.bodyTooLarge.message, internal: false };
   }
   if (status === 429) return { entry: shape.platform.busy, message: e.message, internal: false };
   if (status >= 400 && status < 500) {

@@ -3,11 +3,10 @@ import type { ServiceDeps } from '../deps.js';
 import { PlatformError } from '../http/errors.js';
 import { MemoryQuotaCounter, QuotaGate, type QuotaCounter } from './quota.js';
 import { UsageRecorder } from './recorder.js';
-import { serviceOfPath } from './services.js';
+import type { ServicePaths } from '../service-module.js';
 import { UsageStore } from './store.js';
 
 export { UsageStore, utcDay, type UsageReport, type QuotaRow } from './store.js';
-export { METERED_SERVICES, isMeteredService, type MeteredService } from './services.js';
 export { usageMigrations } from './migrations.js';
 
 export interface Metering {
@@ -23,7 +22,7 @@ export interface Metering {
  * hook; a refusal is the platform's `busy` condition, so each service answers
  * its own 429 shape, with Retry-After.
  */
-export async function installMetering(app: FastifyInstance, deps: ServiceDeps): Promise<Metering> {
+export async function installMetering(app: FastifyInstance, deps: ServiceDeps, paths: ServicePaths): Promise<Metering> {
   const store = new UsageStore(deps.store);
   const recorder = new UsageRecorder(store, app.log, 5000, 50_000, () => deps.credentials.recordUses(deps.credentials.drainUses()));
   deps.lifecycle.onClose('usage', () => recorder.close());
@@ -46,7 +45,7 @@ export async function installMetering(app: FastifyInstance, deps: ServiceDeps): 
   // service and the endpoint, so a request pays no path matching and no routeOptions object
   // (callback style: an async hook costs a few microseconds a request).
   app.addHook('onRoute', (route) => {
-    const service = serviceOfPath(route.url ?? route.path ?? '');
+    const service = paths.serviceOf(route.url ?? route.path ?? '');
     if (!service) return;
     const endpoint = `${Array.isArray(route.method) ? route.method.join(',') : route.method} ${route.url}`;
     const meter: onResponseHookHandler = (request, reply, done) => {

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Store } from '../db/database.js';
 import { BUCKET_COLUMNS, BUCKET_COUNT, quantileMs } from './histogram.js';
-import type { MeteredService } from './services.js';
 
 export interface UsageRow {
   app_code: string;
@@ -23,12 +22,6 @@ export interface QuotaRow {
   updated_time: string;
 }
 
-declare module '../db/schema.js' {
-  interface Database {
-    usage_daily: UsageRow;
-    usage_quotas: QuotaRow;
-  }
-}
 
 /** One aggregated slice of usage, as the CLI, the admin API and the console show it. */
 export interface UsageLine {
@@ -183,7 +176,7 @@ export class UsageStore {
   }
 
   /** Sets (or, with both limits null, removes) an application's quota for one service. */
-  async setQuota(appCode: string, service: MeteredService, perMinute: number | null, perDay: number | null): Promise<QuotaRow | null> {
+  async setQuota(appCode: string, service: string, perMinute: number | null, perDay: number | null): Promise<QuotaRow | null> {
     if (perMinute === null && perDay === null) {
       await this.store.db.deleteFrom('usage_quotas').where('app_code', '=', appCode).where('service', '=', service).execute();
       return null;

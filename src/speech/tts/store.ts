@@ -1,13 +1,12 @@
-import type { Kysely } from 'kysely';
-import type { Store } from '../../platform/db/database.js';
+import { serviceDb, type ServiceDb, type Store } from '../../platform/db/database.js';
 import type { TtsRequestRow, TtsTables } from './schema.js';
 
 /** Persistence of synthesis requests. Every read by a client filters by app_code. */
 export class TtsStore {
-  private readonly db: Kysely<TtsTables>;
+  private readonly db: ServiceDb<TtsTables>;
 
   constructor(store: Store) {
-    this.db = store.db.withTables<TtsTables>() as unknown as Kysely<TtsTables>;
+    this.db = serviceDb<TtsTables>(store.db);
   }
 
   async insert(row: TtsRequestRow): Promise<void> {

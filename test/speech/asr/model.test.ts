@@ -11,7 +11,7 @@ import { SherpaEngine } from '../../../src/speech/asr/engine.js';
 import { ACTIVE, MANIFEST, ModelError, detectModel, probeModel, resolveConfiguredModel } from '../../../src/speech/asr/model.js';
 import { speech, withPauses } from './support/audio.js';
 import { tinyModelDir } from './support/server.js';
-import { migrations } from '../../../src/migrations.js';
+import { migrations } from '../../../src/services.js';
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-asr-models-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));

@@ -5,26 +5,24 @@
  * every CACHE_MS.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../../platform/db/schema.js';
+import { serviceDb, type ServiceDb } from '../platform/db/database.js';
+import type { Database } from '../platform/db/schema.js';
+import type { LivenessTables, LivenessThresholdRow } from './schema.js';
 
-export interface LivenessThresholdRow {
-  /** An application's code, or `*` for every application without its own. */
-  scope: string;
-  threshold: number;
-  updated_at: string;
-}
+
+export type { LivenessThresholdRow } from './schema.js';
 
 export const GLOBAL_SCOPE = '*';
 const CACHE_MS = 10_000;
 
-type ThresholdDb = Kysely<Database & { liveness_thresholds: LivenessThresholdRow }>;
+type ThresholdDb = ServiceDb<LivenessTables>;
 
 export class LivenessThresholds {
   private readonly db: ThresholdDb;
   private cache: { at: number; rows: Map<string, number> } | undefined;
 
   constructor(db: Kysely<Database>) {
-    this.db = db.withTables<{ liveness_thresholds: LivenessThresholdRow }>();
+    this.db = serviceDb<LivenessTables>(db);
   }
 
   async list(): Promise<LivenessThresholdRow[]> {

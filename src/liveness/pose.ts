@@ -1,4 +1,4 @@
-import type { Box } from '../engine/detect.js';
+import type { Box } from '../face/engine/kit.js';
 import { eyeCentres } from './motion.js';
 
 /**

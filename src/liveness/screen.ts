@@ -1,5 +1,4 @@
-import type { Box } from '../engine/detect.js';
-import type { RgbImage } from '../engine/image.js';
+import type { Box, RgbImage } from '../face/engine/kit.js';
 
 /**
  * Reproduction cues that need no model: the moiré of a screen filmed by a

@@ -1,6 +1,5 @@
-import type { Box } from '../engine/detect.js';
-import { cropResize, type RgbImage } from '../engine/image.js';
-import type { AntispoofInput } from '../config.js';
+import { cropResize, type Box, type RgbImage } from '../face/engine/kit.js';
+import type { AntispoofInput } from './config.js';
 
 /**
  * The passive anti-spoof cue: a CNN that looks at one face (with a margin of

@@ -1,5 +1,6 @@
-import type { FastifyRequest } from 'fastify';
-import { bufferedParts } from '../platform/http/multipart.js';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { bufferedParts } from './multipart.js';
 
 export interface UploadedFile {
   field: string;
@@ -49,4 +50,12 @@ export async function readForm(request: FastifyRequest): Promise<FormInput> {
     }
   }
   return { fields, files };
+}
+
+/** Multipart parsing for a route scope whose files are at most `maxFileBytes` each (larger: the service's 413). */
+export async function useMultipart(scope: FastifyInstance, maxFileBytes: number): Promise<void> {
+  await scope.register(multipart, {
+    limits: { fileSize: maxFileBytes, files: 4, fields: 40, fieldSize: 64 * 1024, parts: 50, headerPairs: 200 },
+    throwFileSizeLimit: true,
+  });
 }

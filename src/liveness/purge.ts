@@ -1,5 +1,6 @@
-import type { PurgeHook } from '../../platform/purge.js';
-import type { LivenessThresholdRow } from './thresholds.js';
+import type { PurgeHook } from '../platform/purge.js';
+import { serviceDb } from '../platform/db/database.js';
+import type { LivenessTables } from './schema.js';
 
 /**
  * An application's own liveness threshold (`saola eval liveness --write APP`)
@@ -7,6 +8,6 @@ import type { LivenessThresholdRow } from './thresholds.js';
  * does not see it.
  */
 export const purgeLivenessThreshold: PurgeHook = async (appCode, { store }) => {
-  await store.db.withTables<{ liveness_thresholds: LivenessThresholdRow }>().deleteFrom('liveness_thresholds').where('scope', '=', appCode).execute();
+  await serviceDb<LivenessTables>(store.db).deleteFrom('liveness_thresholds').where('scope', '=', appCode).execute();
   return { blobs: 0 };
 };

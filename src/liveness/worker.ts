@@ -9,12 +9,23 @@
  */
 import fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
-import { findCardOutline } from '../../platform/vision/card-outline.js';
-import type { AntispoofInput } from '../config.js';
-import type { Box } from '../engine/detect.js';
-import { laplacianVariance, toGray, type RgbImage } from '../engine/image.js';
-import { defaultModelDir, loadVerifiedModels } from '../engine/models.js';
-import { alignFace, detectFaces, embed, eyeState, landmarks68, loadSessions, poseFromLandmarks } from '../engine/worker.js';
+import { findCardOutline } from '../platform/vision/card-outline.js';
+import type { AntispoofInput } from './config.js';
+import {
+  alignFace,
+  defaultModelDir,
+  detectFaces,
+  embed,
+  eyeState,
+  landmarks68,
+  laplacianVariance,
+  loadSessions,
+  loadVerifiedModels,
+  poseFromLandmarks,
+  toGray,
+  type Box,
+  type RgbImage,
+} from '../face/engine/kit.js';
 import { ANTISPOOF_SPECS, antispoofCrop, antispoofTensor, liveProbability } from './antispoof.js';
 import { meanAbsDifference, thumbnail } from './motion.js';
 import { eyeCover, type EyeCover } from './occlusion.js';

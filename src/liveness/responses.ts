@@ -1,5 +1,5 @@
-import type { CatalogueEntry } from '../../platform/http/errors.js';
-import { LIVENESS_MESSAGE, LivenessErrors } from '../errors.js';
+import type { CatalogueEntry } from '../platform/http/errors.js';
+import { LIVENESS_MESSAGE, LivenessErrors } from './errors.js';
 
 /** What a liveness check found, before it is rendered as the v2 or the v3 body. */
 export interface LivenessResult {

@@ -1,10 +1,11 @@
 import path from 'node:path';
-import { withTempFile, type Ffmpeg } from '../../platform/media/ffmpeg.js';
-import type { CatalogueEntry } from '../../platform/http/errors.js';
-import type { FaceConfig, LivenessConfig } from '../config.js';
-import { cosineToSimilarity, dot, type FaceEngine } from '../engine/index.js';
-import { LivenessErrors, MatchErrors } from '../errors.js';
-import type { UploadedFile } from '../form.js';
+import { withTempFile, type Ffmpeg } from '../platform/media/ffmpeg.js';
+import type { CatalogueEntry } from '../platform/http/errors.js';
+import type { FaceConfig } from '../face/config.js';
+import type { LivenessConfig } from './config.js';
+import { cosineToSimilarity, dot, type FaceEngine } from '../face/engine/index.js';
+import { LivenessErrors } from './errors.js';
+import type { UploadedFile } from '../platform/http/form.js';
 import type { LivenessEngine } from './engine.js';
 import type { LivenessResult } from './responses.js';
 import type { LivenessThresholds } from './thresholds.js';
@@ -109,8 +110,8 @@ export class LivenessService {
   /** `cmnd`'s largest face against the video's best frame, on face match's similarity scale and threshold. */
   private async compare(cmnd: UploadedFile, embedding: Float32Array): Promise<LivenessResult['faceMatch']> {
     const r = await this.faces.analyze(cmnd.data, { checkCard: false });
-    if (!r.ok) return { error: LivenessErrors.cmndNoFace, detail: `${MatchErrors.noFace.message}: cmnd cannot be decoded as an image` };
-    if (!r.primary) return { error: LivenessErrors.cmndNoFace, detail: MatchErrors.noFace.message };
+    if (!r.ok) return { error: LivenessErrors.cmndNoFace, detail: `${LivenessErrors.cmndNoFace.message}: cmnd cannot be decoded as an image` };
+    if (!r.primary) return { error: LivenessErrors.cmndNoFace, detail: LivenessErrors.cmndNoFace.message };
     const similarity = Math.round(cosineToSimilarity(dot(embedding, r.primary.embedding)) * 10000) / 100;
     return { isMatch: similarity >= this.cfg.matchThreshold, similarity };
   }

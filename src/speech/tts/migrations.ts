@@ -1,7 +1,7 @@
 import type { Kysely, Migration } from 'kysely';
 
-/** The speech service's tables. Append new migrations; never edit one that has shipped. */
-export const speechMigrations: Readonly<Record<string, Migration>> = {
+/** Text to speech's tables. Append new migrations; never edit one that has shipped. */
+export const ttsMigrations: Readonly<Record<string, Migration>> = {
   '0005_01_tts_requests': {
     async up(db: Kysely<any>) {
       await db.schema
