@@ -24,7 +24,7 @@ function serviceHelp(): string {
     .join('\n');
 }
 
-const USAGE = `Usage: saola <command> [options]
+export const USAGE = `Usage: saola <command> [options]
 
 Server
   serve                         start the API server (what npm start runs)

@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/platform/config.js';
 import { openPlatform } from '../../src/platform/index.js';
 import { purgeApplication } from '../../src/platform/purge.js';
 import { joinMigrations, ServicePaths, type ServiceModule } from '../../src/platform/service-module.js';
+import { USAGE } from '../../src/main.js';
 import { migrations, servicePaths, services } from '../../src/services.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { call } from '../support/http.js';
@@ -55,6 +56,12 @@ describe('the service list', () => {
     ]);
     assert.equal(paths.serviceOf('/x/y/z'), 'b');
     assert.equal(paths.serviceOf('/x/z'), 'a');
+  });
+
+  it('saola --help lists every service command with its usage', () => {
+    for (const c of services.flatMap((s) => s.commands ?? [])) assert.ok(USAGE.includes(`  ${c.words} ${c.usage}`), `${c.words} in the help`);
+    assert.match(USAGE, /eval liveness --live DIR --attack DIR/);
+    assert.match(USAGE, /reader features APP on\|off\|show/);
   });
 
   it('names, commands and migrations are unique across services', () => {
