@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -98,13 +99,48 @@ describe('the service list', () => {
     for (let i = 0; i < 3; i++) statuses.push((await post()).status);
     assert.ok(statuses.includes(429), `a 429 once the quota of 1 per minute is used: ${statuses}`);
     assert.equal(statuses[0], 200, 'the first one is answered');
+    // The usage rows (written every 5 s) name the service.
+    let rows: { service: string; endpoint: string; count: number }[] = [];
+    for (let i = 0; i < 40 && rows.length === 0; i++) {
+      rows = await t.deps.store.db.selectFrom('usage_daily').select(['service', 'endpoint', 'count']).where('app_code', '=', t.appCode).where('service', '=', 'liveness').execute();
+      if (rows.length === 0) await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.ok(rows.some((r) => r.endpoint === 'POST /dmp/liveness/v3' && Number(r.count) >= 1), JSON.stringify(rows));
+  });
+
+  it('liveness obeys SAOLA_MAX_IN_FLIGHT: while one upload is in hand, the next gets its 429', async () => {
+    const capped = await startTestApp({ env: { SAOLA_MAX_IN_FLIGHT: '1' } });
+    // An upload whose body never finishes stays in flight.
+    const held = http.request(`${capped.url}/dmp/liveness/v3`, {
+      method: 'POST',
+      headers: { api_key: capped.apiKey, 'content-type': 'multipart/form-data; boundary=x', 'content-length': '100000' },
+    });
+    held.on('error', () => {});
+    held.write('--x\r\n');
+    try {
+      let last: Response | undefined;
+      for (let i = 0; i < 20; i++) {
+        const form = new FormData();
+        form.append('video', new Blob([Buffer.from('x')]), 'selfie.mp4');
+        last = await fetch(`${capped.url}/dmp/liveness/v3`, { method: 'POST', headers: { api_key: capped.apiKey }, body: form });
+        if (last.status === 429) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(last?.status, 429);
+      const body = (await last!.json()) as { code: string; liveness: { message: string } };
+      assert.equal(body.code, '429');
+      assert.match(body.liveness.message, /liveness service is overloaded/);
+    } finally {
+      held.destroy();
+      await capped.close();
+    }
   });
 });
 
 describe('adding a service', () => {
   it('is one module: its route is served, metered under its name, its table made and purged with the application', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-echo-'));
-    const config = loadConfig({ SAOLA_DATA_DIR: dataDir, SAOLA_LOG_LEVEL: 'silent', SAOLA_AUTH_CACHE_SECONDS: '0' });
+    const config = loadConfig({ SAOLA_DATA_DIR: dataDir, SAOLA_LOG_LEVEL: 'silent', SAOLA_AUTH_CACHE_SECONDS: '0', SAOLA_MAX_EVENT_LOOP_DELAY_MS: '0' });
     const deps = await openPlatform(config, joinMigrations([migrations, echoService.migrations]));
     const app = await buildApp(deps, [echoService]);
     try {
