@@ -248,13 +248,10 @@ const probes: Record<string, () => Promise<number>> = {
 const NO_RECORDS: Record<string, string> = {
   'POST /cmt': 'reads one image and answers; the face crop link it hands out is a capability URL (see PUBLIC)',
   'POST /vision/idr/vnm': 'reads one image and answers; nothing is kept',
-  'POST /vision/idr/vnm/': 'the same route with a trailing slash',
   'POST /dmp/checkface/v1': 'compares the faces of one request; nothing is kept',
   'POST /hmi/asr/general': 'recognises one upload; nothing is kept',
   'POST /vision/dlr/vnm': 'reads one licence image and answers; nothing is kept',
-  'POST /vision/dlr/vnm/': 'the same route with a trailing slash',
   'POST /vision/passport/vnm': 'reads one passport image and answers; nothing is kept',
-  'POST /vision/passport/vnm/': 'the same route with a trailing slash',
   // The only per-application liveness row is the operator's threshold (liveness_thresholds, keyed by scope), written
   // by `saola eval liveness --write`, never through the API; it goes with the application's purge (purge.test.ts).
   'POST /dmp/checklive/v2': 'judges one video (and photo) and answers; nothing is kept',
