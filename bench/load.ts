@@ -44,7 +44,6 @@ import {
   summarise,
   type Answer,
   type LoadServer,
-  type RequestSpec,
   type Requests,
 } from './support/load.js';
 

@@ -46,7 +46,7 @@ function pair(capacity: number) {
   return {
     fast,
     plain,
-    add(owner: string, v: Float32Array) {
+    add: (owner: string, v: Float32Array) => {
       fast.add(owner, v);
       plain.add(owner, v);
     },

@@ -196,7 +196,7 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
       const { S3BlobStore } = await import('../../src/platform/blobs/s3-store.js');
       const store = new S3BlobStore(loadConfig(process.env).s3!);
       assert.equal(await store.delete(blobKey), true);
-      store.close();
+      await store.close();
 
       const again = await run(migrateStoreCommand, config, ['--to', target.url, '--blobs', `s3://${s3.bucket}`, '--json']);
       assert.equal(again.code, 0, again.out + again.err);

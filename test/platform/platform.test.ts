@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { migrations } from '../../src/migrations.js';
 import { AuthAdminError, Credentials, hashSecret } from '../../src/platform/auth/credentials.js';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
-import { migrateToLatest, openStore, type Store } from '../../src/platform/db/database.js';
+import { migrateToLatest, type Store } from '../../src/platform/db/database.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { call } from '../support/http.js';
 import { useMigratedStore } from '../support/store.js';

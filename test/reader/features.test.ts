@@ -15,7 +15,6 @@ import { migrations } from '../../src/migrations.js';
 import { Credentials } from '../../src/platform/auth/credentials.js';
 import { CommandUsageError } from '../../src/platform/cli.js';
 import { loadConfig, type Config } from '../../src/platform/config.js';
-import { migrateToLatest, openStore, type Store } from '../../src/platform/db/database.js';
 import { readerFeaturesCommand } from '../../src/reader/cli.js';
 import { ReaderSettingsStore } from '../../src/reader/settings-store.js';
 import { startTestApp, type Tenant, type TestApp } from '../support/app.js';

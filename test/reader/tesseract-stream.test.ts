@@ -94,7 +94,7 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
     const pids = streams.pids();
     await new Promise((r) => setTimeout(r, 200));
     for (const pid of pids) assert.equal(alive(pid), false);
-    await streams.close();
+    streams.close();
   });
 
   it('ends with the reader worker thread that started it, also when the pool terminates the thread; the thread\'s images go with it', async () => {

@@ -49,7 +49,7 @@ export const FORMATS: Record<string, string[]> = {
 };
 
 /** Re-encodes a wav into another container and codec. */
-export function convert(wav: Buffer, format: keyof typeof FORMATS | string): Buffer {
+export function convert(wav: Buffer, format: string): Buffer {
   const input = tmp('wav');
   fs.writeFileSync(input, wav);
   return ffmpeg(['-i', input, ...(FORMATS[format] ?? [])], format);
