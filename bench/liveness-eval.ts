@@ -22,8 +22,8 @@ import { LivenessEngine } from '../src/face/liveness/engine.js';
 import type { LivenessResult } from '../src/face/liveness/responses.js';
 import { LivenessService, type LivenessTrace, type LivenessVersion } from '../src/face/liveness/service.js';
 import { locateFfmpeg } from '../src/platform/media/ffmpeg.js';
-import { withSunglasses } from '../test/face/helpers.js';
-import { animate, crossFade, onScreen, printed, scene, turned, type Motion, type VideoOptions } from '../test/face/liveness-videos.js';
+import { withSunglasses } from '../test/support/face/helpers.js';
+import { animate, crossFade, onScreen, printed, scene, turned, type Motion, type VideoOptions } from '../test/support/face/liveness-videos.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +38,7 @@ const { values } = parseArgs({
     set: { type: 'string' },
   },
 });
-const fixtures = path.resolve('test/face/fixtures');
+const fixtures = path.resolve('test/fixtures/face');
 const facesDir = values.faces!;
 const haveFaces = fs.existsSync(path.join(facesDir, 'pairs.csv'));
 const read = (file: string) => fs.readFileSync(file);
