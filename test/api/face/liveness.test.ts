@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { analyze } from '../../../src/face/engine/worker.js';
@@ -34,13 +35,21 @@ describe('liveness over HTTP with generated videos', () => {
   const v2 = (v: Buffer, name = 'selfie.mp4', extra: Part[] = []) => post(app, V2, [['video', v, name], ...extra]);
   const v3 = (v: Buffer, name = 'selfie.mp4', extra: Part[] = []) => post(app, V3, [['video', v, name], ...extra]);
   let shaken: Buffer;
+  // The input checks count the server's temp files in os.tmpdir(): a folder of this file's own keeps
+  // those of test files running beside it out of the count.
+  const tmpdir = { saved: process.env.TMPDIR, own: '' };
 
   before(async () => {
+    tmpdir.own = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-liveness-test-'));
+    process.env.TMPDIR = tmpdir.own;
     app = await startTestApp({ env: { SAOLA_LIVENESS_MAX_VIDEO_BYTES: String(3 * 1024 * 1024) } });
     shaken = await video('shake');
   });
   after(async () => {
     await app?.close();
+    if (tmpdir.saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = tmpdir.saved;
+    fs.rmSync(tmpdir.own, { recursive: true, force: true });
   });
 
   it('a still image is 413 in both versions, v2 with only code, message, is_live and need_to_review', async () => {

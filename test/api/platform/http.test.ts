@@ -13,6 +13,7 @@ import { defineCatalogue, PlatformError, ServiceError, type ServiceErrorShape } 
 import { indexRoutes } from '../../../src/platform/http/route-index.js';
 import { useServiceErrors } from '../../../src/platform/http/service.js';
 import { WorkerPool } from '../../../src/platform/pool/index.js';
+import { sleep } from '../../support/wait.js';
 
 /** A service shaped like the recognition API: domain codes in the body, HTTP 200 for domain outcomes. */
 const Recognition = defineCatalogue({
@@ -115,7 +116,7 @@ describe('service error shapes, auth hook and lenient bodies', () => {
 
   test('a full worker pool answers 429 in the service shape', async () => {
     const first = app.inject({ method: 'POST', url: '/vision/busy', headers: { api_key: apiKey } });
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
     const second = await app.inject({ method: 'POST', url: '/vision/busy', headers: { api_key: apiKey } });
     assert.equal(second.statusCode, 429);
     assert.equal(second.json().errorCode, 9);

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BlobKeyError, BlobNotFoundError, type BlobStore } from '../../../src/platform/blobs/store.js';
+import { sleep } from '../wait.js';
 
 export interface BlobStoreHarness {
   /** Shown in the test names. */
@@ -28,7 +29,6 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export const AUDIO = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 251));
 

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PermanentJobError, type Job, type JobQueue, type WorkOptions } from '../../../src/platform/jobs/queue.js';
+import { sleep } from '../wait.js';
 
 /** One engine's queue plus the few things only the engine itself can fake. */
 export interface JobQueueBackend {
@@ -37,7 +38,7 @@ export interface JobQueueHarness {
   open(): Promise<JobQueueBackend>;
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+export { sleep };
 /** For the losing side of a race: does not keep the test process alive. */
 export const deadline = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -419,10 +420,12 @@ export function jobQueueSuite(harness: JobQueueHarness): void {
       const name = newQueueName();
       const { id } = await queue.enqueue(name, {});
       const runs: string[] = [];
-      const options = { leaseMs: 300, pollMs: 20 };
+      // Three leases long. A lease of 800 ms (a beat every 267 ms) outlasts the event-loop stalls of a loaded
+      // 2-core machine running test files side by side; at 300 ms one stall let the second worker claim the job.
+      const options = { leaseMs: 800, pollMs: 20 };
       const handler = async (job: Job) => {
         runs.push(job.id);
-        await sleep(1200);
+        await sleep(2400);
       };
       const first = queue.work(name, handler, options);
       const second = queue.work(name, handler, options);

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { CONSOLE_UI_DIR } from '../../../src/console/static.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { eventually } from '../../support/wait.js';
 
 /**
  * The console in a real browser: Debian's chromium driven by playwright-core.
@@ -28,12 +29,14 @@ describe('web console in chromium', { skip: missing }, () => {
   /** An input's value once it matches (the page fills some fields a moment after a change). */
   async function valueOf(label: string, pattern: RegExp): Promise<string> {
     const input = page.getByLabel(label);
-    for (let i = 0; i < 50; i++) {
-      const value = await input.inputValue();
-      if (pattern.test(value)) return value;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.fail(`${label} never matched ${pattern}: "${await input.inputValue()}"`);
+    let value = '';
+    return eventually(
+      async () => {
+        value = await input.inputValue();
+        return pattern.test(value) ? value : undefined;
+      },
+      { timeoutMs: 5_000, what: () => `${label} never matched ${pattern}: "${value}"` },
+    );
   }
   const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 

@@ -13,13 +13,14 @@ import { quotaCommand, usageCommand } from '../../../src/usage-cli.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
 import { call } from '../../support/http.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { sleep } from '../../support/wait.js';
 
 const silent = { warn() {}, info() {}, error() {} } as never;
 
 /** Minute quotas are fixed windows: start a counting test well inside one, so a boundary cannot split it. */
 async function freshMinute(): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
-  if (left < 5000) await new Promise((r) => setTimeout(r, left + 50));
+  if (left < 5000) await sleep(left + 50);
 }
 
 test('latency histogram: quantiles come back as the bound of the bucket they fall in', () => {
@@ -184,10 +185,10 @@ describe('metering and quotas over HTTP, usage and quota CLI', () => {
     assert.equal(set.code, 0, set.err);
     assert.match(set.out, /credit: 2 per minute, no limit per day/);
     // The running server re-reads quotas every 5 s, behind the requests: one request starts the re-read.
-    await new Promise((r) => setTimeout(r, 5100));
+    await sleep(5100);
     await call(app.url, 'GET', '/healthz');
     await call(app.url, 'GET', '/api/v3/sample', { token: app.token });
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     const other = await app.newTenant('unlimited');
     const answers = [];
     await freshMinute();

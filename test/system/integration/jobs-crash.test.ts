@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bullHarness, postgresHarness, sqliteHarness } from '../../support/platform/job-queue-backends.js';
 import type { JobQueueHarness } from '../../support/platform/job-queue-suite.js';
+import { eventually, sleep } from '../../support/wait.js';
 
 const LEASE_MS = 500;
 const JOBS = 12;
@@ -56,7 +57,7 @@ function crashSuite(harness: JobQueueHarness) {
 
         const crashWorker = await startCrashWorker(engine.crashWorkerArgs(queueName, LEASE_MS), CLAIMED_BEFORE_KILL);
         // Let it write heartbeats and progress for a while, then kill it mid-work.
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sleep(200);
         crashWorker.child.kill('SIGKILL');
         assert.equal(await crashWorker.exited, 'SIGKILL');
 
@@ -90,11 +91,15 @@ function crashSuite(harness: JobQueueHarness) {
           { concurrency: 4, leaseMs: LEASE_MS, pollMs: 50 },
         );
         try {
-          const giveUpAt = Date.now() + 10_000;
-          while ((await queue.counts(queueName)).done < JOBS) {
-            assert.ok(Date.now() < giveUpAt, `not all jobs done: ${JSON.stringify(await queue.counts(queueName))}`);
-            await new Promise((resolve) => setTimeout(resolve, 25));
-          }
+          let counts: unknown;
+          await eventually(
+            async () => {
+              const now = await queue.counts(queueName);
+              counts = now;
+              return now.done >= JOBS;
+            },
+            { timeoutMs: 10_000, intervalMs: 25, what: () => `not all jobs done: ${JSON.stringify(counts)}` },
+          );
         } finally {
           await worker.stop();
         }

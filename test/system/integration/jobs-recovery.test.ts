@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { DEFAULT_LEASE_MS } from '../../../src/platform/jobs/queue.js';
 import { bullHarness, postgresHarness, sqliteHarness } from '../../support/platform/job-queue-backends.js';
 import type { JobQueueHarness } from '../../support/platform/job-queue-suite.js';
+import { eventually, sleep } from '../../support/wait.js';
 
 const RECOVERY_LIMIT_MS = 15_000;
 const CLAIMED = 2;
@@ -41,7 +42,7 @@ async function killedWorkerHolding(args: string[], count: number) {
       });
     });
     // Mid-job: it has written progress and renewed its lease at least once.
-    await new Promise((resolve) => setTimeout(resolve, DEFAULT_LEASE_MS / 2 + 500));
+    await sleep(DEFAULT_LEASE_MS / 2 + 500);
   } finally {
     child.kill('SIGKILL');
   }
@@ -66,13 +67,14 @@ function recoverySuite(harness: JobQueueHarness) {
           return { by: 'survivor' };
         });
         try {
-          const giveUpAt = killed.killedAt + RECOVERY_LIMIT_MS + 5_000;
-          for (;;) {
-            const jobs = await Promise.all(ids.map((id) => queue.get(id)));
-            if (jobs.every((job) => job?.status === 'done')) break;
-            assert.ok(Date.now() < giveUpAt, `not done 20 s after the kill: ${JSON.stringify(jobs.map((j) => j?.status))}`);
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
+          let statuses: (string | undefined)[] = [];
+          await eventually(
+            async () => {
+              statuses = (await Promise.all(ids.map((id) => queue.get(id)))).map((job) => job?.status);
+              return statuses.every((s) => s === 'done');
+            },
+            { timeoutMs: killed.killedAt + RECOVERY_LIMIT_MS + 5_000 - Date.now(), intervalMs: 50, what: () => `not done 20 s after the kill: ${JSON.stringify(statuses)}` },
+          );
         } finally {
           await survivor.stop();
         }

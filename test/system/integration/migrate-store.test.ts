@@ -23,6 +23,7 @@ import { quotaCommand } from '../../../src/usage-cli.js';
 import { startTestApp, type TestApp, type Tenant } from '../../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
 import { startS3rverBucket } from '../../support/s3rver.js';
+import { eventually } from '../../support/wait.js';
 
 const FIXTURES = new URL('../../fixtures/face/', import.meta.url);
 
@@ -110,12 +111,14 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
       const tts = await fetch(`${url}/hmi/tts/v5`, { method: 'POST', headers: { api_key: tenant.apiKey }, body: 'Xin chào, dữ liệu này sẽ chuyển sang máy chủ.' });
       const accepted = (await tts.json()) as { async: string; request_id: string };
       ttsLink = new URL(accepted.async).pathname;
-      for (let i = 0; ; i++) {
-        const status = (await (await fetch(`${url}/hmi/tts/v5/status/${accepted.request_id}`, { headers: { api_key: tenant.apiKey } })).json()) as any;
-        if (status.status === 'done') break;
-        assert.ok(i < 300, `TTS did not finish: ${JSON.stringify(status)}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      let status: any;
+      await eventually(
+        async () => {
+          status = await (await fetch(`${url}/hmi/tts/v5/status/${accepted.request_id}`, { headers: { api_key: tenant.apiKey } })).json();
+          return status.status === 'done';
+        },
+        { timeoutMs: 30_000, what: () => `TTS did not finish: ${JSON.stringify(status)}` },
+      );
 
       const credit = async (...args: string[]) => {
         const r = await run(creditCommand, config, args);

@@ -30,6 +30,7 @@ import sharp from 'sharp';
 import { connectRedis, newRedisPrefix, REDIS_URL, removeRedisPrefix } from '../../support/platform/job-queue-backends.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
 import { startS3rverBucket } from '../../support/s3rver.js';
+import { sleep } from '../../support/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/main.ts', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../../fixtures/face/', import.meta.url));
@@ -136,7 +137,6 @@ function freePort(): Promise<number> {
   });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 100): Promise<T> {
   const giveUpAt = Date.now() + timeoutMs;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { eventually, sleep } from '../../support/wait.js';
 
 /**
  * Scale-out: an API server that runs no job workers, and a separate
@@ -34,7 +35,7 @@ describe('saola worker', () => {
     });
     const answer = (await res.json()) as { async: string; request_id: string; error: number };
     assert.equal(answer.error, 0);
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
     assert.equal(await status(answer.request_id), 'queued', 'nobody works on it yet');
     assert.equal((await fetch(answer.async)).status, 404);
 
@@ -42,11 +43,13 @@ describe('saola worker', () => {
       env: { ...process.env, SAOLA_DATA_DIR: t.dataDir, SAOLA_LOG_LEVEL: 'silent' },
       stdio: 'ignore',
     });
-    let final = 'queued';
-    for (let i = 0; i < 120 && final !== 'done' && final !== 'failed'; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      final = await status(answer.request_id);
-    }
+    const final = await eventually(
+      async () => {
+        const now = await status(answer.request_id);
+        return now === 'done' || now === 'failed' ? now : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 250, what: 'the worker finished the request' },
+    );
     assert.equal(final, 'done');
     const audio = await fetch(answer.async);
     assert.equal(audio.status, 200);

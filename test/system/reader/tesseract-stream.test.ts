@@ -15,6 +15,7 @@ import type { ReadResult } from '../../../src/reader/pipeline/run.js';
 import type { ReaderTask } from '../../../src/reader/service.js';
 import { WorkerPool } from '../../../src/platform/pool/index.js';
 import { needsPrograms } from '../../support/programs.js';
+import { sleep } from '../../support/wait.js';
 
 async function textImage(text: string): Promise<Buffer> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="520" height="70"><rect width="100%" height="100%" fill="#fff"/><text x="12" y="48" font-family="DejaVu Sans" font-size="34">${text}</text></svg>`;
@@ -84,7 +85,7 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
     await engine.recognize(await textImage('một'), psm6);
     const before = new Set(engine.pids());
     for (const pid of before) process.kill(pid, 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     assert.equal(words(await engine.recognize(await textImage('hai ba'), psm6)), 'hai ba');
   });
 
@@ -92,7 +93,7 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
     const streams = new TesseractStreams(1);
     await assert.rejects(streams.recognize(await textImage('chậm'), { lang: 'vie', psm: 6 }), /longer than 1 ms/);
     const pids = streams.pids();
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     for (const pid of pids) assert.equal(alive(pid), false);
     streams.close();
   });
@@ -110,12 +111,12 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
     const workerDirs = threadDirs().filter((d) => !dirsBefore.has(d));
     assert.equal(workerDirs.length, 1, 'the worker thread writes its images under its own folder');
     // Between tasks the idle thread runs nothing (piscina waits on Atomics): each image must be gone already.
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const left = fs.readdirSync(path.join(processScratchRoot(), workerDirs[0]), { recursive: true }).map(String);
     assert.deepEqual(left.filter((f) => f.endsWith('.png') && !f.endsWith('sentinel.png')), []);
     await pool.close();
     // Their stdin closes with the thread; Tesseract then finishes its list and exits.
-    for (let i = 0; i < 50 && started.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && started.some(alive); i++) await sleep(100);
     assert.deepEqual(started.filter(alive), []);
     assert.equal(fs.existsSync(path.join(processScratchRoot(), workerDirs[0])), false, 'the terminated thread\'s folder is removed');
   });
@@ -129,7 +130,7 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
     assert.ok(dir && dir.startsWith(processScratchRoot() + path.sep) && fs.existsSync(path.join(dir, 'sentinel.png')));
     own.close();
     assert.equal(fs.existsSync(dir), false);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
     for (const pid of pids) assert.equal(alive(pid), false);
     await assert.rejects(own.recognize(await textImage('x'), { lang: 'vie', psm: 6 }));
   });

@@ -21,6 +21,7 @@ import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { seededRandom } from '../../../src/platform/random.js';
 import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { sleep } from '../../support/wait.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const main = path.join(root, 'src/main.ts');
@@ -62,7 +63,7 @@ async function startServer(env: Record<string, string>): Promise<Server> {
       // not listening yet
     }
     if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   child.kill('SIGKILL');
   throw new Error(`server did not start: ${output.slice(-2000)}`);
@@ -148,10 +149,10 @@ async function importUntilStopped(
       void (async () => {
         while (child.exitCode === null && !killed) {
           if ((await stagedRows().catch(() => before)) > before) {
-            await new Promise((r) => setTimeout(r, extra));
+            await sleep(extra);
             return kill();
           }
-          await new Promise((r) => setTimeout(r, 20));
+          await sleep(20);
         }
       })();
     }
@@ -167,7 +168,7 @@ async function importUntilStopped(
       acked.importsKilled++;
     } else {
       // Another failure (e.g. the store busy past its timeout while the server was being killed): not acknowledged.
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
   }
 }
@@ -244,7 +245,7 @@ async function verify(
   let unfinished = 0;
   do {
     unfinished = await sqlCount('select count(*) as n from tts_requests where ready_time is null and failed_time is null');
-    if (unfinished > 0) await new Promise((r) => setTimeout(r, 1000));
+    if (unfinished > 0) await sleep(1000);
   } while (unfinished > 0 && Date.now() < deadline);
   if (unfinished > 0) {
     const ids = (await sqlRows('select id, job_id from tts_requests where ready_time is null and failed_time is null')) as { id: string; job_id: string | null }[];
@@ -352,11 +353,11 @@ for (const engine of ['embedded', 'postgres+redis'] as const) {
         const killAfter = 6000 + Math.floor(random() * 6000);
         const facesBefore = acked.faces.size;
         const writing = writeUntilKilled(server, creds, round, acked, () => killed);
-        await new Promise((r) => setTimeout(r, killAfter));
+        await sleep(killAfter);
         // On a busy machine loading the face models can outlast the round: the kill then waits for the round's
         // first face (at most a minute), and comes at a random moment in the next 2 s.
-        for (let waited = 0; acked.faces.size === facesBefore && waited < 60_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
-        if (acked.faces.size > facesBefore) await new Promise((r) => setTimeout(r, Math.floor(random() * 2000)));
+        for (let waited = 0; acked.faces.size === facesBefore && waited < 60_000; waited += 100) await sleep(100);
+        if (acked.faces.size > facesBefore) await sleep(Math.floor(random() * 2000));
         server.child.kill('SIGKILL');
         killed = true;
         await new Promise((r) => server!.child.once('exit', r));

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { newAgent, send, startLoadServer } from '../../../bench/support/load.js';
 import { startTestApp } from '../../support/app.js';
+import { eventually, sleep } from '../../support/wait.js';
 
 const grace = fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/face/grace_hopper.jpg'));
 const personA = fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/face/person-a.jpg'));
@@ -65,14 +66,16 @@ describe('load shedding', () => {
         assert.match(a.body.message, /waiting for synthesis/);
       }
       for (const a of answers.slice(0, 3)) {
-        for (let i = 0; ; i++) {
-          const st = (await (await fetch(`${t.url}/hmi/tts/v5/status/${a.body.request_id}`, { headers: { api_key: t.apiKey } })).json()) as { status: string };
-          if (st.status === 'done') break;
-          assert.ok(i < 600, `request ${a.body.request_id} never finished: ${JSON.stringify(st)}`);
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        let st: { status: string } | undefined;
+        await eventually(
+          async () => {
+            st = (await (await fetch(`${t.url}/hmi/tts/v5/status/${a.body.request_id}`, { headers: { api_key: t.apiKey } })).json()) as { status: string };
+            return st.status === 'done';
+          },
+          { timeoutMs: 60_000, what: () => `request ${a.body.request_id} never finished: ${JSON.stringify(st)}` },
+        );
       }
-      await new Promise((r) => setTimeout(r, 1100)); // the backlog is counted again after a second
+      await sleep(1100); // the backlog is counted again after a second
       assert.equal((await post(9)).status, 200);
     } finally {
       await t.close();
@@ -103,7 +106,7 @@ describe('load shedding', () => {
         assert.deepEqual([body.statusCode, body.error, body.code], [429, 'Too Many Requests', 'BUSY']);
       }
       for (const a of ok) assert.match(a.body, /^\[\{"code":/); // the page (the driver keeps its first 64 kB)
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
       const after = await send(agent, server.url, page);
       assert.equal(after.status, 200);
       agent.destroy();

@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import { eventually } from '../../support/wait.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const main = path.join(root, 'src/main.ts');
@@ -71,11 +72,7 @@ describe('secrets in logs', () => {
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
     const exited = new Promise<void>((r) => child.on('exit', () => r()));
-    for (let i = 0; i < 300; i++) {
-      if (/Saola is ready/.test(output)) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.match(output, /Saola is ready/, output.slice(-2000));
+    await eventually(() => /Saola is ready/.test(output), { timeoutMs: 30_000, what: () => `the server never said it was ready: ${output.slice(-2000)}` });
     stop = async () => {
       child.kill('SIGTERM');
       await exited;

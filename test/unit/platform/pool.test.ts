@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { PlatformError } from '../../../src/platform/http/errors.js';
 import { PoolTimeoutError, WorkerLoadError, WorkerPool } from '../../../src/platform/pool/index.js';
+import { sleep } from '../../support/wait.js';
 
 // Named as compiled code names it; the pool finds the .ts source under tsx.
 const filename = new URL('../../support/pool-task.js', import.meta.url);
@@ -24,7 +25,7 @@ test("a worker's event loop turns between tasks, so callbacks it queued (native 
   try {
     for (let i = 0; i < 4; i++) await one.run({ ms: 5 });
     // Idle, the worker's loop turns; blocked in Atomics.wait (piscina's default) it never does and this stays 0.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
     assert.equal((await one.run({ ms: 5 })).immediatesRun, 4);
   } finally {
     await one.close();
@@ -34,14 +35,14 @@ test("a worker's event loop turns between tasks, so callbacks it queued (native 
 test('the event loop stays free while workers compute', async () => {
   const work = pool.run({ ms: 300 });
   const started = Date.now();
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  await sleep(20);
   assert.ok(Date.now() - started < 150, 'a timer fired while the task was running');
   await work;
 });
 
 test('a full queue answers busy at once', async () => {
   const running = [pool.run({ ms: 400 }), pool.run({ ms: 400 }), pool.run({ ms: 400 }), pool.run({ ms: 400 })];
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await sleep(50);
   await assert.rejects(pool.run({ ms: 10 }), (err: unknown) => err instanceof PlatformError && err.condition === 'busy');
   await Promise.all(running);
 });

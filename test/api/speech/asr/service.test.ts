@@ -11,6 +11,7 @@ import { asrRoutes } from '../../../../src/speech/asr/routes.js';
 import { AsrService } from '../../../../src/speech/asr/service.js';
 import { audioFromBody } from '../../../../src/speech/asr/upload.js';
 import { joinSegments, type Segment } from '../../../../src/speech/asr/vad.js';
+import { eventually } from '../../../support/wait.js';
 
 /**
  * The service's request lifecycle (busy, canceled, time limit) with an engine
@@ -180,7 +181,7 @@ describe('the route over HTTP with a controlled engine', () => {
     req.end(audio);
     await engine.whenEntered();
     req.destroy();
-    while (service.counters.canceled === before) await new Promise((r) => setTimeout(r, 10));
+    await eventually(() => service.counters.canceled !== before, { intervalMs: 10, what: 'the request counted as canceled' });
     assert.equal(service.counters.canceled, before + 1);
     assert.equal(service.counters.inFlight, 0);
     engine.release();

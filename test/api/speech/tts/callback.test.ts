@@ -10,6 +10,7 @@ import { TtsStore } from '../../../../src/speech/tts/store.js';
 import type { SpeechEngine } from '../../../../src/speech/tts/synthesise.js';
 import type { Job, JobContext } from '../../../../src/platform/jobs/queue.js';
 import { postTts, withEnv } from '../../../support/speech/tts/helpers.js';
+import { sleep } from '../../../support/wait.js';
 
 interface Received {
   contentType: string | undefined;
@@ -165,7 +166,7 @@ describe('callbacks', () => {
     for (let i = 0; i < 100; i++) {
       seen = await t.deps.jobs.get(job.id);
       if (seen?.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     assert.equal(seen?.status, 'failed');
     assert.equal(seen?.attempts, 1);

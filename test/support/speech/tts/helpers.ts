@@ -1,5 +1,6 @@
 import http from 'node:http';
 import assert from 'node:assert/strict';
+import { eventually, sleep } from '../../wait.js';
 
 /** What POST /hmi/tts/v5 answered: the raw text (a client slices it) and the parsed body. */
 export interface TtsAnswer {
@@ -49,7 +50,7 @@ export async function pollUntilReady(url: string, maxTries = 10): Promise<{ stat
   const statuses: number[] = [];
   let wait = 200;
   for (let i = 0; i < maxTries; i++) {
-    await new Promise((r) => setTimeout(r, wait));
+    await sleep(wait);
     const res = await rawRequest(url);
     statuses.push(res.status);
     if (res.status === 200) return { statuses, final: res };
@@ -59,15 +60,16 @@ export async function pollUntilReady(url: string, maxTries = 10): Promise<{ stat
 }
 
 /** Waits for a request's status to reach done or failed (status endpoint). */
-export async function waitForStatus(base: string, apiKey: string, requestId: string, tries = 60): Promise<any> {
+export async function waitForStatus(base: string, apiKey: string, requestId: string): Promise<any> {
   let last: any;
-  for (let i = 0; i < tries; i++) {
-    const res = await rawRequest(`${base}/hmi/tts/v5/status/${requestId}`, { headers: { api_key: apiKey } });
-    last = JSON.parse(res.body.toString('utf8'));
-    if (last.status === 'done' || last.status === 'failed') return last;
-    await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** i, 1000)));
-  }
-  assert.fail(`request ${requestId} did not finish: ${JSON.stringify(last)}`);
+  return eventually(
+    async () => {
+      const res = await rawRequest(`${base}/hmi/tts/v5/status/${requestId}`, { headers: { api_key: apiKey } });
+      last = JSON.parse(res.body.toString('utf8'));
+      return last.status === 'done' || last.status === 'failed' ? last : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 200, what: () => `request ${requestId} did not finish: ${JSON.stringify(last)}` },
+  );
 }
 
 /** An MP3 file starts with an ID3 tag or an MPEG audio frame sync. */

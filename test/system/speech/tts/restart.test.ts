@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { startTestApp } from '../../../support/app.js';
 import { createTestDatabase } from '../../../support/postgres.js';
 import { looksLikeMp3, pollUntilReady, postTts, rawRequest, waitForStatus, withEnv } from '../../../support/speech/tts/helpers.js';
+import { eventually } from '../../../support/wait.js';
 
 /** The second process: the same data folder and database, keeping the first one's application. */
 function reopen(dataDir: string, databaseUrl?: string) {
@@ -75,17 +76,14 @@ describe('retention', () => {
       // Ready first. Polled every 100 ms, not with a client's doubling wait: on a machine without
       // the Debian programs the WASM engine is slower, and a doubled wait could step over the
       // whole time the file lives and see only 404s.
-      let ready = 404;
-      for (let i = 0; i < 1200 && ready !== 200; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        ready = (await rawRequest(res.body.async)).status;
-      }
-      assert.equal(ready, 200);
-      let status = 200;
-      for (let i = 0; i < 120 && status === 200; i++) {
-        await new Promise((r) => setTimeout(r, 250));
-        status = (await rawRequest(res.body.async)).status;
-      }
+      await eventually(async () => (await rawRequest(res.body.async)).status === 200, { timeoutMs: 120_000, what: 'the audio was ready' });
+      const status = await eventually(
+        async () => {
+          const now = (await rawRequest(res.body.async)).status;
+          return now === 200 ? undefined : now;
+        },
+        { timeoutMs: 30_000, intervalMs: 250, what: 'the audio was removed at the end of its retention' },
+      );
       assert.equal(status, 404);
       const gone = await rawRequest(`${t.url}/hmi/tts/v5/status/${res.body.request_id}`, { headers: { api_key: t.apiKey } });
       assert.equal(gone.status, 404, 'the finished request is forgotten too');
