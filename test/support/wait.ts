@@ -26,12 +26,12 @@ export async function eventually<T>(probe: () => T | Promise<T>, opts: Eventuall
   const { timeoutMs = 10_000, intervalMs = 100 } = opts;
   const giveUpAt = Date.now() + timeoutMs;
   for (;;) {
-    let error: unknown;
+    let error: Error | undefined;
     try {
       const value = await probe();
       if (value !== undefined && value !== null && value !== false) return value as Exclude<T, undefined | null | false>;
     } catch (err) {
-      error = err;
+      error = err instanceof Error ? err : new Error(String(err));
     }
     if (Date.now() >= giveUpAt) {
       if (error !== undefined) throw error;
