@@ -4,7 +4,10 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const nodeGlobals = Object.fromEntries(
-  ['process', 'console', 'Buffer', 'URL', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'fetch', 'AbortController', 'performance'].map((name) => [name, 'readonly']),
+  ['process', 'console', 'Buffer', 'URL', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'fetch', 'AbortController', 'performance'].map((name) => [
+    name,
+    'readonly',
+  ]),
 );
 
 export default tseslint.config(
@@ -15,7 +18,17 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         // Files outside every tsconfig (plain JS scripts, the console's Vite config) get a default project.
-        projectService: { allowDefaultProject: ['*.js', 'scripts/*.mjs', 'scripts/prepare-face-models.ts', 'scripts/onnx-qdq.ts', 'bench/support/*.mjs', 'test/support/*.mjs', 'console/vite.config.ts'] },
+        projectService: {
+          allowDefaultProject: [
+            '*.js',
+            'scripts/*.mjs',
+            'scripts/prepare-face-models.ts',
+            'scripts/onnx-qdq.ts',
+            'bench/support/*.mjs',
+            'test/support/*.mjs',
+            'console/vite.config.ts',
+          ],
+        },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -62,9 +62,9 @@ describe('BullMQ selection', () => {
       import os from 'node:os';
       import path from 'node:path';
       import { createRequire } from 'node:module';
-      import { loadConfig } from '../../integration/src/platform/config.ts';
-      import { openPlatform } from '../../integration/src/platform/index.ts';
-      import { migrations } from '../../integration/src/migrations.ts';
+      import { loadConfig } from './src/platform/config.ts';
+      import { openPlatform } from './src/platform/index.ts';
+      import { migrations } from './src/migrations.ts';
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-lazy-'));
       const deps = await openPlatform(loadConfig({ SAOLA_DATA_DIR: dataDir }), migrations);
       await deps.blobs.put('a/b.txt', Buffer.from('x'));
