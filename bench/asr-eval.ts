@@ -24,7 +24,7 @@ import { loadAsrSettings } from '../src/speech/asr/config.js';
 import { FfmpegDecoder } from '../src/speech/asr/decode.js';
 import { SherpaEngine } from '../src/speech/asr/engine.js';
 import { createAsrService } from '../src/speech/asr/index.js';
-import { buildTinyTransducer } from '../test/speech/asr/support/tiny-transducer.js';
+import { buildTinyTransducer } from '../test/support/speech/asr/tiny-transducer.js';
 
 const AUDIO = /\.(wav|mp3|m4a|aac|ogg|opus|webm|flac)$/i;
 

@@ -7,7 +7,7 @@ import { loadConfig } from '../src/platform/config.js';
 import { loadAsrSettings } from '../src/speech/asr/config.js';
 import { FfmpegDecoder } from '../src/speech/asr/decode.js';
 import { SherpaEngine } from '../src/speech/asr/engine.js';
-import { buildTinyTransducer } from '../test/speech/asr/support/tiny-transducer.js';
+import { buildTinyTransducer } from '../test/support/speech/asr/tiny-transducer.js';
 
 /**
  * Speech to text stage by stage on this machine, with the tiny untrained

@@ -16,7 +16,7 @@ import { boxInUpload, evaluateFacePairs, formatEvaluation, readPairs, sameFace }
 import { loadFaceConfig } from '../src/face/config.js';
 import { cosineToSimilarity, dot } from '../src/face/engine/similarity.js';
 import sharp from 'sharp';
-import { idCardPhoto, placements, withMask, withSunglasses } from '../test/face/helpers.js';
+import { idCardPhoto, placements, withMask, withSunglasses } from '../test/support/face/helpers.js';
 
 /**
  * Faces a person counts in the photos that are not in pairs.csv (every pairs.csv portrait: 1).

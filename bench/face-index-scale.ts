@@ -30,7 +30,7 @@ import { S3RVER_CREDENTIALS, startS3rverBucket } from '../test/support/s3rver.js
 
 const FACES = Number(process.argv[2] ?? 100_000);
 const BATCH = 1000;
-const FIXTURES = new URL('../test/face/fixtures/', import.meta.url);
+const FIXTURES = new URL('../test/fixtures/face/', import.meta.url);
 
 function randomUnit(random: () => number): Float32Array {
   const v = new Float32Array(512);

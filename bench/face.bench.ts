@@ -10,7 +10,7 @@ import { analyze } from '../src/face/engine/worker.js';
 import { CollectionIndex, EXACT_FROM_COSINE } from '../src/face/search/index-cache.js';
 import { startTestApp } from '../test/support/app.js';
 import fs from 'node:fs';
-import { fixture, placements } from '../test/face/helpers.js';
+import { fixture, placements } from '../test/support/face/helpers.js';
 import { boxInUpload } from '../src/face/evaluation.js';
 import type { BenchRow } from './harness.js';
 

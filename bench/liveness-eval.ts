@@ -23,8 +23,8 @@ import { LivenessEngine } from '../src/liveness/engine.js';
 import type { LivenessResult } from '../src/liveness/responses.js';
 import { LivenessService, type LivenessTrace, type LivenessVersion } from '../src/liveness/service.js';
 import { locateFfmpeg } from '../src/platform/media/ffmpeg.js';
-import { withSunglasses } from '../test/face/helpers.js';
-import { animate, crossFade, onScreen, printed, scene, turned, type Motion, type VideoOptions } from '../test/face/liveness-videos.js';
+import { withSunglasses } from '../test/support/face/helpers.js';
+import { animate, crossFade, onScreen, printed, scene, turned, type Motion, type VideoOptions } from '../test/support/face/liveness-videos.js';
 
 const { values } = parseArgs({
   options: {
@@ -39,7 +39,7 @@ const { values } = parseArgs({
     set: { type: 'string' },
   },
 });
-const fixtures = path.resolve('test/face/fixtures');
+const fixtures = path.resolve('test/fixtures/face');
 const facesDir = values.faces!;
 const haveFaces = fs.existsSync(path.join(facesDir, 'pairs.csv'));
 const read = (file: string) => fs.readFileSync(file);
@@ -117,7 +117,7 @@ for (const g of groups) {
   const orders = g.length >= 4 ? [files.slice(0, 3), files.slice(3, 6), files.slice(-3).reverse()] : [files, [...files].reverse()];
   for (const o of orders.slice(0, values.quick ? 1 : 3)) {
     if (o.length < 2) continue;
-    cases.push({ name: `proxy ${o.map((f) => path.basename(f, '.jpg')).join('+')}`, set: setOf(o[0]), kind: 'live', expect: { 3: '200' }, make: async () => crossFade(await Promise.all(o.map(read)), HD) });
+    cases.push({ name: `proxy ${o.map((f) => path.basename(f, '.jpg')).join('+')}`, set: setOf(o[0]), kind: 'live', expect: { 3: '200' }, make: async () => crossFade(o.map(read), HD) });
   }
 }
 // Error cases on a few photos (each fault on its own, with hand shake so the still rule stays out of it).

@@ -44,7 +44,6 @@ import {
   summarise,
   type Answer,
   type LoadServer,
-  type RequestSpec,
   type Requests,
 } from './support/load.js';
 
@@ -110,7 +109,7 @@ const fastifyBusy = (a: { status: number; body: string }) => {
 };
 
 function readerFixture(name: string): Buffer {
-  return fs.readFileSync(path.join(root, 'test/reader/fixtures', name));
+  return fs.readFileSync(path.join(root, 'test/fixtures/reader', name));
 }
 
 export const TARGETS: Record<string, LoadTarget> = {
@@ -191,7 +190,7 @@ export const TARGETS: Record<string, LoadTarget> = {
     levels: [1, 2, 4, 8],
     budgetMs: 4000,
     async prepare(_server, creds) {
-      const img = (f: string) => fs.readFileSync(path.join(root, 'test/face/fixtures', f));
+      const img = (f: string) => fs.readFileSync(path.join(root, 'test/fixtures/face', f));
       const b = await multipart([
         ['file[]', img('grace_hopper.jpg'), 'a.jpg', 'image/jpeg'],
         ['file[]', img('person-a.jpg'), 'b.jpg', 'image/jpeg'],
@@ -269,7 +268,7 @@ export const TARGETS: Record<string, LoadTarget> = {
 /** ASR needs a model: the tiny generated transducer of the tests (its transcripts are meaningless; its cost is real). */
 export async function asrEnv(scratch: string): Promise<Record<string, string>> {
   if (process.env.SAOLA_ASR_MODEL) return { SAOLA_ASR_MODEL: process.env.SAOLA_ASR_MODEL };
-  const { buildTinyTransducer } = await import('../test/speech/asr/support/tiny-transducer.js');
+  const { buildTinyTransducer } = await import('../test/support/speech/asr/tiny-transducer.js');
   const dir = path.join(scratch, 'tiny-asr');
   buildTinyTransducer(dir);
   return { SAOLA_ASR_MODEL: dir };

@@ -1,5 +1,5 @@
 /**
- * Writes the reader's committed test images (test/reader/fixtures/): a small
+ * Writes the reader's committed test images (test/fixtures/reader/): a small
  * fixed set of synthetic card photos with their ground truth. Run again only
  * when the classic templates (bench/idcard-templates.ts) change:  npx tsx bench/reader-fixtures.ts
  */
@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import type { CardKind } from '../src/reader/layouts.js';
 import { makeSample, type PhotoOptions } from './idcard-synth.js';
 
-const OUT = path.join(import.meta.dirname, '..', 'test', 'reader', 'fixtures');
+const OUT = path.join(import.meta.dirname, '..', 'test', 'fixtures', 'reader');
 
 const SET: { name: string; seed: number; kind: CardKind; options: PhotoOptions }[] = [
   { name: 'chip-front', seed: 11, kind: 'cccd_chip_front', options: { width: 1200, rotation: 4, glare: false, blurSigma: 0, jpegQuality: 85 } },

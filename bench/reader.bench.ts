@@ -3,7 +3,7 @@ import path from 'node:path';
 import { startTestApp } from '../test/support/app.js';
 import type { BenchRow } from './harness.js';
 
-const FIXTURES = path.join(import.meta.dirname, '..', 'test', 'reader', 'fixtures');
+const FIXTURES = path.join(import.meta.dirname, '..', 'test', 'fixtures', 'reader');
 const REQUESTS = 24;
 const CONCURRENCY = 2;
 

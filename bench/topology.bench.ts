@@ -29,7 +29,7 @@ import { startS3rverBucket } from '../test/support/s3rver.js';
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 6);
 const TTS_JOBS = Number(process.env.BENCH_TTS_JOBS ?? 12);
 const REDIS_URL = process.env.SAOLA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const FIXTURES = new URL('../test/face/fixtures/', import.meta.url);
+const FIXTURES = new URL('../test/fixtures/face/', import.meta.url);
 
 function multipart(fields: Record<string, string | Buffer>): { body: Buffer; contentType: string } {
   const boundary = `----saola-bench-${randomUUID()}`;

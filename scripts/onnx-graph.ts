@@ -32,7 +32,7 @@ export function graphOf(model: Model): InstanceType<typeof onnx.GraphProto> {
 
 /** Float values of an initializer (raw_data or float_data), as a fresh copy. */
 export function floatsOf(t: Tensor): Float32Array {
-  if (t.dataType !== DT.FLOAT) throw new Error(`initializer ${t.name} is not float32`);
+  if (t.dataType !== (DT.FLOAT as number)) throw new Error(`initializer ${t.name} is not float32`);
   if (t.rawData && t.rawData.length > 0) {
     const copy = new Uint8Array(t.rawData);
     return new Float32Array(copy.buffer, copy.byteOffset, copy.length / 4);

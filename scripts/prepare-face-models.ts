@@ -14,7 +14,7 @@
  *
  * `--int8` is the measured-and-rejected alternative, kept reproducible: it
  * quantises the embedding net to int8 (QDQ, onnx-qdq.ts; calibration on the
- * aligned faces of test/face/fixtures and their augmentations, never the
+ * aligned faces of test/fixtures/face and their augmentations, never the
  * evaluation set) in a few variants and prints, for each, the cosine between
  * float and int8 embeddings (on the calibration faces and on the jpg files of
  * every --check-dir) and the CPU time per run. `--out` writes the last variant.
@@ -87,7 +87,7 @@ async function cpuMs(model: Uint8Array, input: Float32Array, runs = 60): Promise
 
 /** 112x112 centre crops of the fixture photos as fr_feature inputs: real pixel statistics, no engine needed. */
 async function fixtureCrops(): Promise<Float32Array[]> {
-  const dir = path.join(root, 'test/face/fixtures');
+  const dir = path.join(root, 'test/fixtures/face');
   const out: Float32Array[] = [];
   for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.jpg')).sort()) {
     const rgb = await sharp(fs.readFileSync(path.join(dir, f))).resize(112, 112, { fit: 'cover' }).removeAlpha().raw().toBuffer();
@@ -136,7 +136,7 @@ async function prepare(checkOnly: boolean): Promise<void> {
 async function int8Report(): Promise<void> {
   // Imported here: the engine needs the prepared models to find and align faces.
   const { alignFace, analyze, decodeImage, featureInput } = await import('../src/face/engine/worker.js');
-  const { augment } = await import('../test/face/helpers.js');
+  const { augment } = await import('../test/support/face/helpers.js');
   const { activationsToQuantize, calibrate, correctBiases, quantize } = await import('./onnx-qdq.js');
   const faceInputs = async (photos: Buffer[]) => {
     const out: Float32Array[] = [];
@@ -147,7 +147,7 @@ async function int8Report(): Promise<void> {
     }
     return out;
   };
-  const fixtures = path.join(root, 'test/face/fixtures');
+  const fixtures = path.join(root, 'test/fixtures/face');
   const photos: Buffer[] = [];
   for (const f of fs.readdirSync(fixtures).filter((f) => f.endsWith('.jpg') && f !== 'group.jpg').sort()) {
     const src = fs.readFileSync(path.join(fixtures, f));
@@ -160,7 +160,7 @@ async function int8Report(): Promise<void> {
       inputs: await faceInputs(fs.readdirSync(dir).filter((f) => /\.jpe?g$/i.test(f)).sort().map((f) => fs.readFileSync(path.join(dir, f)))),
     })),
   );
-  console.log(`calibration: ${calib.length} aligned faces (test/face/fixtures and augmentations)`);
+  console.log(`calibration: ${calib.length} aligned faces (test/fixtures/face and augmentations)`);
   const stats = (a: Float32Array[], b: Float32Array[]) => {
     const c = a.map((x, i) => cosine(x, b[i])).sort((p, q) => p - q);
     return `min ${c[0].toFixed(4)} median ${c[c.length >> 1].toFixed(4)}`;

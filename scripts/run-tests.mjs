@@ -1,84 +1,122 @@
 #!/usr/bin/env node
-// Runs every test/**/*.test.ts with Node's test runner under tsx. Node 20's
-// runner takes no glob patterns, so the files are listed here. Arguments
-// narrow the run: `npm test -- nlu platform` runs files whose path has either word.
+// Runs the test suite with Node's test runner under tsx, tier by tier (Node 20's runner takes no glob
+// patterns, so the files are listed here):
+//   test/unit    no server, no child process, no database server: every file in parallel, one per core;
+//   test/api     one in-process server per file (SQLite, its own temp folder, port 0);
+//   test/system  Saola or other programs as child processes, PostgreSQL, Redis, a browser.
+// Unit runs first; api and system then run together, a few files at a time (every file makes its own
+// database, Redis prefix, temp folder and port, so files never share state).
 //
-// A test that needs a Debian program the machine lacks (tesseract, ffmpeg,
-// espeak-ng) is skipped with a reason starting "native engine missing:"
-// (test/support/programs.ts). Those skips are listed at the end; under CI
-// (CI=true), where .ci/run installs the programs, any of them fails the run.
+// `--tier unit` (repeatable) picks tiers; other arguments are path words that narrow the run:
+// `npm test -- nlu platform` runs files whose path has either word. SAOLA_TEST_CONCURRENCY sets how
+// many api/system files run at once.
+//
+// A test that needs a Debian program the machine lacks (tesseract, ffmpeg, espeak-ng) is skipped with a
+// reason starting "native engine missing:" (test/support/programs.ts). Those skips are listed at the end;
+// under CI (CI=true), where .ci/run installs the programs, any of them fails the run.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 const MISSING_PROGRAM = 'native engine missing:';
+const TIERS = ['unit', 'api', 'system'];
+const cores = os.availableParallelism();
 
 function find(dir) {
+  if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'fixtures' ? [] : find(full);
+    if (entry.isDirectory()) return find(full);
     return entry.name.endsWith('.test.ts') ? [full] : [];
   });
 }
 
-const filters = process.argv.slice(2);
-const files = find('test')
-  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
-  .sort();
-if (files.length === 0) {
+const args = process.argv.slice(2);
+const tiers = [];
+const filters = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === '--tier') {
+    const tier = args[++i];
+    if (!TIERS.includes(tier)) {
+      console.error(`--tier takes one of ${TIERS.join(', ')}`);
+      process.exit(2);
+    }
+    tiers.push(tier);
+  } else filters.push(args[i]);
+}
+const chosen = (tiers.length > 0 ? tiers : TIERS).map((tier) => ({
+  tier,
+  files: find(path.join('test', tier))
+    .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+    .sort(),
+}));
+if (chosen.every((t) => t.files.length === 0)) {
   console.error(`no test file matches ${filters.join(' ')}`);
   process.exit(1);
 }
+
+const unit = chosen.find((t) => t.tier === 'unit')?.files ?? [];
+// System files first: they hold the longest suites (crash harness, topology), which should not start last.
+const servers = ['system', 'api'].flatMap((tier) => chosen.find((t) => t.tier === tier)?.files ?? []);
+const serverConcurrency = Number(process.env.SAOLA_TEST_CONCURRENCY) || Math.max(2, cores);
+
 // The usual report on the terminal, and a TAP copy to read the skip reasons from.
 const tapDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-tests-'));
-const tapFile = path.join(tapDir, 'report.tap');
-const child = spawn(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--test',
-    '--test-concurrency=1',
-    '--test-timeout=600000',
-    `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
-    '--test-reporter-destination=stdout',
-    '--test-reporter=tap',
-    `--test-reporter-destination=${tapFile}`,
-    ...files,
-  ],
-  // Servers the suites start as child processes shed load on a late event loop only where a test asks
-  // (test/reliability/overload.test.ts): on a loaded 2-core CI machine a starved main thread would
-  // otherwise answer 429 to a suite that checks another code.
-  { stdio: 'inherit', env: { SAOLA_MAX_EVENT_LOOP_DELAY_MS: '0', SAOLA_POOL_MAX_WAIT_MS: '0', ...process.env, SAOLA_TEST: '1' } },
-);
 
-/** `ok N - name # SKIP native engine missing: ...` lines of the TAP report. */
+/** Runs files in one `node --test` with `concurrency` files at a time; resolves to its exit status. */
+function runFiles(name, files, concurrency) {
+  if (files.length === 0) return Promise.resolve(0);
+  console.log(`# ${name}: ${files.length} file(s), ${concurrency} at a time`);
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      // A hang detector, not a speed check: a heavy file beside others on a loaded 2-core machine takes longer.
+      '--test-timeout=1200000',
+      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${path.join(tapDir, `${name}.tap`)}`,
+      ...files,
+    ],
+    // Servers the suites start as child processes shed load on a late event loop, or a full worker pool,
+    // only where a test asks (test/system/reliability/overload.test.ts): on a loaded 2-core machine a
+    // starved main thread would otherwise answer 429 to a suite that checks another code.
+    { stdio: 'inherit', env: { SAOLA_MAX_EVENT_LOOP_DELAY_MS: '0', SAOLA_POOL_MAX_WAIT_MS: '0', ...process.env, SAOLA_TEST: '1' } },
+  );
+  return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+}
+
+/** `ok N - name # SKIP native engine missing: ...` lines of the TAP reports. */
 function missingProgramSkips() {
-  let tap = '';
-  try {
-    tap = fs.readFileSync(tapFile, 'utf8');
-  } catch {
-    return [];
-  }
-  return tap
-    .split('\n')
+  return fs
+    .readdirSync(tapDir)
+    .flatMap((f) => fs.readFileSync(path.join(tapDir, f), 'utf8').split('\n'))
     .filter((line) => /^\s*ok \d+ - /.test(line) && line.includes(`# SKIP ${MISSING_PROGRAM}`))
     .map((line) => line.trim().replace(/^ok \d+ - /, ''));
 }
 
-child.on('exit', (code, signal) => {
-  let status = code ?? (signal ? 1 : 0);
-  const skips = missingProgramSkips();
-  fs.rmSync(tapDir, { recursive: true, force: true });
-  if (skips.length > 0) {
-    const ci = process.env.CI === 'true' || process.env.CI === '1';
-    console.error(`\n${skips.length} native-engine test(s) skipped (the npm fallback engines were tested instead):`);
-    for (const s of skips) console.error(`  - ${s}`);
-    if (ci) {
-      console.error('CI=true: CI installs the Debian programs (.ci/run), so a skipped native-engine test fails the run.');
-      status = status || 1;
-    }
+const started = Date.now();
+const seconds = (since) => `${Math.round((Date.now() - since) / 1000)} s`;
+let status = await runFiles('unit', unit, cores);
+const unitTime = seconds(started);
+const serversStarted = Date.now();
+status = (await runFiles('api+system', servers, serverConcurrency)) || status;
+if (unit.length > 0 && servers.length > 0) console.log(`# unit ${unitTime}, api+system ${seconds(serversStarted)}, total ${seconds(started)}`);
+
+const skips = missingProgramSkips();
+fs.rmSync(tapDir, { recursive: true, force: true });
+if (skips.length > 0) {
+  const ci = process.env.CI === 'true' || process.env.CI === '1';
+  console.error(`\n${skips.length} native-engine test(s) skipped (the npm fallback engines were tested instead):`);
+  for (const s of skips) console.error(`  - ${s}`);
+  if (ci) {
+    console.error('CI=true: CI installs the Debian programs (.ci/run), so a skipped native-engine test fails the run.');
+    status = status || 1;
   }
-  process.exit(status);
-});
+}
+process.exit(status);

@@ -20,7 +20,7 @@ import { setPoolIdleTimeout } from './platform/pool/index.js';
 /**
  * Keeps secrets out of logs: `?api_key=` is the one credential the API takes in
  * a URL, and anything shaped like one of our keys or tokens (`sk_`/`st_` + 43
- * characters) is masked wherever a client put it (test/security/logs.test.ts).
+ * characters) is masked wherever a client put it (test/system/security/logs.test.ts).
  */
 function redactUrl(url: string): string {
   return url.replace(/([?&]api_key=)[^&]*/gi, '$1***').replace(/\b(sk|st)_[A-Za-z0-9_-]{16,}/g, '$1_***');

@@ -291,7 +291,8 @@ function isEntry(): boolean {
 }
 
 if (isEntry()) {
-  main(process.argv.slice(2)).then((code) => {
+  // main() answers every failure with an exit code; a rejection left would be a bug, and Node prints it and exits 1.
+  void main(process.argv.slice(2)).then((code) => {
     if (code >= 0) process.exitCode = code;
   });
 }

@@ -48,7 +48,7 @@ export function useKey(apps: Application[], kind: 'api_key' | 'token' = 'api_key
 function readAsDataUrl(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
     const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result));
+    reader.onload = () => resolve(reader.result as string); // readAsDataURL's result is a string
     reader.onerror = () => reject(reader.error);
     reader.readAsDataURL(file);
   });

@@ -3,7 +3,6 @@ import { sql, type Kysely, type Migration } from 'kysely';
 /** The face service's tables. Append new migrations; never edit one that has shipped. */
 export const faceMigrations: Readonly<Record<string, Migration>> = {
   '0004_face_search': {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('face_collections')
@@ -37,7 +36,6 @@ export const faceMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex('face_embeddings_collection').on('face_embeddings').columns(['collection_id']).execute();
       await db.schema.createIndex('face_embeddings_user').on('face_embeddings').columns(['user_row_id']).execute();
     },
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     async down(db: Kysely<any>) {
       await db.schema.dropTable('face_embeddings').execute();
       await db.schema.dropTable('face_users').execute();
@@ -57,7 +55,6 @@ export const faceMigrations: Readonly<Record<string, Migration>> = {
      * order (the row lock on the collection serialises adds), `faces_epoch`
      * moves on every delete. Faces are read by (collection_id, seq).
      */
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     async up(db: Kysely<any>) {
       await db.schema.alterTable('face_collections').addColumn('faces_seq', 'integer', (c) => c.notNull().defaultTo(0)).execute();
       await db.schema.alterTable('face_collections').addColumn('faces_epoch', 'integer', (c) => c.notNull().defaultTo(0)).execute();
@@ -71,7 +68,6 @@ export const faceMigrations: Readonly<Record<string, Migration>> = {
       // Its leading column serves every query the single-column index did.
       await db.schema.dropIndex('face_embeddings_collection').execute();
     },
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     async down(db: Kysely<any>) {
       await db.schema.createIndex('face_embeddings_collection').on('face_embeddings').columns(['collection_id']).execute();
       await db.schema.dropIndex('face_embeddings_collection_seq').execute();

@@ -7,7 +7,6 @@ import type { Kysely, Migration } from 'kysely';
  */
 export const livenessMigrations: Readonly<Record<string, Migration>> = {
   '0004_face_search_03_liveness_thresholds': {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     async up(db: Kysely<any>) {
       // Live-probability thresholds chosen by `saola eval liveness --write`: one row per application,
       // or scope '*' for every application without its own; no row means SAOLA_LIVENESS_THRESHOLD.
@@ -18,7 +17,6 @@ export const livenessMigrations: Readonly<Record<string, Migration>> = {
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute();
     },
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     async down(db: Kysely<any>) {
       await db.schema.dropTable('liveness_thresholds').execute();
     },

@@ -10,7 +10,7 @@
  *   await guardedFetch(callbackUrl, { method: 'POST', body: JSON.stringify(x), headers: { 'content-type': 'application/json' } });
  *
  * Stable API: `guardedFetch`, `assertPublicUrl`, `isPublicAddress`, `FetchGuardError`, `GuardOptions`, `GuardedResponse`.
- * Tested against every address form and rebinding in test/security/fetch-guard.test.ts.
+ * Tested against every address form and rebinding in test/api/security/fetch-guard.test.ts.
  */
 import dns from 'node:dns';
 import http from 'node:http';

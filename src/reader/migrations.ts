@@ -3,7 +3,6 @@ import type { Kysely, Migration } from 'kysely';
 /** The reader service's tables. Append new migrations; never edit one that has shipped. */
 export const readerMigrations: Readonly<Record<string, Migration>> = {
   '0003_01_reader_app_settings': {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     async up(db: Kysely<any>) {
       // One row per application that an operator has configured; no row means the defaults.
       // `features` is 0/1 (SQLite has no boolean): 1 when the customer has the arrangement
@@ -15,7 +14,6 @@ export const readerMigrations: Readonly<Record<string, Migration>> = {
         .addColumn('updated_time', 'text', (c) => c.notNull())
         .execute();
     },
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     async down(db: Kysely<any>) {
       await db.schema.dropTable('reader_app_settings').execute();
     },

@@ -50,6 +50,9 @@ export async function startTestApp(
     // The server shares its event loop with the test's own synchronous work (training, fixtures), so the
     // loop's delay says nothing about the server here: shedding on it is tested on a server of its own.
     SAOLA_MAX_EVENT_LOOP_DELAY_MS: '0',
+    // Nor does a pool's expected wait: with test files running side by side on 2 cores an engine task can
+    // take seconds, and a request refused as busy is not what a suite checks. Tested where a test sets it.
+    SAOLA_POOL_MAX_WAIT_MS: '0',
     ...(opts.databaseUrl ? { SAOLA_DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
   });

@@ -15,7 +15,7 @@ export type Dialect = 'sqlite' | 'postgres';
  */
 export type ServiceDb<T> = Kysely<Database & T>;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's own constraint on a map of tables
+// Kysely's own constraint on a map of tables.
 export function serviceDb<T extends Record<string, Record<string, any>>>(db: Kysely<Database>): ServiceDb<T> {
   return db.withTables<T>();
 }

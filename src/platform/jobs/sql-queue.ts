@@ -297,7 +297,7 @@ class SqlWorker implements Worker {
     const lost = () => lease.abort(new Error(`lease on job ${claim.id} was lost`));
 
     let beating = false;
-    const heartbeat = setInterval(async () => {
+    const beat = async () => {
       if (beating || lease.signal.aborted) return;
       beating = true;
       try {
@@ -311,7 +311,9 @@ class SqlWorker implements Worker {
       } finally {
         beating = false;
       }
-    }, Math.max(1, Math.floor(leaseMs / 3)));
+    };
+    // beat() catches its own errors, so its promise never rejects.
+    const heartbeat = setInterval(() => void beat(), Math.max(1, Math.floor(leaseMs / 3)));
 
     const ctx: JobContext = {
       signal: lease.signal,

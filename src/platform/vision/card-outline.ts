@@ -48,7 +48,7 @@ export interface FindCardOptions {
   minAreaRatio?: number;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// Untyped on purpose: the default export is an Emscripten module that is patched while it loads (onRuntimeInitialized, `then`).
 type OpenCv = any;
 
 let loading: Promise<OpenCv> | undefined;

@@ -217,7 +217,7 @@ export function idWindowed(text: string, length: 9 | 12): boolean {
 }
 
 export function normaliseDate(text: string): string | undefined {
-  const printed = /(\d{1,2})\s*[/.\-]\s*(\d{1,2})\s*[/.\-]\s*(\d{4})/.exec(text) ?? /(\d{1,2})\D+(\d{1,2})\D+(\d{4})/.exec(text);
+  const printed = /(\d{1,2})\s*[/.-]\s*(\d{1,2})\s*[/.-]\s*(\d{4})/.exec(text) ?? /(\d{1,2})\D+(\d{1,2})\D+(\d{4})/.exec(text);
   const d = printed ? printed[1].padStart(2, '0') + printed[2].padStart(2, '0') + printed[3] : toDigits(text);
   const m = /(\d{2})(\d{2})(\d{4})/.exec(d.length > 8 ? d.slice(-8) : d);
   if (!m) return undefined;

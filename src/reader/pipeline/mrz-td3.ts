@@ -87,7 +87,7 @@ const digitsOf = (s: string) => s.replace(/[A-Z]/g, (c) => DIGIT_FOR[c] ?? c);
 function fixPart(line: string, start: number, end: number, numeric: boolean, fixes: Td3Reading['corrections']): { line: string; ok: boolean } {
   let part = line.slice(start, end);
   if (numeric) part = digitsOf(part);
-  let check = digitsOf(line[end]);
+  const check = digitsOf(line[end]);
   const passes = (p: string, c: string) => /^\d$/.test(c) && checkDigit(p) === c && (!numeric || isDigits(p));
   const put = (p: string, c: string) => line.slice(0, start) + p + c + line.slice(end + 1);
   if (passes(part, check)) return { line: put(part, check), ok: true };

@@ -107,7 +107,7 @@ export class NativeTesseract implements OcrEngine {
   }
 
   async close(): Promise<void> {
-    await this.streams?.close();
+    this.streams?.close();
   }
 }
 

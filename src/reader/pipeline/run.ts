@@ -166,7 +166,10 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       // classic layouts' header positions (a header beside busy artwork can read as nothing).
       const attempts: ((gray: Buffer) => Promise<CardKind | undefined>)[] = [
         (gray) => classify(ocr, gray),
-        async (gray) => ((mrz = await readMrzBand(ocr, gray)) ? 'cccd_chip_back' : undefined),
+        async (gray) => {
+          mrz = await readMrzBand(ocr, gray);
+          return mrz ? 'cccd_chip_back' : undefined;
+        },
         (gray) => classify(ocr, gray, 11),
         (gray) => classify(ocr, gray, 3),
       ];

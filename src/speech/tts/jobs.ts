@@ -148,7 +148,8 @@ export function startTtsWorkers(deps: TtsJobDeps): { stop(): Promise<void> } {
       log.error({ err: error }, 'tts retention sweep failed');
     }
   };
-  const timer = setInterval(sweep, config.sweepSeconds * 1000);
+  // sweep() catches its own errors, so its promise never rejects.
+  const timer = setInterval(() => void sweep(), config.sweepSeconds * 1000);
   timer.unref();
   void sweep();
   return {

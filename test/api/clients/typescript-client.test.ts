@@ -1,0 +1,2 @@
+// The TypeScript client's own tests (clients/typescript/test), run by `npm test` with the rest.
+import '../../../clients/typescript/test/client.test.js';

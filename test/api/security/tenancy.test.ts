@@ -1,0 +1,363 @@
+/**
+ * Tenancy over the whole route table: application A writes records in every
+ * service (samples, entities, intents and their links, face collections and
+ * users, TTS requests, credit history), then application B, with its own valid
+ * credentials, goes at each of them through every endpoint. Every endpoint must
+ * have a probe below (or be listed as holding no records), so a new endpoint
+ * fails this suite until someone says how it keeps applications apart. The
+ * console's admin API is the operator's, across all applications: no
+ * application's credentials reach it, and its per-application views show only
+ * the application named.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { startTestApp, type Tenant, type TestApp } from '../../support/app.js';
+import { call, type Reply } from '../../support/http.js';
+import { historyCsv, importCsv } from '../../support/credit/support.js';
+import { waitForStatus } from '../../support/speech/tts/helpers.js';
+import { endpoints, fill, isConsoleApi, isPublic, type Endpoint } from '../../support/security/routes.js';
+
+const T = Math.floor(Date.parse('2025-03-01T00:00:00Z') / 1000);
+const PHONE = '84912345678';
+const FS = '/dmp/facesearch/v2';
+const PASSWORD = 'tenancy suite operator passphrase';
+
+let t: TestApp;
+let b: Tenant;
+/** A's records. */
+const a = {
+  sample: '',
+  entity: 'sec_entity',
+  entityCode: '',
+  intent: '',
+  intentSample: '',
+  entitySample: '',
+  ttsRequest: '',
+};
+
+/** NLU calls as A (default) or as B. */
+const nlu = (who: Tenant, method: string, path: string, json?: unknown): Promise<Reply> => call(t.url, method, `/api/v3${path}`, { token: who.token, json });
+
+async function face(who: Tenant, method: string, path: string, fields: Record<string, string | Buffer>): Promise<Reply> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) {
+    if (typeof v === 'string') form.append(k, v);
+    else form.append(k, new Blob([new Uint8Array(v)], { type: 'image/jpeg' }), 'photo.jpg');
+  }
+  const res = await fetch(t.url + FS + path, { method, headers: { api_key: who.apiKey }, body: method === 'GET' ? undefined : form });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, body: JSON.parse(text) };
+}
+const faceList = (who: Tenant, collection: string) => call(t.url, 'GET', `${FS}/list?collection=${collection}`, { headers: { api_key: who.apiKey } });
+const grace = () => fs.readFileSync(new URL('../../fixtures/face/grace_hopper.jpg', import.meta.url));
+
+/** Everything A can see of its own records, to compare before and after B's attempts. */
+async function snapshotOfA() {
+  return {
+    samples: (await nlu(t, 'GET', '/sample')).body,
+    entities: (await nlu(t, 'GET', '/entity')).body,
+    intents: (await nlu(t, 'GET', '/intent')).body,
+    export: (await nlu(t, 'GET', '/export')).body,
+    entitySamples: (await nlu(t, 'GET', `/entity/${a.entity}/samples`)).body,
+    faces: (await faceList(t, 'sec')).body,
+    tts: (await call(t.url, 'GET', `/hmi/tts/v5/status/${a.ttsRequest}`, { headers: { api_key: t.apiKey } })).body,
+    credit: (await call(t.url, 'GET', `/dmp/creditscoring/v1?phone=${PHONE}&dltype=1&decision_time=${T}`, { headers: { api_key: t.apiKey } })).body,
+  };
+}
+
+/** B's attempt must be a not-found in the service's shape, and must not mention A's record. */
+function notFound(r: Reply, where: string) {
+  assert.equal(r.status, 404, `${where}: ${r.status} ${r.text.slice(0, 200)}`);
+  assert.ok(!r.text.includes(t.appCode), `${where} names A's application`);
+}
+
+/**
+ * One probe per endpoint: B's requests against A's records there. Each runs
+ * after A's records exist and must not change them (checked at the end).
+ */
+const probes: Record<string, () => Promise<number>> = {
+  'GET /api/v3/sample': async () => {
+    const r = await nlu(b, 'GET', '/sample');
+    assert.ok(!r.text.includes(a.sample) && !r.text.includes('riêng của A'), 'B lists A samples');
+    return 1;
+  },
+  'POST /api/v3/sample': async () => {
+    const r = await nlu(b, 'POST', '/sample', { content: 'riêng của A' });
+    assert.equal(r.status, 200);
+    assert.notEqual(r.body.code, a.sample);
+    assert.equal(r.body.app_code, b.appCode);
+    await nlu(b, 'DELETE', `/sample/${r.body.code}`);
+    return 1;
+  },
+  'GET /api/v3/sample/:sample_code': async () => (notFound(await nlu(b, 'GET', `/sample/${a.sample}`), 'GET sample'), 1),
+  'PUT /api/v3/sample/:sample_code': async () => (notFound(await nlu(b, 'PUT', `/sample/${a.sample}`, { content: 'hijack' }), 'PUT sample'), 1),
+  'DELETE /api/v3/sample/:sample_code': async () => (notFound(await nlu(b, 'DELETE', `/sample/${a.sample}`), 'DELETE sample'), 1),
+  'GET /api/v3/entity': async () => {
+    const r = await nlu(b, 'GET', '/entity');
+    assert.ok(!r.text.includes(a.entity) && !r.text.includes(a.entityCode));
+    return 1;
+  },
+  'POST /api/v3/entity': async () => {
+    // The same label in B is B's own entity.
+    const r = await nlu(b, 'POST', '/entity', { label: a.entity, description: 'B', type: 1 });
+    assert.equal(r.status, 200, r.text);
+    assert.notEqual(r.body.code, a.entityCode);
+    assert.equal((await nlu(b, 'DELETE', `/entity/${a.entity}`)).status, 200);
+    return 1;
+  },
+  'GET /api/v3/entity/:label': async () => (notFound(await nlu(b, 'GET', `/entity/${a.entity}`), 'GET entity'), 1),
+  'PUT /api/v3/entity/:label': async () => (notFound(await nlu(b, 'PUT', `/entity/${a.entity}`, { description: 'x', type: 1 }), 'PUT entity'), 1),
+  'DELETE /api/v3/entity/:label': async () => (notFound(await nlu(b, 'DELETE', `/entity/${a.entity}`), 'DELETE entity'), 1),
+  'GET /api/v3/entity/:label/samples': async () => (notFound(await nlu(b, 'GET', `/entity/${a.entity}/samples`), 'GET entity samples'), 1),
+  'PUT /api/v3/entity/:label/samples': async () => (notFound(await nlu(b, 'PUT', `/entity/${a.entity}/samples`), 'PUT entity samples'), 1),
+  'DELETE /api/v3/entity/:label/samples': async () => (notFound(await nlu(b, 'DELETE', `/entity/${a.entity}/samples`), 'DELETE entity samples'), 1),
+  'POST /api/v3/entity-sample': async () => {
+    // A's entity on A's sample, A's entity on B's sample, B's entity on A's sample.
+    const theirs = (await nlu(b, 'POST', '/sample', { content: 'abc def' })).body;
+    const theirEntity = (await nlu(b, 'POST', '/entity', { label: 'b_entity', description: 'B', type: 1 })).body;
+    const tries = [
+      { entity_code: a.entityCode, sample_code: a.sample, value: 'r', start: 0, end: 1 },
+      { entity_code: a.entityCode, sample_code: theirs.code, value: 'a', start: 0, end: 1 },
+      { entity_code: theirEntity.code, sample_code: a.sample, value: 'r', start: 0, end: 1 },
+    ];
+    for (const json of tries) notFound(await nlu(b, 'POST', '/entity-sample', json), `POST entity-sample ${JSON.stringify(json)}`);
+    await nlu(b, 'DELETE', `/sample/${theirs.code}`);
+    await nlu(b, 'DELETE', '/entity/b_entity');
+    return tries.length;
+  },
+  'DELETE /api/v3/entity-sample/:entity_sample_code': async () => (notFound(await nlu(b, 'DELETE', `/entity-sample/${a.entitySample}`), 'DELETE entity-sample'), 1),
+  'GET /api/v3/intent': async () => {
+    const r = await nlu(b, 'GET', '/intent');
+    assert.ok(!r.text.includes(a.intent) && !r.text.includes('sec_intent'));
+    return 1;
+  },
+  'POST /api/v3/intent': async () => {
+    const r = await nlu(b, 'POST', '/intent', { label: 'sec_intent' });
+    assert.equal(r.status, 200, r.text);
+    assert.notEqual(r.body.code, a.intent);
+    await nlu(b, 'DELETE', `/intent/${r.body.code}`);
+    return 1;
+  },
+  'GET /api/v3/intent/:intent_code': async () => (notFound(await nlu(b, 'GET', `/intent/${a.intent}`), 'GET intent'), 1),
+  'PUT /api/v3/intent/:intent_code': async () => (notFound(await nlu(b, 'PUT', `/intent/${a.intent}`, { label: 'hijacked' }), 'PUT intent'), 1),
+  'DELETE /api/v3/intent/:intent_code': async () => (notFound(await nlu(b, 'DELETE', `/intent/${a.intent}`), 'DELETE intent'), 1),
+  'POST /api/v3/intent-sample': async () => {
+    const theirs = (await nlu(b, 'POST', '/sample', { content: 'ghi' })).body;
+    const theirIntent = (await nlu(b, 'POST', '/intent', { label: 'b_intent' })).body;
+    const tries = [
+      { intent_code: a.intent, sample_code: a.sample },
+      { intent_code: a.intent, sample_code: theirs.code },
+      { intent_code: theirIntent.code, sample_code: a.sample },
+    ];
+    for (const json of tries) notFound(await nlu(b, 'POST', '/intent-sample', json), `POST intent-sample ${JSON.stringify(json)}`);
+    await nlu(b, 'DELETE', `/sample/${theirs.code}`);
+    await nlu(b, 'DELETE', `/intent/${theirIntent.code}`);
+    return tries.length;
+  },
+  'DELETE /api/v3/intent-sample/:intent_sample_code': async () => (notFound(await nlu(b, 'DELETE', `/intent-sample/${a.intentSample}`), 'DELETE intent-sample'), 1),
+  'POST /api/v3/intent-sample/import_intent_samples': async () => {
+    const r = await nlu(b, 'POST', '/intent-sample/import_intent_samples', [{ intent: 'sec_intent', sample: 'riêng của A' }]);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.number_of_duplicate_sample, 0, "A's sample is not B's duplicate");
+    // Clean B up again, so its lists stay empty for the other probes.
+    for (const s of (await nlu(b, 'GET', '/sample')).body) await nlu(b, 'DELETE', `/sample/${s.code}`);
+    for (const i of (await nlu(b, 'GET', '/intent')).body) await nlu(b, 'DELETE', `/intent/${i.code}`);
+    return 1;
+  },
+  'GET /api/v3/export': async () => {
+    const r = await nlu(b, 'GET', '/export');
+    assert.equal(r.status, 200);
+    assert.ok(!r.text.includes('riêng của A') && !r.text.includes(a.entity) && !r.text.includes('sec_intent'), r.text.slice(0, 300));
+    return 1;
+  },
+  'POST /api/v3/import': async () => {
+    // B imports a set naming A's labels: it lands in B only (A's snapshot is compared at the end).
+    const set = (await nlu(t, 'GET', '/export')).body;
+    const r = await nlu(b, 'POST', '/import', set);
+    assert.equal(r.status, 200, r.text.slice(0, 300));
+    const theirs = (await nlu(b, 'GET', '/sample')).body as { app_code: string }[];
+    assert.ok(theirs.length > 0 && theirs.every((s) => s.app_code === b.appCode));
+    for (const s of (await nlu(b, 'GET', '/sample')).body) await nlu(b, 'DELETE', `/sample/${s.code}`);
+    for (const e of (await nlu(b, 'GET', '/entity')).body) await nlu(b, 'DELETE', `/entity/${e.label}`);
+    for (const i of (await nlu(b, 'GET', '/intent')).body) await nlu(b, 'DELETE', `/intent/${i.code}`);
+    return 1;
+  },
+  [`GET ${FS}/list`]: async () => {
+    const r = await faceList(b, 'sec');
+    assert.ok(!r.text.includes('a_user') && !r.text.includes('Người A'), r.text);
+    return 1;
+  },
+  [`POST ${FS}/search`]: async () => {
+    const r = await face(b, 'POST', '/search', { collection: 'sec', file: grace() });
+    assert.equal(r.body.code, '404', r.text);
+    assert.ok(!r.text.includes('a_user'));
+    return 1;
+  },
+  [`POST ${FS}/create`]: async () => {
+    // B's user of the same id in a collection of the same name is B's own.
+    const r = await face(b, 'POST', '/create', { collection: 'sec', id: 'a_user', name: 'B' });
+    assert.equal(r.body.code, '200', r.text);
+    assert.equal((await face(b, 'DELETE', '/delete_collection', { collection: 'sec' })).body.code, '200');
+    return 1;
+  },
+  [`POST ${FS}/add`]: async () => {
+    const r = await face(b, 'POST', '/add', { collection: 'sec', id: 'b_user', file: grace() });
+    assert.equal(r.body.code, '200', r.text);
+    const search = await face(b, 'POST', '/search', { collection: 'sec', file: grace() });
+    assert.equal(search.body.data?.id, 'b_user', "B's search finds only B's face");
+    assert.equal((await face(b, 'DELETE', '/delete_collection', { collection: 'sec' })).body.code, '200');
+    return 1;
+  },
+  [`DELETE ${FS}/delete`]: async () => {
+    assert.equal((await face(b, 'DELETE', '/delete', { collection: 'sec', id: 'a_user' })).body.code, '404');
+    return 1;
+  },
+  [`DELETE ${FS}/delete_faces`]: async () => {
+    assert.equal((await face(b, 'DELETE', '/delete_faces', { collection: 'sec', id: 'a_user' })).body.code, '404');
+    return 1;
+  },
+  [`DELETE ${FS}/delete_collection`]: async () => {
+    assert.equal((await face(b, 'DELETE', '/delete_collection', { collection: 'sec' })).body.code, '404');
+    return 1;
+  },
+  'GET /hmi/tts/v5/status/:request_id': async () => {
+    const r = await call(t.url, 'GET', `/hmi/tts/v5/status/${a.ttsRequest}`, { headers: { api_key: b.apiKey } });
+    notFound(r, 'TTS status');
+    assert.equal(r.body.error, 10);
+    return 1;
+  },
+  'POST /hmi/tts/v5': async () => {
+    // B's new request gets its own id; A's request id cannot be forced on it.
+    const res = await fetch(`${t.url}/hmi/tts/v5`, { method: 'POST', headers: { api_key: b.apiKey, request_id: a.ttsRequest }, body: 'Xin chào.' });
+    const body = (await res.json()) as { request_id: string; error: number };
+    assert.equal(body.error, 0, JSON.stringify(body));
+    assert.notEqual(body.request_id, a.ttsRequest);
+    return 1;
+  },
+  'GET /dmp/creditscoring/v1': async () => {
+    const r = await call(t.url, 'GET', `/dmp/creditscoring/v1?phone=${PHONE}&dltype=1&decision_time=${T}`, { headers: { api_key: b.apiKey } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.alpha_score, -1, "B's score does not use A's history");
+    assert.equal(r.body.score, -1);
+    return 1;
+  },
+};
+
+/** Endpoints that keep no per-application record a caller could name, and why. */
+const NO_RECORDS: Record<string, string> = {
+  'POST /cmt': 'reads one image and answers; the face crop link it hands out is a capability URL (see PUBLIC)',
+  'POST /vision/idr/vnm': 'reads one image and answers; nothing is kept',
+  'POST /dmp/checkface/v1': 'compares the faces of one request; nothing is kept',
+  'POST /hmi/asr/general': 'recognises one upload; nothing is kept',
+  'POST /vision/dlr/vnm': 'reads one licence image and answers; nothing is kept',
+  'POST /vision/passport/vnm': 'reads one passport image and answers; nothing is kept',
+  // The only per-application liveness row is the operator's threshold (liveness_thresholds, keyed by scope), written
+  // by `saola eval liveness --write`, never through the API; it goes with the application's purge (purge.test.ts).
+  'POST /dmp/checklive/v2': 'judges one video (and photo) and answers; nothing is kept',
+  'POST /dmp/liveness/v3': 'judges one video (and photo) and answers; nothing is kept',
+};
+
+/**
+ * The console's admin API: one operator over every application, signed in with the operator's password (never an
+ * application's key or token, test/api/security/auth.test.ts); `:code` names the application the operator acts on.
+ */
+const OPERATOR_WIDE = (e: Endpoint) => isConsoleApi(e);
+
+describe('tenancy over every endpoint', () => {
+  before(async () => {
+    // The console on; a bearer token that is not the password counts as a failed sign-in, so the lock-out is far away.
+    t = await startTestApp({ env: { SAOLA_ADMIN_PASSWORD: PASSWORD, SAOLA_CONSOLE_MAX_FAILURES: '1000' } });
+    b = await t.newTenant('tenant-b');
+    // A's records in every service.
+    a.sample = (await nlu(t, 'POST', '/sample', { content: 'riêng của A' })).body.code;
+    a.entityCode = (await nlu(t, 'POST', '/entity', { label: a.entity, description: 'A', type: 1 })).body.code;
+    a.intent = (await nlu(t, 'POST', '/intent', { label: 'sec_intent' })).body.code;
+    const link = await nlu(t, 'POST', '/intent-sample', { intent_code: a.intent, sample_code: a.sample });
+    assert.equal(link.status, 200, link.text);
+    a.intentSample = link.body.intent_sample_code ?? link.body.code;
+    const tag = await nlu(t, 'POST', '/entity-sample', { entity_code: a.entityCode, sample_code: a.sample, value: 'riêng', start: 0, end: 5 });
+    assert.equal(tag.status, 200, tag.text);
+    a.entitySample = tag.body.entity_sample_code;
+    assert.equal((await face(t, 'POST', '/create', { collection: 'sec', id: 'a_user', name: 'Người A' })).body.code, '200');
+    assert.equal((await face(t, 'POST', '/add', { collection: 'sec', id: 'a_user', file: grace() })).body.code, '200');
+    const tts = await fetch(`${t.url}/hmi/tts/v5`, { method: 'POST', headers: { api_key: t.apiKey }, body: 'Dữ liệu của A.' });
+    a.ttsRequest = ((await tts.json()) as { request_id: string }).request_id;
+    // Finished before the snapshots, so its status cannot move between them.
+    await waitForStatus(t.url, t.apiKey, a.ttsRequest);
+    const report = await importCsv(t.deps, t.appCode, historyCsv(PHONE, T));
+    assert.equal(report.rejected, 0);
+    for (const [k, v] of Object.entries(a)) assert.ok(v, `A's ${k} was created`);
+  });
+  after(() => t.close());
+
+  it('every authenticated endpoint has a tenancy probe or is listed as holding no records', () => {
+    const missing = endpoints(t.app)
+      .filter((e) => !isPublic(e) && !OPERATOR_WIDE(e))
+      .map((e) => `${e.method} ${e.url}`)
+      .filter((k) => !(k in probes) && !(k in NO_RECORDS));
+    assert.deepEqual(missing, [], 'add a probe for each new endpoint to test/api/security/tenancy.test.ts');
+    const stale = Object.keys(probes).filter((k) => !endpoints(t.app).some((e) => `${e.method} ${e.url}` === k));
+    assert.deepEqual(stale, [], 'probes for endpoints that no longer exist');
+    const staleQuiet = Object.keys(NO_RECORDS).filter((k) => !endpoints(t.app).some((e) => `${e.method} ${e.url}` === k));
+    assert.deepEqual(staleQuiet, [], 'NO_RECORDS entries for endpoints that no longer exist');
+  });
+
+  it("no application's key or token reaches the operator-wide console API, and its per-application views show only the named application", async () => {
+    const consoleApi = endpoints(t.app).filter((e) => OPERATOR_WIDE(e) && !isPublic(e));
+    assert.ok(consoleApi.length >= 10, `${consoleApi.length} console API routes`);
+    let cases = 0;
+    for (const e of consoleApi) {
+      // A's and B's credentials, with A's code in the path: the console API is not theirs to call, on any application.
+      for (const [who, headers] of [
+        ['A key', { api_key: t.apiKey }],
+        ['A token', { authorization: `Bearer ${t.token}` }],
+        ['B key', { api_key: b.apiKey }],
+        ['B token', { authorization: `Bearer ${b.token}` }],
+      ] as const) {
+        const hasBody = !['GET', 'DELETE'].includes(e.method);
+        const res = await fetch(t.url + fill(e.url, () => t.appCode), {
+          method: e.method,
+          headers: { ...headers, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+          body: hasBody ? JSON.stringify({ name: 'taken over', kind: 'api_key', service: 'tts', per_minute: 1, key: 'x', on: true }) : undefined,
+        });
+        const text = await res.text();
+        assert.equal(res.status, 401, `${e.method} ${e.url} with ${who}: ${res.status} ${text.slice(0, 200)}`);
+        assert.ok(!text.includes(t.appCode), `${e.method} ${e.url} names A`);
+        cases++;
+      }
+    }
+    // The operator's view of B holds none of A's records.
+    const admin = { authorization: `Bearer ${PASSWORD}` };
+    const ofA = await call(t.url, 'GET', `/console/api/apps/${t.appCode}/records`, { headers: admin });
+    const ofB = await call(t.url, 'GET', `/console/api/apps/${b.appCode}/records`, { headers: admin });
+    assert.equal(ofA.status, 200, ofA.text);
+    assert.ok(ofA.body.records.nlu_samples >= 1, ofA.text);
+    assert.equal(ofB.body.records.nlu_samples ?? 0, 0, ofB.text);
+    assert.equal(ofB.body.records.face_users ?? 0, 0, ofB.text);
+    const usageOfB = await call(t.url, 'GET', `/console/api/apps/${b.appCode}/usage`, { headers: admin });
+    assert.equal(usageOfB.body.app_code, b.appCode);
+    assert.ok(!usageOfB.text.includes(t.appCode), "B's usage names A");
+    console.log(`# tenancy: ${consoleApi.length} console API routes refuse both applications' credentials (${cases} cases)`);
+  });
+
+  it("B's credentials against A's records get not-found, lists and counts never include them, and A's records are untouched", async () => {
+    const before = await snapshotOfA();
+    assert.equal(before.samples.length, 1);
+    assert.equal(before.faces.data.length, 1);
+    assert.ok(before.credit.alpha_score > 0);
+    let cases = 0;
+    for (const [name, probe] of Object.entries(probes)) {
+      try {
+        cases += await probe();
+      } catch (err) {
+        (err as Error).message = `${name}: ${(err as Error).message}`;
+        throw err;
+      }
+    }
+    console.log(`# tenancy: ${Object.keys(probes).length} endpoints probed, ${Object.keys(NO_RECORDS).length} hold no records, ${cases} cases`);
+    assert.ok(cases >= 39, `${cases} cases`);
+    const afterwards = await snapshotOfA();
+    assert.deepEqual(afterwards, before, "A's records changed");
+  });
+});

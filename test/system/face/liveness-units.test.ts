@@ -1,0 +1,327 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { LivenessErrors } from '../../../src/liveness/errors.js';
+import { antispoofCrop, antispoofTensor, liveProbability } from '../../../src/liveness/antispoof.js';
+import { countBlinks, decide } from '../../../src/liveness/fusion.js';
+import { fitHomography, homographyResidual, nonRigidity } from '../../../src/liveness/motion.js';
+import { eyeCover, eyesCovered, type EyeCover } from '../../../src/liveness/occlusion.js';
+import { asymmetryToYaw, boxYaw, contourYaw, cylinderAsymmetry, estimateYaw } from '../../../src/liveness/pose.js';
+import { renderV2, renderV3 } from '../../../src/liveness/responses.js';
+import { judge, type VerdictRules } from '../../../src/liveness/verdict.js';
+import { frameSize, parseHeader, readHeader, VideoInputError } from '../../../src/liveness/video.js';
+import { locateFfmpeg, withTempFile } from '../../../src/platform/media/ffmpeg.js';
+import { fixture } from '../../support/face/helpers.js';
+import { animate, scene } from '../../support/face/liveness-videos.js';
+import type { FrameResult, LivenessAnalysis } from '../../../src/liveness/worker.js';
+import { seededRandom } from '../../../src/platform/random.js';
+
+const MP4 = `Input #0, mov,mp4,m4a,3gp,3g2,mj2, from '/tmp/x/upload':
+  Metadata:
+    major_brand     : isom
+  Duration: 00:00:06.04, start: 0.000000, bitrate: 300 kb/s
+    Stream #0:0(und): Video: h264 (Constrained Baseline) (avc1 / 0x31637661), yuv420p, 1280x720 [SAR 1:1 DAR 16:9], 298 kb/s, 29.97 fps, 30 tbr, 15360 tbn, 60 tbc (default)
+    Metadata:
+      rotate          : 90
+At least one output file must be specified`;
+
+describe('liveness: video header', () => {
+  it('reads container, duration, frame rate and the displayed size (rotation applied)', () => {
+    const h = parseHeader(MP4);
+    assert.equal(h.container, 'mov,mp4,m4a,3gp,3g2,mj2');
+    assert.equal(h.codec, 'h264');
+    assert.ok(Math.abs(h.seconds! - 6.04) < 1e-9);
+    assert.equal(h.fps, 29.97);
+    assert.deepEqual([h.width, h.height], [720, 1280]);
+    // Newer ffmpeg prints the rotation as side data.
+    const newer = parseHeader(MP4.replace('rotate          : 90', 'displaymatrix: rotation of -90.00 degrees'));
+    assert.deepEqual([newer.width, newer.height], [720, 1280]);
+    const upright = parseHeader(MP4.replace(/rotate.*\n/, ''));
+    assert.deepEqual([upright.width, upright.height], [1280, 720]);
+  });
+
+  it('tells an input without a video stream or without a container', () => {
+    assert.equal(parseHeader("Input #0, wav, from 'x':\n  Duration: 00:00:02.00\n    Stream #0:0: Audio: pcm_s16le, 16000 Hz").hasVideo, false);
+    assert.equal(parseHeader('upload: Invalid data found when processing input').container, undefined);
+  });
+
+  it('reads a real header, and gives up at its time limit', async () => {
+    const o = { width: 320, height: 240, fps: 10, seconds: 2 };
+    const video = await animate(await scene(fixture('grace_hopper.jpg'), o), 'shake', o);
+    const ffmpeg = await locateFfmpeg('auto');
+    await withTempFile('saola-live-test-', video, async (file) => {
+      const h = await readHeader(ffmpeg, file, 20_000);
+      assert.deepEqual([h.width, h.height, h.fps], [320, 240, 10]);
+      assert.ok(Math.abs(h.seconds - 2) < 0.15, String(h.seconds));
+      await assert.rejects(readHeader(ffmpeg, file, 1), (err: Error) => err instanceof VideoInputError && /too long/.test(err.message));
+    });
+  });
+
+  it('analysis size keeps the aspect, long side at most the setting, even numbers', () => {
+    assert.deepEqual(frameSize({ width: 1280, height: 720 }, 640), { width: 640, height: 360 });
+    assert.deepEqual(frameSize({ width: 720, height: 1280 }, 640), { width: 360, height: 640 });
+    assert.deepEqual(frameSize({ width: 333, height: 201 }, 640), { width: 334, height: 202 });
+  });
+});
+
+describe('liveness: motion', () => {
+  const rnd = seededRandom(7);
+  const face = Array.from({ length: 136 }, (_, i) => (i % 2 ? 200 : 300) + rnd() * 100);
+  // Eyes 60 px apart so residuals have a unit.
+  for (let i = 36; i < 42; i++) {
+    face[2 * i] = 280;
+    face[2 * i + 1] = 220;
+    face[2 * (i + 6)] = 340;
+    face[2 * (i + 6) + 1] = 220;
+  }
+  const apply = (H: number[], p: number[]) =>
+    p.map((_, i) => {
+      const k = i - (i % 2);
+      const x = p[k];
+      const y = p[k + 1];
+      const w = H[6] * x + H[7] * y + H[8];
+      return i % 2 ? (H[3] * x + H[4] * y + H[5]) / w : (H[0] * x + H[1] * y + H[2]) / w;
+    });
+
+  it('recovers a plane moved in perspective exactly', () => {
+    const H = [1.05, 0.08, 12, -0.06, 0.97, -7, 0.0002, -0.0001, 1];
+    const moved = apply(H, face);
+    const fit = fitHomography(face, moved)!;
+    assert.ok(homographyResidual(fit, face, moved) < 1e-6);
+    // Exact planar motion leaves no residual at all.
+    assert.ok(nonRigidity([face, moved, apply([0.9, 0, 5, 0, 0.9, 3, 0, 0, 1], face)], 0) < 1e-3);
+  });
+
+  it('a face that changes shape over the video scores far above a noisy plane', () => {
+    const noisy = (p: number[], k: number) => p.map((v, i) => v + (((i * 7919 + k * 104729) % 13) - 6) * 0.08);
+    // The mouth drops a little more in every frame, with landmark noise on top.
+    const bending = Array.from({ length: 12 }, (_, k) => noisy(face.map((v, i) => (i >= 96 && i % 2 === 1 ? v + k * 1.5 : v)), k));
+    const plane = Array.from({ length: 12 }, (_, k) => noisy(apply([1 + k * 0.01, 0.01 * k, 3 * k, 0, 1, -2 * k, 0, 0, 1], face), k));
+    const bent = nonRigidity(bending, 0);
+    const flat = nonRigidity(plane, 0);
+    assert.ok(bent > 4, String(bent));
+    assert.ok(flat < 3, String(flat));
+  });
+
+  it('counts blinks as open-closed-open', () => {
+    assert.equal(countBlinks([0.1, 0.1, 0.9, 0.2, 0.1, 0.8, 0.9, 0.1]), 2);
+    assert.equal(countBlinks([0.9, 0.9, 0.1, 0.1]), 0, 'closed at the start is not a blink');
+    assert.equal(countBlinks([0.1, Number.NaN, 0.9, Number.NaN, 0.1]), 1);
+  });
+});
+
+describe('liveness: fusion', () => {
+  const live = { antispoof: 0.9, nonRigidity: 8, blinks: 1, moire: 1.5, glare: 0, border: 0 };
+  it('strong live cues are live without review; reproduction cues pull it down', () => {
+    const d = decide(live, 0.5, 0.2);
+    assert.equal(d.isLive, true);
+    assert.equal(d.needToReview, false);
+    const screen = decide({ ...live, antispoof: 0.05, moire: 3.5, glare: 0.03, border: 0.9 }, 0.5, 0.2);
+    assert.ok(screen.prob < d.prob);
+  });
+  it('a face moving as one plane is never live without review', () => {
+    const d = decide({ ...live, nonRigidity: 1.5, antispoof: 0.999 }, 0.5, 0.2);
+    assert.ok(!(d.isLive && !d.needToReview), JSON.stringify(d));
+  });
+});
+
+describe('liveness: anti-spoof input', () => {
+  it('crops the enlarged box inside the frame and orders channels', () => {
+    const img = { data: new Uint8Array(100 * 80 * 3), width: 100, height: 80 };
+    for (let i = 0; i < img.data.length; i += 3) img.data[i] = 200; // red
+    const crop = antispoofCrop(img, { x1: 80, y1: 60, x2: 99, y2: 79, score: 1 }, { size: 8, scale: 2.7 });
+    assert.equal(crop.width, 8);
+    const rgb = antispoofTensor(crop, 'rgb');
+    const bgr = antispoofTensor(crop, 'bgr');
+    assert.equal(rgb[0], 200);
+    assert.equal(bgr[2 * 64], 200);
+    assert.ok(Math.abs(liveProbability([2, 0, 0], 0) - Math.exp(2) / (Math.exp(2) + 2)) < 1e-12);
+  });
+});
+
+describe('liveness: verdict and bodies', () => {
+  const rules: VerdictRules = { version: 3, minFaceRatio: 0.2, minBlurVariance: 30, secondFaceRatio: 0.25, liveThreshold: 0.5, reviewMargin: 0.2 };
+  const lm = (dx: number) => Array.from({ length: 136 }, (_, i) => (i % 2 ? 150 + (i % 7) * 5 : 280 + (i % 11) * 6 + dx));
+  const frame = (over: Partial<FrameResult> = {}, dx = 0): FrameResult => ({
+    faces: [{ x1: 250 + dx, y1: 100, x2: 400 + dx, y2: 280, score: 0.99 }],
+    face: { box: { x1: 250 + dx, y1: 100, x2: 400 + dx, y2: 280, score: 0.99 }, landmarks: lm(dx), eyeClosed: [0.1, 0.1], blur: 120, brightness: 120, eyeBrightness: 110, pose: { roll: 0, yaw: 3, pitch: 2 }, yaw: { landmarks: 3, contour: 4, box: 2, yaw: 3 }, cover: { darkness: [0.7, 0.7], darkShare: [0.3, 0.3] } },
+    diff: 3,
+    diffFirst: 3,
+    ...over,
+  });
+  const analysis = (frames: FrameResult[]): LivenessAnalysis => ({ width: 640, height: 360, frames, best: 0, cueFrames: [0], antispoof: [0.5], skin: [{ upper: 0.8, lower: 0.7 }], moire: 0, glare: 0, border: 0, ms: 1 });
+
+  it('maps each failure to its outcome', () => {
+    const n = 10;
+    const ok = Array.from({ length: n }, (_, i) => frame({}, i));
+    assert.equal(judge(analysis(ok), rules).outcome, 'ok');
+    assert.equal(judge(analysis(ok.map((f) => ({ ...f, faces: [], face: undefined }))), rules).outcome, 'noFace');
+    assert.equal(judge(analysis(ok.map((f) => ({ ...f, faces: [...f.faces, { x1: 10, y1: 10, x2: 140, y2: 170, score: 0.9 }] }))), rules).outcome, 'severalFaces');
+    assert.equal(judge(analysis(ok.map((f) => ({ ...f, face: { ...f.face!, blur: 5 } }))), rules).outcome, 'faceBlurry');
+    assert.equal(judge(analysis(ok.map((f) => ({ ...f, face: { ...f.face!, brightness: 20 } }))), rules).outcome, 'poorQuality');
+    assert.equal(judge(analysis(ok.map((f) => ({ ...f, face: { ...f.face!, brightness: 20 } }))), { ...rules, version: 2 }).outcome, 'ok');
+    const turnedBy = (yaw: { landmarks: number; contour: number; box: number }) => ok.map((f) => ({ ...f, face: { ...f.face!, yaw: { ...yaw, yaw: [yaw.landmarks, yaw.contour, yaw.box].sort((x, y) => Math.abs(x) - Math.abs(y))[1] } } }));
+    // Two of the three yaw estimates must say "turned": the landmark net pulls a profile back towards frontal.
+    assert.equal(judge(analysis(turnedBy({ landmarks: 17, contour: 40, box: 45 })), rules).outcome, 'notFrontal');
+    assert.equal(judge(analysis(turnedBy({ landmarks: 40, contour: 8, box: 5 })), rules).outcome, 'ok');
+    assert.equal(judge(analysis(turnedBy({ landmarks: 17, contour: 40, box: 45 })), { ...rules, version: 2 }).outcome, 'ok');
+    assert.equal(judge(analysis(ok.map((f) => ({ ...f, face: { ...f.face!, pose: { roll: 0, yaw: 3, pitch: 40 } } }))), rules).outcome, 'notFrontal');
+    // Dark glasses the eye model missed: both eye patches dark and flat against the cheeks.
+    const withCover = (cover: EyeCover) => ok.map((f): FrameResult => ({ ...f, face: { ...f.face!, cover } }));
+    const lenses = withCover({ darkness: [0.15, 0.2], darkShare: [0.95, 0.9] });
+    assert.equal(judge(analysis(lenses), rules).outcome, 'poorQuality');
+    assert.equal(judge(analysis(lenses), { ...rules, version: 2 }).outcome, 'ok');
+    const oneLens = withCover({ darkness: [0.15, 0.7], darkShare: [0.95, 0.3] });
+    assert.equal(judge(analysis(oneLens), rules).outcome, 'ok');
+    // In fewer than half the frames (a hand passing): not covered.
+    assert.equal(judge(analysis(ok.map((f, i) => (i < 4 ? lenses[i] : f))), rules).outcome, 'ok');
+    const shades = ok.map((f) => ({ ...f, face: { ...f.face!, eyeClosed: [0.97, 0.95] as [number, number], eyeBrightness: 30 } }));
+    assert.equal(judge(analysis(shades), rules).outcome, 'poorQuality');
+    assert.equal(judge({ ...analysis(ok), skin: [{ upper: 0.8, lower: 0.05 }] }, rules).outcome, 'poorQuality', 'a mask');
+    assert.equal(judge(analysis(shades), { ...rules, version: 2 }).outcome, 'ok');
+    assert.equal(judge(analysis(Array.from({ length: n }, () => frame({ diff: 0.1, diffFirst: 0.1 }))), rules).outcome, 'stillImage');
+    const gone = ok.map((f, i) => (i > 6 ? { ...f, faces: [], face: undefined } : f));
+    assert.equal(judge(analysis(gone), rules).outcome, 'faceLost');
+    const edge = gone.map((f, i) => (i === 6 ? frame({}, 239) : f));
+    assert.equal(judge(analysis(edge), rules).outcome, 'faceLeftFrame');
+    assert.equal(judge(analysis(edge), { ...rules, version: 2 }).outcome, 'faceLost');
+  });
+
+  it('v2 and v3 bodies', () => {
+    const ok = { entry: LivenessErrors.ok, detail: 'Success', decision: { prob: 0.91234, isLive: true, needToReview: false }, warnings: [] };
+    assert.deepEqual(renderV2({ ...ok, faceMatch: { isMatch: true, similarity: 93.5 } }), {
+      code: '200', message: 'request successful.', is_live: true, prob: '0.9123', need_to_review: false, deepfake_prob: 'N/A', face_match: { isMatch: true, similarity: 93.5 },
+    });
+    const v3 = renderV3({ ...ok, warnings: ['low'], faceMatch: { error: LivenessErrors.cmndNoFace, detail: 'No faces detected' } }) as any;
+    assert.equal(v3.code, '407');
+    assert.deepEqual(v3.liveness, { code: '200', message: 'Success', is_live: 'true', spoof_prob: '0.0877', need_to_review: 'false', is_deepfake: 'N/A', deepfake_prob: 'N/A', warning: 'low' });
+    assert.deepEqual(v3.face_match, { code: '407', message: 'No faces detected', isMatch: 'N/A', similarity: 'N/A', warning: 'N/A' });
+    assert.deepEqual(renderV2({ entry: LivenessErrors.severalFaces, detail: 'x', warnings: [] }), { code: '408', message: 'request successful.', is_live: false, need_to_review: false, data: 'x' });
+    for (const v of Object.values(renderV3({ entry: LivenessErrors.faceLeftFrame, detail: 'gone', warnings: [] }).liveness as object)) assert.equal(typeof v, 'string');
+  });
+});
+
+describe('liveness: yaw from the face outline and the detector box', () => {
+  /**
+   * 68 landmarks of a head turned by `yaw` degrees under the cylinder model
+   * (radius R, frontal x = R sin(phi) seen at R sin(phi + yaw)): outline at
+   * -R cos(yaw) and R, eyes at phi = +-asin(0.45), nose tip at phi = 0;
+   * then rolled by `roll` degrees about the nose tip and moved to (cx, cy).
+   */
+  const head = (yaw: number, roll = 0, R = 80, cx = 300, cy = 200) => {
+    const t = (yaw * Math.PI) / 180;
+    const seen = (phi: number) => R * Math.sin(phi + t);
+    const pts: [number, number][] = [];
+    for (let i = 0; i < 17; i++) {
+      // Outline: 0-4 near side, 12-16 far side (silhouette), the jaw between.
+      const y = -20 + i * 8;
+      pts.push([i <= 4 ? -R * Math.cos(t) : i >= 12 ? R : seen(((i - 8) / 8) * (Math.PI / 2 - 0.2)), y]);
+    }
+    for (let i = 17; i < 27; i++) pts.push([seen(((i - 21.5) / 5) * 1.0), -45]);
+    for (let i = 27; i < 31; i++) pts.push([seen(0), -20 + (i - 27) * 10]);
+    for (let i = 31; i < 36; i++) pts.push([seen(((i - 33) / 2) * 0.25), 15]);
+    const eye = Math.asin(0.45);
+    for (let i = 36; i < 48; i++) pts.push([seen((i < 42 ? -eye : eye) + (((i % 6) - 2.5) / 2.5) * 0.15), -25 + ((i % 6) - 2.5)]);
+    for (let i = 48; i < 68; i++) pts.push([seen(((i % 10) - 4.5) / 9), 45]);
+    const r = (roll * Math.PI) / 180;
+    const out: number[] = [];
+    for (const [x, y] of pts) out.push(cx + x * Math.cos(r) - y * Math.sin(r), cy + x * Math.sin(r) + y * Math.cos(r));
+    return out;
+  };
+  const boundingBox = (lm: number[]) => {
+    const xs = lm.filter((_, i) => i % 2 === 0);
+    const ys = lm.filter((_, i) => i % 2 === 1);
+    return { x1: Math.min(...xs), y1: Math.min(...ys), x2: Math.max(...xs), y2: Math.max(...ys), score: 1 };
+  };
+
+  it('the cylinder asymmetry is monotonic and its inverse is exact', () => {
+    assert.equal(cylinderAsymmetry(0), 0);
+    assert.ok(Math.abs(cylinderAsymmetry(90) - 1) < 1e-12);
+    for (let d = 0; d < 90; d += 5) assert.ok(cylinderAsymmetry(d + 5) > cylinderAsymmetry(d));
+    for (const d of [-70, -25, 0, 12, 45, 89]) assert.ok(Math.abs(asymmetryToYaw(Math.sign(d) * cylinderAsymmetry(d)) - d) < 1e-6, String(d));
+  });
+
+  it('reads the turn from the outline, whatever the roll, with its sign', () => {
+    for (const yaw of [0, 15, 30, 50, 70]) {
+      for (const roll of [0, 40, -25]) {
+        assert.ok(Math.abs(contourYaw(head(yaw, roll)) - yaw) < 0.5, `yaw ${yaw} roll ${roll}: ${contourYaw(head(yaw, roll))}`);
+        // The mirror image: the same turn the other way.
+        const mirrored = head(yaw, roll).map((v, i) => (i % 2 === 0 ? 1000 - v : v));
+        // Mirroring swaps left and right eyes and outlines: relabel to keep iBUG order.
+        const swap = (lm: number[]) => {
+          const pairs: [number, number][] = [...Array.from({ length: 8 }, (_, i) => [i, 16 - i] as [number, number]), [36, 45], [37, 44], [38, 43], [39, 42], [40, 47], [41, 46]];
+          const out = [...lm];
+          for (const [a, b] of pairs) {
+            [out[2 * a], out[2 * b]] = [lm[2 * b], lm[2 * a]];
+            [out[2 * a + 1], out[2 * b + 1]] = [lm[2 * b + 1], lm[2 * a + 1]];
+          }
+          return out;
+        };
+        assert.ok(Math.abs(contourYaw(swap(mirrored)) + yaw) < 0.5, `mirrored yaw ${yaw} roll ${roll}`);
+      }
+    }
+  });
+
+  it('reads the turn from the detector box along the eye line', () => {
+    for (const yaw of [0, 20, 45, 65]) {
+      const lm = head(yaw);
+      assert.ok(Math.abs(boxYaw(lm, boundingBox(lm)) - yaw) < 0.5, `yaw ${yaw}: ${boxYaw(lm, boundingBox(lm))}`);
+    }
+    // A box shifted towards the far side (hair on that side) reads less turned, not more.
+    const lm = head(40);
+    const b = boundingBox(lm);
+    assert.ok(boxYaw(lm, { ...b, x2: b.x2 + 30 }) < 40);
+  });
+
+  it('the frontal rule reads the median: one estimate alone does not decide', () => {
+    const lm = head(50);
+    const b = boundingBox(lm);
+    const e = estimateYaw(lm, b, 18);
+    assert.equal(e.landmarks, 18);
+    assert.ok(e.yaw > 45, JSON.stringify(e));
+    const frontal = head(2);
+    assert.ok(Math.abs(estimateYaw(frontal, boundingBox(frontal), 60).yaw) < 5);
+  });
+});
+
+describe('liveness: dark glasses on the aligned face', () => {
+  // A synthetic aligned face: skin, two eyes (white sclera, dark iris, lash line) at the ArcFace template's eye centres.
+  const face = (opts: { lens?: [dx: number, dy: number] | null; oneLens?: boolean; leftLight?: number } = {}) => {
+    const g = new Float32Array(112 * 112);
+    const eyes: [number, number][] = [
+      [38.3, 51.7],
+      [73.5, 51.5],
+    ];
+    for (let y = 0; y < 112; y++) {
+      for (let x = 0; x < 112; x++) {
+        let v = 160;
+        eyes.forEach(([ex, ey], k) => {
+          const dx = x - ex;
+          const dy = y - ey;
+          if ((dx / 7) ** 2 + (dy / 3) ** 2 <= 1) v = 215; // sclera
+          if (dx * dx + dy * dy <= 9) v = 45; // iris and pupil
+          if (Math.abs(dy + 3) < 1 && Math.abs(dx) < 7) v = 50; // upper lashes
+          const lens = opts.lens;
+          if (lens && (!opts.oneLens || k === 0) && ((dx - lens[0]) / 15) ** 2 + ((dy - lens[1]) / 12) ** 2 <= 1) v = 22;
+        });
+        g[y * 112 + x] = x < 56 ? v * (opts.leftLight ?? 1) : v;
+      }
+    }
+    return g;
+  };
+
+  it('open eyes are not covered, in even light or lit from one side', () => {
+    const open = eyeCover(face());
+    assert.ok(open.darkness[0] > 0.6 && open.darkShare[0] < 0.4, JSON.stringify(open));
+    assert.equal(eyesCovered(open), false);
+    assert.equal(eyesCovered(eyeCover(face({ leftLight: 0.4 }))), false);
+  });
+
+  it('dark lenses over both eyes are covered, also a little off the eye centres', () => {
+    const c = eyeCover(face({ lens: [0, 0] }));
+    assert.ok(c.darkness[0] < 0.2 && c.darkShare[1] > 0.95, JSON.stringify(c));
+    assert.equal(eyesCovered(c), true);
+    assert.equal(eyesCovered(eyeCover(face({ lens: [4, 2] }))), true);
+    // One eye covered (a wink behind a hand, an eye patch) is not dark glasses.
+    assert.equal(eyesCovered(eyeCover(face({ lens: [0, 0], oneLens: true }))), false);
+  });
+});

@@ -1,0 +1,469 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { NluTables } from '../../../src/nlu/schema.js';
+import { serviceDb } from '../../../src/platform/db/database.js';
+import { startTestApp, type Tenant, type TestApp } from '../../support/app.js';
+import { call } from '../../support/http.js';
+import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+
+/**
+ * Every endpoint of /api/v3 and its error paths, over real HTTP, run once on
+ * the embedded SQLite store and once on PostgreSQL.
+ */
+function nluSuite(engine: 'sqlite' | 'postgres') {
+  describe(`NLU training-data API on ${engine}`, () => {
+    let t: TestApp;
+    let pgdb: TestDatabase | undefined;
+    let other: Tenant;
+    const api = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) =>
+      call(t.url, method, path, { token: t.token, ...opts });
+
+    before(async () => {
+      if (engine === 'postgres') pgdb = await createTestDatabase();
+      t = await startTestApp({ databaseUrl: pgdb?.url });
+      other = await t.newTenant('other-app');
+    });
+    after(async () => {
+      await t?.close();
+      await pgdb?.drop();
+    });
+
+    test('a request without a valid bearer token is refused with 401 in JSON', async () => {
+      const none = await call(t.url, 'GET', '/api/v3/sample');
+      assert.equal(none.status, 401);
+      assert.equal(none.body.code, 'UNAUTHORIZED');
+      const wrong = await call(t.url, 'GET', '/api/v3/sample', { token: 'st_not-a-real-token' });
+      assert.equal(wrong.status, 401);
+      const apiKeyAsBearer = await call(t.url, 'GET', '/api/v3/sample', { token: t.apiKey });
+      assert.equal(apiKeyAsBearer.status, 401, 'an API key is not a bearer token');
+    });
+
+    test('sample create, list, detail, update, delete', async () => {
+      const created = await api('POST', '/api/v3/sample', { json: { content: 'xin chào bạn' } });
+      assert.equal(created.status, 200);
+      assert.deepEqual(Object.keys(created.body).sort(), ['app_code', 'code', 'content', 'created_time']);
+      assert.equal(created.body.app_code, t.appCode);
+      assert.equal(created.body.content, 'xin chào bạn');
+      assert.ok(!Number.isNaN(Date.parse(created.body.created_time)));
+      const code = created.body.code;
+
+      const list = await api('GET', '/api/v3/sample');
+      const item = list.body.find((s: any) => s.code === code);
+      assert.deepEqual(item, {
+        code,
+        app_code: t.appCode,
+        content: 'xin chào bạn',
+        created_time: created.body.created_time,
+        intent_label: '',
+        intent_type: 0,
+        entities: [],
+      });
+
+      const detail = await api('GET', `/api/v3/sample/${code}`);
+      assert.equal(detail.status, 200);
+      assert.deepEqual(detail.body.intent, { intent_sample_code: '', intent_code: '', sample_code: '', intent_label: '' });
+      assert.deepEqual(detail.body.entities, []);
+
+      const updated = await api('PUT', `/api/v3/sample/${code}`, { json: { content: 'chào buổi sáng' } });
+      assert.equal(updated.status, 200);
+      assert.equal(updated.body.content, 'chào buổi sáng');
+      assert.equal((await api('GET', `/api/v3/sample/${code}`)).body.content, 'chào buổi sáng');
+
+      const viaQuery = await api('PUT', `/api/v3/sample/${code}?content=${encodeURIComponent('chào buổi tối')}`);
+      assert.equal(viaQuery.status, 200, 'the spec lists content as a query parameter too');
+      assert.equal(viaQuery.body.content, 'chào buổi tối');
+
+      const removed = await api('DELETE', `/api/v3/sample/${code}`);
+      assert.equal(removed.status, 200);
+      assert.equal(typeof removed.body.message, 'string');
+      assert.equal((await api('GET', `/api/v3/sample/${code}`)).status, 404);
+      assert.equal((await api('DELETE', `/api/v3/sample/${code}`)).body.code, 'SAMPLE_NOT_FOUND');
+    });
+
+    test('sample validation: empty content and missing content are 400', async () => {
+      const empty = await api('POST', '/api/v3/sample', { json: { content: '   ' } });
+      assert.equal(empty.status, 400);
+      assert.equal(empty.body.code, 'EMPTY_CONTENT');
+      const missing = await api('POST', '/api/v3/sample', { json: { text: 'x' } });
+      assert.equal(missing.status, 400);
+      assert.equal(missing.body.code, 'INVALID_REQUEST');
+      const badJson = await api('POST', '/api/v3/sample', { body: '{"content":', headers: { 'content-type': 'application/json' } });
+      assert.equal(badJson.status, 400);
+    });
+
+    test('entities: create, get, list, update (description only), delete, label rules and duplicates', async () => {
+      const created = await api('POST', '/api/v3/entity', { json: { label: 'city', description: 'tên thành phố', type: 2 } });
+      assert.equal(created.status, 200);
+      assert.deepEqual(Object.keys(created.body).sort(), ['app_code', 'code', 'created_time', 'description', 'label', 'type']);
+      assert.equal(created.body.type, 2);
+
+      const dup = await api('POST', '/api/v3/entity', { json: { label: 'city', description: 'again', type: 1 } });
+      assert.equal(dup.status, 409);
+      assert.equal(dup.body.code, 'ENTITY_LABEL_TAKEN');
+
+      for (const label of ['City', 'thành_phố', 'a-b', 'a b', '']) {
+        const bad = await api('POST', '/api/v3/entity', { json: { label, description: 'x', type: 1 } });
+        assert.equal(bad.status, 400, `label "${label}" must be refused`);
+        assert.equal(bad.body.code, 'INVALID_LABEL');
+      }
+      for (const type of [0, 4, -1]) {
+        const bad = await api('POST', '/api/v3/entity', { json: { label: 'ok_label', description: 'x', type } });
+        assert.equal(bad.status, 400);
+        assert.equal(bad.body.code, 'INVALID_ENTITY_TYPE');
+      }
+
+      const got = await api('GET', '/api/v3/entity/city');
+      assert.deepEqual(got.body, created.body);
+      const list = await api('GET', '/api/v3/entity');
+      assert.ok(list.body.some((e: any) => e.code === created.body.code));
+
+      const updated = await api('PUT', '/api/v3/entity/city', { json: { description: 'thành phố lớn', type: 3 } });
+      assert.equal(updated.status, 200);
+      assert.equal(updated.body.description, 'thành phố lớn');
+      assert.equal(updated.body.type, 2, 'only the description changes on update');
+      const missingType = await api('PUT', '/api/v3/entity/city', { json: { description: 'x' } });
+      assert.equal(missingType.status, 400, 'type is still required');
+
+      assert.equal((await api('GET', '/api/v3/entity/nope')).status, 404);
+      const deleted = await api('DELETE', '/api/v3/entity/city');
+      assert.equal(deleted.status, 200);
+      assert.equal((await api('GET', '/api/v3/entity/city')).status, 404);
+    });
+
+    test('intents: create, get by code or label, update, delete, duplicates', async () => {
+      const created = await api('POST', '/api/v3/intent', { json: { label: 'greet', description: 'chào hỏi', type: 1 } });
+      assert.equal(created.status, 200);
+      assert.equal(created.body.label, 'greet');
+      assert.equal((await api('POST', '/api/v3/intent', { json: { label: 'greet' } })).status, 409);
+      assert.equal((await api('POST', '/api/v3/intent', { json: { label: 'Greet!' } })).body.code, 'INVALID_LABEL');
+      assert.equal((await api('GET', `/api/v3/intent/${created.body.code}`)).body.label, 'greet');
+      assert.equal((await api('GET', '/api/v3/intent/greet')).body.code, created.body.code);
+      const renamed = await api('PUT', `/api/v3/intent/${created.body.code}`, { json: { label: 'greeting', description: 'lời chào' } });
+      assert.equal(renamed.body.label, 'greeting');
+      assert.equal(renamed.body.description, 'lời chào');
+      assert.ok((await api('GET', '/api/v3/intent')).body.some((i: any) => i.label === 'greeting'));
+      assert.equal((await api('DELETE', `/api/v3/intent/${created.body.code}`)).status, 200);
+      assert.equal((await api('GET', `/api/v3/intent/${created.body.code}`)).status, 404);
+    });
+
+    test('intent-sample mapping: create, one intent per sample, list and detail show it, delete', async () => {
+      const intent = (await api('POST', '/api/v3/intent', { json: { label: 'book_ticket', type: 2 } })).body;
+      const sample = (await api('POST', '/api/v3/sample', { json: { content: 'đặt vé đi Đà Nẵng' } })).body;
+      const link = await api('POST', '/api/v3/intent-sample', { json: { intent_code: intent.code, sample_code: sample.code } });
+      assert.equal(link.status, 200);
+      assert.deepEqual(link.body, {
+        intent_sample_code: link.body.intent_sample_code,
+        intent_code: intent.code,
+        sample_code: sample.code,
+        intent_label: '',
+        intent_type: 2,
+        intent_description: '',
+      });
+      const again = await api('POST', '/api/v3/intent-sample', { json: { intent_code: intent.code, sample_code: sample.code } });
+      assert.equal(again.status, 409);
+
+      const listed = (await api('GET', '/api/v3/sample')).body.find((s: any) => s.code === sample.code);
+      assert.equal(listed.intent_label, 'book_ticket');
+      assert.equal(listed.intent_type, 2);
+      const detail = (await api('GET', `/api/v3/sample/${sample.code}`)).body;
+      assert.deepEqual(detail.intent, {
+        intent_sample_code: link.body.intent_sample_code,
+        intent_code: intent.code,
+        sample_code: sample.code,
+        intent_label: 'book_ticket',
+      });
+
+      assert.equal((await api('POST', '/api/v3/intent-sample', { json: { intent_code: 'nope', sample_code: sample.code } })).status, 404);
+      assert.equal((await api('POST', '/api/v3/intent-sample', { json: { intent_code: intent.code, sample_code: 'nope' } })).status, 404);
+
+      assert.equal((await api('DELETE', `/api/v3/intent-sample/${link.body.intent_sample_code}`)).status, 200);
+      assert.equal((await api('GET', `/api/v3/sample/${sample.code}`)).body.intent.intent_label, '');
+      assert.equal((await api('DELETE', `/api/v3/intent-sample/${link.body.intent_sample_code}`)).status, 404);
+    });
+
+    test('entity-sample mapping: positions, value check, detail form with capitalised Type, delete', async () => {
+      const entity = (await api('POST', '/api/v3/entity', { json: { label: 'destination', description: 'nơi đến', type: 1 } })).body;
+      const sample = (await api('POST', '/api/v3/sample', { json: { content: 'tôi muốn bay đến Hà Nội ngày mai' } })).body;
+      const tag = await api('POST', '/api/v3/entity-sample', {
+        json: { entity_code: entity.code, sample_code: sample.code, value: 'Hà Nội', start: 17, end: 23 },
+      });
+      assert.equal(tag.status, 200, JSON.stringify(tag.body));
+      assert.deepEqual(Object.keys(tag.body).sort(), [
+        'Type',
+        'created_time',
+        'end',
+        'entity_code',
+        'entity_sample_code',
+        'label',
+        'parent_code',
+        'sample_code',
+        'start',
+        'value',
+      ]);
+      assert.equal(tag.body.label, '');
+      assert.equal(tag.body.parent_code, '');
+      assert.equal(tag.body.Type, 1);
+
+      const mismatch = await api('POST', '/api/v3/entity-sample', {
+        json: { entity_code: entity.code, sample_code: sample.code, value: 'Sài Gòn', start: 17, end: 23 },
+      });
+      assert.equal(mismatch.status, 400);
+      assert.equal(mismatch.body.code, 'VALUE_MISMATCH');
+      for (const [start, end] of [
+        [30, 40],
+        [5, 5],
+        [10, 3],
+      ]) {
+        const out = await api('POST', '/api/v3/entity-sample', {
+          json: { entity_code: entity.code, sample_code: sample.code, value: 'x', start, end },
+        });
+        assert.equal(out.status, 400, `${start}-${end}`);
+        assert.equal(out.body.code, 'INVALID_SPAN');
+      }
+      const negative = await api('POST', '/api/v3/entity-sample', {
+        json: { entity_code: entity.code, sample_code: sample.code, value: 'x', start: -1, end: 2 },
+      });
+      assert.equal(negative.status, 400);
+      const dup = await api('POST', '/api/v3/entity-sample', {
+        json: { entity_code: entity.code, sample_code: sample.code, value: 'Hà Nội', start: 17, end: 23 },
+      });
+      assert.equal(dup.status, 409);
+
+      const detail = (await api('GET', `/api/v3/sample/${sample.code}`)).body;
+      assert.equal(detail.entities.length, 1);
+      assert.equal(detail.entities[0].label, 'destination');
+      assert.equal(detail.entities[0].Type, 1);
+      assert.equal(detail.entities[0].value, 'Hà Nội');
+      const listed = (await api('GET', '/api/v3/sample')).body.find((s: any) => s.code === sample.code);
+      assert.deepEqual(listed.entities, ['destination']);
+
+      const ofEntity = await api('GET', '/api/v3/entity/destination/samples');
+      assert.deepEqual(ofEntity.body.map((s: any) => s.code), [sample.code]);
+      const ofEntityPut = await api('PUT', '/api/v3/entity/destination/samples');
+      assert.deepEqual(ofEntityPut.body.map((s: any) => s.code), [sample.code], 'PUT lists too, as the spec request line says');
+
+      assert.equal((await api('DELETE', `/api/v3/entity-sample/${tag.body.entity_sample_code}`)).status, 200);
+      assert.deepEqual((await api('GET', `/api/v3/sample/${sample.code}`)).body.entities, []);
+      assert.equal((await api('DELETE', `/api/v3/entity-sample/${tag.body.entity_sample_code}`)).status, 404);
+    });
+
+    test('updating a sample keeps, moves or drops its tags so none dangles', async () => {
+      const entity = (await api('POST', '/api/v3/entity', { json: { label: 'food', description: 'món ăn', type: 2 } })).body;
+      const sample = (await api('POST', '/api/v3/sample', { json: { content: 'cho tôi một bát phở' } })).body;
+      await api('POST', '/api/v3/entity-sample', { json: { entity_code: entity.code, sample_code: sample.code, value: 'phở', start: 16, end: 19 } });
+      await api('PUT', `/api/v3/sample/${sample.code}`, { json: { content: 'làm ơn cho tôi một bát phở' } });
+      let tags = (await api('GET', `/api/v3/sample/${sample.code}`)).body.entities;
+      assert.equal(tags.length, 1);
+      assert.deepEqual([tags[0].start, tags[0].end, tags[0].value], [23, 26, 'phở']);
+      await api('PUT', `/api/v3/sample/${sample.code}`, { json: { content: 'cho tôi một bát bún' } });
+      tags = (await api('GET', `/api/v3/sample/${sample.code}`)).body.entities;
+      assert.deepEqual(tags, []);
+    });
+
+    test('deletes cascade: sample, entity, and samples of an entity', async () => {
+      const entity = (await api('POST', '/api/v3/entity', { json: { label: 'size', description: 'cỡ', type: 2 } })).body;
+      const intent = (await api('POST', '/api/v3/intent', { json: { label: 'order_drink' } })).body;
+      const a = (await api('POST', '/api/v3/sample', { json: { content: 'một ly trà sữa size lớn' } })).body;
+      const b = (await api('POST', '/api/v3/sample', { json: { content: 'cà phê size nhỏ' } })).body;
+      const c = (await api('POST', '/api/v3/sample', { json: { content: 'không có kích cỡ' } })).body;
+      await api('POST', '/api/v3/entity-sample', { json: { entity_code: entity.code, sample_code: a.code, value: 'size lớn', start: 15, end: 23 } });
+      await api('POST', '/api/v3/entity-sample', { json: { entity_code: entity.code, sample_code: b.code, value: 'size nhỏ', start: 7, end: 15 } });
+      await api('POST', '/api/v3/intent-sample', { json: { intent_code: intent.code, sample_code: a.code } });
+
+      const removed = await api('DELETE', '/api/v3/entity/size/samples');
+      assert.equal(removed.status, 200);
+      assert.match(removed.body.message, /2/);
+      assert.equal((await api('GET', `/api/v3/sample/${a.code}`)).status, 404);
+      assert.equal((await api('GET', `/api/v3/sample/${b.code}`)).status, 404);
+      assert.equal((await api('GET', `/api/v3/sample/${c.code}`)).status, 200, 'untagged samples stay');
+      assert.deepEqual((await api('GET', '/api/v3/entity/size/samples')).body, []);
+
+      // Deleting the entity removes its remaining links.
+      await api('POST', '/api/v3/entity-sample', { json: { entity_code: entity.code, sample_code: c.code, value: 'kích cỡ', start: 9, end: 16 } });
+      assert.equal((await api('DELETE', '/api/v3/entity/size')).status, 200);
+      assert.deepEqual((await api('GET', `/api/v3/sample/${c.code}`)).body.entities, []);
+      const rows = await serviceDb<NluTables>(t.deps.store.db).selectFrom('nlu_entity_samples').select('code').where('entity_code', '=', entity.code).execute();
+      assert.equal(rows.length, 0);
+      const links = await serviceDb<NluTables>(t.deps.store.db).selectFrom('nlu_intent_samples').select('code').where('sample_code', '=', a.code).execute();
+      assert.equal(links.length, 0, 'deleting a sample removed its intent link');
+    });
+
+    test('bulk import counts all five outcomes and applies no half row', async () => {
+      await api('POST', '/api/v3/intent', { json: { label: 'ask_price' } });
+      await api('POST', '/api/v3/intent', { json: { label: 'say_bye' } });
+      const rows = [
+        { intent: 'ask_price', sample: 'giá bao nhiêu' },
+        { intent: 'ask_price', sample: 'bao nhiêu tiền vậy' },
+        { intent: 'ask_price', sample: 'giá bao nhiêu' },
+        { intent: 'say_bye', sample: 'tạm biệt' },
+        { intent: '', sample: 'không có ý định' },
+        { sample: 'thiếu intent' },
+        { intent: 'unknown_intent', sample: 'xyz' },
+        { intent: 'Bad Label!', sample: 'xyz' },
+        { intent: 'say_bye', sample: '' },
+      ];
+      const res = await api('POST', '/api/v3/intent-sample/import_intent_samples', { json: rows });
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, {
+        number_of_duplicate_sample: 1,
+        number_of_empty_intent: 2,
+        number_of_imported_intent: 2,
+        number_of_imported_sample: 3,
+        number_of_invalid_intent: 2,
+        number_of_empty_sample: 1,
+      });
+      const again = await api('POST', '/api/v3/intent-sample/import_intent_samples', { json: { content: rows.slice(0, 2) } });
+      assert.equal(again.body.number_of_duplicate_sample, 2, 'importing the same rows again only counts duplicates');
+      assert.equal(again.body.number_of_imported_sample, 0);
+      const samples = (await api('GET', '/api/v3/sample')).body.filter((s: any) => s.intent_label === 'ask_price');
+      assert.deepEqual(samples.map((s: any) => s.content).sort(), ['bao nhiêu tiền vậy', 'giá bao nhiêu']);
+      assert.equal((await api('POST', '/api/v3/intent-sample/import_intent_samples', { json: { rows: 1 } })).status, 400);
+    });
+
+    test('pagination: limit and offset on lists; the bare call returns everything', async () => {
+      const all = (await api('GET', '/api/v3/sample')).body;
+      assert.ok(all.length >= 5);
+      const page1 = (await api('GET', '/api/v3/sample?limit=2')).body;
+      const page2 = (await api('GET', '/api/v3/sample?limit=2&offset=2')).body;
+      assert.deepEqual(page1.map((s: any) => s.code), all.slice(0, 2).map((s: any) => s.code));
+      assert.deepEqual(page2.map((s: any) => s.code), all.slice(2, 4).map((s: any) => s.code));
+      assert.deepEqual(page1, all.slice(0, 2), 'a page carries the same fields as the full list');
+      assert.equal((await api('GET', '/api/v3/sample?limit=0')).status, 400);
+      const intents = (await api('GET', '/api/v3/intent?limit=1&offset=1')).body;
+      assert.equal(intents.length, 1);
+    });
+
+    test('export and import of the whole training set round-trips into another application', async () => {
+      const exported = await api('GET', '/api/v3/export');
+      assert.equal(exported.status, 200);
+      assert.equal(exported.body.format, 'saola.nlu.v1');
+      assert.ok(exported.body.samples.length > 0);
+      const target = await t.newTenant(`copy-${engine}`);
+      const imported = await call(t.url, 'POST', '/api/v3/import', { token: target.token, json: exported.body });
+      assert.equal(imported.status, 200, JSON.stringify(imported.body));
+      assert.equal(imported.body.samples_created, exported.body.samples.length);
+      const copy = await call(t.url, 'GET', '/api/v3/export', { token: target.token });
+      const strip = (set: any) => ({ ...set, samples: [...set.samples].sort((x: any, y: any) => x.content.localeCompare(y.content)) });
+      assert.deepEqual(strip(copy.body), strip(exported.body));
+      const twice = await call(t.url, 'POST', '/api/v3/import', { token: target.token, json: exported.body });
+      assert.equal(twice.body.samples_created, 0, 'merge skips what is already there');
+      const replaced = await call(t.url, 'POST', '/api/v3/import?mode=replace', { token: target.token, json: exported.body });
+      assert.equal(replaced.body.samples_created, exported.body.samples.length);
+
+      const broken = { ...exported.body, samples: [{ content: 'abc', intent: '', entities: [{ entity: 'x', value: 'zz', start: 0, end: 2 }] }] };
+      const refused = await call(t.url, 'POST', '/api/v3/import', { token: target.token, json: broken });
+      assert.equal(refused.status, 400);
+      const after = await call(t.url, 'GET', '/api/v3/export', { token: target.token });
+      assert.equal(after.body.samples.length, exported.body.samples.length, 'a refused import writes nothing');
+    });
+
+    test('tenancy: another application cannot read, change, delete or count these records', async () => {
+      const mine = (await api('POST', '/api/v3/sample', { json: { content: 'dữ liệu riêng' } })).body;
+      const entity = (await api('POST', '/api/v3/entity', { json: { label: 'private_entity', description: 'x', type: 1 } })).body;
+      const intent = (await api('POST', '/api/v3/intent', { json: { label: 'private_intent' } })).body;
+      const as = (method: string, path: string, json?: unknown) => call(t.url, method, path, { token: other.token, json });
+
+      assert.deepEqual((await as('GET', '/api/v3/sample')).body, []);
+      assert.deepEqual((await as('GET', '/api/v3/entity')).body, []);
+      assert.deepEqual((await as('GET', '/api/v3/intent')).body, []);
+      assert.equal((await as('GET', `/api/v3/sample/${mine.code}`)).status, 404);
+      assert.equal((await as('PUT', `/api/v3/sample/${mine.code}`, { content: 'hijack' })).status, 404);
+      assert.equal((await as('DELETE', `/api/v3/sample/${mine.code}`)).status, 404);
+      assert.equal((await as('GET', '/api/v3/entity/private_entity')).status, 404);
+      assert.equal((await as('DELETE', '/api/v3/entity/private_entity')).status, 404);
+      assert.equal((await as('DELETE', '/api/v3/entity/private_entity/samples')).status, 404);
+      assert.equal((await as('GET', `/api/v3/intent/${intent.code}`)).status, 404);
+      // Links across applications are refused: their own intent on my sample, my entity on their sample.
+      const theirIntent = (await as('POST', '/api/v3/intent', { label: 'private_intent' })).body;
+      assert.equal((await as('POST', '/api/v3/intent-sample', { intent_code: theirIntent.code, sample_code: mine.code })).status, 404);
+      const theirSample = (await as('POST', '/api/v3/sample', { content: 'abc' })).body;
+      assert.equal(
+        (await as('POST', '/api/v3/entity-sample', { entity_code: entity.code, sample_code: theirSample.code, value: 'a', start: 0, end: 1 })).status,
+        404,
+      );
+      const theirImport = await as('POST', '/api/v3/intent-sample/import_intent_samples', [{ intent: 'private_intent', sample: 'dữ liệu riêng' }]);
+      assert.equal(theirImport.body.number_of_duplicate_sample, 0, 'my sample does not count as their duplicate');
+      assert.equal((await as('GET', '/api/v3/export')).body.samples.some((s: any) => s.content === 'dữ liệu riêng'), true);
+      assert.equal((await api('GET', `/api/v3/sample/${mine.code}`)).body.content, 'dữ liệu riêng', 'mine is untouched');
+      assert.equal((await api('GET', '/api/v3/sample')).body.some((s: any) => s.content === 'abc'), false);
+    });
+
+    test('real clients: JSON sent as form-urlencoded, text/plain or with no Content-Type; form fields; empty DELETE body', async () => {
+      const form = await api('POST', '/api/v3/sample', {
+        body: JSON.stringify({ content: 'gửi như form' }),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      assert.equal(form.status, 200);
+      assert.equal(form.body.content, 'gửi như form');
+      const plain = await api('POST', '/api/v3/sample', { body: JSON.stringify({ content: 'text plain' }), headers: { 'content-type': 'text/plain' } });
+      assert.equal(plain.body.content, 'text plain');
+      const octet = await api('POST', '/api/v3/sample', {
+        body: Buffer.from(JSON.stringify({ content: 'octet' })),
+        headers: { 'content-type': 'application/octet-stream' },
+      });
+      assert.equal(octet.body.content, 'octet');
+      const none = await fetch(`${t.url}/api/v3/sample`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.token}` },
+        body: new Blob([JSON.stringify({ content: 'no content type' })]),
+      });
+      assert.equal(none.status, 200);
+      assert.equal(((await none.json()) as any).content, 'no content type');
+      const fields = await api('POST', '/api/v3/entity', {
+        body: 'label=color&description=m%C3%A0u&type=2',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      assert.equal(fields.status, 200);
+      assert.equal(fields.body.type, 2, 'form values are coerced to the schema types');
+      assert.equal(fields.body.description, 'màu');
+      const del = await api('DELETE', '/api/v3/entity/color', { body: '', headers: { 'content-type': 'application/json' } });
+      assert.equal(del.status, 200);
+      const delBraces = await api('DELETE', `/api/v3/sample/${form.body.code}`, { body: '{}', headers: { 'content-type': 'application/json' } });
+      assert.equal(delBraces.status, 200);
+    });
+
+    test('hostile bodies: oversized, prototype pollution, deep nesting', async () => {
+      const big = await api('POST', '/api/v3/sample', { json: { content: 'x'.repeat(2 * 1024 * 1024) } });
+      assert.equal(big.status, 413);
+      assert.equal(big.body.code, 'PAYLOAD_TOO_LARGE');
+      const proto = await api('POST', '/api/v3/sample', {
+        body: '{"content":"ok","__proto__":{"polluted":true}}',
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(proto.status, 200);
+      assert.equal(({} as any).polluted, undefined);
+      const deep = await api('POST', '/api/v3/sample', { body: '['.repeat(50_000) + ']'.repeat(50_000), headers: { 'content-type': 'application/json' } });
+      assert.equal(deep.status, 400);
+    });
+
+    test('the full list reflects every write at once (the embedded store caches it)', async () => {
+      const before = (await api('GET', '/api/v3/sample')).body.length;
+      assert.equal((await api('GET', '/api/v3/sample')).body.length, before, 'a second read is the same');
+      const created = (await api('POST', '/api/v3/sample', { json: { content: 'mẫu mới cho bộ đệm' } })).body;
+      const withNew = (await api('GET', '/api/v3/sample')).body;
+      assert.equal(withNew.length, before + 1);
+      const intent = (await api('POST', '/api/v3/intent', { json: { label: 'cache_check' } })).body;
+      await api('POST', '/api/v3/intent-sample', { json: { intent_code: intent.code, sample_code: created.code } });
+      assert.equal((await api('GET', '/api/v3/sample')).body.find((x: any) => x.code === created.code).intent_label, 'cache_check');
+      await api('PUT', `/api/v3/intent/${intent.code}`, { json: { label: 'cache_renamed' } });
+      assert.equal((await api('GET', '/api/v3/sample')).body.find((x: any) => x.code === created.code).intent_label, 'cache_renamed');
+      await api('DELETE', `/api/v3/sample/${created.code}`);
+      assert.equal((await api('GET', '/api/v3/sample')).body.length, before);
+      const otherList = await call(t.url, 'GET', '/api/v3/sample', { token: other.token });
+      assert.ok(!otherList.body.some((x: any) => x.code === created.code), 'one application never gets another one cached list');
+    });
+
+    test('unknown routes and wrong methods answer JSON', async () => {
+      const missing = await api('GET', '/api/v3/nothing-here');
+      assert.equal(missing.status, 404);
+      assert.equal(missing.body.code, 'ROUTE_NOT_FOUND');
+      const wrong = await api('PATCH', '/api/v3/sample');
+      assert.equal(wrong.status, 405);
+      assert.match(wrong.headers.get('allow') ?? '', /GET/);
+      assert.equal(wrong.body.code, 'METHOD_NOT_ALLOWED');
+    });
+  });
+}
+
+nluSuite('sqlite');
+nluSuite('postgres');

@@ -1,0 +1,154 @@
+/**
+ * `saola app delete --purge`: application A has records in every service
+ * (every table with an app_code column holds at least one of A's rows, or this
+ * suite fails and asks for one), application B as well; the real CLI deletes
+ * A while the server runs. Afterwards no table holds a row of A, A's audio
+ * files are gone, A's key is refused, and every row and file of B is still
+ * there. On SQLite and on PostgreSQL. Usage rows and quotas come through the
+ * console API (the operator's password), the liveness threshold through the
+ * store `saola eval liveness --write` uses: it is keyed by scope, not app_code,
+ * so its purge hook is checked apart.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { after, before, describe, it } from 'node:test';
+import { uuidv7 } from 'uuidv7';
+import { appScopedTables } from '../../../src/platform/purge.js';
+import { LivenessThresholds } from '../../../src/liveness/thresholds.js';
+import { UsageStore, utcDay } from '../../../src/platform/usage/index.js';
+import { startTestApp, type Tenant, type TestApp } from '../../support/app.js';
+import { call } from '../../support/http.js';
+import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { historyCsv, importCsv } from '../../support/credit/support.js';
+import { waitForStatus } from '../../support/speech/tts/helpers.js';
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const T = Math.floor(Date.parse('2025-03-01T00:00:00Z') / 1000);
+const PASSWORD = 'purge suite operator passphrase';
+const grace = () => fs.readFileSync(new URL('../../fixtures/face/grace_hopper.jpg', import.meta.url));
+
+/** Records of one application in every service; answers its TTS blob key. */
+async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
+  const nlu = (method: string, p: string, json?: unknown) => call(t.url, method, `/api/v3${p}`, { token: who.token, json });
+  const sample = (await nlu('POST', '/sample', { content: 'dữ liệu cần xóa' })).body;
+  const entity = (await nlu('POST', '/entity', { label: 'purge_entity', description: 'x', type: 1 })).body;
+  const intent = (await nlu('POST', '/intent', { label: 'purge_intent' })).body;
+  assert.equal((await nlu('POST', '/intent-sample', { intent_code: intent.code, sample_code: sample.code })).status, 200);
+  assert.equal((await nlu('POST', '/entity-sample', { entity_code: entity.code, sample_code: sample.code, value: 'dữ', start: 0, end: 2 })).status, 200);
+  const form = new FormData();
+  form.append('collection', 'purge');
+  form.append('id', 'u1');
+  form.append('file', new Blob([new Uint8Array(grace())], { type: 'image/jpeg' }), 'g.jpg');
+  const added = await fetch(`${t.url}/dmp/facesearch/v2/add`, { method: 'POST', headers: { api_key: who.apiKey }, body: form });
+  assert.equal(((await added.json()) as { code: string }).code, '200');
+  const tts = await fetch(`${t.url}/hmi/tts/v5`, { method: 'POST', headers: { api_key: who.apiKey }, body: 'Tệp âm thanh cần xóa.' });
+  const requestId = ((await tts.json()) as { request_id: string }).request_id;
+  assert.equal((await waitForStatus(t.url, who.apiKey, requestId)).status, 'done');
+  assert.equal((await importCsv(t.deps, who.appCode, historyCsv(phone, T))).rejected, 0);
+  const db = t.deps.store.db as unknown as import('kysely').Kysely<any>;
+  await db.insertInto('reader_app_settings').values({ app_code: who.appCode, features: 1, updated_time: new Date().toISOString() }).execute();
+  // An import in progress (a killed import's leftovers look the same) holds A's rows in the staging table.
+  await db
+    .insertInto('credit_import_staging')
+    .values({ id: uuidv7(), app_code: who.appCode, event_key: 'k', phone: phone, event_type: 'topup', occurred_at: new Date(T * 1000).toISOString(), amount: 1, days_late: null, import_id: uuidv7(), created_time: new Date().toISOString() })
+    .execute();
+  await db
+    .insertInto('credit_models')
+    .values({ id: uuidv7(), app_code: who.appCode, source: 'beta', dltype: 1, version: 1, model: '{}', metrics: 'null', train_rows: 0, created_time: new Date().toISOString() })
+    .execute();
+  // The operator's side: a quota, and the usage of the calls above (reading the report writes the pending counts).
+  const admin = { authorization: `Bearer ${PASSWORD}` };
+  const quota = await call(t.url, 'PUT', `/console/api/apps/${who.appCode}/quotas`, { headers: admin, json: { service: 'tts', per_minute: 100, per_day: 1000 } });
+  assert.equal(quota.status, 200, quota.text);
+  const usage = await call(t.url, 'GET', `/console/api/apps/${who.appCode}/usage`, { headers: admin });
+  assert.equal(usage.status, 200, usage.text);
+  assert.ok(usage.body.total > 0, usage.text.slice(0, 300));
+  await new LivenessThresholds(t.deps.store.db).set(who.appCode, 0.61);
+  const row = await db.selectFrom('tts_requests').select('blob_key').where('id', '=', requestId).executeTakeFirstOrThrow();
+  return row.blob_key as string;
+}
+
+async function counts(t: TestApp, appCode: string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const table of await appScopedTables(t.deps.store)) {
+    const r = await sql<{ n: string | number }>`select count(*) as n from ${sql.table(table)} where app_code = ${appCode}`.execute(t.deps.store.db);
+    out[table] = Number(r.rows[0].n);
+  }
+  return out;
+}
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe(`saola app delete --purge on ${engine}`, () => {
+    let t: TestApp;
+    let pg: TestDatabase | undefined;
+    let b: Tenant;
+    const blobKeys: { a: string; b: string } = { a: '', b: '' };
+    const cli = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts'), ...args], {
+        cwd: root,
+        env: { ...process.env, SAOLA_DATA_DIR: t.dataDir, ...(pg ? { SAOLA_DATABASE_URL: pg.url } : {}) },
+      });
+
+    before(async () => {
+      if (engine === 'postgres') pg = await createTestDatabase();
+      t = await startTestApp({ databaseUrl: pg?.url, env: { SAOLA_ADMIN_PASSWORD: PASSWORD } });
+      b = await t.newTenant('purge-b');
+      blobKeys.a = await fill(t, t, '84911111111');
+      blobKeys.b = await fill(t, b, '84922222222');
+    });
+    after(async () => {
+      await t?.close();
+      await pg?.drop();
+    });
+
+    it('without --purge it refuses and deletes nothing', async () => {
+      const before = await counts(t, t.appCode);
+      await assert.rejects(cli('app', 'delete', '--app', t.appCode), (err: { code?: number; stderr?: string }) => err.code === 2 && /--purge/.test(err.stderr ?? ''));
+      assert.deepEqual(await counts(t, t.appCode), before);
+    });
+
+    it("deletes every row and file of A in every service, and nothing of B's", async () => {
+      const a = await counts(t, t.appCode);
+      const empty = Object.entries(a).filter(([, n]) => n === 0).map(([table]) => table);
+      assert.deepEqual(empty, [], 'give application A a row in each of these tables in fill() so the purge is tested on it');
+      const bBefore = await counts(t, b.appCode);
+      const thresholds = new LivenessThresholds(t.deps.store.db);
+      const scopes = async () => (await thresholds.list()).map((r) => r.scope);
+      assert.ok((await scopes()).includes(t.appCode), "A's liveness threshold exists before");
+      assert.ok(await t.deps.blobs.stat(blobKeys.a), "A's audio exists before");
+
+      const { stdout } = await cli('app', 'delete', '--app', t.appCode, '--purge', '--json');
+      const report = JSON.parse(stdout) as { deleted: boolean; rows: Record<string, number>; blobs: number };
+      assert.equal(report.deleted, true);
+      assert.equal(report.blobs, 1);
+      // Each table was visited (a child's rows may already have gone with its parent's, by cascade).
+      for (const table of Object.keys(a)) assert.ok(table in report.rows, table);
+
+      // The serving process may still hold counts of A's last calls (written every 5 s) when the CLI purges:
+      // a batch written after the purge leaves no row of A, and still writes B's.
+      const late = (appCode: string) => ({ app_code: appCode, day: utcDay(), service: 'nlu', endpoint: 'GET /late', status: 200, count: 1, latencySumMs: 1, latencyMaxMs: 1, buckets: [1] });
+      await new UsageStore(t.deps.store).add([late(t.appCode), late(b.appCode)]);
+
+      const after = await counts(t, t.appCode);
+      assert.ok(Object.values(after).every((n) => n === 0), JSON.stringify(after));
+      assert.equal(await t.deps.blobs.stat(blobKeys.a), undefined, "A's audio file is gone");
+      const app = await t.deps.store.db.selectFrom('applications').select('code').where('code', '=', t.appCode).executeTakeFirst();
+      assert.equal(app, undefined);
+      assert.equal((await call(t.url, 'GET', '/hmi/tts/v5/status/x', { headers: { api_key: t.apiKey } })).status, 401);
+      assert.equal((await call(t.url, 'GET', '/api/v3/sample', { token: t.token })).status, 401);
+
+      assert.ok(!(await scopes()).includes(t.appCode), "A's liveness threshold (keyed by scope) is gone");
+      assert.ok((await scopes()).includes(b.appCode), "B's liveness threshold stays");
+      assert.deepEqual(await counts(t, b.appCode), { ...bBefore, usage_daily: bBefore.usage_daily + 1 }, "B's rows (and B's late usage row)");
+      assert.ok(await t.deps.blobs.stat(blobKeys.b), "B's audio file");
+      assert.equal((await call(t.url, 'GET', '/api/v3/sample', { token: b.token })).body.length, 1);
+
+      // Run again (an interrupted purge is finished by running it again): the application is gone now.
+      await assert.rejects(cli('app', 'delete', '--app', t.appCode, '--purge'), (err: { code?: number }) => err.code === 2);
+    });
+  });
+}
