@@ -12,7 +12,7 @@ import { loadTtsConfig } from '../src/speech/tts/config.js';
 import { openTtsEngines } from '../src/speech/tts/index.js';
 import { normaliseText } from '../src/speech/tts/normalise.js';
 import { synthesiseText, type SpeechEngine } from '../src/speech/tts/synthesise.js';
-import { VOICES, VOICE_INFO, wordsPerMinute } from '../src/speech/tts/voices.js';
+import { SPEAKERS, VOICE_INFO, wordsPerMinute } from '../src/speech/tts/voices.js';
 
 /** Sentences covering the six tones on open, nasal and stop-final syllables. */
 const SENTENCES = [
@@ -88,7 +88,7 @@ function alignedMatches(expected: number[], produced: number[]): number {
 
 async function toneCheck(engine: SpeechEngine, label: string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  for (const voice of VOICES) {
+  for (const voice of SPEAKERS) {
     let expectedTotal = 0;
     let matched = 0;
     const byTone = new Map<number, { n: number; ok: number }>();

@@ -203,6 +203,8 @@ const VOICES = [
   ['linhsan', 'Linh San (female, southern)'],
   ['myan', 'Mỹ An (female, central)'],
   ['giahuy', 'Gia Huy (male, central)'],
+  ['ngoclam', 'Ngọc Lam (female, central)'],
+  ['minhquang', 'Minh Quang (male, southern)'],
 ];
 
 export function TtsPlayground({ apps }: { apps: Application[] }) {

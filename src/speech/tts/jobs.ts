@@ -11,7 +11,7 @@ import { pcmToWav, type Mp3Encoder } from './encode.js';
 import { CALLBACK_QUEUE, SYNTHESIS_QUEUE, type SynthesisJobPayload } from './service.js';
 import type { TtsStore } from './store.js';
 import { synthesiseText, type SpeechEngine } from './synthesise.js';
-import { CONTENT_TYPES, VOICE_INFO, wordsPerMinute, type AudioFormat, type Voice } from './voices.js';
+import { CONTENT_TYPES, voiceInfo, wordsPerMinute, type AudioFormat } from './voices.js';
 
 export interface TtsJobDeps {
   store: TtsStore;
@@ -49,7 +49,9 @@ export function synthesisHandler(deps: TtsJobDeps) {
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(config.synthesisTimeoutMs)]);
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'saola-tts-'));
     try {
-      const pcm = await synthesiseText(engine, text, VOICE_INFO[row.voice as Voice], wordsPerMinute(row.speed), {
+      const voice = voiceInfo(row.voice);
+      if (!voice) throw new PermanentJobError(`unknown voice ${row.voice}`);
+      const pcm = await synthesiseText(engine, text, voice, wordsPerMinute(row.speed), {
         parallel: engine.kind === 'native' ? 2 : 1,
         signal,
         onPart: (done, total) => ctx.progress(5 + Math.round((80 * done) / total)),
