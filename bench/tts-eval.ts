@@ -199,7 +199,7 @@ try {
 } catch (err) {
   rows.push({ benchmark: 'tone check (wasm)', metric: 'error', value: NaN, unit: '', note: (err as Error).message });
 } finally {
-  await wasm.pool?.close();
+  await wasm.close();
 }
 rows.push(...(await requestToReady()));
 printTable(rows);

@@ -4,6 +4,8 @@ import { livenessEvalCommand } from './face/liveness/cli.js';
 import type { Command } from './platform/cli.js';
 import { readerFeaturesCommand } from './reader/cli.js';
 import { asrModelsCommand } from './speech/asr/cli.js';
+import { modelsListCommand, modelsRemoveCommand } from './speech/cli.js';
+import { ttsModelsAddCommand } from './speech/tts/cli.js';
 
 /**
  * Service commands of the CLI, by their leading words. `saola credit train
@@ -15,5 +17,8 @@ export const serviceCommands: Record<string, Command> = {
   'eval face': faceEvalCommand,
   'eval liveness': livenessEvalCommand,
   'models add asr': asrModelsCommand,
+  'models add tts': ttsModelsAddCommand,
+  'models list': modelsListCommand,
+  'models remove': modelsRemoveCommand,
   'reader features': readerFeaturesCommand,
 };

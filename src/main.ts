@@ -39,6 +39,8 @@ Services
   credit import|train|eval ...  credit-scoring data and models (saola credit --help)
   eval face --pairs DIR         face verification accuracy and similarity refit
   models add asr PATH           install a speech-recognition model
+  models add tts PATH --voice V install a neural voice (VITS) for voice names V
+  models list|remove ...        installed speech models (saola models remove --help)
 
 Usage and quotas
   usage --app APP [--json]      requests per service and endpoint: count, errors, p50/p95 latency
