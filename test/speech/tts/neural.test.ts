@@ -12,6 +12,11 @@ import { ModelError } from '../../../src/speech/models.js';
 import { TTS_MANIFEST, detectVitsModel, readVoiceMap, sherpaSpeed, ttsModelsDir } from '../../../src/speech/tts/models.js';
 import { wordsPerMinute } from '../../../src/speech/tts/voices.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
+import { execFileSync } from 'node:child_process';
+import { loadTtsConfig } from '../../../src/speech/tts/config.js';
+import { openTtsEngines } from '../../../src/speech/tts/index.js';
+import { VOICE_INFO } from '../../../src/speech/tts/voices.js';
+import { needsPrograms } from '../../support/programs.js';
 import { pollUntilReady, postTts, rawRequest, waitForStatus } from './helpers.js';
 import { TINY_VITS_HOP, TINY_VITS_SAMPLE_RATE, buildTinyVits } from './support/tiny-vits.js';
 
@@ -152,6 +157,43 @@ describe('saola models add tts', () => {
     assert.equal((await cli(modelsRemoveCommand, dataDir, ['tts', 'trio'])).code, 1);
     assert.equal((await cli(modelsRemoveCommand, dataDir, ['tts'])).code, 2);
     assert.equal((await cli(modelsRemoveCommand, dataDir, ['asr', 'none'])).code, 1);
+  });
+});
+
+describe('a Piper-form voice (eSpeak NG phonemes)', { skip: needsPrograms('espeak-ng') }, () => {
+  test('installs from a folder with espeak-ng-data, speaks, and keeps the pace of its .onnx.json', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-tts-piper-'));
+    const source = fresh({ form: 'piper', speakers: 2 });
+    // The Debian program's phoneme data, as sherpa-onnx's Piper packages ship their own.
+    const debianData = /Data at:\s*(\S+)/.exec(execFileSync('espeak-ng', ['--version'], { encoding: 'utf8' }))![1];
+    fs.symlinkSync(debianData, path.join(source, 'espeak-ng-data'));
+    fs.writeFileSync(path.join(source, 'vi_VN-tiny-x_low.onnx.json'), JSON.stringify({ inference: { noise_scale: 0.667, length_scale: 1.25, noise_w: 0.8 } }));
+    try {
+      const added = await cli(ttsModelsAddCommand, dataDir, [source, '--name', 'piper-tiny', '--voice', 'lannhi:1']);
+      assert.equal(added.code, 0, added.err);
+      const spec = detectVitsModel(path.join(ttsModelsDir(dataDir), 'piper-tiny'));
+      assert.equal(spec.lengthScale, 1.25);
+      assert.ok(spec.files.dataDir);
+      // The engines the server opens read the voice map just written.
+      const served = await openTtsEngines(loadTtsConfig({}), { threads: 1, maxQueue: 8 }, { dir: ttsModelsDir(dataDir) });
+      try {
+        const engine = await served.voices.engineFor(VOICE_INFO.lannhi);
+        assert.equal(engine.name, 'sherpa-onnx VITS piper-tiny speaker 1');
+        const normal = await engine.synthesise('xin chào các bạn', VOICE_INFO.lannhi, wordsPerMinute(0));
+        const slow = await engine.synthesise('xin chào các bạn', VOICE_INFO.lannhi, wordsPerMinute(-3));
+        assert.equal(normal.sampleRate, TINY_VITS_SAMPLE_RATE);
+        // Each phoneme token lasts ceil(HOP x pace x 175 / wpm) samples: 320 at speed 0 with pace 1.25.
+        const perToken = (speed: number) => Math.ceil(TINY_VITS_HOP * 1.25 * (175 / wordsPerMinute(speed)));
+        assert.equal(normal.samples.length % perToken(0), 0);
+        const tokens = normal.samples.length / perToken(0);
+        assert.ok(tokens > 10, `${tokens} phoneme tokens`);
+        assert.equal(slow.samples.length, tokens * perToken(-3));
+      } finally {
+        await served.close();
+      }
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

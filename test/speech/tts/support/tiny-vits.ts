@@ -36,7 +36,23 @@ function weights(name: string, dims: number[], next: () => number, scale: number
   return { name, dims, data };
 }
 
+/** Piper's symbols: pad, start, end, space, punctuation, and the IPA eSpeak NG writes (tone letters included). */
+const PIPER_SYMBOLS = [
+  ...new Set([
+    ...'_^$ !\'(),-.:;?',
+    ...'abcdefghijklmnopqrstuvwxyz0123456789',
+    ...'æçðøħŋœǀǁǂǃɐɑɒɓɔɕɖɗɘəɚɛɜɞɟɠɡɢɣɤɥɦɧɨɪɫɬɭɮɯɰɱɲɳɴɵɶɸɹɺɻɽɾʀʁʂʃʄʈʉʊʋʌʍʎʏʐʑʒʔʕʘʙʛʜʝʟʡʢʤʧʰʲʷˈˌːˑ˞ˠˤ˥˦˧˨˩̩̃βθχᵻⱱ',
+  ]),
+];
+
 export interface TinyVitsOptions {
+  /**
+   * `mms` (default): character tokens, inputs x, x_length, noise_scale,
+   * length_scale, noise_scale_w[, sid]. `piper`: eSpeak NG phonemes (needs
+   * espeak-ng-data at synthesis), inputs input, input_lengths, scales[, sid],
+   * comment "piper".
+   */
+  form?: 'mms' | 'piper';
   /** 0 or 1: one voice (no sid input); more: a sid input choosing a speaker embedding. */
   speakers?: number;
   seed?: number;
@@ -45,19 +61,29 @@ export interface TinyVitsOptions {
   metadata?: Record<string, string | undefined>;
 }
 
-/** Writes model.onnx and tokens.txt into `dir`; answers the folder. */
+/** Writes model.onnx (Piper: vi_VN-tiny-x_low.onnx) and tokens.txt into `dir`; answers the folder. */
 export function buildTinyVits(dir: string, opts: TinyVitsOptions = {}): string {
   const next = seededRandom(opts.seed ?? 20251125);
   const H = opts.hidden ?? 16;
   const speakers = opts.speakers ?? 0;
   const multi = speakers > 1;
-  // Id 0 is the blank inserted between characters (MMS's pad token).
-  const vocab = ['_', ...CHARACTERS];
+  const piper = opts.form === 'piper';
+  // Id 0 is the blank inserted between characters (MMS's pad token) or Piper's pad `_`.
+  const vocab = piper ? PIPER_SYMBOLS : ['_', ...CHARACTERS];
   const V = vocab.length;
 
-  const nodes: Graph['nodes'] = [
-    { op: 'Gather', inputs: ['embedding', 'x'], outputs: ['tokens'], attributes: { axis: 0 } },
-  ];
+  const nodes: Graph['nodes'] = [];
+  if (piper) {
+    // Piper's interface, turned into the names the rest of the graph uses.
+    nodes.push(
+      { op: 'Identity', inputs: ['input'], outputs: ['x'] },
+      { op: 'Identity', inputs: ['input_lengths'], outputs: ['x_length'] },
+      { op: 'Slice', inputs: ['scales', 'at_0', 'at_1'], outputs: ['noise_scale'] },
+      { op: 'Slice', inputs: ['scales', 'at_1', 'at_2'], outputs: ['length_scale'] },
+      { op: 'Slice', inputs: ['scales', 'at_2', 'at_3'], outputs: ['noise_scale_w'] },
+    );
+  }
+  nodes.push({ op: 'Gather', inputs: ['embedding', 'x'], outputs: ['tokens'], attributes: { axis: 0 } });
   let hidden = 'tokens';
   if (multi) {
     nodes.push(
@@ -91,11 +117,19 @@ export function buildTinyVits(dir: string, opts: TinyVitsOptions = {}): string {
     name: 'tiny_vits',
     nodes,
     inputs: [
-      { name: 'x', elemType: DataType.INT64, shape: [1, 'N'] },
-      { name: 'x_length', elemType: DataType.INT64, shape: [1] },
-      { name: 'noise_scale', elemType: DataType.FLOAT, shape: [1] },
-      { name: 'length_scale', elemType: DataType.FLOAT, shape: [1] },
-      { name: 'noise_scale_w', elemType: DataType.FLOAT, shape: [1] },
+      ...(piper
+        ? [
+            { name: 'input', elemType: DataType.INT64, shape: [1, 'N'] },
+            { name: 'input_lengths', elemType: DataType.INT64, shape: [1] },
+            { name: 'scales', elemType: DataType.FLOAT, shape: [3] },
+          ]
+        : [
+            { name: 'x', elemType: DataType.INT64, shape: [1, 'N'] },
+            { name: 'x_length', elemType: DataType.INT64, shape: [1] },
+            { name: 'noise_scale', elemType: DataType.FLOAT, shape: [1] },
+            { name: 'length_scale', elemType: DataType.FLOAT, shape: [1] },
+            { name: 'noise_scale_w', elemType: DataType.FLOAT, shape: [1] },
+          ]),
       ...(multi ? [{ name: 'sid', elemType: DataType.INT64, shape: [1] }] : []),
     ],
     outputs: [{ name: 'y', elemType: DataType.FLOAT, shape: [1, 1, 'T'] }],
@@ -107,27 +141,38 @@ export function buildTinyVits(dir: string, opts: TinyVitsOptions = {}): string {
       float('amplitude_floor', [0.2]),
       int64('axis_1', [1]),
       int64('batch_and_hidden', [1, H]),
+      ...(piper ? [int64('at_0', [0]), int64('at_1', [1]), int64('at_2', [2]), int64('at_3', [3])] : []),
     ],
   };
 
-  const metadata: Record<string, string> = {
-    model_type: 'vits',
-    comment: 'saola tiny VITS with generated weights (tests only)',
-    language: 'Vietnamese',
-    sample_rate: String(TINY_VITS_SAMPLE_RATE),
-    add_blank: '1',
-    n_speakers: String(multi ? speakers : 1),
-    frontend: 'characters',
-    blank_id: '0',
-    use_eos_bos: '0',
-  };
+  const metadata: Record<string, string> = piper
+    ? {
+        model_type: 'vits',
+        comment: 'piper (saola tiny VITS with generated weights, tests only)',
+        language: 'Vietnamese',
+        voice: 'vi',
+        sample_rate: String(TINY_VITS_SAMPLE_RATE),
+        add_blank: '0',
+        n_speakers: String(multi ? speakers : 1),
+      }
+    : {
+        model_type: 'vits',
+        comment: 'saola tiny VITS with generated weights (tests only)',
+        language: 'Vietnamese',
+        sample_rate: String(TINY_VITS_SAMPLE_RATE),
+        add_blank: '1',
+        n_speakers: String(multi ? speakers : 1),
+        frontend: 'characters',
+        blank_id: '0',
+        use_eos_bos: '0',
+      };
   for (const [key, value] of Object.entries(opts.metadata ?? {})) {
     if (value === undefined) delete metadata[key];
     else metadata[key] = value;
   }
 
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'model.onnx'), writeModel(graph, metadata));
+  fs.writeFileSync(path.join(dir, piper ? 'vi_VN-tiny-x_low.onnx' : 'model.onnx'), writeModel(graph, metadata));
   // One "symbol id" per line; sherpa-onnx reads a line with only an id as the space.
   fs.writeFileSync(path.join(dir, 'tokens.txt'), vocab.map((s, i) => (s === ' ' ? `${i}` : `${s} ${i}`)).join('\n') + '\n');
   return dir;
