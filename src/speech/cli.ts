@@ -85,7 +85,11 @@ export const modelsRemoveCommand: Command = async (ctx) => {
       voices.push(voice);
     }
     const unmapped = unmapTtsVoices(ctx.config.dataDir, voices);
-    ctx.stdout(unmapped.length > 0 ? `${unmapped.join(', ')} now speak with eSpeak NG. Restart saola to apply.\n` : 'None of those voices had a model.\n');
+    ctx.stdout(
+      unmapped.length > 0
+        ? `${unmapped.join(', ')} no longer ${unmapped.length === 1 ? 'has' : 'have'} a model of ${unmapped.length === 1 ? 'its' : 'their'} own. Restart saola to apply.\n`
+        : 'None of those voices had a model.\n',
+    );
     return 0;
   }
 
@@ -96,7 +100,7 @@ export const modelsRemoveCommand: Command = async (ctx) => {
       return 1;
     }
     ctx.stdout(
-      `Removed the voice model ${name}.${result.unmapped.length > 0 ? ` ${result.unmapped.join(', ')} now speak with eSpeak NG.` : ''} Restart saola to apply.\n`,
+      `Removed the voice model ${name}.${result.unmapped.length > 0 ? ` Unmapped: ${result.unmapped.join(', ')}.` : ''} Restart saola to apply.\n`,
     );
     return 0;
   }

@@ -13,7 +13,7 @@ import {
   writeVoiceMap,
   type VoiceMap,
 } from './models.js';
-import { ALL_VOICES, parseVoice, type Voice } from './voices.js';
+import { ALL_VOICES, VOICE_INFO, parseVoice, type Voice } from './voices.js';
 
 const USAGE = `usage: saola models add tts <folder> --voice NAME[:SPEAKER][,NAME[:SPEAKER]...] [--name NAME] [--force] [--skip-probe]
 
@@ -152,14 +152,13 @@ export function listTtsModels(dataDir: string): { models: { name: string; voices
   } catch (err) {
     brokenMap = (err as Error).message;
   }
+  // A voice's model: its own mapping, else (an Ace variant) its speaker's.
+  const effective = (v: Voice) => map[v] ?? map[VOICE_INFO[v].speaker];
   const models = installedTtsModels(modelsDir).map((name) => ({
     name,
-    voices: Object.entries(map)
-      .filter(([, m]) => m?.model === name)
-      .map(([v, m]) => `${v}:${m!.speaker}`),
+    voices: ALL_VOICES.filter((v) => effective(v)?.model === name).map((v) => `${v}:${effective(v)!.speaker}${map[v] ? '' : ` (as ${VOICE_INFO[v].speaker})`}`),
   }));
-  const mapped = new Set(Object.keys(map));
-  return { models, unmappedVoices: ALL_VOICES.filter((v) => !mapped.has(v)), ...(brokenMap ? { brokenMap } : {}) };
+  return { models, unmappedVoices: ALL_VOICES.filter((v) => !effective(v)), ...(brokenMap ? { brokenMap } : {}) };
 }
 
 /** Removes an installed voice model and unmaps its voices (they go back to eSpeak NG). */
