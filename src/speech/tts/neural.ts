@@ -73,7 +73,7 @@ export class VoiceEngines {
 
   constructor(
     readonly fallback: SpeechEngine,
-    private readonly map: VoiceMap,
+    map: VoiceMap,
     private readonly modelsDir: string,
     private readonly pool: () => WorkerPool<WorkerTask, WorkerResult>,
     private readonly log: Logger,
@@ -94,10 +94,6 @@ export class VoiceEngines {
       log.error({ err: (err as Error).message }, 'tts: the voice map is unreadable; every voice uses eSpeak NG');
     }
     return new VoiceEngines(fallback, map, modelsDir, pool, log, probe);
-  }
-
-  get hasNeural(): boolean {
-    return this.status.size > 0;
   }
 
   private async load(): Promise<void> {
