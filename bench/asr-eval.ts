@@ -1,17 +1,23 @@
 /**
  * Accuracy and speed of speech to text on a folder of recordings.
  *
+ *   npm run eval:asr -- --real <folder> [--model <folder>] [--limit N] [--json] [--verbose]
  *   npm run eval:asr -- --model <folder|tiny> --data <folder|synthetic> [--limit N] [--json]
  *
+ * --real: the operator's recordings (wav, mp3, m4a, ...) with a `truth.jsonl`
+ *   of `{"file": "<path under the folder>", "text": "<what is said>"}` lines.
+ *   The model is --model, else SAOLA_ASR_MODEL, else the one installed with
+ *   `saola models add asr` (under SAOLA_DATA_DIR): the one the server serves.
  * --model: a sherpa-onnx model folder (as `saola models add asr` takes), or
  *   `tiny` for the untrained test model (proves the pipeline, WER ~100%).
- *   Defaults to SAOLA_ASR_MODEL.
  * --data: a VIVOS-style folder (prompts.txt with "ID text" lines and
  *   waves/**\/ID.wav), or any folder of audio files each with a .txt of the
  *   same name holding the reference; `synthetic` (default) makes a small set
  *   with eSpeak NG.
- * Prints WER, CER and the real-time factor (processing time / audio time)
- * through the same decode -> VAD -> recognition path as /hmi/asr/general.
+ * Prints WER and CER per file and in total (after src/speech/score.ts's
+ * normalisation), the real-time factor (processing time / audio time) and CPU
+ * seconds per audio second, through the same decode -> VAD -> recognition path
+ * (AsrService.recognize) as /hmi/asr/general.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,10 +26,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/platform/config.js';
 import { ServiceError } from '../src/platform/http/errors.js';
-import { loadAsrSettings } from '../src/speech/asr/config.js';
+import { loadAsrSettings, type AsrSettings } from '../src/speech/asr/config.js';
 import { FfmpegDecoder } from '../src/speech/asr/decode.js';
 import { SherpaEngine } from '../src/speech/asr/engine.js';
 import { createAsrService } from '../src/speech/asr/index.js';
+import type { ModelSpec } from '../src/speech/asr/model.js';
+import { countErrors, editDistance, errorRate, normaliseForScoring } from '../src/speech/score.js';
 import { buildTinyTransducer } from '../test/support/speech/asr/tiny-transducer.js';
 
 const AUDIO = /\.(wav|mp3|m4a|aac|ogg|opus|webm|flac)$/i;
@@ -34,27 +42,37 @@ export interface Item {
   reference: string;
 }
 
-/** Lower case, NFC, no punctuation, single spaces: how VIVOS-style references are scored. */
-export function normalise(text: string): string {
-  return text
-    .normalize('NFC')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s]/gu, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
+/** The scoring normalisation (src/speech/score.ts), under the name earlier callers use. */
+export const normalise = normaliseForScoring;
+export { editDistance };
 
-/** Edit distance between two sequences. */
-export function editDistance<T>(a: T[], b: T[]): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length];
+/** `truth.jsonl` of a --real folder: one `{"file", "text"}` per line; a missing file or a bad line is an error. */
+export function loadTruth(dir: string): Item[] {
+  const truthFile = path.join(dir, 'truth.jsonl');
+  if (!fs.existsSync(truthFile)) throw new Error(`${truthFile} does not exist: write one {"file": ..., "text": ...} line per recording`);
+  const items: Item[] = [];
+  const problems: string[] = [];
+  fs.readFileSync(truthFile, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (!line.trim()) return;
+      let entry: { file?: unknown; text?: unknown };
+      try {
+        entry = JSON.parse(line);
+      } catch {
+        problems.push(`line ${i + 1}: not JSON`);
+        return;
+      }
+      if (typeof entry.file !== 'string' || typeof entry.text !== 'string') {
+        problems.push(`line ${i + 1}: needs "file" and "text" strings`);
+        return;
+      }
+      const file = path.resolve(dir, entry.file);
+      if (!fs.existsSync(file)) problems.push(`line ${i + 1}: ${entry.file} does not exist`);
+      else items.push({ id: entry.file, file, reference: entry.text });
+    });
+  if (problems.length > 0) throw new Error(`${truthFile}:\n  ${problems.join('\n  ')}`);
+  return items;
 }
 
 function walk(dir: string): string[] {
@@ -105,63 +123,74 @@ export function makeSyntheticSet(dir: string, count = SENTENCES.length): void {
   }
 }
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      model: { type: 'string', default: process.env.SAOLA_ASR_MODEL },
-      data: { type: 'string', default: 'synthetic' },
-      limit: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      verbose: { type: 'boolean', default: false },
-    },
-  });
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-asr-eval-'));
+/** CPU seconds of this process (all its threads) and of its finished children (ffmpeg). */
+export function cpuSeconds(): number {
+  const own = process.cpuUsage();
+  let children = 0;
   try {
-    let modelDir = values.model;
-    if (!modelDir) {
-      console.error('Give --model <folder> (a sherpa-onnx model) or --model tiny');
-      return 2;
-    }
-    if (modelDir === 'tiny') {
-      modelDir = path.join(scratch, 'tiny-model');
-      buildTinyTransducer(modelDir);
-    }
-    let dataDir = values.data!;
-    if (dataDir === 'synthetic') {
-      dataDir = path.join(scratch, 'data');
-      makeSyntheticSet(dataDir, 16);
-    }
-    let items = loadDataset(dataDir);
-    if (values.limit) items = items.slice(0, Number(values.limit));
-    if (items.length === 0) {
-      console.error(`No audio with reference transcripts in ${dataDir} (prompts.txt, or a .txt beside each audio file)`);
-      return 2;
-    }
+    // Fields 16 and 17 of /proc/self/stat: cutime and cstime, in clock ticks (100 per second on Linux).
+    const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    children = (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    /* not Linux: children's CPU is not counted */
+  }
+  return (own.user + own.system) / 1e6 + children;
+}
 
-    const config = loadConfig({ SAOLA_DATA_DIR: scratch });
-    const settings = { ...loadAsrSettings(config), modelDir: path.resolve(modelDir), queue: items.length };
-    const engine = new SherpaEngine(settings);
+export interface FileScore {
+  id: string;
+  status: number;
+  seconds: number;
+  wordErrors: number;
+  words: number;
+  charErrors: number;
+  chars: number;
+  wer: number;
+  cer: number;
+  rtf: number;
+  cpuPerSecond: number;
+  reference: string;
+  hypothesis: string;
+}
+
+export interface EvaluationTotals {
+  model: string;
+  kind: string;
+  files: number;
+  audioSeconds: number;
+  wer: number;
+  cer: number;
+  rtf: number;
+  cpuPerAudioSecond: number;
+  noVoice: number;
+}
+
+/**
+ * Recognises each recording through AsrService (decode, VAD, recognition in
+ * the worker pool, as /hmi/asr/general) and scores it against its reference.
+ * Answers undefined when the model does not load (the reason on stderr).
+ */
+export async function evaluateRecordings(
+  settings: AsrSettings,
+  items: readonly { id: string; reference: string; audio: () => Buffer }[],
+): Promise<{ spec: ModelSpec; rows: FileScore[]; totals: EvaluationTotals } | undefined> {
+  const engine = new SherpaEngine({ ...settings, queue: Math.max(settings.queue, items.length) });
+  try {
     const state = await engine.model();
     if (state.state !== 'ready') {
-      console.error(`The model did not load: ${JSON.stringify(state)}`);
-      await engine.close();
-      return 1;
+      console.error(state.state === 'none' ? 'No recognition model: give --model, set SAOLA_ASR_MODEL or install one with saola models add asr' : `The model did not load: ${JSON.stringify(state)}`);
+      return undefined;
     }
     const decoder = FfmpegDecoder.locate(settings.ffmpeg);
     const service = createAsrService(settings, engine, () => decoder);
-    // Warm up: the worker loads the model on its first task.
-    await service.recognize(fs.readFileSync(items[0].file), 'warmup').catch(() => undefined);
+    // Warm up: each worker loads the model on its first task.
+    if (items.length > 0) await service.recognize(items[0].audio(), 'warmup').catch(() => undefined);
 
-    let wordErrors = 0;
-    let words = 0;
-    let charErrors = 0;
-    let chars = 0;
-    let audioSeconds = 0;
-    let processSeconds = 0;
-    const rows: { id: string; reference: string; hypothesis: string; status: number; seconds: number; rtf: number }[] = [];
+    const rows: FileScore[] = [];
     for (const item of items) {
-      const audio = fs.readFileSync(item.file);
-      const pcm = await (await decoder).decode(audio, { maxSeconds: settings.maxSeconds });
+      const audio = item.audio();
+      const { seconds } = await (await decoder).decode(audio, { maxSeconds: settings.maxSeconds });
+      const cpu0 = cpuSeconds();
       const started = performance.now();
       let hypothesis = '';
       let status = 0;
@@ -172,35 +201,120 @@ async function main(): Promise<number> {
         status = Number(err.entry.code);
       }
       const took = (performance.now() - started) / 1000;
-      const ref = normalise(item.reference);
-      const hyp = normalise(hypothesis);
-      const refWords = ref.split(' ').filter(Boolean);
-      wordErrors += editDistance(refWords, hyp.split(' ').filter(Boolean));
-      words += refWords.length;
-      const refChars = [...ref.replace(/ /g, '')];
-      charErrors += editDistance(refChars, [...hyp.replace(/ /g, '')]);
-      chars += refChars.length;
-      audioSeconds += pcm.seconds;
-      processSeconds += took;
-      rows.push({ id: item.id, reference: ref, hypothesis: hyp, status, seconds: pcm.seconds, rtf: took / pcm.seconds });
+      const cpu = cpuSeconds() - cpu0;
+      const counts = countErrors(item.reference, hypothesis);
+      rows.push({
+        id: item.id,
+        status,
+        seconds,
+        ...counts,
+        wer: errorRate(counts.wordErrors, counts.words),
+        cer: errorRate(counts.charErrors, counts.chars),
+        rtf: took / seconds,
+        cpuPerSecond: cpu / seconds,
+      });
     }
-    await engine.close();
-
-    const summary = {
+    const sum = (f: (r: FileScore) => number) => rows.reduce((n, r) => n + f(r), 0);
+    const audioSeconds = sum((r) => r.seconds);
+    const totals: EvaluationTotals = {
       model: state.spec.dir,
       kind: state.spec.kind,
-      data: values.data === 'synthetic' ? 'synthetic (eSpeak NG, 16 clips)' : dataDir,
-      files: items.length,
-      audioSeconds: +audioSeconds.toFixed(1),
-      wer: +(wordErrors / Math.max(1, words)).toFixed(4),
-      cer: +(charErrors / Math.max(1, chars)).toFixed(4),
-      rtf: +(processSeconds / audioSeconds).toFixed(4),
+      files: rows.length,
+      audioSeconds: round(audioSeconds, 1),
+      wer: round(errorRate(sum((r) => r.wordErrors), sum((r) => r.words)), 4),
+      cer: round(errorRate(sum((r) => r.charErrors), sum((r) => r.chars)), 4),
+      rtf: round(sum((r) => r.rtf * r.seconds) / audioSeconds, 4),
+      cpuPerAudioSecond: round(sum((r) => r.cpuPerSecond * r.seconds) / audioSeconds, 4),
       noVoice: rows.filter((r) => r.status === 1).length,
+    };
+    return { spec: state.spec, rows, totals };
+  } finally {
+    await engine.close();
+  }
+}
+
+function round(value: number, digits: number): number {
+  return Number.isFinite(value) ? +value.toFixed(digits) : value;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      model: { type: 'string', default: process.env.SAOLA_ASR_MODEL },
+      data: { type: 'string', default: 'synthetic' },
+      real: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
+    },
+  });
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-asr-eval-'));
+  try {
+    let modelDir = values.model;
+    if (!modelDir && !values.real) {
+      console.error('Give --model <folder> (a sherpa-onnx model) or --model tiny, or --real <folder> to use the installed model');
+      return 2;
+    }
+    if (modelDir === 'tiny') {
+      modelDir = path.join(scratch, 'tiny-model');
+      buildTinyTransducer(modelDir);
+    }
+    let items: Item[];
+    let dataLabel: string;
+    if (values.real) {
+      try {
+        items = loadTruth(path.resolve(values.real));
+      } catch (err) {
+        console.error((err as Error).message);
+        return 2;
+      }
+      dataLabel = path.resolve(values.real);
+    } else {
+      let dataDir = values.data!;
+      if (dataDir === 'synthetic') {
+        dataDir = path.join(scratch, 'data');
+        makeSyntheticSet(dataDir, 16);
+      }
+      items = loadDataset(dataDir);
+      dataLabel = values.data === 'synthetic' ? 'synthetic (eSpeak NG, 16 clips)' : dataDir;
+    }
+    if (values.limit) items = items.slice(0, Number(values.limit));
+    if (items.length === 0) {
+      console.error(`No audio with reference transcripts in ${dataLabel} (truth.jsonl for --real; prompts.txt or a .txt beside each audio file for --data)`);
+      return 2;
+    }
+
+    // The server's own settings (SAOLA_ASR_*, SAOLA_DATA_DIR for the installed model), a model folder given here winning.
+    const base = loadAsrSettings(loadConfig());
+    const settings: AsrSettings = { ...base, modelDir: modelDir ? path.resolve(modelDir) : base.modelDir };
+    const result = await evaluateRecordings(
+      settings,
+      items.map((item) => ({ id: item.id, reference: item.reference, audio: () => fs.readFileSync(item.file) })),
+    );
+    if (!result) return 1;
+    const { rows, totals } = result;
+
+    const perFile = rows.map((r) => ({
+      file: r.id,
+      status: r.status,
+      'audio s': +r.seconds.toFixed(2),
+      WER: +r.wer.toFixed(3),
+      CER: +r.cer.toFixed(3),
+      RTF: +r.rtf.toFixed(3),
+      'CPU s/audio s': +r.cpuPerSecond.toFixed(3),
+    }));
+    const summary = {
+      ...totals,
+      data: dataLabel,
       goal: 'WER <= 0.10 on a VIVOS-like set, RTF <= 0.3 (2 cores)',
     };
-    if (values.verbose) for (const r of rows) console.log(`${r.id}\tstatus ${r.status}\trtf ${r.rtf.toFixed(3)}\n  ref: ${r.reference}\n  hyp: ${r.hypothesis}`);
-    if (values.json) console.log(JSON.stringify({ summary, rows }, null, 2));
-    else console.table([summary]);
+    if (values.json) {
+      console.log(JSON.stringify({ summary, rows }, null, 2));
+      return 0;
+    }
+    if (values.real || values.verbose) console.table(perFile);
+    if (values.verbose) for (const r of rows) console.log(`${r.id}\n  ref: ${r.reference}\n  hyp: ${r.hypothesis}`);
+    console.table([summary]);
     return 0;
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });

@@ -5,14 +5,30 @@
  *   2. Audio duration per speed (-3..3): must grow as speed falls.
  *   3. Request-to-ready over HTTP for 500 and 5000 characters (goals <= 0.5 s and <= 3 s).
  * Prints a table.
+ *
+ * `npm run eval:tts -- --asr [--model DIR] [--sentences N] [--json]`: an
+ * intelligibility check instead. Each speaker (and each Ace variant with a
+ * model of its own) reads the sentences with the engine the server would use
+ * (eSpeak NG, or the operator's installed VITS model), the installed
+ * recognition model (or --model, or SAOLA_ASR_MODEL) recognises the audio
+ * through AsrService, and word and character error rates are printed per voice.
+ * Only with a recognition model: without one it says so and exits 2.
  */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { printTable, type BenchRow } from './harness.js';
+import { evaluateRecordings } from './asr-eval.js';
+import { loadConfig } from '../src/platform/config.js';
+import { loadAsrSettings } from '../src/speech/asr/config.js';
+import { resolveConfiguredModel } from '../src/speech/asr/model.js';
+import { pcmToWav } from '../src/speech/tts/encode.js';
+import { ttsModelsDir } from '../src/speech/tts/models.js';
 import { startTestApp } from '../test/support/app.js';
 import { loadTtsConfig } from '../src/speech/tts/config.js';
 import { openTtsEngines } from '../src/speech/tts/index.js';
 import { normaliseText } from '../src/speech/tts/normalise.js';
 import { synthesiseText, type SpeechEngine } from '../src/speech/tts/synthesise.js';
-import { VOICES, VOICE_INFO, wordsPerMinute } from '../src/speech/tts/voices.js';
+import { ACE_VOICES, SPEAKERS, VOICE_INFO, wordsPerMinute, type AceVoice, type Voice } from '../src/speech/tts/voices.js';
 
 /** Sentences covering the six tones on open, nasal and stop-final syllables. */
 const SENTENCES = [
@@ -88,7 +104,7 @@ function alignedMatches(expected: number[], produced: number[]): number {
 
 async function toneCheck(engine: SpeechEngine, label: string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  for (const voice of VOICES) {
+  for (const voice of SPEAKERS) {
     let expectedTotal = 0;
     let matched = 0;
     const byTone = new Map<number, { n: number; ok: number }>();
@@ -189,6 +205,83 @@ async function requestToReady(): Promise<BenchRow[]> {
   return rows;
 }
 
+/**
+ * The intelligibility check: each voice reads SENTENCES, the recogniser hears
+ * them. Answers an exit code (2: no recognition model).
+ */
+async function intelligibility(opts: { model?: string; sentences: number; json: boolean }): Promise<number> {
+  const config = loadConfig();
+  const base = loadAsrSettings(config);
+  const settings = { ...base, modelDir: opts.model ? path.resolve(opts.model) : base.modelDir };
+  if (!resolveConfiguredModel(settings.modelDir, settings.modelsDir)) {
+    console.error('eval:tts --asr needs a recognition model: install one (saola models add asr FOLDER), set SAOLA_ASR_MODEL or give --model FOLDER');
+    return 2;
+  }
+  const silent = { info() {}, error(o: object, m: string) { console.error(m, o); } };
+  const engines = await openTtsEngines(loadTtsConfig(), { threads: 2, maxQueue: 256 }, { dir: ttsModelsDir(config.dataDir), log: silent });
+  try {
+    await engines.voices.whenReady();
+    const mapped = engines.voices.describe().neural;
+    // Every speaker; an Ace variant only when a model of its own makes it sound different from its speaker.
+    const voices: Voice[] = [...SPEAKERS, ...(Object.keys(ACE_VOICES) as AceVoice[]).filter((v) => mapped[v]?.state === 'ready')];
+    const sentences = SENTENCES.slice(0, opts.sentences);
+    const items: { id: string; reference: string; audio: () => Buffer }[] = [];
+    const engineOf = new Map<Voice, string>();
+    for (const voice of voices) {
+      const engine = await engines.voices.engineFor(VOICE_INFO[voice]);
+      engineOf.set(voice, engine.name);
+      for (const [i, sentence] of sentences.entries()) {
+        const wav = pcmToWav(await synthesiseText(engine, sentence, VOICE_INFO[voice], wordsPerMinute(0), { parallel: 2 }));
+        items.push({ id: `${voice}/${i}`, reference: sentence, audio: () => wav });
+      }
+    }
+    const result = await evaluateRecordings(settings, items);
+    if (!result) return 1;
+    const rows: BenchRow[] = [];
+    const perVoice: Record<string, { wer: number; cer: number; engine: string }> = {};
+    for (const voice of voices) {
+      const mine = result.rows.filter((r) => r.id.startsWith(`${voice}/`));
+      const sum = (f: (r: (typeof mine)[number]) => number) => mine.reduce((n, r) => n + f(r), 0);
+      const wer = sum((r) => r.wordErrors) / Math.max(1, sum((r) => r.words));
+      const cer = sum((r) => r.charErrors) / Math.max(1, sum((r) => r.chars));
+      perVoice[voice] = { wer, cer, engine: engineOf.get(voice)! };
+      rows.push({
+        benchmark: `intelligibility ${voice}`,
+        metric: `WER over ${mine.length} sentences (CER in the note)`,
+        value: 100 * wer,
+        unit: '%',
+        goal: 'lower is better; compare voices and engines',
+        note: `CER ${(100 * cer).toFixed(1)}%; ${engineOf.get(voice)}; no voice found in ${mine.filter((r) => r.status === 1).length}`,
+      });
+    }
+    rows.push({
+      benchmark: 'intelligibility, all voices',
+      metric: `WER, recogniser ${result.totals.kind} ${result.totals.model}`,
+      value: 100 * result.totals.wer,
+      unit: '%',
+      note: `CER ${(100 * result.totals.cer).toFixed(1)}%; ${result.totals.audioSeconds} s of audio`,
+    });
+    if (opts.json) console.log(JSON.stringify({ recogniser: { model: result.totals.model, kind: result.totals.kind }, voices: perVoice, totals: result.totals }, null, 2));
+    else printTable(rows);
+    return 0;
+  } finally {
+    await engines.close();
+  }
+}
+
+const { values: args } = parseArgs({
+  options: {
+    asr: { type: 'boolean', default: false },
+    model: { type: 'string' },
+    sentences: { type: 'string', default: String(SENTENCES.length) },
+    json: { type: 'boolean', default: false },
+  },
+});
+if (args.asr) {
+  const sentences = Math.max(1, Math.min(SENTENCES.length, Number(args.sentences) || SENTENCES.length));
+  process.exit(await intelligibility({ model: args.model, sentences, json: args.json }));
+}
+
 const rows: BenchRow[] = [];
 const native = await openTtsEngines({ ...loadTtsConfig({}), engine: 'native', encoder: 'ffmpeg' }, { threads: 1, maxQueue: 4 });
 rows.push(...(await toneCheck(native.engine, 'native')));
@@ -199,7 +292,7 @@ try {
 } catch (err) {
   rows.push({ benchmark: 'tone check (wasm)', metric: 'error', value: NaN, unit: '', note: (err as Error).message });
 } finally {
-  await wasm.pool?.close();
+  await wasm.close();
 }
 rows.push(...(await requestToReady()));
 printTable(rows);

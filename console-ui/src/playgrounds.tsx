@@ -203,6 +203,8 @@ const VOICES = [
   ['linhsan', 'Linh San (female, southern)'],
   ['myan', 'Mỹ An (female, central)'],
   ['giahuy', 'Gia Huy (male, central)'],
+  ['ngoclam', 'Ngọc Lam (female, central)'],
+  ['minhquang', 'Minh Quang (male, southern)'],
 ];
 
 export function TtsPlayground({ apps }: { apps: Application[] }) {
@@ -215,6 +217,14 @@ export function TtsPlayground({ apps }: { apps: Application[] }) {
   const [error, setError] = useState('');
   const stop = useRef(false);
   useEffect(() => () => void (stop.current = true), []);
+  // Which engine speaks each voice (eSpeak NG, or an installed neural model), as /readyz reports it.
+  const [engines, setEngines] = useState<Record<string, string>>({});
+  useEffect(() => {
+    fetch('/readyz')
+      .then((r) => r.json())
+      .then((b: { checks?: { tts?: { voices?: Record<string, string> } } }) => setEngines(b.checks?.tts?.voices ?? {}))
+      .catch(() => undefined);
+  }, []);
 
   async function synthesize() {
     setError('');
@@ -265,6 +275,11 @@ export function TtsPlayground({ apps }: { apps: Application[] }) {
               ))}
             </select>
           </label>
+          {engines[voice] && (
+            <span class="muted" data-testid="tts-engine">
+              {engines[voice]}
+            </span>
+          )}
           <label class="inline">
             Speed {speed > 0 ? `+${speed}` : speed}
             <input type="range" min={-3} max={3} step={1} value={speed} onInput={(e) => setSpeed(Number(e.currentTarget.value))} aria-label="Speed" />

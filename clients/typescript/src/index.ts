@@ -173,7 +173,21 @@ export interface FaceMatch {
 
 // ---- Speech ----
 
-export type Voice = 'banmai' | 'thuminh' | 'leminh' | 'lannhi' | 'linhsan' | 'myan' | 'giahuy';
+export type Voice =
+  | 'banmai'
+  | 'thuminh'
+  | 'leminh'
+  | 'lannhi'
+  | 'linhsan'
+  | 'myan'
+  | 'giahuy'
+  | 'ngoclam'
+  | 'minhquang'
+  | 'banmaiace'
+  | 'thuminhace'
+  | 'ngoclamace'
+  | 'linhsanace'
+  | 'minhquangace';
 export interface TtsOptions {
   voice?: Voice;
   /** -3 (slowest) to 3 (fastest). */

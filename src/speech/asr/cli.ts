@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../../platform/cli.js';
 import { loadAsrSettings } from './config.js';
+import { installFolder, safeModelName, writeJsonAtomic } from '../models.js';
 import { ACTIVE, MANIFEST, MODEL_KINDS, ModelError, detectModel, probeModel, type ModelKind } from './model.js';
 
 const USAGE = `usage: saola models add asr <folder> [--name NAME] [--kind ${MODEL_KINDS.join('|')}] [--force] [--no-activate] [--skip-probe]
@@ -48,7 +49,7 @@ export const asrModelsCommand: Command = async (ctx) => {
   }
   const settings = loadAsrSettings(ctx.config);
   const source = path.resolve(positionals[0]);
-  const name = (values.name ?? path.basename(source)).replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
+  const name = safeModelName(values.name ?? path.basename(source));
   if (!name) {
     ctx.stderr('Give the model a name with --name (letters, digits, . _ -)\n');
     return 2;
@@ -70,18 +71,7 @@ export const asrModelsCommand: Command = async (ctx) => {
     }
     fs.rmSync(target, { recursive: true, force: true });
   }
-  // Copy into a temp folder and rename: a half-copied model is never visible under its name.
-  const staging = `${target}.partial-${process.pid}`;
-  fs.mkdirSync(staging, { recursive: true });
-  const files: Record<string, string> = {};
-  for (const [role, file] of Object.entries(spec.files)) {
-    if (!file) continue;
-    const base = path.basename(file);
-    fs.copyFileSync(file, path.join(staging, base));
-    files[role] = base;
-  }
-  fs.writeFileSync(path.join(staging, MANIFEST), JSON.stringify({ kind: spec.kind, files, source }, null, 2) + '\n');
-  fs.renameSync(staging, target);
+  installFolder(target, spec.files, { file: MANIFEST, content: { kind: spec.kind, source } });
   ctx.stdout(`Copied the ${spec.kind} model from ${source} to ${target}\n`);
 
   if (!values['skip-probe']) {
@@ -101,9 +91,7 @@ export const asrModelsCommand: Command = async (ctx) => {
   }
 
   if (!values['no-activate']) {
-    const activeFile = path.join(settings.modelsDir, ACTIVE);
-    fs.writeFileSync(`${activeFile}.tmp`, JSON.stringify({ dir: name, kind: spec.kind, installedAt: new Date().toISOString() }, null, 2) + '\n');
-    fs.renameSync(`${activeFile}.tmp`, activeFile);
+    writeJsonAtomic(path.join(settings.modelsDir, ACTIVE), { dir: name, kind: spec.kind, installedAt: new Date().toISOString() });
     ctx.stdout(`Active speech recognition model: ${name}. Restart saola to use it.\n`);
   }
   return 0;

@@ -1,7 +1,8 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { ModelError, runSherpaProbe } from '../models.js';
+
+export { ModelError, sherpaModulePath } from '../models.js';
 
 /**
  * Recognition models Saola loads with sherpa-onnx, and how it finds their
@@ -29,10 +30,6 @@ export interface RecognizerOptions {
 export const MANIFEST = 'saola-asr.json';
 /** In the models folder: which installed model is active. */
 export const ACTIVE = 'active.json';
-
-export class ModelError extends Error {
-  override name = 'ModelError';
-}
 
 function pick(files: string[], test: (f: string) => boolean): string | undefined {
   const matches = files.filter(test).sort();
@@ -151,10 +148,6 @@ export function recognizerConfig(spec: ModelSpec, opts: RecognizerOptions): Reco
   };
 }
 
-export function sherpaModulePath(): string {
-  return createRequire(import.meta.url).resolve('sherpa-onnx-node');
-}
-
 /**
  * Loads the model and decodes one second of quiet noise in a child process.
  * sherpa-onnx ends its whole process when a model file is broken or of the
@@ -180,26 +173,8 @@ export interface ProbeResult {
   loadMs: number;
 }
 
-export function probeModel(spec: ModelSpec, opts: RecognizerOptions, timeoutMs = 300_000): Promise<ProbeResult> {
+export async function probeModel(spec: ModelSpec, opts: RecognizerOptions, timeoutMs = 300_000): Promise<ProbeResult> {
   const config = JSON.stringify(recognizerConfig(spec, opts));
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['-e', PROBE_SCRIPT, sherpaModulePath(), config],
-      { timeout: timeoutMs, maxBuffer: 16 << 20, env: { ...process.env, NODE_OPTIONS: '' } },
-      (err, stdout, stderr) => {
-        const out = stdout.toString().trim();
-        if (!err && out.startsWith('{')) {
-          try {
-            const parsed = JSON.parse(out) as { ok: boolean; loadMs: number };
-            if (parsed.ok) return resolve({ loadMs: parsed.loadMs });
-          } catch {
-            /* fall through to the error */
-          }
-        }
-        const why = stderr.toString().trim().split('\n').filter(Boolean).slice(-3).join(' | ') || (err?.message ?? 'no output');
-        reject(new ModelError(`The ${spec.kind} model in ${spec.dir} does not load in sherpa-onnx: ${why}`));
-      },
-    );
-  });
+  const { loadMs } = await runSherpaProbe<{ ok: boolean; loadMs: number }>(PROBE_SCRIPT, [config], `The ${spec.kind} model in ${spec.dir}`, timeoutMs);
+  return { loadMs };
 }

@@ -12,7 +12,8 @@ export const TtsErrors = defineCatalogue({
   textTooLong: { code: 3, message: 'The text must be at most 5000 characters', status: 400 },
   invalidVoice: {
     code: 4,
-    message: 'voice must be one of banmai, lannhi, leminh, myan, thuminh, giahuy, linhsan',
+    message:
+      'voice must be one of banmai, lannhi, leminh, myan, thuminh, giahuy, linhsan, ngoclam, minhquang, banmaiace, thuminhace, ngoclamace, linhsanace, minhquangace',
     status: 400,
   },
   invalidSpeed: { code: 5, message: 'speed must be an integer from -3 to 3 (or empty for 0)', status: 400 },

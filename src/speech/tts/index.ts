@@ -4,6 +4,8 @@ import { WorkerPool } from '../../platform/pool/index.js';
 import { loadTtsConfig, type TtsConfig } from './config.js';
 import { FfmpegMp3Encoder, LameMp3Encoder, type Mp3Encoder } from './encode.js';
 import { startTtsWorkers } from './jobs.js';
+import { ttsModelsDir } from './models.js';
+import { VoiceEngines } from './neural.js';
 import { ttsRoutes } from './routes.js';
 import { CALLBACK_QUEUE, SYNTHESIS_QUEUE, TtsService } from './service.js';
 import { TtsStore } from './store.js';
@@ -11,18 +13,26 @@ import { NativeEspeakEngine, WasmEspeakEngine, onPath, type SpeechEngine } from 
 import type { WorkerResult, WorkerTask } from './worker.js';
 
 export interface TtsEngines {
+  /** eSpeak NG, for every voice without an installed model. */
   engine: SpeechEngine;
+  /** Every voice's engine: the operator's installed models where mapped, else `engine`. */
+  voices: VoiceEngines;
   encoder: Mp3Encoder;
-  /** The worker pool, when the WASM engine or lamejs needs one. */
-  pool?: WorkerPool<WorkerTask, WorkerResult>;
+  /** Closes the worker pool, if the WASM engine, lamejs or a voice model started one. */
+  close(): Promise<void>;
 }
+
 
 /**
  * Native where present, npm always: the espeak-ng and ffmpeg programs when on
  * the PATH (or forced by SAOLA_TTS_ENGINE / SAOLA_TTS_ENCODER), else the WASM
  * eSpeak NG and lamejs in worker threads.
  */
-export async function openTtsEngines(tts: TtsConfig, pool: { threads: number; maxQueue: number }): Promise<TtsEngines> {
+export async function openTtsEngines(
+  tts: TtsConfig,
+  pool: { threads: number; maxQueue: number },
+  models: { dir?: string; log?: { info(o: object, m: string): void; error(o: object, m: string): void } } = {},
+): Promise<TtsEngines> {
   let workerPool: WorkerPool<WorkerTask, WorkerResult> | undefined;
   const getPool = () =>
     (workerPool ??= new WorkerPool<WorkerTask, WorkerResult>({
@@ -41,15 +51,29 @@ export async function openTtsEngines(tts: TtsConfig, pool: { threads: number; ma
   if (tts.encoder !== 'lame' && onPath('ffmpeg')) encoder = new FfmpegMp3Encoder();
   if (!encoder && tts.encoder === 'ffmpeg') throw new Error('SAOLA_TTS_ENCODER=ffmpeg but the ffmpeg program is not on the PATH');
   encoder ??= new LameMp3Encoder(getPool());
-  return { engine, encoder, pool: workerPool };
+  const log = models.log ?? { info() {}, error() {} };
+  const voices = models.dir ? VoiceEngines.open(engine, models.dir, getPool, log) : new VoiceEngines(engine, {}, '', getPool, log);
+  return {
+    engine,
+    voices,
+    encoder,
+    close: async () => {
+      await voices.whenReady();
+      await workerPool?.close();
+    },
+  };
 }
 
 /** Composition root of the text-to-speech service: POST /hmi/tts/v5, its status, its links and its jobs. */
 export async function registerTts(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
   const tts = loadTtsConfig();
   const log = app.log.child({ service: 'tts' });
-  const engines = await openTtsEngines(tts, { threads: Math.min(2, deps.config.poolThreads), maxQueue: deps.config.poolQueue });
-  if (engines.pool) deps.lifecycle.onClose('tts-pool', () => engines.pool?.close());
+  const engines = await openTtsEngines(
+    tts,
+    { threads: Math.min(2, deps.config.poolThreads), maxQueue: deps.config.poolQueue },
+    { dir: ttsModelsDir(deps.config.dataDir), log },
+  );
+  deps.lifecycle.onClose('tts-pool', () => engines.close());
   const store = new TtsStore(deps.store);
   const service = new TtsService(store, deps.jobs, deps.config, tts, log);
   log.info({ engine: engines.engine.name, encoder: engines.encoder.name, workers: deps.config.runWorkers }, 'tts engine ready');
@@ -59,12 +83,13 @@ export async function registerTts(app: FastifyInstance, deps: ServiceDeps): Prom
     engine: engines.engine.name,
     engineKind: engines.engine.kind,
     encoder: engines.encoder.name,
+    ...engines.voices.describe(),
     queue: await deps.jobs.counts(SYNTHESIS_QUEUE),
     callbacks: await deps.jobs.counts(CALLBACK_QUEUE),
   }));
 
   if (deps.config.runWorkers) {
-    const workers = startTtsWorkers({ store, jobs: deps.jobs, blobs: deps.blobs, engine: engines.engine, encoder: engines.encoder, config: tts, log });
+    const workers = startTtsWorkers({ store, jobs: deps.jobs, blobs: deps.blobs, engine: engines.engine, voices: engines.voices, encoder: engines.encoder, config: tts, log });
     deps.lifecycle.onClose('tts-workers', () => workers.stop());
   }
   await app.register(ttsRoutes, { prefix: '/hmi/tts/v5', service, credentials: deps.credentials, blobs: deps.blobs });

@@ -10,14 +10,18 @@ import type { TtsConfig } from './config.js';
 import { pcmToWav, type Mp3Encoder } from './encode.js';
 import { CALLBACK_QUEUE, SYNTHESIS_QUEUE, type SynthesisJobPayload } from './service.js';
 import type { TtsStore } from './store.js';
+import type { VoiceEngines } from './neural.js';
 import { synthesiseText, type SpeechEngine } from './synthesise.js';
-import { CONTENT_TYPES, VOICE_INFO, wordsPerMinute, type AudioFormat, type Voice } from './voices.js';
+import { CONTENT_TYPES, voiceInfo, wordsPerMinute, type AudioFormat } from './voices.js';
 
 export interface TtsJobDeps {
   store: TtsStore;
   jobs: JobQueue;
   blobs: BlobStore;
+  /** eSpeak NG: every voice without an installed model. */
   engine: SpeechEngine;
+  /** The operator's installed voice models, by voice (neural.ts); without it every voice uses `engine`. */
+  voices?: Pick<VoiceEngines, 'engineFor'>;
   encoder: Mp3Encoder;
   config: TtsConfig;
   log: FastifyBaseLogger;
@@ -45,12 +49,15 @@ export function synthesisHandler(deps: TtsJobDeps) {
     }
 
     const started = Date.now();
-    jobLog.info({ engine: engine.name, characters: row.text_length }, 'tts synthesis started');
+    const voice = voiceInfo(row.voice);
+    const chosen = voice && deps.voices ? await deps.voices.engineFor(voice) : engine;
+    jobLog.info({ engine: chosen.name, characters: row.text_length }, 'tts synthesis started');
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(config.synthesisTimeoutMs)]);
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'saola-tts-'));
     try {
-      const pcm = await synthesiseText(engine, text, VOICE_INFO[row.voice as Voice], wordsPerMinute(row.speed), {
-        parallel: engine.kind === 'native' ? 2 : 1,
+      if (!voice) throw new PermanentJobError(`unknown voice ${row.voice}`);
+      const pcm = await synthesiseText(chosen, text, voice, wordsPerMinute(row.speed), {
+        parallel: chosen.kind === 'wasm' ? 1 : 2,
         signal,
         onPart: (done, total) => ctx.progress(5 + Math.round((80 * done) / total)),
       });

@@ -13,9 +13,8 @@ const run = promisify(execFile);
 /**
  * A speech engine: text in one voice at one rate to mono 16-bit PCM. Two
  * implementations of eSpeak NG (the Debian program, the WASM build in a worker
- * thread). A neural engine (for example a Piper VITS Vietnamese model run by
- * sherpa-onnx-node from an operator-supplied file) implements the same
- * interface: see docs/tts.md, "Adding a neural engine".
+ * thread). An operator's VITS model run by sherpa-onnx (neural.ts) implements
+ * the same interface: see docs/tts.md, "Neural voices".
  */
 export interface SpeechEngine {
   /** For /readyz and the start-up log: `espeak-ng 1.51 (native)`. */

@@ -1,13 +1,19 @@
+import { createRequire } from 'node:module';
+import { sherpaModulePath } from '../models.js';
+
 /**
  * The text-to-speech worker thread: the WASM eSpeak NG (when the espeak-ng
- * program is missing) and the lamejs MP3 encoder (when ffmpeg is missing).
- * Each is loaded once per thread, on first use.
+ * program is missing), the lamejs MP3 encoder (when ffmpeg is missing) and
+ * the operator's VITS voices (sherpa-onnx). Each is loaded once per thread,
+ * on first use.
  */
 
 export type WorkerTask =
   | { op: 'synthesise'; text: string; espeakVoice: string; wpm: number }
   | { op: 'phonemes'; text: string; espeakVoice: string }
-  | { op: 'mp3'; samples: Int16Array; sampleRate: number; kbps: number };
+  | { op: 'mp3'; samples: Int16Array; sampleRate: number; kbps: number }
+  /** An installed VITS voice (neural.ts): `key` names the model, `config` is its sherpa-onnx OfflineTts configuration. */
+  | { op: 'neural'; key: string; config: Record<string, unknown>; text: string; sid: number; speed: number };
 
 export type WorkerResult =
   | { op: 'synthesise'; samples: Int16Array; sampleRate: number }
@@ -96,6 +102,27 @@ async function encodeMp3(samples: Int16Array, sampleRate: number, kbps: number):
   return { op: 'mp3', mp3 };
 }
 
+interface OfflineTts {
+  sampleRate: number;
+  generate(request: { text: string; sid: number; speed: number }): { samples: Float32Array; sampleRate: number };
+}
+const voiceModels = new Map<string, OfflineTts>();
+
+function neural(task: Extract<WorkerTask, { op: 'neural' }>): WorkerResult {
+  let tts = voiceModels.get(task.key);
+  if (!tts) {
+    const sherpa = createRequire(import.meta.url)(sherpaModulePath()) as { OfflineTts: new (config: Record<string, unknown>) => OfflineTts };
+    tts = new sherpa.OfflineTts(task.config);
+    voiceModels.set(task.key, tts);
+  }
+  const audio = tts.generate({ text: task.text, sid: task.sid, speed: task.speed });
+  // Nothing the model can read (its tokens lack every character) gives no samples: a tenth of a second of silence.
+  if (audio.samples.length === 0) return { op: 'synthesise', samples: new Int16Array(Math.round(tts.sampleRate / 10)), sampleRate: tts.sampleRate };
+  const samples = new Int16Array(audio.samples.length);
+  for (let i = 0; i < samples.length; i++) samples[i] = Math.round(Math.max(-1, Math.min(1, audio.samples[i])) * 32767);
+  return { op: 'synthesise', samples, sampleRate: audio.sampleRate };
+}
+
 export default async function ttsWorker(task: WorkerTask): Promise<WorkerResult> {
   switch (task.op) {
     case 'synthesise':
@@ -113,5 +140,7 @@ export default async function ttsWorker(task: WorkerTask): Promise<WorkerResult>
     }
     case 'mp3':
       return encodeMp3(task.samples, task.sampleRate, task.kbps);
+    case 'neural':
+      return neural(task);
   }
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../../../support/app.js';
-import { VOICES } from '../../../../src/speech/tts/voices.js';
+import { ALL_VOICES, VOICES } from '../../../../src/speech/tts/voices.js';
 import { looksLikeMp3, pollUntilReady, postTts, rawRequest, waitForStatus, withEnv } from '../../../support/speech/tts/helpers.js';
 
 let t: TestApp;
@@ -127,6 +127,35 @@ describe('POST /hmi/tts/v5: the answer', () => {
       assert.equal(status.voice, VOICES[i]);
       assert.ok(status.audio_seconds > 0.3);
     }
+  });
+
+  test("the original's other voices (ngoclam, minhquang, the Ace variants) get audio, and the status names them as sent", async () => {
+    const others = ALL_VOICES.filter((v) => !(VOICES as readonly string[]).includes(v));
+    assert.ok(others.includes('minhquangace') && others.includes('ngoclam'));
+    const ids: string[] = [];
+    for (const voice of others) {
+      const res = await postTts(t.url, 'Chào buổi sáng.', { api_key: t.apiKey, voice: voice.toUpperCase() });
+      assert.equal(res.status, 200, `${voice}: ${res.raw}`);
+      assert.equal(res.body.error, 0, `${voice}: ${res.raw}`);
+      ids.push(res.body.request_id);
+    }
+    for (const [i, id] of ids.entries()) {
+      const status = await waitForStatus(t.url, t.apiKey, id);
+      assert.equal(status.status, 'done', JSON.stringify(status));
+      assert.equal(status.voice, others[i]);
+      assert.ok(status.audio_seconds > 0.3);
+    }
+  });
+
+  test('an Ace variant speaks with its speaker\'s voice; ngoclam and myan (both central women) differ', async () => {
+    const audio = async (voice: string) => {
+      const res = await postTts(t.url, 'Một hai ba bốn năm.', { api_key: t.apiKey, voice, format: 'wav' });
+      assert.equal(res.body.error, 0, res.raw);
+      return (await pollUntilReady(res.body.async)).final.body;
+    };
+    const [banmai, banmaiace, ngoclam, myan] = [await audio('banmai'), await audio('banmaiace'), await audio('ngoclam'), await audio('myan')];
+    assert.ok(banmai.equals(banmaiace), 'same engine voice, same samples');
+    assert.ok(!ngoclam.equals(myan), 'ngoclam has its own variant');
   });
 
   test('speed -3 gives longer audio than 0, and 0 longer than +3', async () => {

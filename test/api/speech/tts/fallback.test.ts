@@ -37,4 +37,13 @@ describe('WASM engine and lamejs encoder', () => {
     assert.equal(b.final.body.subarray(0, 4).toString(), 'RIFF');
     assert.ok(b.final.body.length > 22050, 'at least half a second of 22 kHz audio');
   });
+
+  test("the original's extra speakers have WASM voices too (ngoclam, minhquangace)", async () => {
+    for (const voice of ['ngoclam', 'minhquangace']) {
+      const res = await postTts(t.url, 'Chào buổi sáng.', { api_key: t.apiKey, voice, format: 'wav' });
+      assert.equal(res.body.error, 0, res.raw);
+      const { final } = await pollUntilReady(res.body.async);
+      assert.ok(final.body.length > 22050 * 0.6, `${voice}: at least 0.3 s of 22 kHz audio`);
+    }
+  });
 });

@@ -60,7 +60,7 @@ export async function pollUntilReady(url: string, maxTries = 10): Promise<{ stat
 }
 
 /** Waits for a request's status to reach done or failed (status endpoint). */
-export async function waitForStatus(base: string, apiKey: string, requestId: string): Promise<any> {
+export async function waitForStatus(base: string, apiKey: string, requestId: string, timeoutMs = 60_000): Promise<any> {
   let last: any;
   return eventually(
     async () => {
@@ -68,7 +68,7 @@ export async function waitForStatus(base: string, apiKey: string, requestId: str
       last = JSON.parse(res.body.toString('utf8'));
       return last.status === 'done' || last.status === 'failed' ? last : undefined;
     },
-    { timeoutMs: 60_000, intervalMs: 200, what: () => `request ${requestId} did not finish: ${JSON.stringify(last)}` },
+    { timeoutMs, intervalMs: 200, what: () => `request ${requestId} did not finish: ${JSON.stringify(last)}` },
   );
 }
 

@@ -4,7 +4,19 @@ import { loadTtsConfig } from '../../../../src/speech/tts/config.js';
 import { parseWav, pcmToWav } from '../../../../src/speech/tts/encode.js';
 import { doublingBackoff } from '../../../../src/speech/tts/jobs.js';
 import { LINK_LENGTH, newLink } from '../../../../src/speech/tts/service.js';
-import { VOICES, VOICE_INFO, parseFormat, parseSpeed, parseVoice, wordsPerMinute } from '../../../../src/speech/tts/voices.js';
+import {
+  ACE_VOICES,
+  ALL_VOICES,
+  EXTRA_VOICES,
+  SPEAKERS,
+  VOICES,
+  VOICE_INFO,
+  parseFormat,
+  parseSpeed,
+  parseVoice,
+  voiceInfo,
+  wordsPerMinute,
+} from '../../../../src/speech/tts/voices.js';
 
 describe('parameters', () => {
   test('voices: the seven names, case-insensitive, empty is banmai, v4 aliases', () => {
@@ -13,7 +25,39 @@ describe('parameters', () => {
     assert.equal(parseVoice('female'), 'banmai');
     assert.equal(parseVoice('male'), 'leminh');
     assert.equal(parseVoice('alice'), undefined);
-    assert.equal(new Set(Object.values(VOICE_INFO).map((v) => v.espeak)).size, 7, 'seven distinct engine voices');
+    for (const inherited of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) assert.equal(parseVoice(inherited), undefined, inherited);
+  });
+  test("the original's other voices: ngoclam, minhquang and the Ace variants are accepted as sent", () => {
+    for (const v of [...EXTRA_VOICES, 'banmaiace', 'thuminhace', 'ngoclamace', 'linhsanace', 'minhquangace']) {
+      assert.equal(parseVoice(v), v);
+      assert.equal(parseVoice(` ${v.toUpperCase()} `), v);
+    }
+    assert.equal(parseVoice('linhsansace'), undefined, 'a misspelt variant is still unknown');
+    assert.equal(ALL_VOICES.length, 14);
+  });
+  test("each speaker has its own engine voice, of the original's gender and region", () => {
+    assert.equal(new Set(SPEAKERS.map((v) => VOICE_INFO[v].espeak)).size, SPEAKERS.length, 'distinct engine voices');
+    // The original's published list: Ngọc Lam is a central woman, Minh Quang a southern man.
+    assert.deepEqual([VOICE_INFO.ngoclam.gender, VOICE_INFO.ngoclam.region], ['female', 'central']);
+    assert.deepEqual([VOICE_INFO.minhquang.gender, VOICE_INFO.minhquang.region], ['male', 'southern']);
+    for (const info of Object.values(VOICE_INFO)) {
+      const dialect = info.espeak.split('+')[0];
+      assert.equal(dialect, { northern: 'vi', central: 'vi-vn-x-central', southern: 'vi-vn-x-south' }[info.region], info.name);
+      const variant = info.espeak.split('+')[1] ?? 'm1';
+      assert.equal(variant.startsWith('f') ? 'female' : 'male', info.gender, info.name);
+    }
+  });
+  test('an Ace variant speaks as its speaker', () => {
+    for (const [ace, speaker] of Object.entries(ACE_VOICES)) {
+      const info = voiceInfo(ace);
+      assert.ok(info, ace);
+      assert.equal(info.speaker, speaker);
+      assert.equal(info.espeak, VOICE_INFO[speaker].espeak);
+      assert.equal(info.gender, VOICE_INFO[speaker].gender);
+      assert.equal(info.region, VOICE_INFO[speaker].region);
+    }
+    assert.equal(voiceInfo('banmai')?.speaker, 'banmai');
+    assert.equal(voiceInfo('constructor'), undefined);
   });
   test('speed: -3..3, "" is 0', () => {
     assert.equal(parseSpeed(''), 0);

@@ -1,0 +1,90 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+/**
+ * What installing a sherpa-onnx model takes, for recognition and synthesis
+ * alike: a safe folder name, an all-or-nothing copy into the models folder,
+ * small JSON files written atomically, and loading the model once in a child
+ * process (sherpa-onnx ends its whole process on a broken model file).
+ */
+
+export class ModelError extends Error {
+  override name = 'ModelError';
+}
+
+export function sherpaModulePath(): string {
+  return createRequire(import.meta.url).resolve('sherpa-onnx-node');
+}
+
+/** A model's folder name from `--name` or its source folder: letters, digits, `.`, `_`, `-`; '' when nothing is left. */
+export function safeModelName(raw: string): string {
+  return raw.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
+}
+
+/**
+ * Copies files (and folders, such as espeak-ng-data) into `target` through a
+ * staging folder renamed at the end: a half-copied model is never visible
+ * under its name. Answers the copied entries' base names by role.
+ */
+export function installFolder(
+  target: string,
+  entries: Record<string, string | undefined>,
+  manifest: { file: string; content: Record<string, unknown> },
+): Record<string, string> {
+  const staging = `${target}.partial-${process.pid}`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  fs.mkdirSync(staging, { recursive: true });
+  const copied: Record<string, string> = {};
+  try {
+    for (const [role, source] of Object.entries(entries)) {
+      if (!source) continue;
+      const base = path.basename(source);
+      fs.cpSync(source, path.join(staging, base), { recursive: true });
+      copied[role] = base;
+    }
+    fs.writeFileSync(path.join(staging, manifest.file), JSON.stringify({ ...manifest.content, files: copied }, null, 2) + '\n');
+    fs.renameSync(staging, target);
+  } catch (err) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw err;
+  }
+  return copied;
+}
+
+/** Writes JSON through a temporary file and a rename, so a reader never sees half of it. */
+export function writeJsonAtomic(file: string, value: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(value, null, 2) + '\n');
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+/**
+ * Runs `script` in a child Node process with `require` of sherpa-onnx-node's
+ * path as `process.argv[1]` and `args` after it; the script prints one JSON
+ * object with `ok: true`. Rejects with the child's last stderr lines (what
+ * sherpa-onnx says about a broken model) otherwise.
+ */
+export function runSherpaProbe<T extends { ok: boolean }>(script: string, args: string[], what: string, timeoutMs = 300_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['-e', script, sherpaModulePath(), ...args],
+      { timeout: timeoutMs, maxBuffer: 16 << 20, env: { ...process.env, NODE_OPTIONS: '' } },
+      (err, stdout, stderr) => {
+        const out = stdout.toString().trim();
+        if (!err && out.startsWith('{')) {
+          try {
+            const parsed = JSON.parse(out) as T;
+            if (parsed.ok) return resolve(parsed);
+          } catch {
+            /* fall through to the error */
+          }
+        }
+        const why = stderr.toString().trim().split('\n').filter(Boolean).slice(-3).join(' | ') || (err?.message ?? 'no output');
+        reject(new ModelError(`${what} does not load in sherpa-onnx: ${why}`));
+      },
+    );
+  });
+}
