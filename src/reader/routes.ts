@@ -16,7 +16,8 @@ import { useServiceErrors } from '../platform/http/service.js';
 import type { Config } from '../platform/config.js';
 import type { ReaderConfig } from './config.js';
 import { ReaderErrors, readerErrorShape, type RecognitionEnvelope } from './errors.js';
-import { imageBytes, wantsFace, type ImageRequest } from './pipeline/input.js';
+import { imageBytes, wantsFace, wantsFlag, type ImageRequest } from './pipeline/input.js';
+import { qualityPassed } from './quality-check.js';
 import { faceKey, type ReaderService } from './service.js';
 import { passportItem } from './passport.js';
 import { licenceItem } from './licence.js';
@@ -36,7 +37,7 @@ function scalar(v: unknown): string | undefined {
   return String(v);
 }
 
-const KEYS = ['image', 'image_url', 'image_base64', 'face'] as const;
+const KEYS = ['image', 'image_url', 'image_base64', 'face', 'quality_check'] as const;
 
 /** Reads multipart (file and fields) or a urlencoded / JSON body into the image request. */
 async function readImageRequest(request: FastifyRequest, fieldLimit: number): Promise<ImageRequest> {
@@ -47,6 +48,7 @@ async function readImageRequest(request: FastifyRequest, fieldLimit: number): Pr
     else if (name === 'image_url') out.imageUrl = value;
     else if (name === 'image_base64') out.imageBase64 = value;
     else if (name === 'face') out.face = value;
+    else if (name === 'quality_check') out.qualityCheck = value;
   };
   if (request.isMultipart()) {
     for await (const part of bufferedParts(request)) {
@@ -67,9 +69,10 @@ async function readImageRequest(request: FastifyRequest, fieldLimit: number): Pr
     const body = request.body as Record<string, unknown>;
     for (const k of KEYS) if (k in body) setField(k, scalar(body[k]) ?? '');
   }
-  // `face` may also come in the query string.
+  // `face` and `quality_check` may also come in the query string (the guide's `?quality_check=1`).
   const q = (request.query ?? {}) as Record<string, unknown>;
   if (out.face === undefined) out.face = scalar(q.face);
+  if (out.qualityCheck === undefined) out.qualityCheck = scalar(q.quality_check);
   return out;
 }
 
@@ -96,15 +99,38 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
       await prepare(scope);
       const idr = async (request: FastifyRequest): Promise<RecognitionEnvelope> => {
         const input = await readImageRequest(request, fieldLimit);
+        const qualityCheck = wantsFlag(input.qualityCheck, 'quality_check');
         const image = await imageBytes(input, limits);
+        // The guide: a failed quality check answers the quality result alone; a passed one, both (one item, docs/reader.md).
+        const quality = qualityCheck ? await service.checkQuality(image) : undefined;
+        if (quality && !qualityPassed(quality)) return { errorCode: 0, errorMessage: '', data: [quality] };
         const card = await service.read(image, false, request.appCode);
-        return { errorCode: 0, errorMessage: '', data: [service.idrItem(card)] };
+        return { errorCode: 0, errorMessage: '', data: [{ ...service.idrItem(card), ...quality }] };
       };
       const schema = { tags, security, summary: 'Read a Vietnamese ID card (image: file; image_url and image_base64 also accepted)' };
       scope.post('/vnm', { onRequest: auth, bodyLimit, schema }, idr);
       scope.post('/vnm/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, idr);
     },
     { prefix: '/vision/idr' },
+  );
+
+  // The guide's quality check alone: the same inputs and envelope; the item is the quality result.
+  await root.register(
+    async (scope) => {
+      await prepare(scope);
+      const check = async (request: FastifyRequest): Promise<RecognitionEnvelope> => {
+        const image = await imageBytes(await readImageRequest(request, fieldLimit), limits);
+        return { errorCode: 0, errorMessage: '', data: [await service.checkQuality(image)] };
+      };
+      const schema = {
+        tags,
+        security,
+        summary: 'Quality of an ID card photo: bright spots, blur, luminance, resolution (image: file; image_url and image_base64 also accepted)',
+      };
+      scope.post('/vnm', { onRequest: auth, bodyLimit, schema }, check);
+      scope.post('/vnm/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, check);
+    },
+    { prefix: '/vision/idr-qual' },
   );
 
   await root.register(

@@ -15,6 +15,7 @@ import type { ReadCard, ReadResult, ReadTask } from './pipeline/run.js';
 import type { ReaderSettingsStore } from './settings-store.js';
 import type { PassportResult, ReadPassport } from './passport.js';
 import type { LicenceResult, ReadLicence } from './licence.js';
+import { qualityResult, type QualityOutcome, type QualityResult } from './quality-check.js';
 
 const NA = 'N/A';
 const FRONT_FIELDS: IdCardField[] = ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'];
@@ -56,6 +57,17 @@ export class ReaderService {
   /** Reads a driving licence, either side, paper or PET. */
   async readLicence(image: Buffer): Promise<ReadLicence> {
     return this.readDocument<LicenceResult>(image, 'licence');
+  }
+
+  /** The guide's quality check of an ID photo (quality-check.ts): measured in the worker pool, judged here. */
+  async checkQuality(image: Buffer): Promise<QualityResult> {
+    const copy = new Uint8Array(image.byteLength);
+    copy.set(image);
+    const task: ReaderTask = { image: copy, face: false, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, engine: this.engine, document: 'quality' };
+    // The worker answers a quality task with its measurements (worker.ts).
+    const outcome = (await this.pool.run(task, { transferList: [copy.buffer] })) as unknown as QualityOutcome;
+    if (!outcome.ok) throw new ServiceError(REFUSALS[outcome.code], outcome.message);
+    return qualityResult(outcome.measures);
   }
 
   private async readDocument<R extends { ok: true } | { ok: false; code: 2 | 3 | 7 | 8; message: string }>(image: Buffer, document: 'passport' | 'licence'): Promise<Extract<R, { ok: true }>> {

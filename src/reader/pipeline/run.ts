@@ -34,7 +34,7 @@ export interface ReadTask {
   /** Read the distinguishing features of a back (default true; false for applications without the arrangement: the band is not even read). */
   features?: boolean;
   /** Which document the endpoint reads (default: an ID card); the passport page has its own pipeline (reader/passport.ts). */
-  document?: 'idcard' | 'passport' | 'licence';
+  document?: 'idcard' | 'passport' | 'licence' | 'quality';
 }
 
 export interface ReadCard {
