@@ -149,13 +149,13 @@ describe('POST /vision/idr-qual/vnm and ?quality_check=1', () => {
     const fail = await postForm(`${t.url}/vision/idr/vnm?quality_check=1`, t.apiKey, { image: blurred });
     assert.equal(fail.body.errorCode, 0);
     assert.equal(fail.body.data.length, 1);
-    assert.equal(fail.body.data[0].final_result.blurredLikelihood, 'likely');
+    assert.equal((fail.body.data[0].final_result as Record<string, string>).blurredLikelihood, 'likely');
     assert.equal(fail.body.data[0].id, undefined, 'no OCR after a failed check');
     const pass = await postForm(`${t.url}/vision/idr/vnm?quality_check=1`, t.apiKey, { image: card });
     assert.equal(pass.body.errorCode, 0, pass.body.errorMessage);
     assert.equal(pass.body.data.length, 1);
     assert.equal(pass.body.data[0].id, truth['chip-front'].fields.id);
-    assert.equal(pass.body.data[0].final_result.blurredLikelihood, 'unlikely');
+    assert.equal((pass.body.data[0].final_result as Record<string, string>).blurredLikelihood, 'unlikely');
     // Without the switch (or quality_check=0) the answer is the reading alone.
     const plain = await postForm(`${t.url}/vision/idr/vnm?quality_check=0`, t.apiKey, { image: card });
     assert.equal(plain.body.data[0].final_result, undefined);
