@@ -8,8 +8,8 @@
  * the reader's 640-px working size; docs/reader.md says how each maps to 0-100.
  */
 import sharp from 'sharp';
-import { findCardOutline, type Point } from '../platform/vision/card-outline.js';
-import { decodeImage } from './pipeline/decode.js';
+import { findCardOutline, type CardOutline, type Point } from '../platform/vision/card-outline.js';
+import { decodeImage, type DecodedImage } from './pipeline/decode.js';
 import { ReaderFailure } from './pipeline/failure.js';
 import { QUALITY } from './pipeline/quality.js';
 
@@ -242,20 +242,37 @@ export interface QualityTask {
 
 export type QualityOutcome = { ok: true; measures: QualityMeasures } | { ok: false; code: 7 | 8; message: string };
 
-/** The worker's part: decode (codes 7 and 8 as the reader), find the card, measure it. */
+/** The photo decoded, at the working size, with the card the outline finder locates (null: none, the whole photo stands for it). */
+export interface WorkingImage {
+  image: DecodedImage;
+  rgb: Buffer;
+  width: number;
+  height: number;
+  card: CardOutline | null;
+  /** The card's pixels at the working size (undefined: every pixel). */
+  mask?: Uint8Array;
+}
+
+/** Decode (codes 7 and 8 as the reader), scale to the working size, find the card. */
+export async function workingImage(task: QualityTask): Promise<WorkingImage> {
+  const image = await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels);
+  const scale = Math.min(1, WORK_SIDE / Math.max(image.width, image.height));
+  const w = Math.max(1, Math.round(image.width * scale));
+  const h = Math.max(1, Math.round(image.height * scale));
+  const rgb = await sharp(image.rgb, { raw: { width: image.width, height: image.height, channels: 3 } }).resize(w, h, { fit: 'fill' }).raw().toBuffer();
+  const gray = Buffer.alloc(w * h);
+  for (let i = 0, j = 0; i < gray.length; i++, j += 3) gray[i] = (rgb[j] * 77 + rgb[j + 1] * 150 + rgb[j + 2] * 29) >> 8;
+  const outline = await findCardOutline({ data: gray, width: w, height: h }, { minAreaRatio: Math.min(0.04, task.minCardArea) });
+  const card = outline && outline.areaRatio >= task.minCardArea ? outline : null;
+  return { image, rgb, width: w, height: h, card, mask: card ? quadMask(card.corners, w, h) : undefined };
+}
+
+/** The worker's part: the working image, measured. */
 export async function measureQualityTask(task: QualityTask): Promise<QualityOutcome> {
   try {
-    const image = await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels);
-    const scale = Math.min(1, WORK_SIDE / Math.max(image.width, image.height));
-    const w = Math.max(1, Math.round(image.width * scale));
-    const h = Math.max(1, Math.round(image.height * scale));
-    const small = await sharp(image.rgb, { raw: { width: image.width, height: image.height, channels: 3 } }).resize(w, h, { fit: 'fill' }).raw().toBuffer();
-    const gray = Buffer.alloc(w * h);
-    for (let i = 0, j = 0; i < gray.length; i++, j += 3) gray[i] = (small[j] * 77 + small[j + 1] * 150 + small[j + 2] * 29) >> 8;
-    const outline = await findCardOutline({ data: gray, width: w, height: h }, { minAreaRatio: Math.min(0.04, task.minCardArea) });
-    const card = outline && outline.areaRatio >= task.minCardArea ? outline : null;
-    const region = measureRegion(small, w, h, card ? quadMask(card.corners, w, h) : undefined);
-    return { ok: true, measures: { width: image.width, height: image.height, cardFound: card !== null, ...region } };
+    const work = await workingImage(task);
+    const region = measureRegion(work.rgb, work.width, work.height, work.mask);
+    return { ok: true, measures: { width: work.image.width, height: work.image.height, cardFound: work.card !== null, ...region } };
   } catch (err) {
     if (err instanceof ReaderFailure && (err.code === 7 || err.code === 8)) return { ok: false, code: err.code, message: err.message };
     throw err;

@@ -114,6 +114,31 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
     { prefix: '/vision/idr' },
   );
 
+  // The guide's fraud check: the reading, its checks, and the post-check as a second item.
+  await root.register(
+    async (scope) => {
+      await prepare(scope);
+      const fraud = async (request: FastifyRequest): Promise<RecognitionEnvelope> => {
+        const input = await readImageRequest(request, fieldLimit);
+        const face = wantsFace(input.face);
+        const qualityCheck = wantsFlag(input.qualityCheck, 'quality_check');
+        const image = await imageBytes(input, limits);
+        const quality = qualityCheck ? await service.checkQuality(image) : undefined;
+        if (quality && !qualityPassed(quality)) return { errorCode: 0, errorMessage: '', data: [quality] };
+        const [item, post] = await service.fraudCheck(image, face, request.appCode, opts.platform.publicUrl);
+        return { errorCode: 0, errorMessage: '', data: [{ ...item, ...quality }, post] };
+      };
+      const schema = {
+        tags,
+        security,
+        summary: 'ID card fraud check: the reading, checking_result (photocopy, recapture, MRZ, low scores; N/A where not measured) and post_check_result (E00-E22)',
+      };
+      scope.post('/id-fraudcheck', { onRequest: auth, bodyLimit, schema }, fraud);
+      scope.post('/id-fraudcheck/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, fraud);
+    },
+    { prefix: '/vision/vnm' },
+  );
+
   // The guide's quality check alone: the same inputs and envelope; the item is the quality result.
   await root.register(
     async (scope) => {

@@ -16,6 +16,9 @@ import type { ReaderSettingsStore } from './settings-store.js';
 import type { PassportResult, ReadPassport } from './passport.js';
 import type { LicenceResult, ReadLicence } from './licence.js';
 import { qualityResult, type QualityOutcome, type QualityResult } from './quality-check.js';
+import type { FraudMeasureOutcome, FraudMeasures } from './fraud-measures.js';
+import { checkingResult } from './fraud-check.js';
+import { postCheck, type PostCheckResult } from './post-check.js';
 
 const NA = 'N/A';
 const FRONT_FIELDS: IdCardField[] = ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'];
@@ -35,13 +38,22 @@ export class ReaderService {
   ) {}
 
   /** Reads the card for `appCode`: fields the application has no arrangement for are already gone. */
-  async read(image: Buffer, face: boolean, appCode: string): Promise<ReadCard> {
+  async read(image: Buffer, face: boolean, appCode: string, opts: { cropCard?: boolean } = {}): Promise<ReadCard> {
     const copy = new Uint8Array(image.byteLength);
     copy.set(image);
     // Without the arrangement the worker does not even read the features band.
     const features = await this.settings.featuresArranged(appCode);
     const result = await this.pool.run(
-      { image: copy, face, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, fieldScale: this.config.fieldScale, engine: this.engine, features },
+      {
+        image: copy,
+        face,
+        maxPixels: this.config.maxPixels,
+        minCardArea: this.config.minCardArea,
+        fieldScale: this.config.fieldScale,
+        engine: this.engine,
+        features,
+        cropCard: opts.cropCard === true,
+      },
       { transferList: [copy.buffer] },
     );
     if (!result.ok) throw new ServiceError(REFUSALS[result.code], result.message);
@@ -68,6 +80,39 @@ export class ReaderService {
     const outcome = (await this.pool.run(task, { transferList: [copy.buffer] })) as unknown as QualityOutcome;
     if (!outcome.ok) throw new ServiceError(REFUSALS[outcome.code], outcome.message);
     return qualityResult(outcome.measures);
+  }
+
+  /** The fraud check's image measurements (fraud-measures.ts), in the worker pool. */
+  private async measureFraud(image: Buffer): Promise<FraudMeasures> {
+    const copy = new Uint8Array(image.byteLength);
+    copy.set(image);
+    const task: ReaderTask = { image: copy, face: false, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, engine: this.engine, document: 'fraud' };
+    const outcome = (await this.pool.run(task, { transferList: [copy.buffer] })) as unknown as FraudMeasureOutcome;
+    if (!outcome.ok) throw new ServiceError(REFUSALS[outcome.code], outcome.message);
+    return outcome.measures;
+  }
+
+  /**
+   * The guide's fraud check of one side: the /vision/idr/vnm item plus
+   * `checking_result` and the flattened card (and the face with `face`), then
+   * the post-check's item.
+   */
+  async fraudCheck(image: Buffer, face: boolean, appCode: string, publicUrl: string): Promise<[Record<string, unknown>, { post_check_result: PostCheckResult }]> {
+    const measures = await this.measureFraud(image);
+    const card = await this.read(image, face, appCode, { cropCard: true });
+    const item: Record<string, unknown> = { ...this.idrItem(card), checking_result: checkingResult(card, measures) };
+    const stored = async (jpeg: Uint8Array | undefined): Promise<[string, string]> => {
+      if (!jpeg) return [NA, NA];
+      const bytes = Buffer.from(jpeg);
+      const id = randomUUID();
+      await this.blobs.put(faceKey(id), bytes, { contentType: 'image/jpeg' });
+      return [`${publicUrl.replace(/\/+$/, '')}/cmt/faces/${id}.jpg`, bytes.toString('base64')];
+    };
+    if (face) [item.face, item.face_base64] = await stored(card.face);
+    [item.cropped_idcard, item.cropped_idcard_base64] = await stored(card.card);
+    const values: Record<string, string> = {};
+    for (const [k, v] of Object.entries(card.fields)) if (v) values[k] = v.value;
+    return [item, { post_check_result: postCheck([{ kind: card.kind, fields: values }]) }];
   }
 
   private async readDocument<R extends { ok: true } | { ok: false; code: 2 | 3 | 7 | 8; message: string }>(image: Buffer, document: 'passport' | 'licence'): Promise<Extract<R, { ok: true }>> {

@@ -11,6 +11,7 @@ import type { ReaderTask } from './service.js';
 import { readPassport } from './passport.js';
 import { readLicence } from './licence.js';
 import { measureQualityTask } from './quality-check.js';
+import { measureFraudTask } from './fraud-measures.js';
 
 let ocr: OcrEngine | undefined;
 void loadOpenCv();
@@ -25,5 +26,6 @@ export default async function run(task: ReaderTask): Promise<ReadResult> {
   if (task.document === 'passport') return readPassport(task, ocr) as unknown as ReadResult;
   if (task.document === 'licence') return readLicence(task, ocr) as unknown as ReadResult;
   if (task.document === 'quality') return measureQualityTask(task) as unknown as ReadResult;
+  if (task.document === 'fraud') return measureFraudTask(task) as unknown as ReadResult;
   return readCard(task, ocr);
 }

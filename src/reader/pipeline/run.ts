@@ -33,8 +33,10 @@ export interface ReadTask {
   fieldScale?: number;
   /** Read the distinguishing features of a back (default true; false for applications without the arrangement: the band is not even read). */
   features?: boolean;
+  /** Answer the flattened card as a JPEG too (the fraud check's `cropped_idcard`). */
+  cropCard?: boolean;
   /** Which document the endpoint reads (default: an ID card); the passport page has its own pipeline (reader/passport.ts). */
-  document?: 'idcard' | 'passport' | 'licence' | 'quality';
+  document?: 'idcard' | 'passport' | 'licence' | 'quality' | 'fraud';
 }
 
 export interface ReadCard {
@@ -46,6 +48,8 @@ export interface ReadCard {
   mrz?: Pick<MrzReading, 'id' | 'dob' | 'doe' | 'sex' | 'valid'>;
   /** JPEG of the portrait, when asked for and the side has one. */
   face?: Uint8Array;
+  /** JPEG of the flattened card, upright, when asked for (cropCard). */
+  card?: Uint8Array;
   /** The card's corners in the image as used for the warp (after refinement), before any 180-degree turn. */
   corners: Point[];
   timings: Record<string, number>;
@@ -138,7 +142,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     const corners = located.whole ? located.corners : refineCorners(image.gray, image.width, image.height, located.corners);
     if (!located.whole) checkCornersInside(corners, image.width, image.height);
     lap('locate');
-    let flat = await warpCard(image, corners, task.face);
+    let flat = await warpCard(image, corners, task.face || task.cropCard === true);
     clearCardEdge(flat.gray);
     lap('warp');
     // Each reading is tried upright, then turned by 180 degrees (the turned card is made once, when first needed).
@@ -277,6 +281,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
         .jpeg({ quality: 90 })
         .toBuffer();
     }
+    const cropped =
+      task.cropCard && flat.rgb ? await sharp(flat.rgb, { raw: { width: CARD_WIDTH, height: CARD_HEIGHT, channels: 3 } }).jpeg({ quality: 88 }).toBuffer() : undefined;
     lap('answer');
     const a = normal.address;
     return {
@@ -287,6 +293,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       overall: overallScore(probs),
       mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid } : undefined,
       face,
+      card: cropped,
       corners,
       timings,
     };

@@ -1,0 +1,143 @@
+/**
+ * The guide's fraud check: its measurements on generated images (a colour
+ * card against its black-and-white copies; a flat pattern against a screen's
+ * periodic grid), the checking_result it builds (N/A where Saola measures
+ * nothing) and POST /vision/vnm/id-fraudcheck end to end on the committed
+ * synthetic card photos.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { checkingMeasures, checkingResult, PHOTOCOPY_SPREAD, RECAPTURE_MOIRE } from '../../src/reader/fraud-check.js';
+import { colourSpread, measureFraudTask, patchMoire } from '../../src/reader/fraud-measures.js';
+import type { ReadCard } from '../../src/reader/pipeline/run.js';
+import { postCheck } from '../../src/reader/post-check.js';
+import { fixture, postForm, truth } from './helpers.js';
+
+const task = (image: Buffer) => ({ image, maxPixels: 40_000_000, minCardArea: 0.12 });
+
+describe('fraud check measurements', () => {
+  it('colour spread: the card has colour, its grey copy none, also under a tinted light', async () => {
+    const card = fixture('chip-front.jpg');
+    const colour = await measureFraudTask(task(card));
+    assert.ok(colour.ok && colour.measures.colourSpread > PHOTOCOPY_SPREAD, JSON.stringify(colour));
+    assert.equal(checkingMeasures(colour.measures).photocopied.result, '0');
+    for (const copy of [await sharp(card).greyscale().jpeg().toBuffer(), await sharp(card).greyscale().tint({ r: 255, g: 225, b: 185 }).jpeg().toBuffer()]) {
+      const grey = await measureFraudTask(task(copy));
+      assert.ok(grey.ok && grey.measures.colourSpread < PHOTOCOPY_SPREAD, JSON.stringify(grey));
+      assert.equal(checkingMeasures(grey.measures).photocopied.result, '1');
+    }
+  });
+
+  it('colourSpread counts only the masked pixels', () => {
+    // Left half grey, right half a saturated red: the mask decides what is measured.
+    const w = 10;
+    const h = 4;
+    const rgb = new Uint8Array(w * h * 3);
+    for (let i = 0; i < w * h; i++) {
+      const red = i % w >= 5;
+      rgb.set(red ? [220, 30, 30] : [128, 128, 128], i * 3);
+    }
+    const left = new Uint8Array(w * h).map((_, i) => (i % w < 5 ? 1 : 0));
+    assert.equal(colourSpread(rgb, w, h, left), 0);
+    assert.equal(colourSpread(rgb, w, h), 190 - 0, 'whole: the top 5% red (190) over a grey median (0)');
+  });
+
+  it('moiré: a periodic grid is an isolated spectral peak; noise and a smooth gradient are not', () => {
+    const n = 128;
+    const grid = new Float64Array(n * n);
+    const noise = new Float64Array(n * n);
+    const gradient = new Float64Array(n * n);
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let y = 0; y < n; y++) {
+      for (let x = 0; x < n; x++) {
+        // A screen's grid seen slightly turned: a plane wave at about 0.3 cycles/pixel, plus some sensor noise.
+        grid[y * n + x] = 128 + 60 * Math.cos(2 * Math.PI * (0.29 * x + 0.07 * y)) + 10 * (rand() - 0.5);
+        noise[y * n + x] = 128 + 40 * (rand() - 0.5);
+        gradient[y * n + x] = x + y;
+      }
+    }
+    assert.ok(patchMoire(grid) > RECAPTURE_MOIRE, String(patchMoire(grid)));
+    assert.ok(patchMoire(noise) < RECAPTURE_MOIRE, String(patchMoire(noise)));
+    assert.ok(patchMoire(gradient) < RECAPTURE_MOIRE, String(patchMoire(gradient)));
+    assert.equal(checkingMeasures({ cardFound: true, colourSpread: 50, moire: RECAPTURE_MOIRE * 2 }).recaptured.result, '1');
+    assert.equal(checkingMeasures({ cardFound: true, colourSpread: 50, moire: RECAPTURE_MOIRE / 2 }).recaptured.result, '0');
+  });
+
+  it('checking_result: measured checks carry their score, the others N/A; low scores and the MRZ from the reading', () => {
+    const card = {
+      ok: true,
+      kind: 'cccd_chip_back',
+      fields: { issue_date: { value: '10/05/2021', prob: 95 }, features: { value: 'Nốt ruồi', prob: 62 } },
+      overall: 80,
+      mrz: { id: '', dob: '', doe: '', sex: '', valid: true },
+      corners: [],
+      timings: {},
+    } as unknown as ReadCard;
+    const r = checkingResult(card, { cardFound: true, colourSpread: 40, moire: 0.5 });
+    assert.equal(r.check_photocopied_result, '0');
+    assert.equal(r.check_photocopied_prob, (PHOTOCOPY_SPREAD / (PHOTOCOPY_SPREAD + 40)).toFixed(2));
+    assert.equal(r.recaptured_result, '0');
+    assert.equal(r.check_mrz_result, 'passed');
+    assert.deepEqual(r.low_score_result, ['features']);
+    for (const k of ['edited', 'check_emblem', 'check_title', 'check_QRcode', 'check_chip', 'check_fingerprint', 'check_stamp', 'check_covering', 'corner_cut']) assert.equal(r[`${k}_result`], 'N/A', k);
+    const front = checkingResult({ ...card, kind: 'cccd_chip_front', mrz: undefined } as ReadCard, { cardFound: true, colourSpread: 40, moire: 0.5 });
+    assert.equal(front.check_mrz_result, 'N/A', 'a front has no MRZ');
+  });
+});
+
+describe('POST /vision/vnm/id-fraudcheck', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(async () => t.close());
+  const url = () => `${t.url}/vision/vnm/id-fraudcheck`;
+
+  it("replays the guide's sample (image and face=1): the reading with checking_result, the face and the card crop, then the post-check", async () => {
+    const { status, body } = await postForm(url(), t.apiKey, { image: fixture('cccd12-front.jpg'), face: '1' });
+    assert.equal(status, 200);
+    assert.equal(body.errorCode, 0, body.errorMessage);
+    assert.equal(body.data.length, 2);
+    const [item, post] = body.data as [Record<string, any>, Record<string, any>];
+    const want = truth['cccd12-front'];
+    assert.equal(item.id, want.fields.id);
+    assert.equal(item.type_new, 'cccd_12_front');
+    assert.equal(item.checking_result.check_photocopied_result, '0');
+    assert.equal(item.checking_result.recaptured_result, '0');
+    assert.equal(item.checking_result.edited_result, 'N/A');
+    assert.ok(Array.isArray(item.checking_result.low_score_result));
+    const crop = await sharp(Buffer.from(item.cropped_idcard_base64, 'base64')).metadata();
+    assert.equal(crop.format, 'jpeg');
+    assert.ok(crop.width! > crop.height!, 'the card, landscape');
+    assert.match(item.cropped_idcard, /\/cmt\/faces\/[0-9a-f-]{36}\.jpg$/);
+    const served = await fetch(item.cropped_idcard.replace(/^https?:\/\/[^/]+/, t.url));
+    assert.equal(served.status, 200);
+    assert.equal((await sharp(Buffer.from(item.face_base64, 'base64')).metadata()).format, 'jpeg');
+    // The post-check of what was read equals the rules applied to the card as printed (read correctly).
+    assert.deepEqual(post, { post_check_result: postCheck([{ kind: want.kind as never, fields: want.fields }]) });
+    assert.deepEqual(post.post_check_result, { result: 'Passed', code: 'E00', message: '' });
+  });
+
+  it('a card past its expiry fails the post-check with E10; a grey copy is called photocopied', async () => {
+    const { body } = await postForm(url(), t.apiKey, { image: fixture('chip-front.jpg') });
+    assert.equal(body.errorCode, 0, body.errorMessage);
+    assert.deepEqual((body.data[1] as Record<string, unknown>).post_check_result, { result: 'Failed', code: 'E10', message: 'ID card has been expired' });
+    assert.equal(body.data[0].face, undefined, 'no face without face=1');
+    const grey = await postForm(url(), t.apiKey, { image: await sharp(fixture('cccd12-front.jpg')).greyscale().jpeg().toBuffer() });
+    assert.equal((grey.body.data[0].checking_result as Record<string, string>).check_photocopied_result, '1');
+  });
+
+  it('quality_check=1: a failed check answers only the quality result; refusals keep the recognition codes', async () => {
+    const blurred = await sharp(fixture('cccd12-front.jpg')).blur(6).jpeg().toBuffer();
+    const { body } = await postForm(`${url()}?quality_check=1`, t.apiKey, { image: blurred });
+    assert.equal(body.data.length, 1);
+    assert.equal((body.data[0].final_result as Record<string, string>).blurredLikelihood, 'likely');
+    const notImage = await postForm(url(), t.apiKey, { image: Buffer.from('no image here, only words') });
+    assert.deepEqual(notImage.body, { errorCode: 7, errorMessage: 'The uploaded file is not an image', data: [] });
+    const noKey = await postForm(url(), undefined, { image: fixture('cccd12-front.jpg') });
+    assert.equal(noKey.status, 401);
+  });
+});
