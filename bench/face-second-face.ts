@@ -60,7 +60,7 @@ const crowdFile = path.join(facesDir, 'selfie-many-people.jpg');
 if (fs.existsSync(crowdFile)) {
   const crowd = fs.readFileSync(crowdFile);
   const verdicts = new Map<string, Record<string, number>>();
-  for (const found of singles.filter((f) => f.file.startsWith(facesDir) && !f.file.endsWith('img11_reflection.jpg'))) {
+  for (const found of singles.filter((f) => f.file.startsWith(facesDir + path.sep) && !f.file.endsWith('img11_reflection.jpg'))) {
     const base = await analyze({ image: fs.readFileSync(found.file), detectThreshold: cfg.detectThreshold, checkCard: false });
     if (!base.ok || !base.faces[0]) continue;
     let placed;
