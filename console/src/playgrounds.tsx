@@ -461,7 +461,8 @@ export function FaceMatchPlayground({ apps }: { apps: Application[] }) {
     setAnswer(safeJson(await res.text()));
     setFaces(await boxes);
   }
-  const data = answer?.data as { isMatch: boolean; similarity: number; isBothImgIDCard: boolean } | undefined;
+  // A refusal's `data` is its reason (a string): only an object is a comparison.
+  const data = answer?.data !== null && typeof answer?.data === 'object' ? (answer.data as { isMatch: boolean; similarity: number; isBothImgIDCard: boolean }) : undefined;
   return (
     <>
       <header class="page-head">

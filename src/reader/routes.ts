@@ -40,8 +40,8 @@ function scalar(v: unknown): string | undefined {
 const KEYS = ['image', 'image_url', 'image_base64', 'face', 'quality_check'] as const;
 
 /** Reads multipart (file and fields) or a urlencoded / JSON body into the image request. */
-async function readImageRequest(request: FastifyRequest, fieldLimit: number): Promise<ImageRequest> {
-  const out: ImageRequest = {};
+async function readImageRequest(request: FastifyRequest, fieldLimit: number, opts: { sides?: 1 | 2 } = {}): Promise<ImageRequest & { secondFile?: Buffer }> {
+  const out: ImageRequest & { secondFile?: Buffer } = {};
   const setField = (name: string, value: string | undefined) => {
     if (value === undefined) return;
     if (name === 'image') out.imageText = value;
@@ -55,8 +55,10 @@ async function readImageRequest(request: FastifyRequest, fieldLimit: number): Pr
       if (part.type === 'file') {
         const data = part.data;
         if (part.fieldname === 'image') {
-          if (out.file !== undefined) throw new ServiceError(ReaderErrors.invalidParameters, 'Send exactly one image');
-          out.file = data;
+          // The fraud check takes a card's two sides as two `image` parts; every other route one image.
+          if (out.file !== undefined && opts.sides === 2 && out.secondFile === undefined) out.secondFile = data;
+          else if (out.file !== undefined) throw new ServiceError(ReaderErrors.invalidParameters, opts.sides === 2 ? 'Send one or two images (the two sides of one card)' : 'Send exactly one image');
+          else out.file = data;
         } else if (part.fieldname === 'image_base64' || part.fieldname === 'image_url') {
           setField(part.fieldname, data.toString('utf8'));
         }
@@ -119,14 +121,17 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
     async (scope) => {
       await prepare(scope);
       const fraud = async (request: FastifyRequest): Promise<RecognitionEnvelope> => {
-        const input = await readImageRequest(request, fieldLimit);
+        const input = await readImageRequest(request, fieldLimit, { sides: 2 });
         const face = wantsFace(input.face);
         const qualityCheck = wantsFlag(input.qualityCheck, 'quality_check');
-        const image = await imageBytes(input, limits);
-        const quality = qualityCheck ? await service.checkQuality(image) : undefined;
-        if (quality && !qualityPassed(quality)) return { errorCode: 0, errorMessage: '', data: [quality] };
-        const [item, post] = await service.fraudCheck(image, face, request.appCode, opts.platform.publicUrl);
-        return { errorCode: 0, errorMessage: '', data: [{ ...item, ...quality }, post] };
+        const images = [await imageBytes(input, limits), ...(input.secondFile ? [input.secondFile] : [])];
+        if (qualityCheck) {
+          const qualities = await Promise.all(images.map((image) => service.checkQuality(image)));
+          if (!qualities.every(qualityPassed)) return { errorCode: 0, errorMessage: '', data: qualities };
+          const answer = await service.fraudCheck(images, face, request.appCode, opts.platform.publicUrl);
+          return { errorCode: 0, errorMessage: '', data: answer.map((item, i) => (i < qualities.length ? { ...item, ...qualities[i] } : item)) };
+        }
+        return { errorCode: 0, errorMessage: '', data: await service.fraudCheck(images, face, request.appCode, opts.platform.publicUrl) };
       };
       const schema = {
         tags,

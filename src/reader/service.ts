@@ -18,7 +18,7 @@ import type { LicenceResult, ReadLicence } from './licence.js';
 import { qualityResult, type QualityOutcome, type QualityResult } from './quality-check.js';
 import type { FraudMeasureOutcome, FraudMeasures } from './fraud-measures.js';
 import { checkingResult } from './fraud-check.js';
-import { postCheck, type PostCheckResult } from './post-check.js';
+import { postCheck, type PostCheckResult, type ReadSide } from './post-check.js';
 
 const NA = 'N/A';
 const FRONT_FIELDS: IdCardField[] = ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'];
@@ -93,14 +93,12 @@ export class ReaderService {
   }
 
   /**
-   * The guide's fraud check of one side: the /vision/idr/vnm item plus
-   * `checking_result` and the flattened card (and the face with `face`), then
-   * the post-check's item.
+   * The guide's fraud check of one side, or of a card's two sides sent
+   * together: per side the /vision/idr/vnm item plus `checking_result` and the
+   * flattened card (and the face with `face`); then the post-check's item
+   * over all sides (the pair rules need both).
    */
-  async fraudCheck(image: Buffer, face: boolean, appCode: string, publicUrl: string): Promise<[Record<string, unknown>, { post_check_result: PostCheckResult }]> {
-    const measures = await this.measureFraud(image);
-    const card = await this.read(image, face, appCode, { cropCard: true });
-    const item: Record<string, unknown> = { ...this.idrItem(card), checking_result: checkingResult(card, measures) };
+  async fraudCheck(images: Buffer[], face: boolean, appCode: string, publicUrl: string): Promise<Record<string, unknown>[]> {
     const stored = async (jpeg: Uint8Array | undefined): Promise<[string, string]> => {
       if (!jpeg) return [NA, NA];
       const bytes = Buffer.from(jpeg);
@@ -108,11 +106,21 @@ export class ReaderService {
       await this.blobs.put(faceKey(id), bytes, { contentType: 'image/jpeg' });
       return [`${publicUrl.replace(/\/+$/, '')}/cmt/faces/${id}.jpg`, bytes.toString('base64')];
     };
-    if (face) [item.face, item.face_base64] = await stored(card.face);
-    [item.cropped_idcard, item.cropped_idcard_base64] = await stored(card.card);
-    const values: Record<string, string> = {};
-    for (const [k, v] of Object.entries(card.fields)) if (v) values[k] = v.value;
-    return [item, { post_check_result: postCheck([{ kind: card.kind, fields: values }]) }];
+    const items: Record<string, unknown>[] = [];
+    const sides: ReadSide[] = [];
+    for (const image of images) {
+      const measures = await this.measureFraud(image);
+      const card = await this.read(image, face, appCode, { cropCard: true });
+      const item: Record<string, unknown> = { ...this.idrItem(card), checking_result: checkingResult(card, measures) };
+      if (face) [item.face, item.face_base64] = await stored(card.face);
+      [item.cropped_idcard, item.cropped_idcard_base64] = await stored(card.card);
+      items.push(item);
+      const values: Record<string, string> = {};
+      for (const [k, v] of Object.entries(card.fields)) if (v) values[k] = v.value;
+      sides.push({ kind: card.kind, fields: values });
+    }
+    const post: { post_check_result: PostCheckResult } = { post_check_result: postCheck(sides) };
+    return [...items, post];
   }
 
   private async readDocument<R extends { ok: true } | { ok: false; code: 2 | 3 | 7 | 8; message: string }>(image: Buffer, document: 'passport' | 'licence'): Promise<Extract<R, { ok: true }>> {

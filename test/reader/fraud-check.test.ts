@@ -17,6 +17,14 @@ import { fixture, postForm, truth } from './helpers.js';
 
 const task = (image: Buffer) => ({ image, maxPixels: 40_000_000, minCardArea: 0.12 });
 
+/** A multipart form whose field names may repeat (the two sides as two `image` parts). */
+async function postImages(url: string, apiKey: string, images: Buffer[]): Promise<{ status: number; body: { errorCode: number; errorMessage: string; data: Record<string, any>[] } }> {
+  const form = new FormData();
+  images.forEach((b, i) => form.append('image', new Blob([new Uint8Array(b)], { type: 'image/jpeg' }), `side${i}.jpg`));
+  const res = await fetch(url, { method: 'POST', body: form, headers: { api_key: apiKey } });
+  return { status: res.status, body: (await res.json()) as never };
+}
+
 describe('fraud check measurements', () => {
   it('colour spread: the card has colour, its grey copy none, also under a tinted light', async () => {
     const card = fixture('chip-front.jpg');
@@ -128,6 +136,28 @@ describe('POST /vision/vnm/id-fraudcheck', () => {
     assert.equal(body.data[0].face, undefined, 'no face without face=1');
     const grey = await postForm(url(), t.apiKey, { image: await sharp(fixture('cccd12-front.jpg')).greyscale().jpeg().toBuffer() });
     assert.equal((grey.body.data[0].checking_result as Record<string, string>).check_photocopied_result, '1');
+  });
+
+  it("a card's two sides as two image parts: an item per side, then the post-check over both (pair rules, E15)", async () => {
+    const front = truth['cccd12-front'];
+    const back = truth['cccd12-back-near-edge'];
+    const pair = await postImages(url(), t.apiKey, [fixture('cccd12-front.jpg'), fixture('cccd12-back-near-edge.jpg')]);
+    assert.equal(pair.body.errorCode, 0, pair.body.errorMessage);
+    assert.equal(pair.body.data.length, 3);
+    assert.equal(pair.body.data[0].type_new, 'cccd_12_front');
+    assert.equal(pair.body.data[1].issue_date, back.fields.issue_date);
+    const expected = postCheck([
+      { kind: front.kind as never, fields: front.fields },
+      { kind: back.kind as never, fields: back.fields },
+    ]);
+    assert.deepEqual(pair.body.data[2], { post_check_result: expected });
+    // The two synthetic cards are different people's: the pair's expiry rule fails, which one side alone cannot show.
+    assert.equal(postCheck([{ kind: front.kind as never, fields: front.fields }]).code, 'E00');
+    assert.notEqual(expected.code, 'E00');
+    const mixed = await postImages(url(), t.apiKey, [fixture('chip-front.jpg'), fixture('cccd12-back-near-edge.jpg')]);
+    assert.deepEqual(mixed.body.data[2], { post_check_result: { result: 'Failed', code: 'E15', message: 'Please send images of front and back side of same type ID (old or new ID)' } });
+    const three = await postImages(url(), t.apiKey, [fixture('chip-front.jpg'), fixture('chip-front.jpg'), fixture('chip-front.jpg')]);
+    assert.equal(three.body.errorCode, 1);
   });
 
   it('quality_check=1: a failed check answers only the quality result; refusals keep the recognition codes', async () => {
