@@ -2,8 +2,9 @@
  * The fraud check's `checking_result` (the original guide's pre-check), built
  * only from what Saola measures: the photocopy and recapture checks from the
  * image (fraud-measures.ts), the MRZ check from the reader's MRZ reading, the
- * low-score list from the fields' probabilities. Checks nothing here measures
- * (edited, corner cut, emblem, headline, title, fingerprint, stamp, QR code,
+ * headline and title checks from the words the reader's OCR read on a front,
+ * the low-score list from the fields' probabilities. Checks nothing here measures
+ * (edited, corner cut, emblem, fingerprint, stamp, QR code,
  * chip, covering, embossed stamp, border) answer "N/A", as the guide does for
  * checks that do not apply: never a made-up probability. docs/reader.md.
  */
@@ -49,6 +50,11 @@ export function checkingResult(card: ReadCard, m: FraudMeasures): Record<string,
   const chipBack = card.kind === 'cccd_chip_back' || card.kind === 'cccd_2024_back';
   // The MRZ is read on the chip backs (pipeline/mrz.ts): passed when its check digits pass.
   const mrz = chipBack ? { result: card.mrz?.valid ? 'passed' : 'failed', prob: card.mrz?.valid ? '1.00' : '0.00' } : { result: NA, prob: NA };
+  // Fronts: the headline's two lines and the title's lines as the whole card's OCR read them (1 read, 0 not).
+  const printed = card.printed;
+  const share = (xs: boolean[]) => xs.filter(Boolean).length / xs.length;
+  const headline = printed ? share(printed.headline) : undefined;
+  const titleLines = printed ? printed.title.filter((x): x is boolean => x !== undefined) : [];
   const low = layout.fields.filter((f: IdCardField) => {
     const v = card.fields[f];
     return v !== undefined && v.prob < LOW_SCORE;
@@ -64,10 +70,10 @@ export function checkingResult(card: ReadCard, m: FraudMeasures): Record<string,
     check_photocopied_prob: photocopied.prob,
     check_emblem_result: NA,
     check_emblem_prob: NA,
-    check_headline_result: NA,
-    check_headline_prob: NA,
-    check_title_result: NA,
-    check_title_prob: [],
+    check_headline_result: headline === undefined ? NA : headline >= 0.7 ? 'passed' : 'failed',
+    check_headline_prob: headline === undefined ? NA : fmt(headline),
+    check_title_result: printed ? (titleLines.every(Boolean) ? 'passed' : 'failed') : NA,
+    check_title_prob: titleLines.map((x) => (x ? '1.00' : '0.00')),
     check_fingerprint_result: NA,
     check_fingerprint_prob: [],
     check_stamp_result: NA,

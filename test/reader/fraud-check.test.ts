@@ -13,6 +13,8 @@ import { checkingMeasures, checkingResult, PHOTOCOPY_SPREAD, RECAPTURE_MOIRE } f
 import { colourSpread, measureFraudTask, patchMoire } from '../../src/reader/fraud-measures.js';
 import type { ReadCard } from '../../src/reader/pipeline/run.js';
 import { postCheck } from '../../src/reader/post-check.js';
+import { printedTexts } from '../../src/reader/pipeline/kind.js';
+import type { CardWord } from '../../src/reader/pipeline/anchors.js';
 import { fixture, postForm, truth } from './helpers.js';
 
 const task = (image: Buffer) => ({ image, maxPixels: 40_000_000, minCardArea: 0.12 });
@@ -74,6 +76,15 @@ describe('fraud check measurements', () => {
     assert.equal(checkingMeasures({ cardFound: true, colourSpread: 50, moire: RECAPTURE_MOIRE / 2 }).recaptured.result, '0');
   });
 
+  it('printed texts: the headline lines and the side title found in OCR words, a slip allowed; backs have none', () => {
+    const words = (text: string) => text.split(' ').map((w) => ({ text: w }) as CardWord);
+    const chip = printedTexts(words('CỘNG HOÀ XÃ HỘI CHỦ NGHĨA VIỆT NAM Độc lập - Tự do - Hạnh phúc CĂN CƯỚC CÔNG DÂN Citizen Identity Card Số / No.'), 'cccd_chip_front');
+    assert.deepEqual(chip, { headline: [true, true], title: [true, true] });
+    const covered = printedTexts(words('CỘNG HÒA XÃ HỘI CHU NGHIA VIET NAM Số Họ và tên'), 'cccd_12_front');
+    assert.deepEqual(covered, { headline: [true, false], title: [false, undefined] });
+    assert.equal(printedTexts(words('CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM'), 'cccd_chip_back'), undefined);
+  });
+
   it('checking_result: measured checks carry their score, the others N/A; low scores and the MRZ from the reading', () => {
     const card = {
       ok: true,
@@ -90,9 +101,13 @@ describe('fraud check measurements', () => {
     assert.equal(r.recaptured_result, '0');
     assert.equal(r.check_mrz_result, 'passed');
     assert.deepEqual(r.low_score_result, ['features']);
-    for (const k of ['edited', 'check_emblem', 'check_title', 'check_QRcode', 'check_chip', 'check_fingerprint', 'check_stamp', 'check_covering', 'corner_cut']) assert.equal(r[`${k}_result`], 'N/A', k);
-    const front = checkingResult({ ...card, kind: 'cccd_chip_front', mrz: undefined } as ReadCard, { cardFound: true, colourSpread: 40, moire: 0.5 });
+    for (const k of ['edited', 'check_emblem', 'check_title', 'check_headline', 'check_QRcode', 'check_chip', 'check_fingerprint', 'check_stamp', 'check_covering', 'corner_cut']) assert.equal(r[`${k}_result`], 'N/A', k);
+    const front = checkingResult({ ...card, kind: 'cccd_chip_front', mrz: undefined, printed: { headline: [true, false], title: [true, true] } } as ReadCard, { cardFound: true, colourSpread: 40, moire: 0.5 });
     assert.equal(front.check_mrz_result, 'N/A', 'a front has no MRZ');
+    assert.deepEqual([front.check_headline_result, front.check_headline_prob], ['failed', '0.50'], 'one of the headline lines unread');
+    assert.deepEqual([front.check_title_result, front.check_title_prob], ['passed', ['1.00', '1.00']]);
+    const old = checkingResult({ ...card, kind: 'cmnd_09_front', mrz: undefined, printed: { headline: [true, true], title: [false, undefined] } } as ReadCard, { cardFound: true, colourSpread: 40, moire: 0.5 });
+    assert.deepEqual([old.check_headline_result, old.check_title_result, old.check_title_prob], ['passed', 'failed', ['0.00']]);
   });
 });
 
@@ -116,6 +131,9 @@ describe('POST /vision/vnm/id-fraudcheck', () => {
     assert.equal(item.checking_result.check_photocopied_result, '0');
     assert.equal(item.checking_result.recaptured_result, '0');
     assert.equal(item.checking_result.edited_result, 'N/A');
+    // The synthetic card prints its headline and title, and the reader read them.
+    assert.equal(item.checking_result.check_headline_result, 'passed');
+    assert.deepEqual([item.checking_result.check_title_result, item.checking_result.check_title_prob], ['passed', ['1.00']]);
     assert.ok(Array.isArray(item.checking_result.low_score_result));
     const crop = await sharp(Buffer.from(item.cropped_idcard_base64, 'base64')).metadata();
     assert.equal(crop.format, 'jpeg');

@@ -13,7 +13,7 @@ import { decodeImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
 import { mergedId, normaliseFields, rawFromLines, readingScore, voteName, weakFields, wordsByBand, type RawField } from './fields.js';
 import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
-import { detectKind } from './kind.js';
+import { detectKind, printedTexts, type PrintedTexts } from './kind.js';
 import { DOCUMENTS } from '../documents.js';
 import { checkCornersInside, locateCard } from './locate.js';
 import { crossCheckMrz, readMrz, type MrzReading } from './mrz.js';
@@ -50,6 +50,8 @@ export interface ReadCard {
   face?: Uint8Array;
   /** JPEG of the flattened card, upright, when asked for (cropCard). */
   card?: Uint8Array;
+  /** A front's headline and title as its OCR read them (the fraud check's presence checks). */
+  printed?: PrintedTexts;
   /** The card's corners in the image as used for the warp (after refinement), before any 180-degree turn. */
   corners: Point[];
   timings: Record<string, number>;
@@ -294,6 +296,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid } : undefined,
       face,
       card: cropped,
+      printed: printedTexts(words, kind),
       corners,
       timings,
     };
