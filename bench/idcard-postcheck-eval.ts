@@ -7,7 +7,9 @@
  * because the card as printed fails (e.g. expired); failed on a wrong
  * reading (the check caught a misread: a success of the check); passed
  * although the printed card fails (missed); or not read. Prints file names
- * and codes only, never a field value.
+ * and codes only, never a field value. Also counts, on the fronts read, how
+ * often the fraud check's headline and title checks pass: every real card
+ * prints both, so each "failed" there is a false alarm (an OCR miss).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +29,7 @@ const rows = fs
 const ocr = chooseOcrEngine('auto');
 const FIELDS = ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe', 'issue_date'];
 const counts: Record<string, number> = {};
+const printedCounts = { fronts: 0, headline: 0, title: 0 };
 const count = (k: string) => (counts[k] = (counts[k] ?? 0) + 1);
 console.log('file | read as | post-check of the reading | of the printed card | verdict | fields read differently');
 for (const t of rows) {
@@ -42,6 +45,11 @@ for (const t of rows) {
   const read: Record<string, string> = {};
   for (const [k, v] of Object.entries(r.fields)) if (v) read[k] = v.value;
   const readCheck = postCheck([{ kind: r.kind, fields: read }]);
+  if (r.printed) {
+    printedCounts.fronts++;
+    if (r.printed.headline.every(Boolean)) printedCounts.headline++;
+    if (r.printed.title.every((x) => x !== false)) printedCounts.title++;
+  }
   const fold = (s: string) => s.normalize('NFC').toUpperCase().replace(/\s+/g, ' ').trim();
   // Only the fields the side read prints (a chip back's truth also carries the id it shares with the front).
   const differ = FIELDS.filter((f) => LAYOUTS[r.kind].fields.includes(f as never) && printed[f] !== undefined && (read[f] === undefined || fold(read[f]) !== fold(printed[f])));
@@ -54,4 +62,5 @@ for (const t of rows) {
   console.log(`${t.file} | ${r.kind} | ${readCheck.code} | ${truthCheck.code} | ${verdict} | ${differ.join(' ') || '-'}`);
 }
 console.log(`\n${rows.length} photos: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join('; ')}`);
+console.log(`fronts read: ${printedCounts.fronts}; check_headline passed ${printedCounts.headline}, check_title passed ${printedCounts.title}`);
 await ocr.close();
