@@ -55,6 +55,8 @@ export function checkingResult(card: ReadCard, m: FraudMeasures): Record<string,
   const share = (xs: boolean[]) => xs.filter(Boolean).length / xs.length;
   const headline = printed ? share(printed.headline) : undefined;
   const titleLines = printed ? printed.title.filter((x): x is boolean => x !== undefined) : [];
+  // The guide's thresholds: 0.7, or 0.1 on a chip card.
+  const pass = card.kind === 'cccd_chip_front' ? 0.1 : 0.7;
   const low = layout.fields.filter((f: IdCardField) => {
     const v = card.fields[f];
     return v !== undefined && v.prob < LOW_SCORE;
@@ -70,9 +72,9 @@ export function checkingResult(card: ReadCard, m: FraudMeasures): Record<string,
     check_photocopied_prob: photocopied.prob,
     check_emblem_result: NA,
     check_emblem_prob: NA,
-    check_headline_result: headline === undefined ? NA : headline >= 0.7 ? 'passed' : 'failed',
+    check_headline_result: headline === undefined ? NA : headline >= pass ? 'passed' : 'failed',
     check_headline_prob: headline === undefined ? NA : fmt(headline),
-    check_title_result: printed ? (titleLines.every(Boolean) ? 'passed' : 'failed') : NA,
+    check_title_result: printed ? (titleLines.every(Boolean) || (pass < 0.7 && titleLines.some(Boolean)) ? 'passed' : 'failed') : NA,
     check_title_prob: titleLines.map((x) => (x ? '1.00' : '0.00')),
     check_fingerprint_result: NA,
     check_fingerprint_prob: [],
