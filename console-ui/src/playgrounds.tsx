@@ -476,13 +476,14 @@ export function FaceMatchPlayground({ apps }: { apps: Application[] }) {
     setAnswer(safeJson(await res.text()));
     setFaces(await boxes);
   }
-  const data = answer?.data as { isMatch: boolean; similarity: number; isBothImgIDCard: boolean } | undefined;
+  // A refusal's `data` is its reason (a string): only an object is a comparison.
+  const data = answer?.data !== null && typeof answer?.data === 'object' ? (answer.data as { isMatch: boolean; similarity: number; isBothImgIDCard: boolean }) : undefined;
   return (
     <>
       <header class="page-head">
         <h2>Face match playground</h2>
         <p class="muted">
-          <code>POST /dmp/checkface/v1</code>: the subject face of each JPEG (chosen by size, centrality, confidence and focus), compared. Similarity is calibrated (0-100); a match needs the server's
+          <code>POST /dmp/checkface/v1</code>: the subject face of each JPEG or PNG (chosen by size, centrality, confidence and focus), compared; a photo with a second face as large and sharp is refused (407). Similarity is calibrated (0-100); a match needs the server's
           threshold. The boxes show which face was compared in each photo.
         </p>
       </header>
@@ -537,7 +538,8 @@ export function FaceMatchPlayground({ apps }: { apps: Application[] }) {
             {data.isBothImgIDCard && <span class="muted">both photos look like ID cards</span>}
           </>
         )}
-        {answer && !data && <span class="error">{String(answer.message ?? JSON.stringify(answer))}</span>}
+        {/* Face match's refusals (407-409) carry their reason in `data`; `message` stays "request successful.". */}
+        {answer && !data && <span class="error" data-testid="face-error">{String(typeof answer.data === 'string' ? `${answer.code}: ${answer.data}` : (answer.message ?? JSON.stringify(answer)))}</span>}
       </div>
     </>
   );

@@ -19,6 +19,8 @@ export const SearchErrors = defineCatalogue({
 /** Face match (/dmp/checkface/v1) answers `{code, message: "request successful.", data}`. */
 export const MatchErrors = defineCatalogue({
   noFace: { code: 407, message: 'No faces detected', status: 200 },
+  /** The guide's 407 row reads "No faces/more than 1 face detected"; its samples only show the no-face text. */
+  severalFaces: { code: 407, message: 'No faces/more than 1 face detected', status: 200 },
   wrongType: { code: 408, message: 'Allowed mime types are image/jpeg, image/png', status: 200 },
   wrongCount: { code: 409, message: 'Please upload only 2 images for face check', status: 200 },
 });

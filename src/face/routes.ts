@@ -45,7 +45,7 @@ export async function faceSearchRoutes(scope: FastifyInstance, opts: Common & { 
   );
 }
 
-/** /dmp/checkface/v1: two `file[]` JPEGs -> `{code, message, data: {isMatch, similarity, isBothImgIDCard}}`. */
+/** /dmp/checkface/v1: two `file[]` JPEG or PNG photos -> `{code, message, data: {isMatch, similarity, isBothImgIDCard}}`. */
 export async function faceMatchRoutes(scope: FastifyInstance, opts: Common & { service: FaceMatchService }): Promise<void> {
   useServiceErrors(scope, matchErrorShape);
   scope.addHook('onRequest', requireApiKey(opts.credentials));

@@ -1,7 +1,7 @@
 import { PlatformError, ServiceError } from '../platform/http/errors.js';
 import type { FacesInPhoto, PhotoBox } from '../platform/playground-tools.js';
 import type { FaceConfig } from './config.js';
-import { assessFace, cosineToSimilarity, similarityToCosine, dot, EMBEDDING_MODEL, isJpeg, looksLikeIdCard, type AnalyzeResult, type FaceEngine, type FaceVerdict, type PrimaryFace } from './engine/index.js';
+import { assessFace, cosineToSimilarity, similarityToCosine, dot, EMBEDDING_MODEL, isAcceptedImage, looksLikeIdCard, type AnalyzeResult, type FaceEngine, type FaceVerdict, type PrimaryFace } from './engine/index.js';
 import type { Box } from './engine/detect.js';
 import { MatchErrors, SearchErrors } from './errors.js';
 import type { UploadedFile } from '../platform/http/form.js';
@@ -44,7 +44,7 @@ export class FaceSearchService {
   /** The one face of an upload, through every quality gate; throws the spec's code otherwise. */
   private async faceOf(file: UploadedFile | undefined, allowIdCard: boolean): Promise<PrimaryFace> {
     if (!file || file.data.length === 0) throw new ServiceError(SearchErrors.missingField, 'file is required');
-    if (!isJpeg(file.data)) throw new ServiceError(SearchErrors.wrongFormat, 'Wrong format: only jpg and jpeg images are accepted');
+    if (!isAcceptedImage(file.data)) throw new ServiceError(SearchErrors.wrongFormat, 'Wrong format: only jpg, jpeg and png images are accepted');
     const result = await this.engine.analyze(file.data, { checkCard: !allowIdCard });
     const verdict: FaceVerdict = assessFace(result, this.cfg, { single: true });
     switch (verdict.kind) {
@@ -156,7 +156,10 @@ export class FaceSearchService {
 /** The field face match reads its two images from. */
 export const MATCH_FIELD = 'file[]';
 
-/** Face match: the subject face of each of two JPEGs (chosen by size, centrality, confidence and focus: engine/subject.ts), compared. */
+/**
+ * Face match: the subject face of each of two JPEG or PNG photos (chosen by size, centrality,
+ * confidence and focus: engine/subject.ts), compared; a photo with a competing second face is refused (407).
+ */
 export class FaceMatchService {
   constructor(
     private readonly engine: FaceEngine,
@@ -166,16 +169,18 @@ export class FaceMatchService {
   async match(files: UploadedFile[]): Promise<{ isMatch: boolean; similarity: number; isBothImgIDCard: boolean }> {
     const images = files.filter((f) => f.field === MATCH_FIELD);
     if (images.length !== 2 || files.length !== 2) throw new ServiceError(MatchErrors.wrongCount);
-    if (!images.every((f) => isJpeg(f.data))) throw new ServiceError(MatchErrors.wrongType);
+    if (!images.every((f) => isAcceptedImage(f.data))) throw new ServiceError(MatchErrors.wrongType);
     // Both photos or neither: half a match admitted is work spent on a refusal.
     if (!this.engine.admits(images.length)) throw new PlatformError('busy', 'The face engine is busy; try again shortly');
     const results = await Promise.all(images.map((f) => this.engine.analyze(f.data, { checkCard: true })));
     const faces: PrimaryFace[] = [];
     for (const r of results) {
-      const v = assessFace(r, { ...this.cfg, minBlurVariance: 0 }, { single: false });
-      // An undecodable JPEG (truncated, corrupt) is refused like a wrong type.
-      if (v.kind === 'undecodable') throw new ServiceError(MatchErrors.wrongType, 'The image cannot be decoded as jpg/jpeg');
+      // `single`: a second face comparable in size and focus to the subject is the guide's 407 (docs/face.md: measured refusals of one-person photos).
+      const v = assessFace(r, { ...this.cfg, minBlurVariance: 0 }, { single: true });
+      // An undecodable image (truncated, corrupt) is refused like a wrong type.
+      if (v.kind === 'undecodable') throw new ServiceError(MatchErrors.wrongType, 'The image cannot be decoded as jpg, jpeg or png');
       if (v.kind === 'noFace' || v.kind === 'tooSmall') throw new ServiceError(MatchErrors.noFace);
+      if (v.kind === 'severalFaces') throw new ServiceError(MatchErrors.severalFaces);
       if (!r.ok || !r.primary) throw new ServiceError(MatchErrors.noFace);
       faces.push(r.primary);
     }
@@ -218,7 +223,7 @@ export function toPhotoBox(box: Box, r: Pick<Extract<AnalyzeResult, { ok: true }
 export async function facesInPhoto(engine: FaceEngine, cfg: FaceConfig, image: Buffer): Promise<FacesInPhoto | null> {
   const r = await engine.analyze(image, { checkCard: false });
   if (!r.ok) return null;
-  const verdict = assessFace(r, { ...cfg, minBlurVariance: 0 }, { single: false });
+  const verdict = assessFace(r, { ...cfg, minBlurVariance: 0 }, { single: true });
   const turned = r.rotation === 90 || r.rotation === 270;
   const k = r.scale > 0 ? r.scale : 1;
   const [subject, ...others] = r.faces;

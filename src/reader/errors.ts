@@ -52,3 +52,33 @@ export const readerErrorShape: ServiceErrorShape = {
   },
   render: (entry, message): RecognitionEnvelope => ({ errorCode: Number(entry.code), errorMessage: message, data: [] }),
 };
+
+/**
+ * The fraud check's post-check codes and messages, as the original guide
+ * words them (E14 is reserved there). A result, not an error: answered with
+ * errorCode 0 in the `post_check_result` item (post-check.ts).
+ */
+export const POST_CHECK_CODES = {
+  E00: 'Passed',
+  E01: 'There is a NULL field',
+  E02: 'ID format is not correct',
+  E03: 'DoB format is not correct',
+  E04: 'DoB is later than today',
+  E05: 'Current age cannot smaller than 14',
+  E06: 'Nationality is not correct',
+  E07: 'Year in DoB is not match with ID number',
+  E08: 'Gender code is not match',
+  E09: 'DoE format is not correct',
+  E10: 'ID card has been expired',
+  E11: 'DoE cannot be "KHÔNG THỜI HẠN"',
+  E12: 'DoI format is not correct',
+  E13: 'DoI is later than today',
+  E15: 'Please send images of front and back side of same type ID (old or new ID)',
+  E16: 'There is a NULL field in front side',
+  E17: 'Age at issue date cannot smaller than 14',
+  E18: 'DoE should be DoI + 15 years',
+  E19: 'DoE should be birthday at 25 years old',
+  E20: 'DoE should be birthday at 40 years old',
+  E21: 'DoE should be birthday at 60 years old',
+  E22: 'DoE should be "KHÔNG THỜI HẠN"',
+} as const;

@@ -16,7 +16,8 @@ import { useServiceErrors } from '../platform/http/service.js';
 import type { Config } from '../platform/config.js';
 import type { ReaderConfig } from './config.js';
 import { ReaderErrors, readerErrorShape, type RecognitionEnvelope } from './errors.js';
-import { imageBytes, wantsFace, type ImageRequest } from './pipeline/input.js';
+import { imageBytes, wantsFace, wantsFlag, type ImageRequest } from './pipeline/input.js';
+import { qualityPassed } from './quality-check.js';
 import { faceKey, type ReaderService } from './service.js';
 import { passportItem } from './passport.js';
 import { licenceItem } from './licence.js';
@@ -36,25 +37,28 @@ function scalar(v: unknown): string | undefined {
   return String(v);
 }
 
-const KEYS = ['image', 'image_url', 'image_base64', 'face'] as const;
+const KEYS = ['image', 'image_url', 'image_base64', 'face', 'quality_check'] as const;
 
 /** Reads multipart (file and fields) or a urlencoded / JSON body into the image request. */
-async function readImageRequest(request: FastifyRequest, fieldLimit: number): Promise<ImageRequest> {
-  const out: ImageRequest = {};
+async function readImageRequest(request: FastifyRequest, fieldLimit: number, opts: { sides?: 1 | 2 } = {}): Promise<ImageRequest & { secondFile?: Buffer }> {
+  const out: ImageRequest & { secondFile?: Buffer } = {};
   const setField = (name: string, value: string | undefined) => {
     if (value === undefined) return;
     if (name === 'image') out.imageText = value;
     else if (name === 'image_url') out.imageUrl = value;
     else if (name === 'image_base64') out.imageBase64 = value;
     else if (name === 'face') out.face = value;
+    else if (name === 'quality_check') out.qualityCheck = value;
   };
   if (request.isMultipart()) {
     for await (const part of bufferedParts(request)) {
       if (part.type === 'file') {
         const data = part.data;
         if (part.fieldname === 'image') {
-          if (out.file !== undefined) throw new ServiceError(ReaderErrors.invalidParameters, 'Send exactly one image');
-          out.file = data;
+          // The fraud check takes a card's two sides as two `image` parts; every other route one image.
+          if (out.file !== undefined && opts.sides === 2 && out.secondFile === undefined) out.secondFile = data;
+          else if (out.file !== undefined) throw new ServiceError(ReaderErrors.invalidParameters, opts.sides === 2 ? 'Send one or two images (the two sides of one card)' : 'Send exactly one image');
+          else out.file = data;
         } else if (part.fieldname === 'image_base64' || part.fieldname === 'image_url') {
           setField(part.fieldname, data.toString('utf8'));
         }
@@ -67,9 +71,10 @@ async function readImageRequest(request: FastifyRequest, fieldLimit: number): Pr
     const body = request.body as Record<string, unknown>;
     for (const k of KEYS) if (k in body) setField(k, scalar(body[k]) ?? '');
   }
-  // `face` may also come in the query string.
+  // `face` and `quality_check` may also come in the query string (the guide's `?quality_check=1`).
   const q = (request.query ?? {}) as Record<string, unknown>;
   if (out.face === undefined) out.face = scalar(q.face);
+  if (out.qualityCheck === undefined) out.qualityCheck = scalar(q.quality_check);
   return out;
 }
 
@@ -96,14 +101,65 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
       await prepare(scope);
       const idr = async (request: FastifyRequest): Promise<RecognitionEnvelope> => {
         const input = await readImageRequest(request, fieldLimit);
+        const qualityCheck = wantsFlag(input.qualityCheck, 'quality_check');
         const image = await imageBytes(input, limits);
+        // The guide: a failed quality check answers the quality result alone; a passed one, both (one item, docs/reader.md).
+        const quality = qualityCheck ? await service.checkQuality(image) : undefined;
+        if (quality && !qualityPassed(quality)) return { errorCode: 0, errorMessage: '', data: [quality] };
         const card = await service.read(image, false, request.appCode);
-        return { errorCode: 0, errorMessage: '', data: [service.idrItem(card)] };
+        return { errorCode: 0, errorMessage: '', data: [{ ...service.idrItem(card), ...quality }] };
       };
       const schema = { tags, security, summary: 'Read a Vietnamese ID card (image: file; image_url and image_base64 also accepted)' };
       scope.post('/vnm', { onRequest: auth, bodyLimit, schema }, idr);
     },
     { prefix: '/vision/idr' },
+  );
+
+  // The guide's fraud check: the reading, its checks, and the post-check as a second item.
+  await root.register(
+    async (scope) => {
+      await prepare(scope);
+      const fraud = async (request: FastifyRequest): Promise<RecognitionEnvelope> => {
+        const input = await readImageRequest(request, fieldLimit, { sides: 2 });
+        const face = wantsFace(input.face);
+        const qualityCheck = wantsFlag(input.qualityCheck, 'quality_check');
+        const images = [await imageBytes(input, limits), ...(input.secondFile ? [input.secondFile] : [])];
+        if (qualityCheck) {
+          const qualities = await Promise.all(images.map((image) => service.checkQuality(image)));
+          if (!qualities.every(qualityPassed)) return { errorCode: 0, errorMessage: '', data: qualities };
+          const answer = await service.fraudCheck(images, face, request.appCode, opts.platform.publicUrl);
+          return { errorCode: 0, errorMessage: '', data: answer.map((item, i) => (i < qualities.length ? { ...item, ...qualities[i] } : item)) };
+        }
+        return { errorCode: 0, errorMessage: '', data: await service.fraudCheck(images, face, request.appCode, opts.platform.publicUrl) };
+      };
+      const schema = {
+        tags,
+        security,
+        summary: 'ID card fraud check: the reading, checking_result (photocopy, recapture, MRZ, low scores; N/A where not measured) and post_check_result (E00-E22)',
+      };
+      scope.post('/id-fraudcheck', { onRequest: auth, bodyLimit, schema }, fraud);
+      scope.post('/id-fraudcheck/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, fraud);
+    },
+    { prefix: '/vision/vnm' },
+  );
+
+  // The guide's quality check alone: the same inputs and envelope; the item is the quality result.
+  await root.register(
+    async (scope) => {
+      await prepare(scope);
+      const check = async (request: FastifyRequest): Promise<RecognitionEnvelope> => {
+        const image = await imageBytes(await readImageRequest(request, fieldLimit), limits);
+        return { errorCode: 0, errorMessage: '', data: [await service.checkQuality(image)] };
+      };
+      const schema = {
+        tags,
+        security,
+        summary: 'Quality of an ID card photo: bright spots, blur, luminance, resolution (image: file; image_url and image_base64 also accepted)',
+      };
+      scope.post('/vnm', { onRequest: auth, bodyLimit, schema }, check);
+      scope.post('/vnm/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, check);
+    },
+    { prefix: '/vision/idr-qual' },
   );
 
   await root.register(

@@ -15,6 +15,10 @@ import type { ReadCard, ReadResult, ReadTask } from './pipeline/run.js';
 import type { ReaderSettingsStore } from './settings-store.js';
 import type { PassportResult, ReadPassport } from './passport.js';
 import type { LicenceResult, ReadLicence } from './licence.js';
+import { qualityResult, type QualityOutcome, type QualityResult } from './quality-check.js';
+import type { FraudMeasureOutcome, FraudMeasures } from './fraud-measures.js';
+import { checkingResult } from './fraud-check.js';
+import { postCheck, type PostCheckResult, type ReadSide } from './post-check.js';
 
 const NA = 'N/A';
 const FRONT_FIELDS: IdCardField[] = ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'];
@@ -34,13 +38,22 @@ export class ReaderService {
   ) {}
 
   /** Reads the card for `appCode`: fields the application has no arrangement for are already gone. */
-  async read(image: Buffer, face: boolean, appCode: string): Promise<ReadCard> {
+  async read(image: Buffer, face: boolean, appCode: string, opts: { cropCard?: boolean } = {}): Promise<ReadCard> {
     const copy = new Uint8Array(image.byteLength);
     copy.set(image);
     // Without the arrangement the worker does not even read the features band.
     const features = await this.settings.featuresArranged(appCode);
     const result = await this.pool.run(
-      { image: copy, face, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, fieldScale: this.config.fieldScale, engine: this.engine, features },
+      {
+        image: copy,
+        face,
+        maxPixels: this.config.maxPixels,
+        minCardArea: this.config.minCardArea,
+        fieldScale: this.config.fieldScale,
+        engine: this.engine,
+        features,
+        cropCard: opts.cropCard === true,
+      },
       { transferList: [copy.buffer] },
     );
     if (!result.ok) throw new ServiceError(REFUSALS[result.code], result.message);
@@ -56,6 +69,58 @@ export class ReaderService {
   /** Reads a driving licence, either side, paper or PET. */
   async readLicence(image: Buffer): Promise<ReadLicence> {
     return this.readDocument<LicenceResult>(image, 'licence');
+  }
+
+  /** The guide's quality check of an ID photo (quality-check.ts): measured in the worker pool, judged here. */
+  async checkQuality(image: Buffer): Promise<QualityResult> {
+    const copy = new Uint8Array(image.byteLength);
+    copy.set(image);
+    const task: ReaderTask = { image: copy, face: false, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, engine: this.engine, document: 'quality' };
+    // The worker answers a quality task with its measurements (worker.ts).
+    const outcome = (await this.pool.run(task, { transferList: [copy.buffer] })) as unknown as QualityOutcome;
+    if (!outcome.ok) throw new ServiceError(REFUSALS[outcome.code], outcome.message);
+    return qualityResult(outcome.measures);
+  }
+
+  /** The fraud check's image measurements (fraud-measures.ts), in the worker pool. */
+  private async measureFraud(image: Buffer): Promise<FraudMeasures> {
+    const copy = new Uint8Array(image.byteLength);
+    copy.set(image);
+    const task: ReaderTask = { image: copy, face: false, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, engine: this.engine, document: 'fraud' };
+    const outcome = (await this.pool.run(task, { transferList: [copy.buffer] })) as unknown as FraudMeasureOutcome;
+    if (!outcome.ok) throw new ServiceError(REFUSALS[outcome.code], outcome.message);
+    return outcome.measures;
+  }
+
+  /**
+   * The guide's fraud check of one side, or of a card's two sides sent
+   * together: per side the /vision/idr/vnm item plus `checking_result` and the
+   * flattened card (and the face with `face`); then the post-check's item
+   * over all sides (the pair rules need both).
+   */
+  async fraudCheck(images: Buffer[], face: boolean, appCode: string, publicUrl: string): Promise<Record<string, unknown>[]> {
+    const stored = async (jpeg: Uint8Array | undefined): Promise<[string, string]> => {
+      if (!jpeg) return [NA, NA];
+      const bytes = Buffer.from(jpeg);
+      const id = randomUUID();
+      await this.blobs.put(faceKey(id), bytes, { contentType: 'image/jpeg' });
+      return [`${publicUrl.replace(/\/+$/, '')}/cmt/faces/${id}.jpg`, bytes.toString('base64')];
+    };
+    const items: Record<string, unknown>[] = [];
+    const sides: ReadSide[] = [];
+    for (const image of images) {
+      const measures = await this.measureFraud(image);
+      const card = await this.read(image, face, appCode, { cropCard: true });
+      const item: Record<string, unknown> = { ...this.idrItem(card), checking_result: checkingResult(card, measures) };
+      if (face) [item.face, item.face_base64] = await stored(card.face);
+      [item.cropped_idcard, item.cropped_idcard_base64] = await stored(card.card);
+      items.push(item);
+      const values: Record<string, string> = {};
+      for (const [k, v] of Object.entries(card.fields)) if (v) values[k] = v.value;
+      sides.push({ kind: card.kind, fields: values });
+    }
+    const post: { post_check_result: PostCheckResult } = { post_check_result: postCheck(sides) };
+    return [...items, post];
   }
 
   private async readDocument<R extends { ok: true } | { ok: false; code: 2 | 3 | 7 | 8; message: string }>(image: Buffer, document: 'passport' | 'licence'): Promise<Extract<R, { ok: true }>> {

@@ -10,6 +10,8 @@ import { readCard, type ReadResult } from './pipeline/run.js';
 import type { ReaderTask } from './service.js';
 import { readPassport } from './passport.js';
 import { readLicence } from './licence.js';
+import { measureQualityTask } from './quality-check.js';
+import { measureFraudTask } from './fraud-measures.js';
 
 let ocr: OcrEngine | undefined;
 void loadOpenCv();
@@ -23,5 +25,7 @@ export default async function run(task: ReaderTask): Promise<ReadResult> {
   // The passport's answer travels through the same pool (ReaderService.readPassport reads it as such).
   if (task.document === 'passport') return readPassport(task, ocr) as unknown as ReadResult;
   if (task.document === 'licence') return readLicence(task, ocr) as unknown as ReadResult;
+  if (task.document === 'quality') return measureQualityTask(task) as unknown as ReadResult;
+  if (task.document === 'fraud') return measureFraudTask(task) as unknown as ReadResult;
   return readCard(task, ocr);
 }

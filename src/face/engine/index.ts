@@ -34,10 +34,9 @@ export const MASK_LOWER_SKIN = 0.3;
 
 /**
  * The quality gates shared by every caller, on the subject's face (the engine
- * picks it by size, centrality and confidence). `single` (search): another
- * face comparable in size and sharpness to the subject's makes it unclear
- * whose photo this is and is refused; face match compares the subject
- * whatever else is there.
+ * picks it by size, centrality and confidence). `single` (search and face
+ * match): another face comparable in size and sharpness to the subject's
+ * makes it unclear whose photo this is and is refused.
  */
 export function assessFace(
   result: AnalyzeResult,
@@ -152,4 +151,20 @@ export function processFaceEngine(deps: ServiceDeps): { engine: FaceEngine; cfg:
     processEngines.set(deps, found);
   }
   return found;
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** PNG by its 8-byte signature. */
+export function isPng(buf: Buffer): boolean {
+  return buf.length >= PNG_SIGNATURE.length && buf.subarray(0, PNG_SIGNATURE.length).equals(PNG_SIGNATURE);
+}
+
+/**
+ * The types face search and face match take: JPEG and PNG, told by their
+ * bytes (the original's 408 names both and its own sample sends a PNG); the
+ * part's declared mime type is not trusted either way.
+ */
+export function isAcceptedImage(buf: Buffer): boolean {
+  return isJpeg(buf) || isPng(buf);
 }

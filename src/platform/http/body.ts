@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import { PlatformError } from './errors.js';
 
@@ -45,18 +45,72 @@ export function parseLenientBody(request: FastifyRequest, body: Buffer): unknown
 }
 
 /**
+ * The whole body as one Buffer, held to `limit` bytes and to the declared
+ * Content-Length (fastify's own errors, so they answer 413 and 400 as before).
+ */
+function readBody(request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
+  const declared = Number(request.headers['content-length']);
+  if (declared > limit) return Promise.reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const cleanup = () => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onError);
+    };
+    const onData = (chunk: Buffer | string) => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      received += buf.length;
+      if (received > limit) {
+        cleanup();
+        reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+        return;
+      }
+      chunks.push(buf);
+    };
+    const onEnd = () => {
+      cleanup();
+      if (!Number.isNaN(declared) && received !== declared) reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+      else resolve(Buffer.concat(chunks, received));
+    };
+    const onError = (err: Error & { statusCode?: number }) => {
+      cleanup();
+      if (!(typeof err.statusCode === 'number' && err.statusCode >= 400)) err.statusCode = 400;
+      reject(err);
+    };
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onError);
+    payload.resume();
+  });
+}
+
+/**
  * Real clients send JSON as form-urlencoded, text/plain, octet-stream or with
  * no Content-Type at all; none of them may get a 415. One catch-all parser
  * reads the bytes and lets the route decide what they are. Services that take
  * multipart register @fastify/multipart in their own scope, which wins over '*'.
+ * A request no route matched is not parsed at all: its answer is the 404 (or
+ * 405), never "Body is not valid JSON" or "too large" about a body no route
+ * would read; Node discards the unread bytes after the answer.
  */
 export function installLenientParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
-    try {
-      done(null, parseLenientBody(request, body as Buffer));
-    } catch (err) {
-      done(err as Error, undefined);
+  app.addContentTypeParser('*', (request, payload, done) => {
+    if (request.is404) {
+      done(null, undefined);
+      return;
     }
+    readBody(request, payload, request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 1024 * 1024).then(
+      (body) => {
+        try {
+          done(null, parseLenientBody(request, body));
+        } catch (err) {
+          done(err as Error, undefined);
+        }
+      },
+      (err: Error) => done(err, undefined),
+    );
   });
 }

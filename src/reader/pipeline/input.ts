@@ -14,6 +14,8 @@ export interface ImageRequest {
   imageUrl?: string;
   imageBase64?: string;
   face?: string;
+  /** `quality_check` (the guide's quality check before reading): "1" or "0". */
+  qualityCheck?: string;
 }
 
 export interface InputLimits {
@@ -38,12 +40,17 @@ export function decodeBase64(value: string, maxBytes: number): Buffer {
   return buf;
 }
 
-export function wantsFace(value: string | undefined): boolean {
+/** A 0/1 switch (`face`, `quality_check`): absent or empty is off; anything but 0/1/true/false is code 1. */
+export function wantsFlag(value: string | undefined, name: string): boolean {
   if (value === undefined || value.trim() === '') return false;
   const v = value.trim().toLowerCase();
   if (v === '1' || v === 'true') return true;
   if (v === '0' || v === 'false') return false;
-  throw new ServiceError(ReaderErrors.invalidParameters, 'face must be 0 or 1');
+  throw new ServiceError(ReaderErrors.invalidParameters, `${name} must be 0 or 1`);
+}
+
+export function wantsFace(value: string | undefined): boolean {
+  return wantsFlag(value, 'face');
 }
 
 /** Resolves the request to image bytes, or throws the errorCode the spec gives. */

@@ -84,3 +84,30 @@ function idLength(words: CardWord[]): 9 | 12 | undefined {
   const twelve = runs.includes(12);
   return nine === twelve ? undefined : nine ? 9 : 12;
 }
+
+/** The printed texts the fraud check asks about, as the whole card's OCR read them. */
+export interface PrintedTexts {
+  /** The national headline: "CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", and the motto "Độc lập - Tự do - Hạnh phúc". */
+  headline: [boolean, boolean];
+  /** The title: the Vietnamese words, and the English ones where the card prints them (undefined where it does not). */
+  title: [boolean, boolean | undefined];
+}
+
+const TITLES: Partial<Record<CardKind, [string, string | undefined]>> = {
+  cmnd_09_front: ['giay chung minh nhan dan', undefined],
+  cmnd_12_front: ['chung minh nhan dan', undefined],
+  cccd_12_front: ['can cuoc cong dan', undefined],
+  cccd_chip_front: ['can cuoc cong dan', 'citizen identity card'],
+  cccd_2024_front: ['can cuoc', 'identity card'],
+};
+
+/** Which of the headline and the side's title the words hold (fronts; undefined for a back, whose guide checks do not apply). */
+export function printedTexts(words: CardWord[], kind: CardKind): PrintedTexts | undefined {
+  const title = TITLES[kind];
+  if (!title) return undefined;
+  const text = squash(words.map((w) => w.text).join(' '));
+  return {
+    headline: [fuzzyHas(text, 'cong hoa xa hoi chu nghia viet nam'), fuzzyHas(text, 'doc lap tu do hanh phuc')],
+    title: [fuzzyHas(text, title[0]), title[1] === undefined ? undefined : fuzzyHas(text, title[1])],
+  };
+}

@@ -13,7 +13,7 @@ import { decodeImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
 import { mergedId, normaliseFields, rawFromLines, readingScore, voteName, weakFields, wordsByBand, type RawField } from './fields.js';
 import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
-import { detectKind } from './kind.js';
+import { detectKind, printedTexts, type PrintedTexts } from './kind.js';
 import { DOCUMENTS } from '../documents.js';
 import { checkCornersInside, locateCard } from './locate.js';
 import { crossCheckMrz, readMrz, type MrzReading } from './mrz.js';
@@ -33,8 +33,10 @@ export interface ReadTask {
   fieldScale?: number;
   /** Read the distinguishing features of a back (default true; false for applications without the arrangement: the band is not even read). */
   features?: boolean;
+  /** Answer the flattened card as a JPEG too (the fraud check's `cropped_idcard`). */
+  cropCard?: boolean;
   /** Which document the endpoint reads (default: an ID card); the passport page has its own pipeline (reader/passport.ts). */
-  document?: 'idcard' | 'passport' | 'licence';
+  document?: 'idcard' | 'passport' | 'licence' | 'quality' | 'fraud';
 }
 
 export interface ReadCard {
@@ -46,6 +48,10 @@ export interface ReadCard {
   mrz?: Pick<MrzReading, 'id' | 'dob' | 'doe' | 'sex' | 'valid'>;
   /** JPEG of the portrait, when asked for and the side has one. */
   face?: Uint8Array;
+  /** JPEG of the flattened card, upright, when asked for (cropCard). */
+  card?: Uint8Array;
+  /** A front's headline and title as its OCR read them (the fraud check's presence checks). */
+  printed?: PrintedTexts;
   /** The card's corners in the image as used for the warp (after refinement), before any 180-degree turn. */
   corners: Point[];
   timings: Record<string, number>;
@@ -138,7 +144,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     const corners = located.whole ? located.corners : refineCorners(image.gray, image.width, image.height, located.corners);
     if (!located.whole) checkCornersInside(corners, image.width, image.height);
     lap('locate');
-    let flat = await warpCard(image, corners, task.face);
+    let flat = await warpCard(image, corners, task.face || task.cropCard === true);
     clearCardEdge(flat.gray);
     lap('warp');
     // Each reading is tried upright, then turned by 180 degrees (the turned card is made once, when first needed).
@@ -280,6 +286,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
         .jpeg({ quality: 90 })
         .toBuffer();
     }
+    const cropped =
+      task.cropCard && flat.rgb ? await sharp(flat.rgb, { raw: { width: CARD_WIDTH, height: CARD_HEIGHT, channels: 3 } }).jpeg({ quality: 88 }).toBuffer() : undefined;
     lap('answer');
     const a = normal.address;
     return {
@@ -290,6 +298,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       overall: overallScore(probs),
       mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid } : undefined,
       face,
+      card: cropped,
+      printed: printedTexts(words, kind),
       corners,
       timings,
     };

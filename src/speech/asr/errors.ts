@@ -39,9 +39,13 @@ export const AsrErrors = defineCatalogue({
   internal: { code: AsrStatus.busy, message: 'Internal error; it has been logged', status: 500 },
 });
 
-/** The error body of the recognition response: `{status, message, id}`. */
-export function asrErrorBody(entry: CatalogueEntry, message: string, id: string): { status: number; message: string; id: string } {
-  return { status: Number(entry.code), message, id };
+/**
+ * The error body of the recognition response: `{status, hypotheses: [], message, id}`.
+ * The empty list stays: clients read `hypotheses[0]` (or its length) without
+ * looking at `status` first, and a missing key crashes them (issue 29).
+ */
+export function asrErrorBody(entry: CatalogueEntry, message: string, id: string): { status: number; hypotheses: []; message: string; id: string } {
+  return { status: Number(entry.code), hypotheses: [], message, id };
 }
 
 /** The shape for one request: the body carries that request's id. */

@@ -18,14 +18,14 @@ const security = [{ apiKey: [] }];
 
 const Recognition = {
   type: 'object',
-  description: 'status 0 with hypotheses on success; status 1 (no voice), 2 (canceled) or 9 (system busy) with a message otherwise',
+  description: 'status 0 with hypotheses on success; status 1 (no voice), 2 (canceled) or 9 (system busy) with a message and an empty hypotheses list otherwise',
   properties: {
     status: { type: 'integer', enum: [0, 1, 2, 9] },
     hypotheses: { type: 'array', items: { type: 'object', properties: { utterance: { type: 'string' } }, required: ['utterance'] } },
     message: { type: 'string' },
     id: { type: 'string' },
   },
-  required: ['status', 'id'],
+  required: ['status', 'hypotheses', 'id'],
 } as const;
 
 /** A client that hangs up before its answer is sent cancels the work. */

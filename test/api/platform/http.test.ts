@@ -11,7 +11,7 @@ import { migrateToLatest, openStore, type Store } from '../../../src/platform/db
 import { installLenientParsers } from '../../../src/platform/http/body.js';
 import { defineCatalogue, PlatformError, ServiceError, type ServiceErrorShape } from '../../../src/platform/http/errors.js';
 import { indexRoutes } from '../../../src/platform/http/route-index.js';
-import { useServiceErrors } from '../../../src/platform/http/service.js';
+import { platformErrorShape, sendRouteNotFound, useServiceErrors } from '../../../src/platform/http/service.js';
 import { WorkerPool } from '../../../src/platform/pool/index.js';
 import { sleep } from '../../support/wait.js';
 
@@ -56,6 +56,7 @@ describe('service error shapes, auth hook and lenient bodies', () => {
     app = Fastify({ logger: false, bodyLimit: 1024 });
     indexRoutes(app);
     installLenientParsers(app);
+    app.setNotFoundHandler((request, reply) => sendRouteNotFound(platformErrorShape, request, reply));
     await app.register(
       async (scope) => {
         useServiceErrors(scope, shape);
@@ -132,6 +133,28 @@ describe('service error shapes, auth hook and lenient bodies', () => {
     const wrong = await app.inject({ method: 'GET', url: '/vision/echo', headers: { api_key: apiKey } });
     assert.equal(wrong.statusCode, 405);
     assert.equal(wrong.headers.allow, 'POST');
+  });
+
+  test('an unknown route answers 404 whatever its body: multipart, broken JSON, over the body limit (the body is not parsed)', async () => {
+    const boundary = '----saola-test';
+    const multipart = [`--${boundary}`, 'Content-Disposition: form-data; name="image"; filename="card.jpg"', 'Content-Type: image/jpeg', '', 'x'.repeat(200), `--${boundary}--`, ''].join('\r\n');
+    const bodies: { type: string; payload: string }[] = [
+      { type: `multipart/form-data; boundary=${boundary}`, payload: multipart },
+      { type: 'application/json', payload: '{oops' },
+      { type: 'text/plain', payload: 'x'.repeat(5000) },
+    ];
+    for (const { type, payload } of bodies) {
+      const root = await app.inject({ method: 'POST', url: '/vision-qual/nowhere', headers: { 'content-type': type }, payload });
+      assert.equal(root.statusCode, 404, `${type}: ${root.body}`);
+      assert.deepEqual(root.json(), { statusCode: 404, error: 'Not Found', code: 'ROUTE_NOT_FOUND', message: 'Route POST /vision-qual/nowhere not found' });
+      const inService = await app.inject({ method: 'POST', url: '/vision/nowhere', headers: { api_key: apiKey, 'content-type': type }, payload });
+      assert.equal(inService.statusCode, 404, `${type}: ${inService.body}`);
+      assert.equal(inService.json().errorCode, 1);
+    }
+    // A known route still parses: broken JSON is 400 and a body over the limit 413 (the test above).
+    const known = await app.inject({ method: 'POST', url: '/vision/echo', headers: { api_key: apiKey, 'content-type': 'application/json' }, payload: '{oops' });
+    assert.equal(known.statusCode, 400);
+    assert.equal(known.json().errorMessage, 'Body is not valid JSON');
   });
 
   test('bodies: JSON under any content type, form fields, raw bytes, empty', async () => {

@@ -246,6 +246,8 @@ describe('hostile input', () => {
     if (process.env.SAOLA_FUZZ_TIMINGS) console.log(`corpus made in ${Date.now() - made} ms`);
     const uploads: { name: string; send: (b: Buffer) => Promise<{ status: number; type: string; text: string }> }[] = [
       { name: 'POST /vision/idr/vnm', send: (b) => send('POST', `${t.url}/vision/idr/vnm`, { headers: { api_key: t.apiKey }, body: form([['image', b]]) }) },
+      { name: 'POST /vision/idr-qual/vnm', send: (b) => send('POST', `${t.url}/vision/idr-qual/vnm`, { headers: { api_key: t.apiKey }, body: form([['image', b]]) }) },
+      { name: 'POST /vision/vnm/id-fraudcheck', send: (b) => send('POST', `${t.url}/vision/vnm/id-fraudcheck?quality_check=1`, { headers: { api_key: t.apiKey }, body: form([['image', b], ['face', '1']]) }) },
       { name: 'POST /cmt', send: (b) => send('POST', `${t.url}/cmt`, { headers: { api_key: t.apiKey }, body: form([['image', b], ['face', '1']]) }) },
       { name: 'POST /dmp/checkface/v1', send: (b) => send('POST', `${t.url}/dmp/checkface/v1`, { headers: { api_key: t.apiKey }, body: form([['file[]', b], ['file[]', b]]) }) },
       { name: 'POST facesearch add', send: (b) => send('POST', `${t.url}/dmp/facesearch/v2/add`, { headers: { api_key: t.apiKey }, body: form([['collection', 'fuzz'], ['id', 'u'], ['file', b]]) }) },

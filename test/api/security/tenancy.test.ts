@@ -248,6 +248,8 @@ const probes: Record<string, () => Promise<number>> = {
 const NO_RECORDS: Record<string, string> = {
   'POST /cmt': 'reads one image and answers; the face crop link it hands out is a capability URL (see PUBLIC)',
   'POST /vision/idr/vnm': 'reads one image and answers; nothing is kept',
+  'POST /vision/idr-qual/vnm': 'measures one image and answers; nothing is kept',
+  'POST /vision/vnm/id-fraudcheck': 'reads one image and answers; the card and face crop links it hands out are capability URLs (see PUBLIC)',
   'POST /dmp/checkface/v1': 'compares the faces of one request; nothing is kept',
   'POST /hmi/asr/general': 'recognises one upload; nothing is kept',
   'POST /vision/dlr/vnm': 'reads one licence image and answers; nothing is kept',

@@ -20,6 +20,7 @@ const PASSWORD = 'a long operator passphrase';
 const CARD = path.resolve('test/fixtures/reader/chip-front.jpg');
 const FACE = path.resolve('test/fixtures/face/grace_hopper.jpg');
 const GROUP = path.resolve('test/fixtures/face/group.jpg');
+const OTHER_FACE = path.resolve('test/fixtures/face/person-a.jpg');
 
 describe('web console in chromium', { skip: missing }, () => {
   let app: TestApp;
@@ -173,16 +174,15 @@ describe('web console in chromium', { skip: missing }, () => {
     assert.equal((await mark.textContent())?.trim(), 'Hà Nộicity');
     await shot('05-nlu-playground');
 
-    // Face match: a portrait against a group photo of other people; each photo shows the face compared
-    // (one box in green) and the group's other faces, beside the similarity.
+    // Face match: a portrait against a group photo of other people: refused with the guide's 407 (two comparable
+    // faces), and each photo shows the face the engine would compare (one box in green) and the group's other faces.
     await page.getByRole('link', { name: 'Face match' }).click();
     await page.getByRole('heading', { name: 'Face match playground' }).waitFor(); // the new page, not the last one's picker
     await page.getByLabel('Application').selectOption({ label: 'Shop demo' });
     await page.getByLabel('First photo (JPEG)').setInputFiles(FACE);
     await page.getByLabel('Second photo (JPEG)').setInputFiles(GROUP);
     await page.getByRole('button', { name: 'Compare faces' }).click();
-    assert.equal(await page.getByTestId('face-verdict').textContent({ timeout: 120_000 }), 'Different people');
-    assert.match((await page.getByTestId('face-similarity').textContent()) ?? '', /^similarity \d+(\.\d+)?$/);
+    assert.equal(await page.getByTestId('face-error').textContent({ timeout: 120_000 }), '407: No faces/more than 1 face detected');
     const overlays = page.getByTestId('face-boxes');
     await overlays.nth(1).waitFor({ timeout: 60_000 });
     assert.equal(await overlays.nth(0).locator('rect.face-subject').count(), 1);
@@ -197,6 +197,11 @@ describe('web console in chromium', { skip: missing }, () => {
     assert.ok(faceBox.y >= photoBox.y - 1 && faceBox.y + faceBox.height / 2 < photoBox.y + photoBox.height * 0.6, 'box on the upper part of the picture');
     assert.ok(faceBox.width > photoBox.width * 0.25, 'box the size of the face, not a speck');
     await shot('06-face-match-playground');
+    // Two portraits of different people are compared.
+    await page.getByLabel('Second photo (JPEG)').setInputFiles(OTHER_FACE);
+    await page.getByRole('button', { name: 'Compare faces' }).click();
+    assert.equal(await page.getByTestId('face-verdict').textContent({ timeout: 120_000 }), 'Different people');
+    assert.match((await page.getByTestId('face-similarity').textContent()) ?? '', /^similarity \d+(\.\d+)?$/);
     // Face search: a face added is found again.
     await page.getByRole('link', { name: 'Face search' }).click();
     await page.getByRole('heading', { name: 'Face search playground' }).waitFor(); // the new page, not the last one's picker

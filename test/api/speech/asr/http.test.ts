@@ -41,7 +41,9 @@ describe('POST /hmi/asr/general with a model installed', () => {
       assert.equal(reply.http, 200);
       assert.equal(reply.body.status, 1, JSON.stringify(reply.body));
       assert.match(reply.body.message ?? '', /no voice/i);
-      assert.equal(reply.body.hypotheses, undefined);
+      // The key stays, empty: clients read hypotheses[0] without looking at status first.
+      assert.deepEqual(reply.body.hypotheses, []);
+      assert.deepEqual(Object.keys(reply.body).sort(), ['hypotheses', 'id', 'message', 'status']);
       assert.equal(reply.body.id, reply.requestId);
     });
   }
@@ -193,7 +195,7 @@ describe('POST /hmi/asr/general without a usable model', () => {
       assert.equal(reply.http, 503);
       assert.equal(reply.body.status, 9);
       assert.match(reply.body.message ?? '', /no speech recognition model is installed/i);
-      assert.equal(reply.body.hypotheses, undefined);
+      assert.deepEqual(reply.body.hypotheses, [], 'never a transcript, but the key a client reads');
       const ready = (await (await fetch(`${app.url}/readyz`)).json()) as { checks: { asr: { ok: boolean; model: { state: string } } } };
       assert.equal(ready.checks.asr.ok, false);
       assert.equal(ready.checks.asr.model.state, 'none');
