@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { cosineToSimilarity, dot } from './engine/similarity.js';
 import { readPairs } from './evaluation.js';
+import { seededRandom } from '../platform/random.js';
 
 export interface LabelledPhoto {
   file: string;
@@ -295,4 +296,114 @@ export async function embedWithEngine(dir: string, photos: LabelledPhoto[], log:
     if ((i + 1) % 50 === 0) log(`embedded ${i + 1}/${photos.length}`);
   }
   return { photos: out, cpuMs, wallMs };
+}
+
+/**
+ * Cosine above which a fraction `far` of impostors is expected: an exponential
+ * tail fitted to the impostors above their 99th percentile (peaks over a
+ * threshold), so FARs finer than the sample resolves (1e-4, 1e-5 on a few
+ * tens of thousands of pairs) are extrapolated rather than read off the one
+ * or two highest pairs. Never below the highest impostor seen when the sample
+ * resolves `far`.
+ */
+export function impostorTailThreshold(impostor: ArrayLike<number>, far: number): number {
+  const s = Float64Array.from(impostor).sort();
+  const n = s.length;
+  const k = Math.max(10, Math.floor(n * 0.01));
+  const u = s[n - k - 1];
+  let excess = 0;
+  for (let i = n - k; i < n; i++) excess += s[i] - u;
+  const beta = Math.max(1e-6, excess / k);
+  const extrapolated = u + beta * Math.log(k / n / far);
+  return 1 / far <= n ? Math.max(extrapolated, s[n - Math.max(1, Math.floor(far * n))]) : Math.max(extrapolated, s[n - 1]);
+}
+
+export interface MapFit {
+  knots: [number, number][];
+  /** The cosines of the API thresholds: match 80 and search 0.85. */
+  match80: number;
+  search85: number;
+}
+
+/**
+ * A similarity map from genuine/impostor distributions: similarity 0.80 (face
+ * match's "same person") at the impostor tail's FAR 1e-4, 0.85 (search's
+ * default, a 1:N question) at FAR 1e-5, 0.95 at the genuine pairs' 90th
+ * percentile, linear between; cosine 0 and below maps to 0.
+ */
+export function fitSimilarityMap(genuine: ArrayLike<number>, impostor: ArrayLike<number>): MapFit {
+  const r = (x: number) => Math.round(x * 1000) / 1000;
+  const match80 = r(impostorTailThreshold(impostor, 1e-4));
+  const search85 = r(Math.max(match80 + 0.01, impostorTailThreshold(impostor, 1e-5)));
+  const g = Float64Array.from(genuine).filter((c) => c > -1).sort();
+  const top = r(Math.min(0.99, Math.max(search85 + 0.05, quantile(g, 0.9))));
+  return {
+    match80,
+    search85,
+    knots: [
+      [-1, 0],
+      [0, 0],
+      [match80, 0.8],
+      [search85, 0.85],
+      [top, 0.95],
+      [1, 1],
+    ],
+  };
+}
+
+/** Deterministic shuffle so folds are the same on every run. */
+function shuffled<T>(xs: T[], seed: number): T[] {
+  const out = [...xs];
+  const rand = seededRandom(seed);
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+export interface HeldOutFit {
+  folds: { fit: MapFit; people: number }[];
+  /** Pooled over the folds: each fold's people scored with the map fitted on the other folds' people only. */
+  match: PairRates;
+  search: PairRates;
+  searchTop1: { queries: number; rank1AtThreshold: number; wrongAtThreshold: number };
+}
+
+/**
+ * K-fold cross-validation over people: the map is fitted on the pairs of the
+ * other folds' people and applied to the held-out people's pairs (genuine and
+ * impostor pairs inside the held-out fold) and to their leave-one-out search
+ * among themselves, so no number comes from the pairs it was fitted on.
+ */
+export function crossValidateMap(photos: EmbeddedPhoto[], k = 5, seed = 27): HeldOutFit {
+  const people = shuffled([...new Set(photos.map((p) => p.identity))].sort(), seed);
+  const folds: HeldOutFit['folds'] = [];
+  const match: PairRates = { genuine: 0, impostor: 0, genuineAccepted: 0, impostorAccepted: 0 };
+  const search: PairRates = { genuine: 0, impostor: 0, genuineAccepted: 0, impostorAccepted: 0 };
+  const top1 = { queries: 0, rank1AtThreshold: 0, wrongAtThreshold: 0 };
+  for (let f = 0; f < k; f++) {
+    const held = new Set(people.filter((_, i) => i % k === f));
+    const train = scoreAllPairs(photos.filter((p) => !held.has(p.identity)));
+    const fit = fitSimilarityMap(train.genuine, train.impostor);
+    folds.push({ fit, people: held.size });
+    const test = summariseIdentities(photos.filter((p) => held.has(p.identity)), { knots: fit.knots });
+    for (const key of Object.keys(match) as (keyof PairRates)[]) {
+      match[key] += test.match[key];
+      search[key] += test.search[key];
+    }
+    top1.queries += test.searchTop1.queries;
+    top1.rank1AtThreshold += test.searchTop1.rank1AtThreshold;
+    top1.wrongAtThreshold += test.searchTop1.wrongAtThreshold;
+  }
+  return { folds, match, search, searchTop1: top1 };
+}
+
+export function formatHeldOutFit(h: HeldOutFit): string {
+  return [
+    ...h.folds.map((f, i) => `fold ${i + 1} (${f.people} people held out): fitted on the others, cosine at 80 ${f.fit.match80.toFixed(3)}, at 0.85 ${f.fit.search85.toFixed(3)}`),
+    `held-out people, pooled: face match genuine ${pct(h.match.genuineAccepted, h.match.genuine)}, impostors ${pct(h.match.impostorAccepted, h.match.impostor)}`,
+    `held-out people, pooled: search threshold on pairs genuine ${pct(h.search.genuineAccepted, h.search.genuine)}, impostors ${pct(h.search.impostorAccepted, h.search.impostor)}`,
+    `held-out people, leave-one-out search within the fold: right person at >= 0.85 ${pct(h.searchTop1.rank1AtThreshold, h.searchTop1.queries)}, wrong person ${h.searchTop1.wrongAtThreshold}`,
+  ].join('\n');
 }
