@@ -160,9 +160,10 @@ export class FaceStore {
   /**
    * A collection's faces in seq order; with `page`, those with
    * afterSeq < seq <= afterSeq + span (a range of the (collection_id, seq)
-   * index: the index cache's FacePageLoader).
+   * index: the index cache's FacePageLoader). With `model`, only the faces
+   * embedded by that model: search never compares two models' vectors.
    */
-  async listFaces(appCode: string, collectionId: string, page: { afterSeq?: number; span?: number } = {}): Promise<StoredFace[]> {
+  async listFaces(appCode: string, collectionId: string, page: { afterSeq?: number; span?: number; model?: string } = {}): Promise<StoredFace[]> {
     const rows = await this.db
       .selectFrom('face_embeddings')
       .select(['id', 'seq', 'user_row_id', 'embedding'])
@@ -170,6 +171,7 @@ export class FaceStore {
       .where('app_code', '=', appCode)
       .$if(page.afterSeq !== undefined, (q) => q.where('seq', '>', page.afterSeq!))
       .$if(page.span !== undefined, (q) => q.where('seq', '<=', (page.afterSeq ?? 0) + page.span!))
+      .$if(page.model !== undefined, (q) => q.where('model', '=', page.model!))
       .orderBy('collection_id')
       .orderBy('seq')
       .execute();
