@@ -22,7 +22,8 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { ARCFACE_112, fivePoints, invertAffine, umeyama, type Point2 } from '../src/face/engine/align.js';
 import { warpAffine, type RgbImage } from '../src/face/engine/image.js';
-import { analyze, decodeImage } from '../src/face/engine/worker.js';
+import * as ort from 'onnxruntime-node';
+import { analyze, decodeImage, featureInput, loadSessions } from '../src/face/engine/worker.js';
 import { crossValidateMap, readLabels, summariseIdentities, type EmbeddedPhoto } from '../src/face/identity-eval.js';
 
 const { values } = parseArgs({
@@ -69,13 +70,29 @@ interface Model {
   size: number;
   zoom: number;
   run: (face: RgbImage) => Promise<Float32Array>;
+  /** Whether its outputs are centred on the set's mean before the cosine (see below). */
+  centre: boolean;
+}
+
+const sessions = await loadSessions();
+/** The shipped net on the aligned face and on its mirror image, outputs summed (the ArcFace template is left-right symmetric). */
+async function shippedMirrored(face: RgbImage): Promise<Float32Array> {
+  const mirrored = new Uint8Array(face.data.length);
+  for (let y = 0; y < face.height; y++) {
+    for (let x = 0; x < face.width; x++) for (let c = 0; c < 3; c++) mirrored[(y * face.width + x) * 3 + c] = face.data[(y * face.width + face.width - 1 - x) * 3 + c];
+  }
+  const run = async (img: RgbImage) => (await sessions.feature.run({ input: new ort.Tensor('float32', featureInput(img), [1, 3, 112, 112]) })).output.data as Float32Array;
+  const [a, b] = [await run(face), await run({ ...face, data: mirrored })];
+  return a.map((x, i) => x + b[i]);
 }
 
 const models: Model[] = [
+  { name: 'shipped fr_feature + mirrored face averaged (both embeddings timed)', size: 112, zoom: 1, run: shippedMirrored, centre: false },
   {
     name: 'face-api ResNet-34 (dlib), 150 px, 128-d',
     size: 150,
     zoom: 1.15,
+    centre: true,
     run: async (face) => {
       const t = tf.tensor3d(face.data, [face.height, face.width, 3], 'int32');
       const d = (await faceapi.nets.faceRecognitionNet.computeFaceDescriptor(t)) as Float32Array;
@@ -93,6 +110,7 @@ if (values['human-models']) {
       name,
       size,
       zoom,
+      centre: true,
       run: async (face) => {
         const input = nhwc(face, scale, offset);
         const out = output ? m.execute(input, output) : m.execute(input);
@@ -147,7 +165,7 @@ for (const [i, p] of photos.entries()) {
 
 // These models' raw outputs share a large common component (random inputs score cosine 0.9999 with each other), so each
 // is centred on its mean over this set's photos (no labels used) before the cosine; the shipped model is used as the server does.
-for (const m of models) {
+for (const m of models.filter((x) => x.centre)) {
   const list = embedded.get(m.name)!.filter((p) => p.embedding);
   const mean = new Float32Array(list[0]?.embedding?.length ?? 0);
   for (const p of list) p.embedding!.forEach((x, i) => (mean[i] += x / list.length));

@@ -6,7 +6,11 @@
  */
 export const SIMILARITY_MAP = {
   version: 'fr_feature-2026-11-v1',
-  /** [cosine, similarity] knots, increasing. First map of DESIGN.md. */
+  /**
+   * [cosine, similarity] knots, increasing. First map of DESIGN.md. A fit to
+   * faces-dev's distributions (fitSimilarityMap: 80 at cosine 0.445) was not
+   * adopted: this model's impostors on East Asian faces reach 0.55 (docs/face.md).
+   */
   knots: [
     [-1, 0],
     [0, 0],
