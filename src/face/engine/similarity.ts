@@ -4,6 +4,9 @@
  * `saola eval face --pairs <dir>` prints a refit. Face search answers this value,
  * face match answers it times 100.
  */
+/** The model tag stored with every embedding (a different model's vectors are not comparable); the map below is fitted for it. */
+export const EMBEDDING_MODEL = 'faceplugin-fr_feature-512';
+
 export const SIMILARITY_MAP = {
   version: 'fr_feature-2026-11-v1',
   /**
