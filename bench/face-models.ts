@@ -28,7 +28,7 @@ import { crossValidateMap, readLabels, summariseIdentities, type EmbeddedPhoto }
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { labels: { type: 'string' }, tfjs: { type: 'string', default: '/tmp/tfjs-scratch' }, 'human-models': { type: 'string' }, 'group-prefix': { type: 'boolean' }, backend: { type: 'string', default: 'wasm' } },
+  options: { labels: { type: 'string' }, tfjs: { type: 'string', default: '/tmp/tfjs-scratch' }, 'human-models': { type: 'string' }, 'group-prefix': { type: 'boolean' }, backend: { type: 'string', default: 'wasm' }, only: { type: 'string' } },
 });
 if (!values.labels) throw new Error('--labels <dir> is required');
 const req = createRequire(path.join(path.resolve(values.tfjs!), 'package.json'));
@@ -88,18 +88,18 @@ async function shippedMirrored(face: RgbImage): Promise<Float32Array> {
 
 const models: Model[] = [
   { name: 'shipped fr_feature + mirrored face averaged (both embeddings timed)', size: 112, zoom: 1, run: shippedMirrored, centre: false },
-  {
-    name: 'face-api ResNet-34 (dlib), 150 px, 128-d',
+  ...[1.0, 1.15, 1.4].map((zoom) => ({
+    name: `face-api ResNet-34 (dlib), 150 px, 128-d, framing x${zoom}`,
     size: 150,
-    zoom: 1.15,
+    zoom,
     centre: true,
-    run: async (face) => {
+    run: async (face: RgbImage) => {
       const t = tf.tensor3d(face.data, [face.height, face.width, 3], 'int32');
       const d = (await faceapi.nets.faceRecognitionNet.computeFaceDescriptor(t)) as Float32Array;
       t.dispose();
       return d;
     },
-  },
+  })),
 ];
 if (values['human-models']) {
   const dir = values['human-models'];
@@ -122,6 +122,7 @@ if (values['human-models']) {
     });
   };
   await add('human mobilefacenet, 112 px, [-1,1] input', 'mobilefacenet', 112, 1, 1 / 127.5, -1);
+  await add('human mobilefacenet, 112 px, [0,1] input', 'mobilefacenet', 112, 1, 1 / 255, 0);
   // mobileface normalises inside its graph (sub, mul): raw 0-255 input.
   await add('human mobileface, 112 px, 0-255 input', 'mobileface', 112, 1, 1, 0);
   await add('human faceres (descriptor), 224 px, [0,1] input', 'faceres', 224, 1.3, 1 / 255, 0, 'global_pooling/Mean');
@@ -130,7 +131,10 @@ if (values['human-models']) {
 
 const { dir, photos } = readLabels(values.labels);
 if (values['group-prefix']) for (const p of photos) p.group ??= p.identity.split('-')[0];
-const embedded = new Map<string, EmbeddedPhoto[]>([['shipped fr_feature (faceplugin), 112 px, 512-d', []], ...models.map((m) => [m.name, []] as [string, EmbeddedPhoto[]])]);
+const SHIPPED = 'shipped fr_feature (faceplugin), 112 px, 512-d';
+const only = values.only?.split(',');
+if (only) models.splice(0, models.length, ...models.filter((m) => only.some((o) => m.name.includes(o))));
+const embedded = new Map<string, EmbeddedPhoto[]>([[SHIPPED, []], ...models.map((m) => [m.name, []] as [string, EmbeddedPhoto[]])]);
 const cpu = new Map<string, number[]>([...embedded.keys()].map((k) => [k, []]));
 for (const [i, p] of photos.entries()) {
   let bytes: Buffer = fs.readFileSync(path.join(dir, p.file));
@@ -179,7 +183,7 @@ console.log('model | TAR@FAR1e-3 | TAR@0 impostors | genuine p5 / impostor max |
 for (const [name, list] of embedded) {
   const s = summariseIdentities(list);
   const h = crossValidateMap(list);
-  const cpuNote = name.startsWith('shipped') ? `${med(cpu.get(name)!).toFixed(1)} (whole detect+embed)` : `${med(cpu.get(name)!).toFixed(1)} (embedding only)`;
+  const cpuNote = name === SHIPPED ? `${med(cpu.get(name)!).toFixed(1)} (whole detect+embed)` : `${med(cpu.get(name)!).toFixed(1)} (embedding only)`;
   console.log(
     `${name} | ${pct(s.tarAtFar1e3.tar, 1)} | ${pct(s.tarAtZeroImpostors.tar, 1)} | ${s.genuineDist.p05.toFixed(3)} / ${s.impostorDist.max.toFixed(3)} | ${h.match.genuineAccepted}/${h.match.genuine} (${pct(h.match.genuineAccepted, h.match.genuine)}) | ${h.match.impostorAccepted}/${h.match.impostor} | ${h.searchTop1.rank1AtThreshold}/${h.searchTop1.queries} (${pct(h.searchTop1.rank1AtThreshold, h.searchTop1.queries)}) | ${pct(s.searchTop1.rank1, s.searchTop1.queries)} | ${cpuNote}`,
   );
