@@ -7,6 +7,8 @@
  * each answer compared; every portrait through the placements of issue 14
  * (small in a wide shot, next to a blurred crowd, turned 90/180 with and
  * without EXIF, downscaled), with the pairs scored again from each placement.
+ * `npm run eval:face -- --labels <dir>`: verification and search on people
+ * (bench/face-identities.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,6 +26,10 @@ import { idCardPhoto, placements, withMask, withSunglasses } from '../test/suppo
  */
 const EXPECTED_FACES: Record<string, number> = { 'couple.jpg': 2, 'selfie-many-people.jpg': 7, 'img11_reflection.jpg': 1 };
 
+if (process.argv.includes('--labels')) {
+  await import('./face-identities.js');
+  process.exit(0);
+}
 const dir = process.argv[2] ?? '/work/shared/data/faces';
 if (!fs.existsSync(path.join(dir, 'pairs.csv'))) {
   console.log(`no pairs.csv in ${dir}: nothing to evaluate`);

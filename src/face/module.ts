@@ -1,5 +1,5 @@
 import type { ServiceModule } from '../platform/service-module.js';
-import { faceEvalCommand } from './cli.js';
+import { faceEvalCommand, faceReindexCommand } from './cli.js';
 import { faceMigrations } from './migrations.js';
 import { registerFace } from './index.js';
 
@@ -8,5 +8,8 @@ export const faceService: ServiceModule = {
   prefixes: ['/dmp/facesearch/', '/dmp/checkface/'],
   register: registerFace,
   migrations: faceMigrations,
-  commands: [{ words: 'eval face', usage: '--pairs DIR', summary: 'face verification accuracy and similarity refit', run: faceEvalCommand }],
+  commands: [
+    { words: 'eval face', usage: '--pairs DIR', summary: 'face verification accuracy and similarity refit', run: faceEvalCommand },
+    { words: 'face reindex', usage: '[--collection NAME]', summary: 'faces embedded by another model than the running one (search ignores them)', run: faceReindexCommand },
+  ],
 };

@@ -93,7 +93,7 @@ export class FaceSearchService {
       { appCode, collectionId: coll.id },
       { epoch: Number(coll.faces_epoch), seq: Number(coll.faces_seq) },
       async (afterSeq, span) =>
-        (await this.store.listFaces(appCode, coll.id, { afterSeq, span })).map((f) => ({ seq: f.seq, owner: f.userRowId, embedding: f.embedding })),
+        (await this.store.listFaces(appCode, coll.id, { afterSeq, span, model: EMBEDDING_MODEL })).map((f) => ({ seq: f.seq, owner: f.userRowId, embedding: f.embedding })),
     );
     // The fast scan guarantees every face at or above the request's threshold is scored exactly.
     const [best] = index.search(face.embedding, 1, similarityToCosine(threshold));

@@ -160,9 +160,10 @@ export class FaceStore {
   /**
    * A collection's faces in seq order; with `page`, those with
    * afterSeq < seq <= afterSeq + span (a range of the (collection_id, seq)
-   * index: the index cache's FacePageLoader).
+   * index: the index cache's FacePageLoader). With `model`, only the faces
+   * embedded by that model: search never compares two models' vectors.
    */
-  async listFaces(appCode: string, collectionId: string, page: { afterSeq?: number; span?: number } = {}): Promise<StoredFace[]> {
+  async listFaces(appCode: string, collectionId: string, page: { afterSeq?: number; span?: number; model?: string } = {}): Promise<StoredFace[]> {
     const rows = await this.db
       .selectFrom('face_embeddings')
       .select(['id', 'seq', 'user_row_id', 'embedding'])
@@ -170,10 +171,30 @@ export class FaceStore {
       .where('app_code', '=', appCode)
       .$if(page.afterSeq !== undefined, (q) => q.where('seq', '>', page.afterSeq!))
       .$if(page.span !== undefined, (q) => q.where('seq', '<=', (page.afterSeq ?? 0) + page.span!))
+      .$if(page.model !== undefined, (q) => q.where('model', '=', page.model!))
       .orderBy('collection_id')
       .orderBy('seq')
       .execute();
     return rows.map((r) => ({ id: r.id, seq: Number(r.seq), userRowId: r.user_row_id, embedding: decodeEmbedding(r.embedding) }));
+  }
+
+  /**
+   * Faces per (application, collection, embedding model), for `saola face
+   * reindex`; an operator's command across applications, optionally one
+   * collection name.
+   */
+  async facesPerModel(collection?: string): Promise<{ appCode: string; collection: string; model: string; faces: number }[]> {
+    const rows = await this.db
+      .selectFrom('face_embeddings as e')
+      .innerJoin('face_collections as c', (j) => j.onRef('c.id', '=', 'e.collection_id').onRef('c.app_code', '=', 'e.app_code'))
+      .select(['e.app_code', 'c.name', 'e.model', (eb) => eb.fn.countAll().as('faces')])
+      .$if(collection !== undefined, (q) => q.where('c.name', '=', collection!))
+      .groupBy(['e.app_code', 'c.name', 'e.model'])
+      .orderBy('e.app_code')
+      .orderBy('c.name')
+      .orderBy('e.model')
+      .execute();
+    return rows.map((r) => ({ appCode: r.app_code, collection: r.name, model: r.model, faces: Number(r.faces) }));
   }
 
   async usersByRowId(appCode: string, ids: string[]): Promise<Map<string, FaceUserRow>> {

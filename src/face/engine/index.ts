@@ -10,10 +10,8 @@ import type { AnalyzeResult, AnalyzeTask, PrimaryFace } from './worker.js';
 
 export type { AnalyzeResult, PrimaryFace } from './worker.js';
 export { competingFaces, DEFAULT_SUBJECT_RULES, FACE_GEOMETRY, implausibleGeometry, orderBySubject, subjectScore, type FaceCandidate, type SubjectRules } from './subject.js';
-export { cosineToSimilarity, dot, SIMILARITY_MAP, similarityToCosine } from './similarity.js';
+export { cosineToSimilarity, dot, EMBEDDING_MODEL, SIMILARITY_MAP, similarityToCosine } from './similarity.js';
 
-/** The model tag stored with every embedding (a different model's vectors are not comparable). */
-export const EMBEDDING_MODEL = 'faceplugin-fr_feature-512';
 
 export type FaceVerdict =
   | { kind: 'ok'; face: PrimaryFace }

@@ -4,9 +4,16 @@
  * `saola eval face --pairs <dir>` prints a refit. Face search answers this value,
  * face match answers it times 100.
  */
+/** The model tag stored with every embedding (a different model's vectors are not comparable); the map below is fitted for it. */
+export const EMBEDDING_MODEL = 'faceplugin-fr_feature-512';
+
 export const SIMILARITY_MAP = {
   version: 'fr_feature-2026-11-v1',
-  /** [cosine, similarity] knots, increasing. First map of DESIGN.md. */
+  /**
+   * [cosine, similarity] knots, increasing. First map of DESIGN.md. A fit to
+   * faces-dev's distributions (fitSimilarityMap: 80 at cosine 0.445) was not
+   * adopted: this model's impostors on East Asian faces reach 0.55 (docs/face.md).
+   */
   knots: [
     [-1, 0],
     [0, 0],

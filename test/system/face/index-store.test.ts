@@ -98,5 +98,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await faces.listFaces('intruder', coll.id), []);
       assert.equal((await faces.listFaces('app3', coll.id)).length, 1);
     });
+
+    it("lists only one model's faces when asked: search never compares two models' embeddings", async () => {
+      const coll = await faces.ensureCollection('app4', 'mixed');
+      const user = await faces.upsertUser('app4', coll.id, 'w', 'W');
+      await faces.addFace('app4', coll.id, user.id, vec(5), 'model-a');
+      await faces.addFace('app4', coll.id, user.id, vec(6), 'model-b');
+      await faces.addFace('app4', coll.id, user.id, vec(7), 'model-a');
+      assert.deepEqual((await faces.listFaces('app4', coll.id, { model: 'model-a' })).map((f) => f.seq), [1, 3]);
+      assert.deepEqual((await faces.listFaces('app4', coll.id, { model: 'model-b', afterSeq: 0, span: 5 })).map((f) => f.embedding), [vec(6)]);
+      assert.equal((await faces.listFaces('app4', coll.id)).length, 3);
+    });
   });
 }
