@@ -32,7 +32,6 @@ const { values } = parseArgs({
 });
 if (!values.labels) throw new Error('--labels <dir> is required');
 const req = createRequire(path.join(path.resolve(values.tfjs!), 'package.json'));
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 const faceapi: any = req('@vladmandic/face-api/dist/face-api.node-wasm.js');
 const tf = faceapi.tf;
 if (values.backend === 'wasm') {
