@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database, EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, SampleRow } from '../platform/db/schema.js';
+import type { KeywordTables } from './model-store.js';
 import type { EntitySample, Pagination, SampleListItem } from './schemas.js';
 
 /**
@@ -132,6 +133,7 @@ export class NluStore {
   }
 
   async deleteEntity(app: string, code: string): Promise<void> {
+    await this.db.withTables<KeywordTables>().deleteFrom('nlu_entity_keywords').where('app_code', '=', app).where('entity_code', '=', code).execute();
     await this.db.deleteFrom('nlu_entity_samples').where('app_code', '=', app).where('entity_code', '=', code).execute();
     await this.db.deleteFrom('nlu_entities').where('app_code', '=', app).where('code', '=', code).execute();
   }
@@ -268,6 +270,7 @@ export class NluStore {
     await this.db.deleteFrom('nlu_entity_samples').where('app_code', '=', app).execute();
     await this.db.deleteFrom('nlu_intent_samples').where('app_code', '=', app).execute();
     await this.db.deleteFrom('nlu_samples').where('app_code', '=', app).execute();
+    await this.db.withTables<KeywordTables>().deleteFrom('nlu_entity_keywords').where('app_code', '=', app).execute();
     await this.db.deleteFrom('nlu_entities').where('app_code', '=', app).execute();
     await this.db.deleteFrom('nlu_intents').where('app_code', '=', app).execute();
   }
