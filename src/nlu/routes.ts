@@ -348,7 +348,7 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
   );
   app.delete(
     '/history/:history_id',
-    { config: keepsData, schema: { tags: modelTags, security, params: Type.Object({ history_id: Type.Integer({ minimum: 0 }) }), response: { 200: StatusMessage } } },
+    { config: keepsData, schema: { tags: modelTags, security, params: Type.Object({ history_id: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) }), response: { 200: StatusMessage } } },
     async (req) => {
       await models.deleteHistory(req.appCode, req.params.history_id);
       return deleted('History entry');
