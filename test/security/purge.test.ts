@@ -152,7 +152,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.ok((await scopes()).includes(b.appCode), "B's liveness threshold stays");
       assert.deepEqual(await counts(t, b.appCode), { ...bBefore, usage_daily: bBefore.usage_daily + 1 }, "B's rows (and B's late usage row)");
       assert.ok(await t.deps.blobs.stat(blobKeys.b), "B's audio file");
-      assert.equal((await call(t.url, 'GET', '/api/v3/sample', { token: b.token })).body.length, 1);
+      assert.equal((await call(t.url, 'GET', '/api/v3/sample', { token: b.token })).body.length, 2);
+      assert.equal((await call(t.url, 'POST', '/api/v3/predict', { token: b.token, json: { content: 'dữ liệu' } })).status, 200, "B's model stays");
 
       // Run again (an interrupted purge is finished by running it again): the application is gone now.
       await assert.rejects(cli('app', 'delete', '--app', t.appCode, '--purge'), (err: { code?: number }) => err.code === 2);
