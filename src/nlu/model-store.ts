@@ -95,29 +95,24 @@ export class ModelStore {
     return this.db.selectFrom('nlu_models').selectAll().where('app_code', '=', app).orderBy('created_time', 'desc').orderBy('code', 'desc').limit(1).executeTakeFirst();
   }
 
-  lastSuccess(app: string): Promise<ModelRow | undefined> {
+  /** The newest successful model's row: the one predictions use. */
+  private newestSuccess(app: string) {
     return this.db
       .selectFrom('nlu_models')
-      .selectAll()
       .where('app_code', '=', app)
       .where('state', '=', TrainState.success)
       .orderBy('finished_time', 'desc')
       .orderBy('code', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+      .limit(1);
   }
 
-  /** The code and file of the model predictions use: one indexed read per prediction. */
+  lastSuccess(app: string): Promise<ModelRow | undefined> {
+    return this.newestSuccess(app).selectAll().executeTakeFirst();
+  }
+
+  /** Only the code and file, read on every prediction (one indexed query). */
   currentModel(app: string): Promise<Pick<ModelRow, 'code' | 'model_file'> | undefined> {
-    return this.db
-      .selectFrom('nlu_models')
-      .select(['code', 'model_file'])
-      .where('app_code', '=', app)
-      .where('state', '=', TrainState.success)
-      .orderBy('finished_time', 'desc')
-      .orderBy('code', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    return this.newestSuccess(app).select(['code', 'model_file']).executeTakeFirst();
   }
 
   async markTraining(app: string, code: string, at: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Token } from './text.js';
+import { foldText, type Token } from './text.js';
 
 /**
  * Vietnamese numbers in words or digits: "ba mươi", "hai trăm lẻ năm",
@@ -47,8 +47,6 @@ const WORDS: Record<string, Word> = {
   tỉ: { kind: 'scale', value: 1_000_000_000 },
   rưỡi: { kind: 'half' },
 };
-
-import { foldText } from './text.js';
 
 const FOLDED = new Map<string, Word>();
 for (const [word, meaning] of Object.entries(WORDS)) {
@@ -201,7 +199,6 @@ export function readNumber(tokens: Token[], first: number, strict = true): Numbe
     used = i + 1;
   }
   if (used === 0 || used <= first) return undefined;
-  // A trailing bare scale word with nothing before it is not a number ("nghìn" alone).
   if (digit !== undefined) {
     // "hai trăm năm" is 250 and "một nghìn hai" is 1200 in speech: the lone digit after a scale is its next place.
     if (prev === 'digit' && (tokens[used - 2] && isScaleAt(tokens, used - 2)) && lastScale >= 100) {
