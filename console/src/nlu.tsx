@@ -155,7 +155,8 @@ function ModelPanel({ api, token }: { api: <T = any>(method: string, path: strin
   }, [token]);
   // While a training waits or runs, look again every second.
   useEffect(() => {
-    if (!status || status.status > 1) return;
+    if (!status) return;
+    if (status.status > 1) return setMessage((m) => (m === 'Training queued' ? '' : m));
     const timer = setTimeout(guard(refresh), 1000);
     return () => clearTimeout(timer);
   }, [status]);
@@ -194,7 +195,9 @@ function ModelPanel({ api, token }: { api: <T = any>(method: string, path: strin
           {status.last_success_time && (
             <span class="muted">
               {' '}
-              · intents (held out {status.metrics.intent?.test_size ?? 0}): accuracy {pct(status.accuracy)}, macro F1 {pct(status.f1)}
+              {status.metrics.intent
+                ? `· intents (${status.metrics.intent.test_size} held out): accuracy ${pct(status.accuracy)}, macro F1 ${pct(status.f1)}`
+                : '· not measured: too few samples per intent to hold some out'}
               {status.metrics.entity ? ` · entities: F1 ${pct(status.metrics.entity.f1)} on ${status.metrics.entity.test_spans} spans` : ''}
             </span>
           )}
