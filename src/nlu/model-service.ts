@@ -110,6 +110,13 @@ function headline(metrics: ModelMetrics): { accuracy: number; precision: number;
   return { accuracy: 0, precision: 0, recall: 0, f1: 0 };
 }
 
+/** Longer than the queue's attempts take (the pool's limit is 30 min a run): a worker killed on its last attempt left this row. */
+const ABANDONED_AFTER_MS = 65 * 60 * 1000;
+
+function abandoned(row: ModelRow): boolean {
+  return row.state === TrainState.training && row.started_time !== null && Date.now() - Date.parse(row.started_time) > ABANDONED_AFTER_MS;
+}
+
 function toJob(row: ModelRow): TrainJob {
   const metrics = parseMetrics(row.metrics);
   return {
@@ -148,7 +155,8 @@ export class NluModelService {
 
   async train(app: string, part: TrainPart): Promise<{ message: string; status: TrainJob[] }> {
     const running = await this.models.running(app);
-    if (running) return { message: 'A training is already in progress', status: [toJob(running)] };
+    if (running && !abandoned(running)) return { message: 'A training is already in progress', status: [toJob(running)] };
+    if (running) await this.models.markFailed(app, running.code, 'The training was abandoned: its worker stopped while it ran', now());
     const set = await this.trainingSet(app);
     this.checkEnough(set, part);
     const row: ModelRow = {

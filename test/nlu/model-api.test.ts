@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { ModelStore, TrainState } from '../../src/nlu/model-store.js';
+import { ModelStore, TrainState, type ModelRow } from '../../src/nlu/model-store.js';
 import { NluModelService, type Trainer } from '../../src/nlu/model-service.js';
 import { NluStore } from '../../src/nlu/store.js';
 import { purgeApplication } from '../../src/platform/purge.js';
@@ -226,8 +226,8 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       const service = new NluModelService(new NluStore(t.deps.store.db), models, t.deps.jobs, t.deps.blobs);
       const before = (await models.currentModel(t.appCode))!;
       const tenant = t.appCode;
-      const row = { code: randomUUID(), app_code: tenant, type: 0, state: TrainState.waiting, message: '', model_file: '', metrics: '{}', data_fingerprint: '', running_app: null, created_time: new Date().toISOString(), started_time: null, finished_time: null };
-      await t.deps.store.db.withTables<{ nlu_models: typeof row }>().insertInto('nlu_models').values(row).execute();
+      const row: ModelRow = { code: randomUUID(), app_code: tenant, type: 0, state: TrainState.waiting, message: '', model_file: '', metrics: '{}', data_fingerprint: '', running_app: null, created_time: new Date().toISOString(), started_time: null, finished_time: null };
+      await t.deps.store.db.withTables<{ nlu_models: ModelRow }>().insertInto('nlu_models').values(row).execute();
       assert.equal((await api('GET', '/api/v3/train/status')).body.status, 0);
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
@@ -246,6 +246,14 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       assert.equal((await api('POST', '/api/v3/predict', { content: 'xin chào' })).status, 200);
       // Running it again (the queue delivers at least once) leaves a finished request alone.
       assert.deepEqual(await service.runTraining({ app: tenant, code: row.code }, failing, true), { skipped: true });
+
+      // A request left "training" by a worker killed on its last attempt does not block the application for ever.
+      const stale: ModelRow = { ...row, code: randomUUID(), state: TrainState.training, running_app: tenant, started_time: new Date(Date.now() - 2 * 3600_000).toISOString() };
+      await t.deps.store.db.withTables<{ nlu_models: ModelRow }>().insertInto('nlu_models').values(stale).execute();
+      const fresh = await api('POST', '/api/v3/train');
+      assert.notEqual(fresh.body.status[0].code, stale.code);
+      assert.equal((await models.find(tenant, stale.code))!.state, TrainState.failed);
+      await waitFor('the new training', () => api('GET', '/api/v3/train/status'), (r) => r.body.status >= 2);
     });
   });
 }
