@@ -329,8 +329,9 @@ export class NluModelService {
     const [model, threshold] = await Promise.all([this.currentModel(app), this.threshold(app)]);
     if (!model) throw new ServiceError(NluErrors.noModel);
     const data: PredictAnswer['data'] = { history_id: 0 };
-    if (part !== 'entity') data.intents = model.intents(content).filter((i) => i.confidence >= threshold);
-    if (part !== 'intent') data.entities = model.extract(content, { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES });
+    const found = model.predict(content, { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES }, { intent: part !== 'entity', entity: part !== 'intent' });
+    if (found.intents) data.intents = found.intents.filter((i) => i.confidence >= threshold);
+    if (found.entities) data.entities = found.entities;
     if (input.save_history) {
       data.history_id = await this.saveHistory(app, content, data);
     }

@@ -207,6 +207,13 @@ describe('the whole model', () => {
     assert.equal(cityNfd.value, 'Sài Gòn'.normalize('NFD'));
   });
 
+  test('predict reads the text once and answers what intents and extract answer', () => {
+    const text = 'thoi tiet Sai Gon 9 gio sang mai';
+    const both = model.predict(text, REF, { intent: true, entity: true });
+    assert.deepEqual(both, { intents: model.intents(text), entities: model.extract(text, REF) });
+    assert.deepEqual(Object.keys(model.predict(text, REF, { intent: false, entity: true })), ['entities']);
+  });
+
   test('metrics from the held-out split are stored with the model', () => {
     assert.ok(data.metrics.intent);
     assert.ok(data.metrics.intent.test_size >= 3);

@@ -103,11 +103,12 @@ function decodeFloats(text: string): Float32Array {
 const TRAINING_REFERENCE: ReferenceTime = { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES };
 
 /** Token runs the intent features see as entities: listed keywords first, then system entities. */
-function entityMasks(text: PreparedText, dictionary: KeywordDictionary | undefined): EntityMask[] {
+function entityMasks(text: PreparedText, dictionary: KeywordDictionary | undefined, system?: SystemEntityMatch[]): EntityMask[] {
   const masks: EntityMask[] = dictionary ? dictionary.match(text.tokens).map((m) => ({ entity: m.entity, first: m.first, last: m.last })) : [];
   const taken = new Set<number>();
   for (const m of masks) for (let i = m.first; i < m.last; i++) taken.add(i);
-  for (const s of systemEntities(text, TRAINING_REFERENCE)) {
+  // Spans do not depend on the reference time, only values do.
+  for (const s of system ?? systemEntities(text, TRAINING_REFERENCE)) {
     const first = text.tokens.findIndex((t) => t.start === s.start);
     const last = text.tokens.findIndex((t) => t.end === s.end) + 1;
     if (first < 0 || last <= first) continue;
@@ -118,8 +119,8 @@ function entityMasks(text: PreparedText, dictionary: KeywordDictionary | undefin
   return masks;
 }
 
-function intentFeatures(text: PreparedText, featureSet: FeatureSetName, dictionary: KeywordDictionary | undefined): string[] {
-  return featureStrings(text, FEATURE_SETS[featureSet], entityMasks(text, dictionary));
+function intentFeatures(text: PreparedText, featureSet: FeatureSetName, dictionary: KeywordDictionary | undefined, system?: SystemEntityMatch[]): string[] {
+  return featureStrings(text, FEATURE_SETS[featureSet], entityMasks(text, dictionary, system));
 }
 
 function trainIntents(examples: TrainingExample[], options: TrainOptions, keywords: KeywordEntry[]): IntentModelData {
@@ -259,10 +260,10 @@ export class NluModel {
   }
 
   /** Intents ranked by confidence (0-1), at most `limit`. */
-  intents(input: string | PreparedText, limit = 5): IntentScore[] {
+  intents(input: string | PreparedText, limit = 5, system?: SystemEntityMatch[]): IntentScore[] {
     if (!this.linear || !this.vocabulary || !this.data.intent) return [];
     const text = typeof input === 'string' ? prepare(input) : input;
-    const features = this.vocabulary.lookup(intentFeatures(text, this.data.intent.featureSet, this.intentDictionary));
+    const features = this.vocabulary.lookup(intentFeatures(text, this.data.intent.featureSet, this.intentDictionary, system));
     if (features.length === 0) return [];
     const probs = scores(this.linear, features);
     // Margins of the SVM are on a smaller scale than log-odds; sharpen before normalising.
@@ -271,10 +272,20 @@ export class NluModel {
     return ranked.slice(0, limit).map((r) => ({ label: r.label, confidence: Math.round(r.confidence * 1e4) / 1e4 }));
   }
 
-  /** Entities of a text: the application's own (dictionary and tagger) and the system ones, offsets into `original`. */
-  extract(original: string, ref: ReferenceTime, prepared?: PreparedText): PredictedEntity[] {
-    const text = prepared ?? prepare(original);
+  /** Both halves of a prediction, the text read once. */
+  predict(content: string, ref: ReferenceTime, parts: { intent: boolean; entity: boolean }): { intents?: IntentScore[]; entities?: PredictedEntity[] } {
+    const text = prepare(content);
     const system = systemEntities(text, ref);
+    return {
+      ...(parts.intent ? { intents: this.intents(text, 5, system) } : {}),
+      ...(parts.entity ? { entities: this.extract(content, ref, text, system) } : {}),
+    };
+  }
+
+  /** Entities of a text: the application's own (dictionary and tagger) and the system ones, offsets into `original`. */
+  extract(original: string, ref: ReferenceTime, prepared?: PreparedText, systemFound?: SystemEntityMatch[]): PredictedEntity[] {
+    const text = prepared ?? prepare(original);
+    const system = systemFound ?? systemEntities(text, ref);
     const own: { entity: string; first: number; last: number; value?: string; fromDictionary: boolean }[] = [];
     if (this.entities) {
       const { dictionary, tagger, definitions } = this.entities;
