@@ -2,6 +2,7 @@ import autocannon from 'autocannon';
 import type { BenchRow } from './harness.js';
 import { startHello, startSaola, type BenchServer } from './support/server.js';
 import { createTestDatabase } from '../test/support/postgres.js';
+import { generateDataset } from './nlu-dataset.js';
 
 /**
  * NLU training data over HTTP on loopback: sample create throughput and the
@@ -56,7 +57,37 @@ async function measureStore(label: string, env: Record<string, string>): Promise
     const fresh = await autocannon({ url: `${server.url}/api/v3/sample?limit=${LIST_SIZE}`, headers, duration: DURATION_S, connections: 1 });
     return { cached, fresh };
   });
+  // Prediction with a 20-intent model trained from the generated dataset.
+  const predict = await withServer(env, async (server, headers) => {
+    const data = generateDataset({ perIntent: 30, testPerIntent: 1, seed: 7, intents: 20 });
+    const rows = data.train.map((s) => ({ intent: s.intent, sample: s.text }));
+    await fetch(`${server.url}/api/v3/intent-sample/import_intent_samples`, { method: 'POST', headers, body: JSON.stringify(rows) });
+    await fetch(`${server.url}/api/v3/train`, { method: 'POST', headers });
+    for (let i = 0; ; i++) {
+      const status = (await (await fetch(`${server.url}/api/v3/train/status`, { headers })).json()) as { status: number };
+      if (status.status === 2) break;
+      if (status.status === 3 || i > 600) throw new Error(`training ended in state ${status.status}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const result = await load({
+      url: `${server.url}/api/v3/predict`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ content: 'cho mình chuyển 500 nghìn cho chị Lan lúc 9 giờ sáng mai nhé' }),
+    });
+    if (result.errors > 0 || Object.keys(result.statusCodeStats ?? {}).some((code) => code !== '200' && code !== '429')) {
+      throw new Error(`predict: ${result.errors} errors, statuses ${JSON.stringify(result.statusCodeStats)}`);
+    }
+    return result;
+  });
   return [
+    {
+      benchmark: `POST /api/v3/predict, 20 intents (${label})`,
+      metric: 'throughput',
+      value: predict.requests.average,
+      unit: 'req/s',
+      note: `p50 ${predict.latency.p50} ms, p99 ${predict.latency.p99} ms, ${CONNECTIONS} conns, ${predict.non2xx} answered 429 (shed)`,
+    },
     {
       benchmark: `POST /api/v3/sample (${label})`,
       metric: 'throughput',
@@ -95,6 +126,11 @@ export default async function nluBench(): Promise<BenchRow[]> {
     rows.push(...(await measureStore('postgres', { SAOLA_DATABASE_URL: pg.url })));
   } finally {
     await pg.drop();
+  }
+  // Predict against the bare fastify POST of the same run (goal: >= 30%).
+  const bare = rows.find((r) => r.benchmark === 'fastify hello world POST (baseline)')?.value ?? 0;
+  for (const r of rows.filter((row) => row.benchmark.startsWith('POST /api/v3/predict'))) {
+    rows.push({ benchmark: r.benchmark, metric: 'share of bare fastify POST', value: bare ? Math.round((1000 * r.value) / bare) / 10 : 0, unit: '%', goal: '>= 30' });
   }
   return rows;
 }

@@ -91,6 +91,148 @@ function TaggedText({ detail, entities, onTag, onUntag }: { detail: Detail; enti
   );
 }
 
+interface TrainStatus {
+  status: number;
+  trainable: boolean;
+  last_success_time: string;
+  accuracy: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  metrics: { intent?: { test_size: number }; entity?: { f1: number; test_spans: number } };
+}
+interface Predicted {
+  intents?: { label: string; confidence: number }[];
+  entities?: { start: number; end: number; value: string; real_value: string | number; entity: string }[];
+}
+
+const STATES = ['waiting', 'training', 'trained', 'failed'];
+
+/** The text with the predicted entities marked (offsets in code points). */
+function Highlighted({ text, entities }: { text: string; entities: NonNullable<Predicted['entities']> }) {
+  const chars = Array.from(text);
+  const parts: preact.JSX.Element[] = [];
+  let at = 0;
+  entities.forEach((e, i) => {
+    if (e.start < at) return;
+    if (e.start > at) parts.push(<span key={`t${i}`}>{chars.slice(at, e.start).join('')}</span>);
+    parts.push(
+      <mark key={`e${i}`} style={{ background: TAG_COLOURS[i % TAG_COLOURS.length] }} title={`${e.entity} = ${String(e.real_value)}`}>
+        {chars.slice(e.start, e.end).join('')}
+        <sub>{e.entity}</sub>
+      </mark>,
+    );
+    at = e.end;
+  });
+  if (at < chars.length) parts.push(<span key="rest">{chars.slice(at).join('')}</span>);
+  return (
+    <p class="tagged" data-testid="nlu-prediction">
+      {parts}
+    </p>
+  );
+}
+
+/** Train, the model's status and metrics, the threshold, and a box to try the model. */
+function ModelPanel({ api, token }: { api: <T = any>(method: string, path: string, body?: unknown) => Promise<T>; token: string }) {
+  const [status, setStatus] = useState<TrainStatus | null>(null);
+  const [threshold, setThreshold] = useState('');
+  const [text, setText] = useState('');
+  const [tried, setTried] = useState<{ text: string; answer: Predicted } | null>(null);
+  const [message, setMessage] = useState('');
+  const guard = (work: () => Promise<unknown>) => () => void work().catch((e) => setMessage((e as Error).message));
+  async function refresh() {
+    const s = await api<TrainStatus>('GET', '/train/status');
+    setStatus(s);
+    return s;
+  }
+  useEffect(() => {
+    setTried(null);
+    setMessage('');
+    guard(async () => {
+      await refresh();
+      setThreshold(String((await api<{ threshold: number }>('GET', '/settings')).threshold));
+    })();
+  }, [token]);
+  // While a training waits or runs, look again every second.
+  useEffect(() => {
+    if (!status) return;
+    if (status.status > 1) return setMessage((m) => (m === 'Training queued' ? '' : m));
+    const timer = setTimeout(guard(refresh), 1000);
+    return () => clearTimeout(timer);
+  }, [status]);
+  async function train() {
+    setMessage('');
+    const r = await api<{ message: string }>('POST', '/train');
+    setMessage(r.message);
+    await refresh();
+  }
+  async function saveThreshold(e: Event) {
+    e.preventDefault();
+    const r = await api<{ threshold: number }>('PUT', '/settings', { threshold: Number(threshold) });
+    setMessage(`Threshold set to ${r.threshold}`);
+  }
+  async function tryIt(e: Event) {
+    e.preventDefault();
+    const r = await api<{ data: Predicted }>('POST', '/predict', { content: text });
+    setTried({ text, answer: r.data });
+  }
+  const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
+  return (
+    <section class="card" data-testid="nlu-model">
+      <header class="row">
+        <h3>Model</h3>
+        <div class="actions">
+          <button class="primary" onClick={guard(train)} disabled={status?.status === 1}>
+            Train
+          </button>
+        </div>
+      </header>
+      {status && (
+        <p data-testid="nlu-status">
+          Status: <strong>{STATES[status.status] ?? status.status}</strong>
+          {status.last_success_time ? ` · last model ${new Date(status.last_success_time).toLocaleString()}` : ' · no model yet'}
+          {status.trainable ? ' · the data changed since' : ''}
+          {status.last_success_time && (
+            <span class="muted">
+              {' '}
+              {status.metrics.intent
+                ? `· intents (${status.metrics.intent.test_size} held out): accuracy ${pct(status.accuracy)}, macro F1 ${pct(status.f1)}`
+                : '· not measured: too few samples per intent to hold some out'}
+              {status.metrics.entity ? ` · entities: F1 ${pct(status.metrics.entity.f1)} on ${status.metrics.entity.test_spans} spans` : ''}
+            </span>
+          )}
+        </p>
+      )}
+      <form class="row" onSubmit={(e) => guard(() => saveThreshold(e))()}>
+        <label>
+          Threshold <input type="number" min="0" max="1" step="0.05" value={threshold} onInput={(e) => setThreshold(e.currentTarget.value)} aria-label="Threshold" />
+        </label>
+        <button type="submit">Save</button>
+      </form>
+      <form class="row" onSubmit={(e) => guard(() => tryIt(e))()}>
+        <input class="grow" placeholder="Try it: type a sentence" value={text} onInput={(e) => setText(e.currentTarget.value)} aria-label="Try it" />
+        <button type="submit" disabled={!text.trim()}>
+          Predict
+        </button>
+      </form>
+      {message && <p class="muted">{message}</p>}
+      {tried && (
+        <div>
+          <Highlighted text={tried.text} entities={tried.answer.entities ?? []} />
+          <ul data-testid="nlu-intents">
+            {(tried.answer.intents ?? []).map((i) => (
+              <li key={i.label}>
+                {i.label} <span class="muted">{pct(i.confidence)}</span>
+              </li>
+            ))}
+            {(tried.answer.intents ?? []).length === 0 && <li class="muted">no intent above the threshold</li>}
+          </ul>
+        </div>
+      )}
+    </section>
+  );
+}
+
 function stripLabels(fragment: DocumentFragment): string {
   fragment.querySelectorAll('sub').forEach((s) => s.remove());
   return fragment.textContent ?? '';
@@ -161,11 +303,12 @@ export function NluPlayground({ apps }: { apps: Application[] }) {
       <header class="page-head">
         <h2>NLU training data</h2>
         <p class="muted">
-          The <code>/api/v3</code> training data of an application, with its bearer token: browse and add samples, tag entity spans by selecting text, import and export.
+          The <code>/api/v3</code> training data of an application, with its bearer token: browse and add samples, tag entity spans by selecting text, import and export; train the model and try it.
         </p>
       </header>
       {picker}
       {message && <p class="muted">{message}</p>}
+      {token && <ModelPanel api={api} token={token} />}
       {token && (
         <div class="two">
           <section class="card">

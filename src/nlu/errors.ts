@@ -22,6 +22,12 @@ export const NluErrors = defineCatalogue({
   valueMismatch: { code: 'VALUE_MISMATCH', message: 'value must equal the sample text between start and end', status: 400 },
   invalidImport: { code: 'INVALID_IMPORT', message: 'Import body must be an array of {intent, sample}', status: 400 },
 
+  historyNotFound: { code: 'HISTORY_NOT_FOUND', message: 'History entry not found', status: 404 },
+  keywordNotFound: { code: 'KEYWORD_NOT_FOUND', message: 'The entity lists no such value', status: 404 },
+  notEnoughData: { code: 'NOT_ENOUGH_DATA', message: 'Too little training data to learn from', status: 400 },
+  invalidThreshold: { code: 'INVALID_THRESHOLD', message: 'threshold must be a number from 0 to 1', status: 400 },
+  noModel: { code: 'MODEL_NOT_TRAINED', message: 'No trained model yet: POST /api/v3/train first and wait for status 2', status: 409 },
+
   entityLabelTaken: { code: 'ENTITY_LABEL_TAKEN', message: 'An entity with this label already exists', status: 409 },
   intentLabelTaken: { code: 'INTENT_LABEL_TAKEN', message: 'An intent with this label already exists', status: 409 },
   sampleHasIntent: { code: 'SAMPLE_HAS_INTENT', message: 'The sample is already mapped to an intent', status: 409 },

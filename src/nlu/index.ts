@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../platform/db/database.js';
 import type { ServiceDeps } from '../platform/deps.js';
+import type { PurgeHook } from '../platform/purge.js';
+import { WorkerPool } from '../platform/pool/index.js';
 import { SampleListCache } from './list-cache.js';
+import type { TrainRequest } from './model/model.js';
+import { ModelStore } from './model-store.js';
+import { modelFolder, NluModelService, TRAIN_QUEUE, type TrainJobPayload } from './model-service.js';
 import { nluRoutes } from './routes.js';
 import { NluService } from './service.js';
 import { NluStore } from './store.js';
@@ -14,8 +19,40 @@ export function createNluService(store: Store): NluService {
 
 /** Bulk imports carry whole training sets. */
 const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
+/** A training of tens of thousands of samples takes minutes on a loaded machine; past this it has hung. */
+const TRAIN_TIMEOUT_MS = 30 * 60 * 1000;
 
 export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
   const service = createNluService(deps.store);
-  await app.register(nluRoutes, { prefix: '/api/v3', service, credentials: deps.credentials, importBodyLimit: IMPORT_BODY_LIMIT });
+  const models = new NluModelService(NluStore.over(deps.store.db), new ModelStore(deps.store.db), deps.jobs, deps.blobs);
+  const log = app.log.child({ service: 'nlu' });
+  if (deps.config.runWorkers) {
+    // One training thread: trainings are CPU-bound and rare; requests keep the other cores.
+    let pool: WorkerPool<TrainRequest, string> | undefined;
+    const trainer = (request: TrainRequest) =>
+      (pool ??= new WorkerPool<TrainRequest, string>({
+        filename: new URL('./model/train-worker.js', import.meta.url),
+        name: 'nlu-train',
+        threads: 1,
+        maxQueue: 64,
+        timeoutMs: TRAIN_TIMEOUT_MS,
+      })).run(request);
+    const worker = deps.jobs.work<TrainJobPayload>(
+      TRAIN_QUEUE,
+      (job) => models.runTraining(job.payload, trainer, job.attempts >= job.maxAttempts),
+      {
+        concurrency: 1,
+        onError: (error, job) => log.warn({ job_id: job?.id, err: error }, 'nlu training attempt failed'),
+      },
+    );
+    deps.lifecycle.onClose('nlu-train-worker', () => worker.stop());
+    deps.lifecycle.onClose('nlu-train-pool', () => pool?.close());
+  }
+  deps.lifecycle.addReadiness('nlu', async () => ({ ok: true, training: await deps.jobs.counts(TRAIN_QUEUE) }));
+  await app.register(nluRoutes, { prefix: '/api/v3', service, models, credentials: deps.credentials, importBodyLimit: IMPORT_BODY_LIMIT });
 }
+
+/** Model documents are blobs under the application's folder; the rows go with the table sweep. */
+export const purgeNluModels: PurgeHook = async (appCode, { blobs }) => ({
+  blobs: await blobs.deleteOlderThan(modelFolder(appCode), new Date(8.64e15)),
+});

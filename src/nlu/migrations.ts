@@ -61,4 +61,53 @@ export const nluMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex('nlu_entity_samples_entity').on('nlu_entity_samples').column('entity_code').execute();
     },
   },
+  // Trained models (one row per training request), per-application settings, prediction history, keyword lists.
+  '0002_nlu_02_models': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('nlu_models')
+        .addColumn('code', 'text', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('type', 'integer', (c) => c.notNull())
+        .addColumn('state', 'integer', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        .addColumn('model_file', 'text', (c) => c.notNull())
+        .addColumn('metrics', 'text', (c) => c.notNull())
+        .addColumn('data_fingerprint', 'text', (c) => c.notNull())
+        // Set to app_code while the training waits or runs: the unique index allows one at a time per application.
+        .addColumn('running_app', 'text', (c) => c.unique())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .addColumn('started_time', 'text')
+        .addColumn('finished_time', 'text')
+        .execute();
+      await db.schema.createIndex('nlu_models_app').on('nlu_models').columns(['app_code', 'state', 'finished_time']).execute();
+      await db.schema
+        .createTable('nlu_settings')
+        .addColumn('app_code', 'text', (c) => c.primaryKey())
+        .addColumn('threshold', 'double precision', (c) => c.notNull())
+        .addColumn('updated_time', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('nlu_history')
+        // An integer: the original's clients read `history_id` as a 64-bit integer.
+        .addColumn('id', 'bigint', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('content', 'text', (c) => c.notNull())
+        .addColumn('answer', 'text', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('nlu_history_app').on('nlu_history').columns(['app_code', 'created_time']).execute();
+      await db.schema
+        .createTable('nlu_entity_keywords')
+        .addColumn('code', 'text', (c) => c.primaryKey())
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('entity_code', 'text', (c) => c.notNull().references('nlu_entities.code').onDelete('cascade'))
+        .addColumn('value', 'text', (c) => c.notNull())
+        // A JSON array of strings.
+        .addColumn('synonyms', 'text', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .addUniqueConstraint('nlu_entity_keywords_value', ['entity_code', 'value'])
+        .execute();
+    },
+  },
 };

@@ -9,7 +9,17 @@ import { NluErrors, nluErrorShape } from './errors.js';
 import {
   Entity,
   EntitySample,
+  HistoryPage,
+  HistoryQuery,
   ImportResult,
+  Keyword,
+  KeywordBody,
+  PredictAnswer,
+  PredictBody,
+  Threshold,
+  TrainAnswer,
+  TrainBody,
+  TrainStatus,
   Intent,
   IntentSample,
   Pagination,
@@ -20,6 +30,7 @@ import {
   TrainingSet,
   TrainingSetImportResult,
 } from './schemas.js';
+import type { NluModelService, TrainPart } from './model-service.js';
 import type { ImportRow, NluService } from './service.js';
 
 const tags = ['NLU training data'];
@@ -45,6 +56,7 @@ function importRows(body: unknown): ImportRow[] {
 
 export interface NluRoutesOptions {
   service: NluService;
+  models: NluModelService;
   credentials: Credentials;
   /** Body limit of the bulk import endpoints, bytes. */
   importBodyLimit: number;
@@ -58,7 +70,10 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
   scope.addHook('onRequest', requireBearer(opts.credentials));
   // Runs after the handler's writes committed and before the client hears back.
   scope.addHook('onSend', async (request) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD' && request.appCode) service.dataChanged(request.appCode);
+    if (request.method === 'GET' || request.method === 'HEAD' || !request.appCode) return;
+    // Training, prediction and their settings leave the training data as it was.
+    if ((request.routeOptions.config as { keepsData?: boolean } | undefined)?.keepsData) return;
+    service.dataChanged(request.appCode);
   });
   const deleted = (what: string) => ({ message: `${what} deleted` });
 
@@ -250,5 +265,111 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
       },
     },
     (req) => service.importTrainingSet(req.appCode, req.body, req.query.mode ?? 'merge'),
+  );
+
+  // Training and prediction (the original's public clients: fptai-go, SDKs)
+  const { models } = opts;
+  const modelTags = ['NLU training and prediction'];
+  const keepsData = { keepsData: true };
+  const trainRoutes: [string, TrainPart | undefined][] = [
+    ['/train', undefined],
+    ['/train/intent', 'intent'],
+    ['/train/entity', 'entity'],
+  ];
+  for (const [url, fixed] of trainRoutes) {
+    app.post(
+      url,
+      {
+        config: keepsData,
+        schema: {
+          tags: modelTags,
+          security,
+          description:
+            'Starts training on the job queue; one at a time per application (a request while one waits or runs answers that one). `status` holds the request.',
+          body: TrainBody,
+          response: { 200: TrainAnswer },
+        },
+      },
+      (req) => {
+        const asked = req.body?.type;
+        const part: TrainPart = fixed ?? (asked === 'intent' || asked === 'entity' ? asked : 'all');
+        return models.train(req.appCode, part);
+      },
+    );
+  }
+  for (const method of ['GET', 'POST'] as const) {
+    app.route({
+      method,
+      url: '/train/status',
+      config: keepsData,
+      schema: { tags: modelTags, security, response: { 200: TrainStatus } },
+      handler: (req) => models.status(req.appCode),
+    });
+  }
+  const predictRoutes: [string, TrainPart][] = [
+    ['/predict', 'all'],
+    ['/predict/intent', 'intent'],
+    ['/predict/entity', 'entity'],
+  ];
+  for (const [url, part] of predictRoutes) {
+    app.post(
+      url,
+      {
+        config: keepsData,
+        schema: {
+          tags: modelTags,
+          security,
+          description: 'Intents ranked (confidence 0-1, those under the application threshold left out) and entities (code-point offsets into content).',
+          body: PredictBody,
+          response: { 200: PredictAnswer },
+        },
+      },
+      (req) => models.predict(req.appCode, req.body, part),
+    );
+  }
+  app.get('/settings', { schema: { tags: modelTags, security, response: { 200: Threshold } } }, async (req) => ({
+    threshold: await models.threshold(req.appCode),
+  }));
+  app.put(
+    '/settings',
+    {
+      config: keepsData,
+      schema: { tags: modelTags, security, description: 'Intent confidence threshold, 0-1 (default 0.3).', body: Type.Object({ threshold: Type.Number() }), response: { 200: Threshold } },
+    },
+    (req) => models.setThreshold(req.appCode, req.body.threshold),
+  );
+  app.get('/history', { schema: { tags: modelTags, security, querystring: HistoryQuery, response: { 200: HistoryPage } } }, (req) =>
+    models.listHistory(req.appCode, req.query),
+  );
+  app.delete(
+    '/history',
+    { config: keepsData, schema: { tags: modelTags, security, response: { 200: StatusMessage } } },
+    async (req) => ({ message: `${await models.deleteHistory(req.appCode)} history entries deleted` }),
+  );
+  app.delete(
+    '/history/:history_id',
+    { config: keepsData, schema: { tags: modelTags, security, params: Type.Object({ history_id: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) }), response: { 200: StatusMessage } } },
+    async (req) => {
+      await models.deleteHistory(req.appCode, req.params.history_id);
+      return deleted('History entry');
+    },
+  );
+
+  // Listed values of keyword entities (Saola extension: the original's dictionaries are not shown)
+  app.get('/entity/:label/keywords', { schema: { tags, security, params: EntityLabel, response: { 200: Type.Array(Keyword) } } }, (req) =>
+    models.keywords(req.appCode, req.params.label),
+  );
+  app.post(
+    '/entity/:label/keywords',
+    { schema: { tags, security, description: 'Adds a value with its synonyms, or replaces the synonyms of a listed value.', params: EntityLabel, body: KeywordBody, response: { 200: Keyword } } },
+    (req) => models.putKeyword(req.appCode, req.params.label, req.body),
+  );
+  app.delete(
+    '/entity/:label/keywords',
+    { schema: { tags, security, params: EntityLabel, querystring: Type.Object({ value: Type.String() }), response: { 200: StatusMessage } } },
+    async (req) => {
+      await models.deleteKeyword(req.appCode, req.params.label, req.query.value);
+      return deleted('Keyword');
+    },
   );
 }

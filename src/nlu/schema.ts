@@ -45,10 +45,56 @@ export interface EntitySampleRow {
   created_time: string;
 }
 
+// Models, settings, prediction history and keyword lists (migration 0002_nlu_02_models).
+export interface ModelRow {
+  code: string;
+  app_code: string;
+  type: number;
+  state: number;
+  message: string;
+  /** Blob key of the model document; empty until the training succeeds. */
+  model_file: string;
+  /** JSON of the model's metrics ({} until it succeeds). */
+  metrics: string;
+  /** sha256 of the training data the model learnt from. */
+  data_fingerprint: string;
+  running_app: string | null;
+  created_time: string;
+  started_time: string | null;
+  finished_time: string | null;
+}
+
+export interface SettingsRow {
+  app_code: string;
+  threshold: number;
+  updated_time: string;
+}
+
+export interface HistoryRow {
+  id: number | string;
+  app_code: string;
+  content: string;
+  answer: string;
+  created_time: string;
+}
+
+export interface KeywordRow {
+  code: string;
+  app_code: string;
+  entity_code: string;
+  value: string;
+  synonyms: string;
+  created_time: string;
+}
+
 export type NluTables = {
   nlu_intents: IntentRow;
   nlu_samples: SampleRow;
   nlu_entities: EntityRow;
   nlu_intent_samples: IntentSampleRow;
   nlu_entity_samples: EntitySampleRow;
+  nlu_entity_keywords: KeywordRow;
+  nlu_models: ModelRow;
+  nlu_settings: SettingsRow;
+  nlu_history: HistoryRow;
 };

@@ -138,3 +138,113 @@ export const TrainingSetImportResult = Type.Object({
   entity_links_created: Type.Integer(),
 });
 export type TrainingSetImportResult = Static<typeof TrainingSetImportResult>;
+
+// Training and prediction
+
+const Metrics = Type.Object(
+  {
+    intent: Type.Optional(
+      Type.Object({
+        accuracy: Type.Number(),
+        precision: Type.Number(),
+        recall: Type.Number(),
+        f1: Type.Number(),
+        test_size: Type.Integer(),
+        train_size: Type.Integer(),
+      }),
+    ),
+    entity: Type.Optional(
+      Type.Object({ precision: Type.Number(), recall: Type.Number(), f1: Type.Number(), test_spans: Type.Integer(), train_size: Type.Integer() }),
+    ),
+  },
+  { description: 'Saola extension: held-out metrics of the intent classifier (macro) and the entity extractor (exact spans)' },
+);
+
+export const TrainJob = Type.Object({
+  code: Type.String(),
+  app_code: Type.String(),
+  type: Type.Integer({ description: '0 intents and entities, 1 intents, 2 entities' }),
+  state: Type.Integer({ description: '0 waiting, 1 training, 2 success, 3 failed' }),
+  message: Type.String(),
+  model_file: Type.String({ description: 'blob key of the model; empty until it succeeds' }),
+  accuracy: Type.Number(),
+  precision: Type.Number(),
+  recall: Type.Number(),
+  f1: Type.Number(),
+  created_time: Type.String(),
+  started_time: Type.String(),
+  finished_time: Type.String(),
+  metrics: Metrics,
+});
+
+export const TrainAnswer = Type.Object({ message: Type.String(), status: Type.Array(TrainJob) });
+
+export const TrainBody = Type.Union([
+  Type.Object({ type: Type.Optional(Type.Union([Type.Literal('intent'), Type.Literal('entity'), Type.Literal('all'), Type.Literal('')])) }),
+  Type.Null(),
+]);
+
+export const TrainStatus = Type.Object({
+  last_success_time: Type.String(),
+  status: Type.Integer({ description: 'of the latest training request: 0 waiting, 1 training, 2 success, 3 failed' }),
+  trainable: Type.Boolean({ description: 'the training data changed since the last successful model' }),
+  model_code: Type.String(),
+  accuracy: Type.Number(),
+  precision: Type.Number(),
+  recall: Type.Number(),
+  f1: Type.Number(),
+  metrics: Metrics,
+});
+
+export const PredictBody = Type.Object({
+  content: Type.String({ maxLength: 20_000 }),
+  save_history: Type.Optional(Type.Boolean()),
+});
+
+const PredictedEntityBase = {
+  start: Type.Integer({ description: 'code-point offset into content as sent' }),
+  end: Type.Integer(),
+  value: Type.String(),
+  real_value: Type.Union([Type.String(), Type.Number()]),
+  entity: Type.String(),
+};
+
+export const PredictedEntity = Type.Object({
+  ...PredictedEntityBase,
+  subentities: Type.Array(Type.Object({ ...PredictedEntityBase, subentities: Type.Array(Type.Unknown()) })),
+});
+
+export const PredictAnswer = Type.Object({
+  status: Type.Object({ code: Type.Integer(), message: Type.String(), module: Type.String(), api_code: Type.Integer(), err_code: Type.Integer() }),
+  data: Type.Object({
+    intents: Type.Optional(Type.Array(Type.Object({ label: Type.String(), confidence: Type.Number() }))),
+    entities: Type.Optional(Type.Array(PredictedEntity)),
+    history_id: Type.Integer(),
+  }),
+});
+
+export const Threshold = Type.Object({ threshold: Type.Number({ minimum: 0, maximum: 1 }) });
+
+export const HistoryPage = Type.Object({
+  total: Type.Integer(),
+  items: Type.Array(
+    Type.Object({
+      history_id: Type.Integer(),
+      content: Type.String(),
+      intents: Type.Unknown(),
+      entities: Type.Unknown(),
+      created_time: Type.String(),
+    }),
+  ),
+});
+
+export const HistoryQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+
+export const Keyword = Type.Object({ value: Type.String({ maxLength: 500 }), synonyms: Type.Array(Type.String({ maxLength: 500 }), { maxItems: 500 }) });
+export const KeywordBody = Type.Object({
+  value: Type.String({ maxLength: 500 }),
+  synonyms: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 500 })),
+});

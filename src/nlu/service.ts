@@ -294,9 +294,10 @@ export class NluService {
 
   /**
    * Bulk import of {intent, sample} rows, all or nothing per row. A row is
-   * counted once: empty intent, invalid intent (unknown label or one that
-   * breaks a-z0-9_), duplicate (the text is already a sample of an intent), or
-   * imported. `number_of_imported_intent` counts distinct intents that gained samples.
+   * counted once: empty intent, invalid intent (a label that breaks a-z0-9_),
+   * empty sample, duplicate (the text is already a sample of an intent), or
+   * imported. A label with no intent yet creates it; `number_of_imported_intent`
+   * counts the intents created.
    */
   async importIntentSamples(app: string, rows: ImportRow[]): Promise<ImportResult> {
     const result: ImportResult = {
@@ -307,7 +308,7 @@ export class NluService {
       number_of_invalid_intent: 0,
       number_of_empty_sample: 0,
     };
-    const touchedIntents = new Set<string>();
+    const createdIntents = new Set<string>();
     await this.store.transaction(async (store) => {
       const intents = new Map<string, IntentRow | undefined>();
       for (const row of rows) {
@@ -321,15 +322,18 @@ export class NluService {
           result.number_of_invalid_intent++;
           continue;
         }
-        if (!intents.has(label)) intents.set(label, await store.findIntentByLabel(app, label));
-        const intent = intents.get(label);
-        if (!intent) {
-          result.number_of_invalid_intent++;
-          continue;
-        }
         if (!text || text.length > MAX_CONTENT) {
           result.number_of_empty_sample++;
           continue;
+        }
+        if (!intents.has(label)) intents.set(label, await store.findIntentByLabel(app, label));
+        let intent = intents.get(label);
+        if (!intent) {
+          // DECISIONS.md: a label not seen yet creates its intent, so one call moves a bot's data.
+          intent = { code: uuidv7(), app_code: app, label, description: '', type: 1, created_time: now() };
+          await store.insertIntent(intent);
+          intents.set(label, intent);
+          createdIntents.add(label);
         }
         const same = await store.findSamplesByContent(app, text);
         let reusable: string | undefined;
@@ -348,10 +352,9 @@ export class NluService {
         if (!reusable) await store.insertSample({ code: sampleCode, app_code: app, content: text, created_time: created });
         await store.insertIntentSample({ code: uuidv7(), app_code: app, intent_code: intent.code, sample_code: sampleCode, created_time: created });
         result.number_of_imported_sample++;
-        touchedIntents.add(intent.code);
       }
     });
-    result.number_of_imported_intent = touchedIntents.size;
+    result.number_of_imported_intent = createdIntents.size;
     return result;
   }
 

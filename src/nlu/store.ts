@@ -138,6 +138,7 @@ export class NluStore {
   }
 
   async deleteEntity(app: string, code: string): Promise<void> {
+    await this.db.deleteFrom('nlu_entity_keywords').where('app_code', '=', app).where('entity_code', '=', code).execute();
     await this.db.deleteFrom('nlu_entity_samples').where('app_code', '=', app).where('entity_code', '=', code).execute();
     await this.db.deleteFrom('nlu_entities').where('app_code', '=', app).where('code', '=', code).execute();
   }
@@ -274,6 +275,7 @@ export class NluStore {
     await this.db.deleteFrom('nlu_entity_samples').where('app_code', '=', app).execute();
     await this.db.deleteFrom('nlu_intent_samples').where('app_code', '=', app).execute();
     await this.db.deleteFrom('nlu_samples').where('app_code', '=', app).execute();
+    await this.db.deleteFrom('nlu_entity_keywords').where('app_code', '=', app).execute();
     await this.db.deleteFrom('nlu_entities').where('app_code', '=', app).execute();
     await this.db.deleteFrom('nlu_intents').where('app_code', '=', app).execute();
   }

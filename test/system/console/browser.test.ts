@@ -172,6 +172,20 @@ describe('web console in chromium', { skip: missing }, () => {
     const mark = page.getByTestId('nlu-text').locator('mark');
     await mark.waitFor();
     assert.equal((await mark.textContent())?.trim(), 'Hà Nộicity');
+    // A second intent, then Train, the status, and Try it with the new model.
+    await page.getByLabel('New label').fill('greeting');
+    await page.getByRole('button', { name: 'New intent' }).click();
+    await page.getByText('Intents: book_flight, greeting').waitFor();
+    await page.getByLabel('New sample').fill('xin chào bạn');
+    await page.getByLabel('Intent').selectOption({ label: 'greeting' });
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.getByRole('heading', { name: 'Intent: greeting' }).waitFor();
+    await page.getByRole('button', { name: 'Train', exact: true }).click();
+    await page.getByTestId('nlu-status').getByText('trained', { exact: true }).waitFor({ timeout: 120_000 });
+    await page.getByLabel('Try it').fill('bay ra Hà Nội');
+    await page.getByRole('button', { name: 'Predict', exact: true }).click();
+    await page.getByTestId('nlu-intents').getByText('book_flight').waitFor();
+    assert.match((await page.getByTestId('nlu-prediction').locator('mark').first().textContent()) ?? '', /^Hà Nộicity$/);
     await shot('05-nlu-playground');
 
     // Face match: a portrait against a group photo of other people: refused with the guide's 407 (two comparable

@@ -288,7 +288,7 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       assert.equal(links.length, 0, 'deleting a sample removed its intent link');
     });
 
-    test('bulk import counts all five outcomes and applies no half row', async () => {
+    test('bulk import counts every outcome, creates missing intents and applies no half row', async () => {
       await api('POST', '/api/v3/intent', { json: { label: 'ask_price' } });
       await api('POST', '/api/v3/intent', { json: { label: 'say_bye' } });
       const rows = [
@@ -304,14 +304,18 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       ];
       const res = await api('POST', '/api/v3/intent-sample/import_intent_samples', { json: rows });
       assert.equal(res.status, 200);
+      // DECISIONS.md: an intent label not seen yet creates the intent (counted once); a label breaking the rule is invalid.
       assert.deepEqual(res.body, {
         number_of_duplicate_sample: 1,
         number_of_empty_intent: 2,
-        number_of_imported_intent: 2,
-        number_of_imported_sample: 3,
-        number_of_invalid_intent: 2,
+        number_of_imported_intent: 1,
+        number_of_imported_sample: 4,
+        number_of_invalid_intent: 1,
         number_of_empty_sample: 1,
       });
+      const created = (await api('GET', '/api/v3/intent')).body.filter((i: any) => i.label === 'unknown_intent');
+      assert.equal(created.length, 1, 'the import created the missing intent');
+      assert.ok((await api('GET', '/api/v3/sample')).body.some((s: any) => s.content === 'xyz' && s.intent_label === 'unknown_intent'));
       const again = await api('POST', '/api/v3/intent-sample/import_intent_samples', { json: { content: rows.slice(0, 2) } });
       assert.equal(again.body.number_of_duplicate_sample, 2, 'importing the same rows again only counts duplicates');
       assert.equal(again.body.number_of_imported_sample, 0);

@@ -39,6 +39,13 @@ async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
   const intent = (await nlu('POST', '/intent', { label: 'purge_intent' })).body;
   assert.equal((await nlu('POST', '/intent-sample', { intent_code: intent.code, sample_code: sample.code })).status, 200);
   assert.equal((await nlu('POST', '/entity-sample', { entity_code: entity.code, sample_code: sample.code, value: 'dữ', start: 0, end: 2 })).status, 200);
+  // A trained model (a row and a blob), its settings, a prediction kept in the history, a listed keyword.
+  assert.equal((await nlu('POST', '/entity/purge_entity/keywords', { value: 'dữ liệu', synonyms: ['data'] })).status, 200);
+  await nlu('POST', '/intent-sample/import_intent_samples', [{ intent: 'purge_other', sample: 'câu khác hẳn' }]);
+  assert.equal((await nlu('PUT', '/settings', { threshold: 0.4 })).status, 200);
+  assert.equal((await nlu('POST', '/train')).status, 200);
+  for (let i = 0; i < 600 && (await nlu('GET', '/train/status')).body.status < 2; i++) await new Promise((r) => setTimeout(r, 100));
+  assert.equal((await nlu('POST', '/predict', { content: 'dữ liệu', save_history: true })).status, 200);
   const form = new FormData();
   form.append('collection', 'purge');
   form.append('id', 'u1');
@@ -124,7 +131,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const { stdout } = await cli('app', 'delete', '--app', t.appCode, '--purge', '--json');
       const report = JSON.parse(stdout) as { deleted: boolean; rows: Record<string, number>; blobs: number };
       assert.equal(report.deleted, true);
-      assert.equal(report.blobs, 1);
+      assert.equal(report.blobs, 2, 'the audio file and the NLU model');
       // Each table was visited (a child's rows may already have gone with its parent's, by cascade).
       for (const table of Object.keys(a)) assert.ok(table in report.rows, table);
 
@@ -145,7 +152,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.ok((await scopes()).includes(b.appCode), "B's liveness threshold stays");
       assert.deepEqual(await counts(t, b.appCode), { ...bBefore, usage_daily: bBefore.usage_daily + 1 }, "B's rows (and B's late usage row)");
       assert.ok(await t.deps.blobs.stat(blobKeys.b), "B's audio file");
-      assert.equal((await call(t.url, 'GET', '/api/v3/sample', { token: b.token })).body.length, 1);
+      assert.equal((await call(t.url, 'GET', '/api/v3/sample', { token: b.token })).body.length, 2);
+      assert.equal((await call(t.url, 'POST', '/api/v3/predict', { token: b.token, json: { content: 'dữ liệu' } })).status, 200, "B's model stays");
 
       // Run again (an interrupted purge is finished by running it again): the application is gone now.
       await assert.rejects(cli('app', 'delete', '--app', t.appCode, '--purge'), (err: { code?: number }) => err.code === 2);

@@ -1,0 +1,174 @@
+/**
+ * `npm run eval:nlu`: what the NLU engine (src/nlu/model) is worth.
+ *   1. Generated five-domain dataset (bench/nlu-dataset.ts): train on the
+ *      training templates, test on paraphrase templates never trained on,
+ *      as written, without diacritics, and with slang and typos. Intent
+ *      accuracy, macro F1, entity exact-span F1 (the application's entities).
+ *   2. The same for each candidate feature set / linear model (the comparison
+ *      that chose the default).
+ *   3. Train time (CPU) for 2,000 samples / 30 intents; predict latency (p50,
+ *      p95) in process for a 20-intent model.
+ *   `--real DIR`: also measure on DIR/data.jsonl, lines of
+ *   {text, intent, entities: [{entity, value, start, end}], split: "train"|"test"}
+ *   (`--only-real`: that alone).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { printTable, type BenchRow } from './harness.js';
+import { generateDataset, type EntitySpec, type GeneratedSample } from './nlu-dataset.js';
+import { classificationMetrics, spanMetrics } from '../src/nlu/model/metrics.js';
+import { DEFAULT_TRAIN_OPTIONS, NluModel, trainModel, type EntityDefinition, type TrainOptions, type TrainingExample } from '../src/nlu/model/model.js';
+import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
+import type { FeatureSetName } from '../src/nlu/model/features.js';
+import type { LinearKind } from '../src/nlu/model/linear.js';
+
+const SEED = 20261125;
+const ref = { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES };
+
+function definitionsOf(entities: Record<string, EntitySpec>): EntityDefinition[] {
+  return Object.entries(entities).map(([label, spec]) => ({
+    label,
+    type: spec.type,
+    keywords: spec.keywords ? Object.entries(spec.keywords).map(([value, synonyms]) => ({ value, synonyms })) : undefined,
+  }));
+}
+
+function toExamples(samples: GeneratedSample[]): TrainingExample[] {
+  return samples.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities.map((e) => ({ entity: e.entity, start: e.start, end: e.end })) }));
+}
+
+interface Score {
+  accuracy: number;
+  macroF1: number;
+  entityF1: number;
+}
+
+function score(model: NluModel, test: GeneratedSample[], labels: Set<string>): Score {
+  const predicted = test.map((s) => model.intents(s.text, 1)[0]?.label);
+  const m = classificationMetrics(
+    test.map((s) => s.intent),
+    predicted,
+  );
+  const withSpans = test.filter((s) => s.entities.length > 0);
+  const spans = spanMetrics(
+    withSpans.map((s) => s.entities),
+    withSpans.map((s) => model.extract(s.text, ref).filter((e) => labels.has(e.entity))),
+  );
+  return { accuracy: m.accuracy, macroF1: m.f1, entityF1: spans.f1 };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+function cpuSeconds(work: () => void): { cpu: number; wall: number } {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  work();
+  const c = process.cpuUsage(c0);
+  return { cpu: (c.user + c.system) / 1e6, wall: (performance.now() - t0) / 1000 };
+}
+
+const rows: BenchRow[] = [];
+const add = (benchmark: string, metric: string, value: number, unit: string, goal?: string, note?: string) =>
+  rows.push({ benchmark, metric, value: Math.round(value * 1000) / 1000, unit, goal, note });
+
+const onlyReal = process.argv.includes('--only-real');
+// 1-2. The generated set, every candidate.
+const data = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED });
+const definitions = definitionsOf(data.entities);
+const labels = new Set(Object.keys(data.entities));
+const examples = toExamples(data.train);
+const candidates: { featureSet: FeatureSetName; classifier: LinearKind }[] = [
+  { featureSet: 'syllablesOnly', classifier: 'softmax' },
+  { featureSet: 'syllablesFolded', classifier: 'softmax' },
+  { featureSet: 'syllablesFoldedChars', classifier: 'softmax' },
+  { featureSet: 'syllablesFoldedChars', classifier: 'svm' },
+];
+if (!onlyReal) console.log(`generated: ${data.train.length} training samples, ${new Set(data.train.map((s) => s.intent)).size} intents, ${data.test.written.length} test paraphrases per variant`);
+for (const c of onlyReal ? [] : candidates) {
+  const options: Partial<TrainOptions> = { ...c, holdout: 0, seed: SEED };
+  let model: NluModel | undefined;
+  const time = cpuSeconds(() => {
+    model = new NluModel(trainModel({ examples, entities: definitions, parts: { intent: true, entity: true }, options }));
+  });
+  const name = `${c.classifier} ${c.featureSet}`;
+  const written = score(model!, data.test.written, labels);
+  const noMarks = score(model!, data.test.noMarks, labels);
+  const noisy = score(model!, data.test.noisy, labels);
+  add(name, 'intent accuracy, written', written.accuracy, '', '>= 0.90');
+  add(name, 'intent accuracy, no diacritics', noMarks.accuracy, '', '>= 0.85');
+  add(name, 'intent accuracy, slang+typos', noisy.accuracy, '');
+  add(name, 'intent macro F1, written', written.macroF1, '');
+  add(name, 'intent macro F1, no diacritics', noMarks.macroF1, '');
+  // The entity extractor does not depend on the classifier: its rows once, with the default.
+  if (c.classifier === DEFAULT_TRAIN_OPTIONS.classifier && c.featureSet === DEFAULT_TRAIN_OPTIONS.featureSet) {
+    add('entities (any classifier)', 'entity F1, written', written.entityF1, '', '>= 0.85', 'exact spans, application entities');
+    add('entities (any classifier)', 'entity F1, no diacritics', noMarks.entityF1, '');
+    add('entities (any classifier)', 'entity F1, slang+typos', noisy.entityF1, '', undefined, 'noise only outside entity values');
+  }
+  add(name, 'train CPU (intents + entities)', time.cpu, 's', '<= 10', `${examples.length} samples, 30 intents`);
+}
+
+// In-distribution, for contrast: the API's own held-out split (20% of each intent's samples, same templates).
+if (!onlyReal) {
+  let data0!: ReturnType<typeof trainModel>;
+  const time = cpuSeconds(() => {
+    data0 = trainModel({ examples, entities: definitions, parts: { intent: true, entity: true }, options: { seed: SEED } });
+  });
+  add('default model', 'train CPU as the API trains (measure on 80%, then train on all)', time.cpu, 's', '<= 10', `${examples.length} samples, 30 intents`);
+  add('default model', 'intent accuracy, held-out samples of the training templates', data0.metrics.intent?.accuracy ?? 0, '', undefined, `${data0.metrics.intent?.test_size} samples`);
+  add('default model', 'entity F1, held-out samples of the training templates', data0.metrics.entity?.f1 ?? 0, '');
+}
+
+// 3. Predict latency, 20 intents, the default model.
+if (!onlyReal) {
+  const twenty = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED + 1, intents: 20 });
+  const model = new NluModel(trainModel({ examples: toExamples(twenty.train), entities: definitions, parts: { intent: true, entity: true }, options: { holdout: 0 } }));
+  const texts = [...twenty.test.written, ...twenty.test.noisy].map((s) => s.text);
+  // Warm-up.
+  for (const t of texts.slice(0, 50)) {
+    model.intents(t);
+    model.extract(t, ref);
+  }
+  const times: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    for (const t of texts) {
+      const t0 = performance.now();
+      model.predict(t, ref, { intent: true, entity: true });
+      times.push(performance.now() - t0);
+    }
+  }
+  times.sort((a, b) => a - b);
+  add('default model, 20 intents', 'predict p50 (intents + entities)', percentile(times, 0.5), 'ms', '<= 2');
+  add('default model, 20 intents', 'predict p95', percentile(times, 0.95), 'ms');
+  const bytes = JSON.stringify(model.data).length;
+  add('default model, 20 intents', 'model document', bytes / 1024, 'KiB');
+}
+
+// --real DIR
+const realAt = process.argv.indexOf('--real');
+if (realAt > 0) {
+  const dir = process.argv[realAt + 1];
+  if (!dir) throw new Error('--real needs a directory holding data.jsonl');
+  const lines = fs.readFileSync(path.join(dir, 'data.jsonl'), 'utf8').split('\n').filter((l) => l.trim());
+  const samples = lines.map((l) => JSON.parse(l) as GeneratedSample & { split?: string });
+  const trainSet = samples.filter((s) => s.split !== 'test');
+  const testSet = samples.filter((s) => s.split === 'test');
+  const realLabels = new Set(samples.flatMap((s) => (s.entities ?? []).map((e) => e.entity)));
+  // Without a declaration, an operator's entity is taken as keyword and free text (type 1).
+  const realDefs: EntityDefinition[] = [...realLabels].map((label) => ({ label, type: 1 }));
+  let model: NluModel | undefined;
+  const time = cpuSeconds(() => {
+    model = new NluModel(
+      trainModel({ examples: toExamples(trainSet.map((s) => ({ ...s, entities: s.entities ?? [] }))), entities: realDefs, parts: { intent: true, entity: true }, options: { holdout: 0 } }),
+    );
+  });
+  const s = score(model!, testSet.map((x) => ({ ...x, entities: x.entities ?? [] })), realLabels);
+  add(`real: ${dir}`, 'intent accuracy', s.accuracy, '', undefined, `${trainSet.length} train / ${testSet.length} test`);
+  add(`real: ${dir}`, 'intent macro F1', s.macroF1, '');
+  add(`real: ${dir}`, 'entity F1', s.entityF1, '');
+  add(`real: ${dir}`, 'train CPU', time.cpu, 's');
+}
+
+printTable(rows);

@@ -1,0 +1,418 @@
+import { createHash } from 'node:crypto';
+import { uuidv7 } from 'uuidv7';
+import type { BlobStore } from '../platform/blobs/store.js';
+import { ServiceError } from '../platform/http/errors.js';
+import { PermanentJobError, type JobQueue } from '../platform/jobs/queue.js';
+import { NluErrors } from './errors.js';
+import { NluModel, type EntityDefinition, type EntityKind, type ModelMetrics, type NluModelData, type TrainRequest, type TrainingExample } from './model/model.js';
+import { VIETNAM_OFFSET_MINUTES } from './model/system-entities.js';
+import { TrainState, TrainType, type HistoryRow, type ModelRow, type ModelStore } from './model-store.js';
+import type { NluStore } from './store.js';
+
+export const TRAIN_QUEUE = 'nlu-train';
+export const DEFAULT_THRESHOLD = 0.3;
+const MAX_PREDICT_CHARS = 2_000;
+const CACHED_MODELS = 64;
+
+export interface TrainJobPayload {
+  app: string;
+  code: string;
+}
+
+/** Runs one training off the event loop (the worker pool); answers the model document as JSON. */
+export type Trainer = (request: TrainRequest) => Promise<string>;
+
+export type TrainPart = 'all' | 'intent' | 'entity';
+
+export interface TrainJob {
+  code: string;
+  app_code: string;
+  type: number;
+  state: number;
+  message: string;
+  model_file: string;
+  accuracy: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  created_time: string;
+  started_time: string;
+  finished_time: string;
+  metrics: ModelMetrics;
+}
+
+export interface TrainStatus {
+  last_success_time: string;
+  status: number;
+  trainable: boolean;
+  model_code: string;
+  accuracy: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  metrics: ModelMetrics;
+}
+
+export interface PredictAnswer {
+  status: { code: number; message: string; module: string; api_code: number; err_code: number };
+  data: {
+    intents?: { label: string; confidence: number }[];
+    entities?: ReturnType<NluModel['extract']>;
+    history_id: number;
+  };
+}
+
+export interface HistoryItem {
+  history_id: number;
+  content: string;
+  intents: unknown;
+  entities: unknown;
+  created_time: string;
+}
+
+interface TrainingSet {
+  examples: TrainingExample[];
+  entities: EntityDefinition[];
+  intentCount: number;
+  taggedOrListed: number;
+  fingerprint: string;
+}
+
+const TYPE_OF: Record<TrainPart, number> = { all: TrainType.all, intent: TrainType.intent, entity: TrainType.entity };
+const PREDICT_MESSAGE: Record<TrainPart, string> = {
+  all: 'Predict All successful',
+  intent: 'Predict Intents successful',
+  entity: 'Recognize Entities successful',
+};
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+/** Blob folder of an application's models: a digest, so no two app codes share one and any code is a safe key. */
+export function modelFolder(app: string): string {
+  return `nlu/${createHash('sha256').update(app).digest('hex').slice(0, 32)}/`;
+}
+
+function parseMetrics(text: string): ModelMetrics {
+  try {
+    return JSON.parse(text) as ModelMetrics;
+  } catch {
+    return {};
+  }
+}
+
+/** The four numbers of the original's job object: the intent classifier's, or the entity extractor's when only it was trained. */
+function headline(metrics: ModelMetrics): { accuracy: number; precision: number; recall: number; f1: number } {
+  const round = (n: number) => Math.round(n * 1e4) / 1e4;
+  if (metrics.intent) return { accuracy: round(metrics.intent.accuracy), precision: round(metrics.intent.precision), recall: round(metrics.intent.recall), f1: round(metrics.intent.f1) };
+  if (metrics.entity) return { accuracy: round(metrics.entity.f1), precision: round(metrics.entity.precision), recall: round(metrics.entity.recall), f1: round(metrics.entity.f1) };
+  return { accuracy: 0, precision: 0, recall: 0, f1: 0 };
+}
+
+/** Longer than the queue's attempts take (the pool's limit is 30 min a run): a worker killed on its last attempt left this row. */
+const ABANDONED_AFTER_MS = 65 * 60 * 1000;
+
+function abandoned(row: ModelRow): boolean {
+  return row.state === TrainState.training && row.started_time !== null && Date.now() - Date.parse(row.started_time) > ABANDONED_AFTER_MS;
+}
+
+function toJob(row: ModelRow): TrainJob {
+  const metrics = parseMetrics(row.metrics);
+  return {
+    code: row.code,
+    app_code: row.app_code,
+    type: row.type,
+    state: row.state,
+    message: row.message,
+    model_file: row.model_file,
+    ...headline(metrics),
+    created_time: row.created_time,
+    started_time: row.started_time ?? '',
+    finished_time: row.finished_time ?? '',
+    metrics,
+  };
+}
+
+/**
+ * Training and prediction for one application at a time: training requests
+ * go to the job queue (one waiting or running per application), each success
+ * is a versioned model document in the blob store, and predictions use the
+ * newest successful one, whichever process trained it.
+ */
+export class NluModelService {
+  private readonly cache = new Map<string, { code: string; model: NluModel }>();
+  private readonly loading = new Map<string, Promise<NluModel>>();
+
+  constructor(
+    private readonly data: NluStore,
+    private readonly models: ModelStore,
+    private readonly jobs: JobQueue,
+    private readonly blobs: BlobStore,
+  ) {}
+
+  // Training
+
+  async train(app: string, part: TrainPart): Promise<{ message: string; status: TrainJob[] }> {
+    const running = await this.models.running(app);
+    if (running && !abandoned(running)) return { message: 'A training is already in progress', status: [toJob(running)] };
+    if (running) await this.models.markFailed(app, running.code, 'The training was abandoned: its worker stopped while it ran', now());
+    const set = await this.trainingSet(app);
+    this.checkEnough(set, part);
+    const row: ModelRow = {
+      code: uuidv7(),
+      app_code: app,
+      type: TYPE_OF[part],
+      state: TrainState.waiting,
+      message: 'Waiting to train',
+      model_file: '',
+      metrics: '{}',
+      data_fingerprint: '',
+      running_app: app,
+      created_time: now(),
+      started_time: null,
+      finished_time: null,
+    };
+    const { row: current, created } = await this.models.insertOrRunning(row);
+    if (!created) return { message: 'A training is already in progress', status: [toJob(current)] };
+    try {
+      await this.jobs.enqueue(TRAIN_QUEUE, { app, code: row.code } satisfies TrainJobPayload, { appCode: app, key: row.code, maxAttempts: 2 });
+    } catch (err) {
+      await this.models.markFailed(app, row.code, 'Could not queue the training', now());
+      throw err;
+    }
+    return { message: 'Training queued', status: [toJob(current)] };
+  }
+
+  private checkEnough(set: TrainingSet, part: TrainPart): void {
+    if (part !== 'entity' && set.intentCount < 2) {
+      throw new ServiceError(
+        NluErrors.notEnoughData,
+        `Training needs samples for at least 2 intents; this application has samples for ${set.intentCount}`,
+      );
+    }
+    if (part === 'entity' && set.taggedOrListed === 0) {
+      throw new ServiceError(NluErrors.notEnoughData, 'Training entities needs at least one tagged sample or listed keyword');
+    }
+  }
+
+  async status(app: string): Promise<TrainStatus> {
+    const [latest, success, set] = await Promise.all([this.models.latest(app), this.models.lastSuccess(app), this.trainingSet(app)]);
+    const metrics = success ? parseMetrics(success.metrics) : {};
+    return {
+      last_success_time: success?.finished_time ?? '',
+      status: latest?.state ?? TrainState.waiting,
+      trainable: set.intentCount >= 2 && set.fingerprint !== (success?.data_fingerprint ?? ''),
+      model_code: success?.code ?? '',
+      ...headline(metrics),
+      metrics,
+    };
+  }
+
+  /**
+   * The queue's handler: trains the request `code`. Idempotent: a request
+   * already finished is left as it is. On the last attempt a failure is
+   * recorded and the previous model stays in use.
+   */
+  async runTraining(payload: TrainJobPayload, trainer: Trainer, lastAttempt: boolean): Promise<unknown> {
+    const { app, code } = payload;
+    const row = await this.models.find(app, code);
+    if (!row || row.state === TrainState.success || row.state === TrainState.failed) return { skipped: true };
+    await this.models.markTraining(app, code, now());
+    try {
+      const set = await this.trainingSet(app);
+      const part = (Object.keys(TYPE_OF) as TrainPart[]).find((p) => TYPE_OF[p] === row.type) ?? 'all';
+      try {
+        this.checkEnough(set, part);
+      } catch (err) {
+        throw new PermanentJobError((err as Error).message);
+      }
+      const parts = { intent: part !== 'entity', entity: part !== 'intent' && set.entities.length > 0 };
+      const trained = JSON.parse(await trainer({ examples: set.examples, entities: set.entities, parts })) as NluModelData;
+      // A half not trained this time is the previous model's.
+      if (part !== 'all') {
+        const previous = await this.currentModel(app).catch(() => undefined);
+        if (part === 'intent') trained.entity = previous?.data.entity;
+        if (part === 'entity') trained.intent = previous?.data.intent;
+        trained.metrics = { ...previous?.data.metrics, ...trained.metrics };
+      }
+      const key = `${modelFolder(app)}${code}.json`;
+      await this.blobs.put(key, Buffer.from(JSON.stringify(trained)), { contentType: 'application/json' });
+      await this.models.markSuccess(app, code, {
+        model_file: key,
+        metrics: JSON.stringify(trained.metrics),
+        data_fingerprint: set.fingerprint,
+        message: `Trained on ${set.examples.length} samples`,
+        at: now(),
+      });
+      return { model_file: key };
+    } catch (err) {
+      if (lastAttempt || err instanceof PermanentJobError) {
+        await this.models.markFailed(app, code, `Training failed: ${(err as Error).message ?? String(err)}`, now());
+      }
+      throw err;
+    }
+  }
+
+  /** The application's training data in the engine's terms, and its fingerprint. */
+  private async trainingSet(app: string): Promise<TrainingSet> {
+    const all = await this.data.everything(app);
+    const keywords = await this.models.keywordsOfApp(app);
+    const intentLabel = new Map(all.intents.map((i) => [i.code, i.label]));
+    const entityLabel = new Map(all.entities.map((e) => [e.code, e.label]));
+    const intentOf = new Map(all.intentLinks.map((l) => [l.sample_code, intentLabel.get(l.intent_code) ?? '']));
+    const tagsOf = new Map<string, TrainingExample['entities']>();
+    for (const l of all.entityLinks) {
+      const label = entityLabel.get(l.entity_code);
+      if (!label) continue;
+      const list = tagsOf.get(l.sample_code) ?? [];
+      list.push({ entity: label, start: l.start, end: l.end });
+      tagsOf.set(l.sample_code, list);
+    }
+    const examples: TrainingExample[] = [];
+    for (const s of all.samples) {
+      const intent = intentOf.get(s.code) ?? '';
+      const entities = (tagsOf.get(s.code) ?? []).sort((a, b) => a.start - b.start || a.end - b.end || a.entity.localeCompare(b.entity));
+      if (intent || entities.length > 0) examples.push({ text: s.content, intent, entities });
+    }
+    const listed = new Map<string, { value: string; synonyms: string[] }[]>();
+    for (const k of keywords) {
+      const list = listed.get(k.entity_code) ?? [];
+      list.push({ value: k.value, synonyms: JSON.parse(k.synonyms) as string[] });
+      listed.set(k.entity_code, list);
+    }
+    const entities: EntityDefinition[] = all.entities.map((e) => ({ label: e.label, type: e.type as EntityKind, keywords: listed.get(e.code) ?? [] }));
+    examples.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : a.intent < b.intent ? -1 : a.intent > b.intent ? 1 : 0));
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify({ examples, entities: [...entities].sort((a, b) => a.label.localeCompare(b.label)) }))
+      .digest('hex');
+    return {
+      examples,
+      entities,
+      intentCount: new Set(examples.map((e) => e.intent).filter(Boolean)).size,
+      taggedOrListed: all.entityLinks.length + keywords.length,
+      fingerprint,
+    };
+  }
+
+  // Prediction
+
+  /** The newest successful model, loaded once per process and version (another process may have trained it). */
+  private async currentModel(app: string): Promise<NluModel | undefined> {
+    const current = await this.models.currentModel(app);
+    if (!current) return undefined;
+    const cached = this.cache.get(app);
+    if (cached?.code === current.code) return cached.model;
+    const key = `${app}\u0000${current.code}`;
+    let pending = this.loading.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of await this.blobs.read(current.model_file)) chunks.push(chunk as Buffer);
+        const model = new NluModel(JSON.parse(Buffer.concat(chunks).toString('utf8')) as NluModelData);
+        this.cache.delete(app);
+        this.cache.set(app, { code: current.code, model });
+        while (this.cache.size > CACHED_MODELS) this.cache.delete(this.cache.keys().next().value!);
+        return model;
+      })().finally(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    return pending;
+  }
+
+  async predict(app: string, input: { content: string; save_history?: boolean }, part: TrainPart): Promise<PredictAnswer> {
+    const content = input.content;
+    if (!content.trim()) throw new ServiceError(NluErrors.emptyContent, 'content must not be empty');
+    if (Array.from(content).length > MAX_PREDICT_CHARS) {
+      throw new ServiceError(NluErrors.invalidRequest, `content is limited to ${MAX_PREDICT_CHARS} characters`);
+    }
+    const [model, threshold] = await Promise.all([this.currentModel(app), this.threshold(app)]);
+    if (!model) throw new ServiceError(NluErrors.noModel);
+    const data: PredictAnswer['data'] = { history_id: 0 };
+    const found = model.predict(content, { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES }, { intent: part !== 'entity', entity: part !== 'intent' });
+    if (found.intents) data.intents = found.intents.filter((i) => i.confidence >= threshold);
+    if (found.entities) data.entities = found.entities;
+    if (input.save_history) {
+      data.history_id = await this.saveHistory(app, content, data);
+    }
+    return { status: { code: 200, message: PREDICT_MESSAGE[part], module: '', api_code: 0, err_code: 0 }, data };
+  }
+
+  private async saveHistory(app: string, content: string, data: PredictAnswer['data']): Promise<number> {
+    const answer = JSON.stringify({ intents: data.intents ?? [], entities: data.entities ?? [] });
+    for (let attempt = 0; ; attempt++) {
+      // Integer ids (clients read history_id as int64): milliseconds x 1000 + a random part, below 2^53.
+      const id = Date.now() * 1000 + Math.floor(Math.random() * 1000);
+      try {
+        await this.models.insertHistory({ id, app_code: app, content, answer, created_time: now() });
+        return id;
+      } catch (err) {
+        if (attempt >= 5) throw err;
+      }
+    }
+  }
+
+  // Settings
+
+  async threshold(app: string): Promise<number> {
+    return (await this.models.threshold(app)) ?? DEFAULT_THRESHOLD;
+  }
+
+  async setThreshold(app: string, threshold: number): Promise<{ threshold: number }> {
+    if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
+      throw new ServiceError(NluErrors.invalidThreshold, `threshold must be a number from 0 to 1, got ${threshold}`);
+    }
+    await this.models.setThreshold(app, threshold, now());
+    return { threshold };
+  }
+
+  // History
+
+  async listHistory(app: string, page: { limit?: number; offset?: number }): Promise<{ total: number; items: HistoryItem[] }> {
+    const [total, rows] = await Promise.all([
+      this.models.countHistory(app),
+      this.models.listHistory(app, { limit: page.limit ?? 100, offset: page.offset ?? 0 }),
+    ]);
+    return { total, items: rows.map(toHistoryItem) };
+  }
+
+  async deleteHistory(app: string, id?: number): Promise<number> {
+    const deleted = await this.models.deleteHistory(app, id);
+    if (id !== undefined && deleted === 0) throw new ServiceError(NluErrors.historyNotFound, `No history entry ${id}`);
+    return deleted;
+  }
+
+  // Keywords of an entity
+
+  async keywords(app: string, label: string): Promise<{ value: string; synonyms: string[] }[]> {
+    const entity = await this.requireEntity(app, label);
+    return (await this.models.keywordsOfEntity(app, entity.code)).map((k) => ({ value: k.value, synonyms: JSON.parse(k.synonyms) as string[] }));
+  }
+
+  async putKeyword(app: string, label: string, input: { value: string; synonyms?: string[] }): Promise<{ value: string; synonyms: string[] }> {
+    const entity = await this.requireEntity(app, label);
+    const value = input.value.normalize('NFC').trim();
+    if (!value) throw new ServiceError(NluErrors.invalidRequest, 'value must not be empty');
+    const synonyms = [...new Set((input.synonyms ?? []).map((s) => s.normalize('NFC').trim()).filter(Boolean))];
+    await this.models.upsertKeyword({ code: uuidv7(), app_code: app, entity_code: entity.code, value, synonyms: JSON.stringify(synonyms), created_time: now() });
+    return { value, synonyms };
+  }
+
+  async deleteKeyword(app: string, label: string, value: string): Promise<void> {
+    const entity = await this.requireEntity(app, label);
+    if ((await this.models.deleteKeyword(app, entity.code, value.normalize('NFC').trim())) === 0) {
+      throw new ServiceError(NluErrors.keywordNotFound, `Entity "${label}" lists no value "${value}"`);
+    }
+  }
+
+  private async requireEntity(app: string, label: string) {
+    const entity = await this.data.findEntityByLabel(app, label);
+    if (!entity) throw new ServiceError(NluErrors.entityNotFound, `No entity labelled "${label}"`);
+    return entity;
+  }
+}
+
+function toHistoryItem(row: HistoryRow): HistoryItem {
+  const answer = JSON.parse(row.answer) as { intents: unknown; entities: unknown };
+  return { history_id: Number(row.id), content: row.content, intents: answer.intents, entities: answer.entities, created_time: row.created_time };
+}

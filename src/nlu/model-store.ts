@@ -1,0 +1,191 @@
+import type { Kysely } from 'kysely';
+import { isUniqueViolation, serviceDb, type ServiceDb } from '../platform/db/database.js';
+import type { Database } from '../platform/db/schema.js';
+import type { HistoryRow, KeywordRow, ModelRow, NluTables } from './schema.js';
+
+export type { HistoryRow, KeywordRow, ModelRow, SettingsRow } from './schema.js';
+
+/** Training request states, numbered as the original's train/status answers them. */
+export const TrainState = { waiting: 0, training: 1, success: 2, failed: 3 } as const;
+export type TrainState = (typeof TrainState)[keyof typeof TrainState];
+
+/** What a training request trains: 0 both halves, 1 intents, 2 entities. */
+export const TrainType = { all: 0, intent: 1, entity: 2 } as const;
+export type TrainType = (typeof TrainType)[keyof typeof TrainType];
+
+/**
+ * Persistence of trained models, settings, prediction history and keyword
+ * lists. Every method is scoped to one application.
+ */
+export class ModelStore {
+  private readonly db: ServiceDb<NluTables>;
+
+  constructor(db: Kysely<Database>) {
+    this.db = serviceDb<NluTables>(db);
+  }
+
+  // Models
+
+  /** Inserts a waiting request, or answers the one already waiting or running for the application. */
+  async insertOrRunning(row: ModelRow): Promise<{ row: ModelRow; created: boolean }> {
+    try {
+      await this.db.insertInto('nlu_models').values(row).execute();
+      return { row, created: true };
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      const running = await this.running(row.app_code);
+      // The other request finished between our insert and this read: let the caller try again.
+      if (!running) throw err;
+      return { row: running, created: false };
+    }
+  }
+
+  running(app: string): Promise<ModelRow | undefined> {
+    return this.db.selectFrom('nlu_models').selectAll().where('running_app', '=', app).executeTakeFirst();
+  }
+
+  find(app: string, code: string): Promise<ModelRow | undefined> {
+    return this.db.selectFrom('nlu_models').selectAll().where('app_code', '=', app).where('code', '=', code).executeTakeFirst();
+  }
+
+  latest(app: string): Promise<ModelRow | undefined> {
+    return this.db.selectFrom('nlu_models').selectAll().where('app_code', '=', app).orderBy('created_time', 'desc').orderBy('code', 'desc').limit(1).executeTakeFirst();
+  }
+
+  /** The newest successful model's row: the one predictions use. */
+  private newestSuccess(app: string) {
+    return this.db
+      .selectFrom('nlu_models')
+      .where('app_code', '=', app)
+      .where('state', '=', TrainState.success)
+      .orderBy('finished_time', 'desc')
+      .orderBy('code', 'desc')
+      .limit(1);
+  }
+
+  lastSuccess(app: string): Promise<ModelRow | undefined> {
+    return this.newestSuccess(app).selectAll().executeTakeFirst();
+  }
+
+  /** Only the code and file, read on every prediction (one indexed query). */
+  currentModel(app: string): Promise<Pick<ModelRow, 'code' | 'model_file'> | undefined> {
+    return this.newestSuccess(app).select(['code', 'model_file']).executeTakeFirst();
+  }
+
+  async markTraining(app: string, code: string, at: string): Promise<void> {
+    await this.db.updateTable('nlu_models').set({ state: TrainState.training, started_time: at }).where('app_code', '=', app).where('code', '=', code).execute();
+  }
+
+  async markSuccess(app: string, code: string, fields: { model_file: string; metrics: string; data_fingerprint: string; message: string; at: string }): Promise<void> {
+    await this.db
+      .updateTable('nlu_models')
+      .set({
+        state: TrainState.success,
+        model_file: fields.model_file,
+        metrics: fields.metrics,
+        data_fingerprint: fields.data_fingerprint,
+        message: fields.message,
+        finished_time: fields.at,
+        running_app: null,
+      })
+      .where('app_code', '=', app)
+      .where('code', '=', code)
+      .execute();
+  }
+
+  async markFailed(app: string, code: string, message: string, at: string): Promise<void> {
+    await this.db
+      .updateTable('nlu_models')
+      .set({ state: TrainState.failed, message, finished_time: at, running_app: null })
+      .where('app_code', '=', app)
+      .where('code', '=', code)
+      .execute();
+  }
+
+  /** Model files of an application (the purge deletes their blobs). */
+  async modelFiles(app: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('nlu_models').select('model_file').where('app_code', '=', app).where('model_file', '!=', '').execute();
+    return rows.map((r) => r.model_file);
+  }
+
+  // Settings
+
+  async threshold(app: string): Promise<number | undefined> {
+    const row = await this.db.selectFrom('nlu_settings').select('threshold').where('app_code', '=', app).executeTakeFirst();
+    return row === undefined ? undefined : Number(row.threshold);
+  }
+
+  async setThreshold(app: string, threshold: number, at: string): Promise<void> {
+    await this.db
+      .insertInto('nlu_settings')
+      .values({ app_code: app, threshold, updated_time: at })
+      .onConflict((oc) => oc.column('app_code').doUpdateSet({ threshold, updated_time: at }))
+      .execute();
+  }
+
+  // History
+
+  async insertHistory(row: HistoryRow): Promise<void> {
+    await this.db.insertInto('nlu_history').values(row).execute();
+  }
+
+  async listHistory(app: string, page: { limit: number; offset: number }): Promise<HistoryRow[]> {
+    return this.db
+      .selectFrom('nlu_history')
+      .selectAll()
+      .where('app_code', '=', app)
+      .orderBy('created_time', 'desc')
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+      .execute();
+  }
+
+  async countHistory(app: string): Promise<number> {
+    const row = await this.db.selectFrom('nlu_history').select((eb) => eb.fn.countAll().as('n')).where('app_code', '=', app).executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async deleteHistory(app: string, id?: number): Promise<number> {
+    let query = this.db.deleteFrom('nlu_history').where('app_code', '=', app);
+    if (id !== undefined) query = query.where('id', '=', id);
+    const result = await query.executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  // Keywords
+
+  keywordsOfApp(app: string): Promise<KeywordRow[]> {
+    return this.db.selectFrom('nlu_entity_keywords').selectAll().where('app_code', '=', app).orderBy('created_time').orderBy('code').execute();
+  }
+
+  keywordsOfEntity(app: string, entityCode: string): Promise<KeywordRow[]> {
+    return this.db
+      .selectFrom('nlu_entity_keywords')
+      .selectAll()
+      .where('app_code', '=', app)
+      .where('entity_code', '=', entityCode)
+      .orderBy('created_time')
+      .orderBy('code')
+      .execute();
+  }
+
+  /** Adds a value or replaces its synonyms. */
+  async upsertKeyword(row: KeywordRow): Promise<void> {
+    await this.db
+      .insertInto('nlu_entity_keywords')
+      .values(row)
+      .onConflict((oc) => oc.columns(['entity_code', 'value']).doUpdateSet({ synonyms: row.synonyms }))
+      .execute();
+  }
+
+  async deleteKeyword(app: string, entityCode: string, value: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('nlu_entity_keywords')
+      .where('app_code', '=', app)
+      .where('entity_code', '=', entityCode)
+      .where('value', '=', value)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

@@ -1,0 +1,161 @@
+import { seededRandom, shuffleInPlace } from './random.js';
+
+/**
+ * Linear multi-class models over sparse binary features (each example
+ * L2-normalised). Weights are laid out feature-major (`w[f * classes + c]`) so
+ * scoring an utterance touches only its own features' rows.
+ */
+export type LinearKind = 'softmax' | 'svm';
+
+export interface LinearOptions {
+  kind: LinearKind;
+  epochs: number;
+  /** L2 strength. */
+  l2: number;
+  learningRate: number;
+  seed: number;
+  /** Weight each class by n / (k * n_class) so small intents are not drowned. */
+  balanceClasses: boolean;
+}
+
+export const DEFAULT_LINEAR: LinearOptions = { kind: 'softmax', epochs: 30, l2: 1e-5, learningRate: 0.5, seed: 7, balanceClasses: true };
+
+export interface LinearModel {
+  kind: LinearKind;
+  classes: number;
+  features: number;
+  weights: Float32Array;
+  bias: Float32Array;
+}
+
+export interface Example {
+  features: number[];
+  label: number;
+}
+
+function classWeights(examples: Example[], classes: number, balance: boolean): Float64Array {
+  const weights = new Float64Array(classes).fill(1);
+  if (!balance) return weights;
+  const counts = new Float64Array(classes);
+  for (const e of examples) counts[e.label]! += 1;
+  const present = counts.filter((c) => c > 0).length;
+  for (let c = 0; c < classes; c++) weights[c] = counts[c]! > 0 ? examples.length / (present * counts[c]!) : 1;
+  return weights;
+}
+
+/** Raw scores of one example (features already mapped to indices). */
+export function scores(model: LinearModel, features: number[], out = new Float64Array(model.classes)): Float64Array {
+  const { classes, weights, bias } = model;
+  const value = features.length > 0 ? 1 / Math.sqrt(features.length) : 0;
+  for (let c = 0; c < classes; c++) out[c] = bias[c]!;
+  for (const f of features) {
+    const row = f * classes;
+    for (let c = 0; c < classes; c++) out[c]! += weights[row + c]! * value;
+  }
+  return out;
+}
+
+/** Scores -> probabilities (in place). SVM margins are turned into a distribution the same way. */
+export function softmaxInPlace(values: Float64Array, temperature = 1): Float64Array {
+  let max = -Infinity;
+  for (const v of values) if (v > max) max = v;
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) {
+    values[i] = Math.exp((values[i]! - max) / temperature);
+    sum += values[i]!;
+  }
+  for (let i = 0; i < values.length; i++) values[i]! /= sum;
+  return values;
+}
+
+export function trainLinear(examples: Example[], classes: number, features: number, options: LinearOptions): LinearModel {
+  return options.kind === 'softmax' ? trainSoftmax(examples, classes, features, options) : trainSvm(examples, classes, features, options);
+}
+
+/** Multinomial logistic regression by AdaGrad SGD, L2 applied to the rows an example touches. */
+function trainSoftmax(examples: Example[], classes: number, features: number, o: LinearOptions): LinearModel {
+  const weights = new Float32Array(features * classes);
+  const bias = new Float32Array(classes);
+  const gradSq = new Float32Array(features * classes).fill(1e-8);
+  const biasSq = new Float64Array(classes).fill(1e-8);
+  const cw = classWeights(examples, classes, o.balanceClasses);
+  const model: LinearModel = { kind: 'softmax', classes, features, weights, bias };
+  const order = examples.slice();
+  const random = seededRandom(o.seed);
+  const probs = new Float64Array(classes);
+  for (let epoch = 0; epoch < o.epochs; epoch++) {
+    shuffleInPlace(order, random);
+    for (const ex of order) {
+      scores(model, ex.features, probs);
+      softmaxInPlace(probs);
+      const value = ex.features.length > 0 ? 1 / Math.sqrt(ex.features.length) : 0;
+      const w = cw[ex.label]!;
+      for (let c = 0; c < classes; c++) {
+        const g = (probs[c]! - (c === ex.label ? 1 : 0)) * w;
+        biasSq[c]! += g * g;
+        bias[c]! -= (o.learningRate * g) / Math.sqrt(biasSq[c]!);
+        for (const f of ex.features) {
+          const k = f * classes + c;
+          const grad = g * value + o.l2 * weights[k]!;
+          gradSq[k]! += grad * grad;
+          weights[k]! -= (o.learningRate * grad) / Math.sqrt(gradSq[k]!);
+        }
+      }
+    }
+  }
+  return model;
+}
+
+/**
+ * Crammer-Singer multi-class hinge loss by SGD with a decaying step, weights
+ * averaged over all steps (the average generalises better than the last iterate).
+ */
+function trainSvm(examples: Example[], classes: number, features: number, o: LinearOptions): LinearModel {
+  const size = features * classes;
+  const weights = new Float32Array(size);
+  const bias = new Float32Array(classes);
+  // Averaging by the "timestamp" trick: keep sum of t * update, average = w - acc / t.
+  const acc = new Float64Array(size);
+  const biasAcc = new Float64Array(classes);
+  const cw = classWeights(examples, classes, o.balanceClasses);
+  const model: LinearModel = { kind: 'svm', classes, features, weights, bias };
+  const order = examples.slice();
+  const random = seededRandom(o.seed);
+  const s = new Float64Array(classes);
+  let t = 1;
+  for (let epoch = 0; epoch < o.epochs; epoch++) {
+    shuffleInPlace(order, random);
+    for (const ex of order) {
+      scores(model, ex.features, s);
+      let rival = -1;
+      let best = -Infinity;
+      for (let c = 0; c < classes; c++) {
+        if (c === ex.label) continue;
+        if (s[c]! > best) {
+          best = s[c]!;
+          rival = c;
+        }
+      }
+      if (rival >= 0 && s[ex.label]! - best < 1) {
+        const step = (o.learningRate * cw[ex.label]!) / (1 + epoch * 0.5);
+        const value = ex.features.length > 0 ? step / Math.sqrt(ex.features.length) : 0;
+        for (const f of ex.features) {
+          const ky = f * classes + ex.label;
+          const kr = f * classes + rival;
+          weights[ky]! += value;
+          weights[kr]! -= value;
+          acc[ky]! += t * value;
+          acc[kr]! -= t * value;
+        }
+        bias[ex.label]! += step * 0.1;
+        bias[rival]! -= step * 0.1;
+        biasAcc[ex.label]! += t * step * 0.1;
+        biasAcc[rival]! -= t * step * 0.1;
+      }
+      t++;
+    }
+  }
+  for (let k = 0; k < size; k++) weights[k] = weights[k]! - acc[k]! / t;
+  for (let c = 0; c < classes; c++) bias[c] = bias[c]! - biasAcc[c]! / t;
+  return model;
+}

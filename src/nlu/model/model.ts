@@ -1,0 +1,387 @@
+import { KeywordDictionary, type KeywordEntry } from './dictionary.js';
+import { FEATURE_SETS, featureStrings, Vocabulary, type EntityMask, type FeatureSetName } from './features.js';
+import { DEFAULT_LINEAR, scores, softmaxInPlace, trainLinear, type LinearKind, type LinearModel } from './linear.js';
+import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
+import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
+import { PerceptronTagger, spansOf, type TaggedSentence, type TaggerData } from './tagger.js';
+import { normalisedSpan, originalSpan, prepare, slicePoints, type PreparedText } from './text.js';
+
+/**
+ * The language-understanding model of one application: an intent classifier
+ * and an entity extractor, trained from its samples, kept as one JSON
+ * document (the versioned blob), and read back to predict.
+ */
+
+/** Entity types of the training-data API: 1 keyword and free text, 2 keyword, 3 free text. */
+export type EntityKind = 1 | 2 | 3;
+
+export interface TrainingExample {
+  text: string;
+  /** Intent label, or empty. */
+  intent: string;
+  /** Code-point offsets into `text` as stored, end exclusive. */
+  entities: { entity: string; start: number; end: number }[];
+}
+
+export interface EntityDefinition {
+  label: string;
+  type: EntityKind;
+  /** Listed values with their synonyms (tagged values of keyword entities are added to these). */
+  keywords?: { value: string; synonyms: string[] }[];
+}
+
+export interface TrainOptions {
+  featureSet: FeatureSetName;
+  classifier: LinearKind;
+  seed: number;
+  /** Part of each intent held out to measure the model; 0 skips measuring. */
+  holdout: number;
+  epochs?: number;
+  taggerEpochs?: number;
+}
+
+export const DEFAULT_TRAIN_OPTIONS: TrainOptions = { featureSet: 'syllablesFoldedChars', classifier: 'softmax', seed: 7, holdout: 0.2 };
+
+export interface ModelMetrics {
+  intent?: { accuracy: number; precision: number; recall: number; f1: number; test_size: number; train_size: number };
+  entity?: { precision: number; recall: number; f1: number; test_spans: number; train_size: number };
+}
+
+export interface IntentModelData {
+  labels: string[];
+  /** Keywords whose matches (and system entities) stand as "<entity>" in the features. */
+  keywords: KeywordEntry[];
+  featureSet: FeatureSetName;
+  kind: LinearKind;
+  vocabulary: string[];
+  /** Float32 little-endian, base64. */
+  weights: string;
+  bias: number[];
+}
+
+export interface EntityModelData {
+  definitions: { label: string; type: EntityKind }[];
+  keywords: KeywordEntry[];
+  tagger: TaggerData | undefined;
+}
+
+export interface NluModelData {
+  format: 'saola.nlu.model.v1';
+  intent: IntentModelData | undefined;
+  entity: EntityModelData | undefined;
+  metrics: ModelMetrics;
+}
+
+export interface IntentScore {
+  label: string;
+  confidence: number;
+}
+
+export interface PredictedEntity {
+  entity: string;
+  /** Code points of the text as sent. */
+  start: number;
+  end: number;
+  value: string;
+  real_value: string | number;
+  subentities: PredictedEntity[];
+}
+
+function encodeFloats(values: Float32Array): string {
+  return Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString('base64');
+}
+
+function decodeFloats(text: string): Float32Array {
+  const bytes = Buffer.from(text, 'base64');
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+// Intents
+
+const TRAINING_REFERENCE: ReferenceTime = { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES };
+
+/** Token runs the intent features see as entities: listed keywords first, then system entities. */
+function entityMasks(text: PreparedText, dictionary: KeywordDictionary | undefined, system?: SystemEntityMatch[]): EntityMask[] {
+  const masks: EntityMask[] = dictionary ? dictionary.match(text.tokens).map((m) => ({ entity: m.entity, first: m.first, last: m.last })) : [];
+  const taken = new Set<number>();
+  for (const m of masks) for (let i = m.first; i < m.last; i++) taken.add(i);
+  // Spans do not depend on the reference time, only values do.
+  for (const s of system ?? systemEntities(text, TRAINING_REFERENCE)) {
+    const first = text.tokens.findIndex((t) => t.start === s.start);
+    const last = text.tokens.findIndex((t) => t.end === s.end) + 1;
+    if (first < 0 || last <= first) continue;
+    let free = true;
+    for (let i = first; i < last; i++) if (taken.has(i)) free = false;
+    if (free) masks.push({ entity: s.entity, first, last });
+  }
+  return masks;
+}
+
+function intentFeatures(text: PreparedText, featureSet: FeatureSetName, dictionary: KeywordDictionary | undefined, system?: SystemEntityMatch[]): string[] {
+  return featureStrings(text, FEATURE_SETS[featureSet], entityMasks(text, dictionary, system));
+}
+
+function trainIntents(examples: TrainingExample[], options: TrainOptions, keywords: KeywordEntry[]): IntentModelData {
+  const labels = [...new Set(examples.map((e) => e.intent))].sort();
+  const labelIndex = new Map(labels.map((l, i) => [l, i]));
+  const dictionary = keywords.length > 0 ? new KeywordDictionary(keywords) : undefined;
+  const vocabulary = new Vocabulary();
+  const data = examples.map((e) => ({
+    features: intentFeatures(prepare(e.text), options.featureSet, dictionary).map((f) => vocabulary.add(f)),
+    label: labelIndex.get(e.intent)!,
+  }));
+  const model = trainLinear(data, labels.length, vocabulary.size, {
+    ...DEFAULT_LINEAR,
+    kind: options.classifier,
+    seed: options.seed,
+    epochs: options.epochs ?? DEFAULT_LINEAR.epochs,
+  });
+  return {
+    labels,
+    keywords,
+    featureSet: options.featureSet,
+    kind: options.classifier,
+    vocabulary: vocabulary.entries(),
+    weights: encodeFloats(model.weights),
+    bias: Array.from(model.bias),
+  };
+}
+
+// Entities
+
+function keywordEntries(examples: TrainingExample[], definitions: EntityDefinition[]): KeywordEntry[] {
+  const kinds = new Map(definitions.map((d) => [d.label, d.type]));
+  const entries: KeywordEntry[] = [];
+  for (const d of definitions) for (const k of d.keywords ?? []) entries.push({ entity: d.label, value: k.value, synonyms: k.synonyms });
+  // Tagged words of keyword entities are values too, each its own canonical form unless listed.
+  const listed = new KeywordDictionary(entries);
+  const seen = new Set<string>();
+  for (const e of examples) {
+    for (const tag of e.entities) {
+      const kind = kinds.get(tag.entity);
+      if (kind !== 1 && kind !== 2) continue;
+      const value = slicePoints(e.text, tag.start, tag.end).normalize('NFC').trim();
+      if (!value || listed.canonical(tag.entity, value) !== undefined) continue;
+      const key = `${tag.entity}\u0000${value.toLowerCase()}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      entries.push({ entity: tag.entity, value, synonyms: [] });
+    }
+  }
+  return entries;
+}
+
+interface EntityRuntime {
+  definitions: Map<string, EntityKind>;
+  dictionary: KeywordDictionary;
+  tagger: PerceptronTagger | undefined;
+}
+
+function sentenceOf(text: PreparedText, dictionary: KeywordDictionary, system: SystemEntityMatch[]): TaggedSentence {
+  const hints: string[][] = text.tokens.map(() => []);
+  for (const m of dictionary.match(text.tokens)) {
+    for (let i = m.first; i < m.last; i++) hints[i]!.push(`d:${m.entity}:${i === m.first ? 'B' : 'I'}`);
+  }
+  for (const s of system) {
+    text.tokens.forEach((t, i) => {
+      if (t.start >= s.start && t.end <= s.end) hints[i]!.push(`s:${s.entity}:${t.start === s.start ? 'B' : 'I'}`);
+    });
+  }
+  return { tokens: text.tokens, surface: text.tokens.map((t) => text.chars.slice(t.start, t.end).join('')), hints };
+}
+
+/** Gold BIO tags of an example from its tagged spans (a span covers the tokens it overlaps). */
+function goldTags(text: PreparedText, spans: Span[], freeText: Set<string>): string[] {
+  const tags = text.tokens.map(() => 'O');
+  for (const s of [...spans].sort((a, b) => a.end - a.start - (b.end - b.start)).reverse()) {
+    if (!freeText.has(s.entity)) continue;
+    const inside = text.tokens.map((t, i) => (t.end > s.start && t.start < s.end ? i : -1)).filter((i) => i >= 0);
+    if (inside.length === 0 || inside.some((i) => tags[i] !== 'O')) continue;
+    inside.forEach((i, n) => (tags[i] = `${n === 0 ? 'B' : 'I'}-${s.entity}`));
+  }
+  return tags;
+}
+
+function trainEntities(examples: TrainingExample[], definitions: EntityDefinition[], options: TrainOptions): EntityModelData {
+  const keywords = keywordEntries(examples, definitions);
+  const dictionary = new KeywordDictionary(keywords);
+  const freeText = new Set(definitions.filter((d) => d.type === 1 || d.type === 3).map((d) => d.label));
+  const sentences: TaggedSentence[] = [];
+  for (const e of examples) {
+    const text = prepare(e.text);
+    const spans = e.entities
+      .map((s) => ({ entity: s.entity, ...normalisedSpan(text, s.start, s.end) }))
+      .filter((s): s is Span => s.start !== undefined && s.end !== undefined);
+    const sentence = sentenceOf(text, dictionary, systemEntities(text, TRAINING_REFERENCE));
+    sentence.tags = goldTags(text, spans, freeText);
+    sentences.push(sentence);
+  }
+  const anyFreeText = sentences.some((s) => s.tags!.some((t) => t !== 'O'));
+  const tagger = anyFreeText ? PerceptronTagger.train(sentences, { epochs: options.taggerEpochs ?? 10, seed: options.seed }).toData() : undefined;
+  return { definitions: definitions.map((d) => ({ label: d.label, type: d.type })), keywords, tagger };
+}
+
+/** A model loaded for prediction: the JSON decoded once, lookups ready. */
+export class NluModel {
+  private readonly vocabulary: Vocabulary | undefined;
+  private readonly intentDictionary: KeywordDictionary | undefined;
+  private readonly linear: LinearModel | undefined;
+  private readonly entities: EntityRuntime | undefined;
+
+  constructor(readonly data: NluModelData) {
+    if (data.intent) {
+      this.vocabulary = new Vocabulary(data.intent.vocabulary);
+      this.intentDictionary = data.intent.keywords.length > 0 ? new KeywordDictionary(data.intent.keywords) : undefined;
+      this.linear = {
+        kind: data.intent.kind,
+        classes: data.intent.labels.length,
+        features: data.intent.vocabulary.length,
+        weights: decodeFloats(data.intent.weights),
+        bias: Float32Array.from(data.intent.bias),
+      };
+    }
+    if (data.entity) {
+      this.entities = {
+        definitions: new Map(data.entity.definitions.map((d) => [d.label, d.type])),
+        dictionary: new KeywordDictionary(data.entity.keywords),
+        tagger: data.entity.tagger ? PerceptronTagger.fromData(data.entity.tagger) : undefined,
+      };
+    }
+  }
+
+  get hasIntents(): boolean {
+    return this.linear !== undefined;
+  }
+
+  get hasEntities(): boolean {
+    return this.entities !== undefined;
+  }
+
+  /** Intents ranked by confidence (0-1), at most `limit`. */
+  intents(input: string | PreparedText, limit = 5, system?: SystemEntityMatch[]): IntentScore[] {
+    if (!this.linear || !this.vocabulary || !this.data.intent) return [];
+    const text = typeof input === 'string' ? prepare(input) : input;
+    const features = this.vocabulary.lookup(intentFeatures(text, this.data.intent.featureSet, this.intentDictionary, system));
+    if (features.length === 0) return [];
+    const probs = scores(this.linear, features);
+    // Margins of the SVM are on a smaller scale than log-odds; sharpen before normalising.
+    softmaxInPlace(probs, this.linear.kind === 'svm' ? 0.25 : 1);
+    const ranked = Array.from(probs, (confidence, i) => ({ label: this.data.intent!.labels[i]!, confidence })).sort((a, b) => b.confidence - a.confidence);
+    return ranked.slice(0, limit).map((r) => ({ label: r.label, confidence: Math.round(r.confidence * 1e4) / 1e4 }));
+  }
+
+  /** Both halves of a prediction, the text read once. */
+  predict(content: string, ref: ReferenceTime, parts: { intent: boolean; entity: boolean }): { intents?: IntentScore[]; entities?: PredictedEntity[] } {
+    const text = prepare(content);
+    const system = systemEntities(text, ref);
+    return {
+      ...(parts.intent ? { intents: this.intents(text, 5, system) } : {}),
+      ...(parts.entity ? { entities: this.extract(content, ref, text, system) } : {}),
+    };
+  }
+
+  /** Entities of a text: the application's own (dictionary and tagger) and the system ones, offsets into `original`. */
+  extract(original: string, ref: ReferenceTime, prepared?: PreparedText, systemFound?: SystemEntityMatch[]): PredictedEntity[] {
+    const text = prepared ?? prepare(original);
+    const system = systemFound ?? systemEntities(text, ref);
+    const own: { entity: string; first: number; last: number; value?: string; fromDictionary: boolean }[] = [];
+    if (this.entities) {
+      const { dictionary, tagger, definitions } = this.entities;
+      for (const m of dictionary.match(text.tokens)) {
+        if (definitions.get(m.entity) !== 3) own.push({ ...m, fromDictionary: true });
+      }
+      if (tagger) {
+        const tags = tagger.tag(sentenceOf(text, dictionary, system));
+        for (const s of spansOf(tags)) if (definitions.get(s.entity) !== 2) own.push({ ...s, fromDictionary: false });
+      }
+    }
+    // Longest first, the dictionary first among equals; no two of the application's entities overlap.
+    own.sort((a, b) => b.last - b.first - (a.last - a.first) || Number(b.fromDictionary) - Number(a.fromDictionary) || a.first - b.first);
+    const taken: boolean[] = text.tokens.map(() => false);
+    const kept: typeof own = [];
+    for (const c of own) {
+      let free = true;
+      for (let i = c.first; i < c.last; i++) if (taken[i]) free = false;
+      if (!free) continue;
+      for (let i = c.first; i < c.last; i++) taken[i] = true;
+      kept.push(c);
+    }
+    const toOriginal = (start: number, end: number) => {
+      const span = originalSpan(text, start, end);
+      return { ...span, value: slicePoints(original, span.start, span.end) };
+    };
+    const systemOut: PredictedEntity[] = system.map((s) => ({ entity: s.entity, ...toOriginal(s.start, s.end), real_value: s.realValue, subentities: [] }));
+    const ownOut: PredictedEntity[] = kept.map((c) => {
+      const start = text.tokens[c.first]!.start;
+      const end = text.tokens[c.last - 1]!.end;
+      const span = toOriginal(start, end);
+      const written = text.chars.slice(start, end).join('');
+      const real = c.value ?? this.entities!.dictionary.canonical(c.entity, written) ?? written;
+      const inside = system.filter((s) => s.start >= start && s.end <= end);
+      return {
+        entity: c.entity,
+        ...span,
+        real_value: real,
+        subentities: inside.map((s) => ({ entity: s.entity, ...toOriginal(s.start, s.end), real_value: s.realValue, subentities: [] })),
+      };
+    });
+    return [...ownOut, ...systemOut].sort((a, b) => a.start - b.start || b.end - a.end);
+  }
+}
+
+export interface TrainRequest {
+  examples: TrainingExample[];
+  entities: EntityDefinition[];
+  /** Which halves to train. */
+  parts: { intent: boolean; entity: boolean };
+  options?: Partial<TrainOptions>;
+}
+
+/**
+ * Measures on a held-out split (stratified by intent, seeded), then trains
+ * the final model on everything. Answers the model document.
+ */
+export function trainModel(request: TrainRequest): NluModelData {
+  const options = { ...DEFAULT_TRAIN_OPTIONS, ...request.options };
+  const metrics: ModelMetrics = {};
+  const withIntent = request.examples.filter((e) => e.intent);
+  let intent: IntentModelData | undefined;
+  let entity: EntityModelData | undefined;
+  const { train, test } =
+    options.holdout > 0 ? stratifiedSplit(request.examples, (e) => e.intent || '\u0000none', options.holdout, options.seed) : { train: request.examples, test: [] };
+  const keywords = keywordEntries(request.examples, request.entities);
+  if (request.parts.intent && new Set(withIntent.map((e) => e.intent)).size >= 2) {
+    const testIntents = test.filter((e) => e.intent);
+    if (testIntents.length > 0) {
+      const trainIntentsSet = train.filter((e) => e.intent);
+      const measured = new NluModel({ format: 'saola.nlu.model.v1', intent: trainIntents(trainIntentsSet, options, keywords), entity: undefined, metrics: {} });
+      const guessed = testIntents.map((e) => measured.intents(e.text, 1)[0]?.label);
+      const m = classificationMetrics(
+        testIntents.map((e) => e.intent),
+        guessed,
+      );
+      metrics.intent = { accuracy: m.accuracy, precision: m.precision, recall: m.recall, f1: m.f1, test_size: m.support, train_size: trainIntentsSet.length };
+    }
+    intent = trainIntents(withIntent, options, keywords);
+  }
+  const entityLabels = new Set(request.entities.map((d) => d.label));
+  const tagged = (list: TrainingExample[]) =>
+    list.map((e) => ({ ...e, entities: e.entities.filter((s) => entityLabels.has(s.entity)) }));
+  if (request.parts.entity && request.entities.length > 0) {
+    const testTagged = tagged(test).filter((e) => e.entities.length > 0);
+    if (testTagged.length > 0) {
+      const measured = new NluModel({ format: 'saola.nlu.model.v1', intent: undefined, entity: trainEntities(tagged(train), request.entities, options), metrics: {} });
+      const ref: ReferenceTime = { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES };
+      const predicted = testTagged.map((e) => measured.extract(e.text, ref).filter((p) => entityLabels.has(p.entity)));
+      const m = spanMetrics(
+        testTagged.map((e) => e.entities),
+        predicted,
+      );
+      metrics.entity = { precision: m.precision, recall: m.recall, f1: m.f1, test_spans: m.support, train_size: train.length };
+    }
+    entity = trainEntities(tagged(request.examples), request.entities, options);
+  }
+  return { format: 'saola.nlu.model.v1', intent, entity, metrics };
+}

@@ -1,0 +1,289 @@
+import { readNumber } from './numbers.js';
+import type { PreparedText, Token } from './text.js';
+
+/**
+ * Entities every application has without training: `sys_number`,
+ * `sys_percent`, `sys_date`, `sys_time` and `sys_datetime` (a time with its
+ * day: "9 giờ sáng mai"), in words or digits, with or without diacritics.
+ * Dates and times resolve against a reference time in the application's zone
+ * (Vietnam, UTC+7, unless told otherwise).
+ */
+export type SystemEntityName = 'sys_number' | 'sys_percent' | 'sys_date' | 'sys_time' | 'sys_datetime';
+
+export interface SystemEntityMatch {
+  entity: SystemEntityName;
+  /** Code points of the normalised text. */
+  start: number;
+  end: number;
+  /** number for numbers and percents; ISO text for dates (YYYY-MM-DD), times (HH:MM:SS) and both (YYYY-MM-DDTHH:MM:SS). */
+  realValue: number | string;
+}
+
+export interface ReferenceTime {
+  /** The instant "now" stands for. */
+  now: Date;
+  /** Minutes east of UTC of the application's clock; Vietnam is +420. */
+  offsetMinutes: number;
+}
+
+export const VIETNAM_OFFSET_MINUTES = 7 * 60;
+
+interface LocalDate {
+  year: number;
+  month: number;
+  day: number;
+}
+
+function localToday(ref: ReferenceTime): LocalDate {
+  const shifted = new Date(ref.now.getTime() + ref.offsetMinutes * 60_000);
+  return { year: shifted.getUTCFullYear(), month: shifted.getUTCMonth() + 1, day: shifted.getUTCDate() };
+}
+
+function addDays(d: LocalDate, days: number): LocalDate {
+  const t = new Date(Date.UTC(d.year, d.month - 1, d.day + days));
+  return { year: t.getUTCFullYear(), month: t.getUTCMonth() + 1, day: t.getUTCDate() };
+}
+
+function weekday(d: LocalDate): number {
+  return new Date(Date.UTC(d.year, d.month - 1, d.day)).getUTCDay();
+}
+
+function validDate(year: number, month: number, day: number): boolean {
+  if (!Number.isInteger(year) || !Number.isInteger(month) || !Number.isInteger(day)) return false;
+  if (month < 1 || month > 12 || day < 1) return false;
+  const t = new Date(Date.UTC(year, month - 1, day));
+  return t.getUTCMonth() === month - 1 && t.getUTCDate() === day;
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+const isoDate = (d: LocalDate) => `${pad(d.year, 4)}-${pad(d.month)}-${pad(d.day)}`;
+const isoTime = (h: number, m: number) => `${pad(h)}:${pad(m)}:00`;
+
+/** Folded words, as the tokens carry them. */
+const PERIODS: Record<string, 'morning' | 'noon' | 'afternoon' | 'evening' | 'night'> = {
+  sang: 'morning',
+  trua: 'noon',
+  chieu: 'afternoon',
+  toi: 'evening',
+  dem: 'night',
+  khuya: 'night',
+};
+/** Weekday words after "thứ": Sunday is 0. */
+const WEEKDAYS: Record<string, number> = { hai: 1, '2': 1, ba: 2, '3': 2, tu: 3, '4': 3, nam: 4, '5': 4, sau: 5, '6': 5, bay: 6, '7': 6 };
+
+function hour24(hour: number, period: string | undefined): number {
+  switch (period) {
+    case 'morning':
+      return hour === 12 ? 0 : hour;
+    case 'noon':
+      return hour >= 1 && hour <= 4 ? hour + 12 : hour;
+    case 'afternoon':
+      return hour >= 1 && hour < 12 ? hour + 12 : hour;
+    case 'evening':
+      return hour >= 1 && hour < 12 ? hour + 12 : hour;
+    case 'night':
+      return hour === 12 ? 0 : hour >= 6 && hour < 12 ? hour + 12 : hour;
+    default:
+      return hour;
+  }
+}
+
+interface DateMatch {
+  date: LocalDate;
+  last: number;
+}
+
+/** A day expression starting at token i: hôm nay, (ngày) mai, ngày kia, hôm qua, thứ hai (tuần sau), chủ nhật, ngày 15 tháng 8 (năm 2025), 15/8(/2025). */
+function readDate(tokens: Token[], i: number, ref: ReferenceTime, inChain: boolean): DateMatch | undefined {
+  const today = localToday(ref);
+  const w = (k: number) => tokens[k]?.folded;
+  const first = w(i);
+  if (first === undefined) return undefined;
+  // dd/mm(/yyyy) and dd-mm-yyyy
+  const slash = /^(\d{1,2})[/\-.](\d{1,2})(?:[/\-.](\d{4}|\d{2}))?$/.exec(first);
+  if (slash) {
+    const day = Number(slash[1]);
+    const month = Number(slash[2]);
+    let year = slash[3] ? Number(slash[3]) : today.year;
+    if (slash[3]?.length === 2) year += 2000;
+    // "1.5" is a number, not the first of May: dots need a year.
+    if (first.includes('.') && !slash[3]) return undefined;
+    if (!validDate(year, month, day)) return undefined;
+    return { date: { year, month, day }, last: i + 1 };
+  }
+  if ((first === 'hom' || first === 'bua') && w(i + 1) === 'nay') return { date: today, last: i + 2 };
+  if (first === 'nay' && inChain) return { date: today, last: i + 1 };
+  if ((first === 'hom' || first === 'bua') && w(i + 1) === 'qua') return { date: addDays(today, -1), last: i + 2 };
+  if (first === 'hom' && w(i + 1) === 'kia') return { date: addDays(today, -2), last: i + 2 };
+  if (first === 'ngay' && w(i + 1) === 'mai') return { date: addDays(today, 1), last: i + 2 };
+  if (first === 'ngay' && (w(i + 1) === 'kia' || w(i + 1) === 'mot')) return { date: addDays(today, 2), last: i + 2 };
+  if (first === 'mai' && inChain) return { date: addDays(today, 1), last: i + 1 };
+  let weekdayAt = -1;
+  let target = -1;
+  if (first === 'thu' && w(i + 1) !== undefined && WEEKDAYS[w(i + 1)!] !== undefined) {
+    target = WEEKDAYS[w(i + 1)!]!;
+    weekdayAt = i + 2;
+  } else if (first === 'chu' && w(i + 1) === 'nhat') {
+    target = 0;
+    weekdayAt = i + 2;
+  }
+  if (weekdayAt > 0) {
+    let last = weekdayAt;
+    let weekShift = 0;
+    if (w(last) === 'tuan' && (w(last + 1) === 'sau' || w(last + 1) === 'toi')) {
+      weekShift = 1;
+      last += 2;
+    } else if (w(last) === 'tuan' && w(last + 1) === 'nay') last += 2;
+    else if (w(last) === 'nay') last += 1;
+    const todayDay = weekday(today);
+    // Days run Monday to Sunday in Vietnamese weeks.
+    const mondayBased = (d: number) => (d + 6) % 7;
+    let delta = mondayBased(target) - mondayBased(todayDay);
+    if (weekShift) delta += 7;
+    else if (delta < 0) delta += 7;
+    return { date: addDays(today, delta), last };
+  }
+  if (first === 'ngay' || /^\d/.test(first)) {
+    const start = first === 'ngay' ? i + 1 : i;
+    const day = readNumber(tokens, start, false);
+    if (day && w(day.last) === 'thang') {
+      const month = readNumber(tokens, day.last + 1, false);
+      if (month) {
+        let year = today.year;
+        let last = month.last;
+        if (w(last) === 'nam') {
+          const y = readNumber(tokens, last + 1, false);
+          if (y && y.value >= 1900 && y.value <= 2200) {
+            year = y.value;
+            last = y.last;
+          }
+        }
+        if (validDate(year, month.value, day.value)) return { date: { year, month: month.value, day: day.value }, last };
+      }
+    }
+  }
+  return undefined;
+}
+
+interface TimeMatch {
+  hour: number;
+  minute: number;
+  period: string | undefined;
+  last: number;
+}
+
+/** A clock time at token i: 9 giờ (30 phút | rưỡi | kém 15) (sáng), 9h30, 9:30, 21h. */
+function readTime(tokens: Token[], i: number): TimeMatch | undefined {
+  const w = (k: number) => tokens[k]?.folded;
+  const first = w(i);
+  if (first === undefined) return undefined;
+  let hour: number | undefined;
+  let minute = 0;
+  let last = i;
+  const compact = /^(\d{1,2})(?:h|g|:)(\d{2})?$/.exec(first) ?? /^(\d{1,2})h(\d{1,2})p?$/.exec(first);
+  if (compact) {
+    hour = Number(compact[1]);
+    minute = compact[2] ? Number(compact[2]) : 0;
+    last = i + 1;
+    if (!compact[2]) {
+      const m = readNumber(tokens, last, false);
+      if (m && (w(m.last) === 'phut' || w(m.last) === 'p')) {
+        minute = m.value;
+        last = m.last + 1;
+      }
+    }
+  } else {
+    // "bây giờ" (now), also typed "bay gio", is not seven o'clock.
+    if (tokens[i]!.text === 'bây' || (tokens[i]!.text === 'bay' && w(i + 1) === 'gio')) return undefined;
+    const n = readNumber(tokens, i, false);
+    if (!n || (w(n.last) !== 'gio' && w(n.last) !== 'h')) return undefined;
+    hour = n.value;
+    last = n.last + 1;
+    const m = readNumber(tokens, last, false);
+    if (w(last) === 'ruoi') {
+      minute = 30;
+      last += 1;
+    } else if (w(last) === 'kem') {
+      const k = readNumber(tokens, last + 1, false);
+      if (k && k.value < 60) {
+        hour -= 1;
+        minute = 60 - k.value;
+        last = w(k.last) === 'phut' ? k.last + 1 : k.last;
+      }
+    } else if (m && m.value < 60 && Number.isInteger(m.value)) {
+      minute = m.value;
+      last = w(m.last) === 'phut' || w(m.last) === 'p' ? m.last + 1 : m.last;
+    }
+  }
+  if (!Number.isInteger(hour) || hour < 0 || hour > 24 || minute < 0 || minute > 59) return undefined;
+  let period: string | undefined;
+  if (w(last) !== undefined && PERIODS[w(last)!]) {
+    period = PERIODS[w(last)!];
+    last += 1;
+  }
+  return { hour: hour === 24 ? 0 : hour, minute, period, last };
+}
+
+/** All system entities of a text, left to right, not overlapping one another. */
+export function systemEntities(text: PreparedText, ref: ReferenceTime): SystemEntityMatch[] {
+  const tokens = text.tokens;
+  const out: SystemEntityMatch[] = [];
+  const w = (k: number) => tokens[k]?.folded;
+  let i = 0;
+  while (i < tokens.length) {
+    // A part of the day before a date: "sáng mai", "tối nay" (a date, with the period kept for a following time).
+    const time = readTime(tokens, i);
+    if (time) {
+      let last = time.last;
+      let period = time.period;
+      // "9 giờ sáng mai", "9h tối thứ hai", "10 giờ ngày 15/8", "9 giờ sáng hôm nay"
+      let date: DateMatch | undefined;
+      let k = last;
+      if (w(k) === 'ngay' && /^\d/.test(w(k + 1) ?? '')) k += 1;
+      if (w(k) === 'luc') k += 1;
+      date = readDate(tokens, k, ref, true);
+      if (!period && date === undefined && PERIODS[w(last) ?? '']) {
+        period = PERIODS[w(last)!];
+        last += 1;
+        date = readDate(tokens, last, ref, true);
+        k = last;
+      }
+      const hour = hour24(time.hour, period);
+      if (date) {
+        out.push({
+          entity: 'sys_datetime',
+          start: tokens[i]!.start,
+          end: tokens[date.last - 1]!.end,
+          realValue: `${isoDate(date.date)}T${isoTime(hour, time.minute)}`,
+        });
+        i = date.last;
+      } else {
+        out.push({ entity: 'sys_time', start: tokens[i]!.start, end: tokens[last - 1]!.end, realValue: isoTime(hour, time.minute) });
+        i = last;
+      }
+      continue;
+    }
+    const date = readDate(tokens, i, ref, false);
+    if (date) {
+      out.push({ entity: 'sys_date', start: tokens[i]!.start, end: tokens[date.last - 1]!.end, realValue: isoDate(date.date) });
+      i = date.last;
+      continue;
+    }
+    const number = readNumber(tokens, i, true);
+    if (number) {
+      if (w(number.last) === '%') {
+        out.push({ entity: 'sys_percent', start: tokens[i]!.start, end: tokens[number.last]!.end, realValue: number.value });
+        i = number.last + 1;
+      } else if (w(number.last) === 'phan' && w(number.last + 1) === 'tram') {
+        out.push({ entity: 'sys_percent', start: tokens[i]!.start, end: tokens[number.last + 1]!.end, realValue: number.value });
+        i = number.last + 2;
+      } else {
+        out.push({ entity: 'sys_number', start: tokens[i]!.start, end: tokens[number.last - 1]!.end, realValue: number.value });
+        i = number.last;
+      }
+      continue;
+    }
+    i++;
+  }
+  return out;
+}

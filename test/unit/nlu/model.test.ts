@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
+import { featureStrings, FEATURE_SETS } from '../../../src/nlu/model/features.js';
+import { classificationMetrics, spanMetrics, stratifiedSplit } from '../../../src/nlu/model/metrics.js';
+import { NluModel, trainModel, type TrainingExample } from '../../../src/nlu/model/model.js';
+import { parseNumeral } from '../../../src/nlu/model/numbers.js';
+import { systemEntities, type ReferenceTime } from '../../../src/nlu/model/system-entities.js';
+import { PerceptronTagger, spansOf } from '../../../src/nlu/model/tagger.js';
+import { foldText, prepare, slicePoints } from '../../../src/nlu/model/text.js';
+
+// Wednesday 25 November 2026, 20:00 in Vietnam.
+const REF: ReferenceTime = { now: new Date('2026-11-25T13:00:00Z'), offsetMinutes: 420 };
+
+function sys(text: string) {
+  return systemEntities(prepare(text), REF).map((m) => ({ entity: m.entity, text: slicePoints(text, m.start, m.end), value: m.realValue }));
+}
+
+describe('text: folding and offsets', () => {
+  test('accent folding maps every Vietnamese letter to its base, đ to d', () => {
+    assert.equal(foldText('Đặt vé MÁY BAY đi Huế'), 'dat ve may bay di hue');
+    assert.equal(foldText('ươ ỳ ẫ ặ ổ'), 'uo y a a o');
+  });
+
+  test('NFD input: each decomposed letter becomes one code point, offsets point back into the input', () => {
+    const nfc = 'đi Đà Nẵng';
+    const nfd = nfc.normalize('NFD');
+    assert.notEqual(Array.from(nfd).length, Array.from(nfc).length);
+    const p = prepare(nfd);
+    assert.equal(p.chars.join(''), nfc);
+    const token = p.tokens.find((t) => t.folded === 'nang')!;
+    const start = p.originalStart[token.start]!;
+    const end = p.originalEnd[token.end - 1]!;
+    assert.equal(slicePoints(nfd, start, end), 'Nẵng'.normalize('NFD'));
+  });
+
+  test('tokens keep numbers with their separators and units together', () => {
+    assert.deepEqual(
+      prepare('Hẹn 9h30 ngày 15/8, giá 1.000.000đ (500k)').tokens.map((t) => t.text),
+      ['hẹn', '9h30', 'ngày', '15/8', ',', 'giá', '1.000.000đ', '(', '500k', ')'],
+    );
+  });
+});
+
+describe('system entities', () => {
+  test('numbers in words and digits', () => {
+    assert.deepEqual(parseNumeral('1.000.000'), 1_000_000);
+    assert.deepEqual(parseNumeral('1,5'), 1.5);
+    assert.deepEqual(parseNumeral('500k'), 500_000);
+    assert.deepEqual(parseNumeral('2tr5'), 2_500_000);
+    assert.deepEqual(sys('chuyển hai trăm lẻ năm nghìn'), [{ entity: 'sys_number', text: 'hai trăm lẻ năm nghìn', value: 205_000 }]);
+    assert.deepEqual(sys('một triệu rưỡi')[0]?.value, 1_500_000);
+    assert.deepEqual(sys('hai mươi mốt')[0]?.value, 21);
+    assert.deepEqual(sys('mười lăm')[0]?.value, 15);
+    assert.deepEqual(sys('hai trăm năm')[0]?.value, 250, 'a lone digit after a hundred is its tens in speech');
+    assert.deepEqual(sys('mot ty hai tram trieu')[0]?.value, 1_200_000_000, 'without diacritics');
+    assert.deepEqual(sys('1,5 triệu')[0]?.value, 1_500_000);
+  });
+
+  test('a lone word that is a number only without its marks is not one', () => {
+    assert.deepEqual(sys('nam mo'), []);
+    assert.deepEqual(sys('bây giờ là mấy giờ'), []);
+  });
+
+  test('percentages', () => {
+    assert.deepEqual(sys('giảm ba mươi phần trăm'), [{ entity: 'sys_percent', text: 'ba mươi phần trăm', value: 30 }]);
+    assert.deepEqual(sys('lãi 7% một năm')[0], { entity: 'sys_percent', text: '7%', value: 7 });
+  });
+
+  test('dates: dd/mm, words, relative days, weekdays', () => {
+    assert.deepEqual(sys('ngày 15/8 tôi bay'), [{ entity: 'sys_date', text: '15/8', value: '2026-08-15' }]);
+    assert.deepEqual(sys('ngày 2 tháng 9 năm 2025')[0]?.value, '2025-09-02');
+    assert.deepEqual(sys('hôm nay')[0]?.value, '2026-11-25');
+    assert.deepEqual(sys('ngày mai')[0]?.value, '2026-11-26');
+    assert.deepEqual(sys('hom qua')[0]?.value, '2026-11-24');
+    assert.deepEqual(sys('thứ hai tuần sau')[0]?.value, '2026-11-30');
+    assert.ok(!sys('31/2').some((m) => m.entity === 'sys_date'), 'no 31 February');
+  });
+
+  test('times and a time with its day', () => {
+    assert.deepEqual(sys('đặt lịch 9 giờ sáng mai nhé'), [{ entity: 'sys_datetime', text: '9 giờ sáng mai', value: '2026-11-26T09:00:00' }]);
+    assert.deepEqual(sys('hẹn 7h30 tối')[0], { entity: 'sys_time', text: '7h30 tối', value: '19:30:00' });
+    assert.deepEqual(sys('chín giờ rưỡi tối nay')[0]?.value, '2026-11-25T21:30:00');
+    assert.deepEqual(sys('2 gio chieu')[0]?.value, '14:00:00');
+    assert.deepEqual(sys('10:15')[0]?.value, '10:15:00');
+  });
+});
+
+describe('keyword dictionary', () => {
+  const dict = new KeywordDictionary([
+    { entity: 'city', value: 'Hồ Chí Minh', synonyms: ['Sài Gòn', 'tphcm'] },
+    { entity: 'city', value: 'Hà Nội', synonyms: [] },
+    { entity: 'place', value: 'Hồ', synonyms: [] },
+  ]);
+
+  test('longest match wins, accent-insensitive, real value is the canonical one', () => {
+    const text = prepare('bay tu ho chi minh ra Ha Noi roi ve SÀI GÒN');
+    const found = dict.match(text.tokens).map((m) => [m.entity, m.value, text.tokens.slice(m.first, m.last).map((t) => t.text).join(' ')]);
+    assert.deepEqual(found, [
+      ['city', 'Hồ Chí Minh', 'ho chi minh'],
+      ['city', 'Hà Nội', 'ha noi'],
+      ['city', 'Hồ Chí Minh', 'sài gòn'],
+    ]);
+    assert.equal(dict.canonical('city', 'sai gon'), 'Hồ Chí Minh');
+  });
+});
+
+describe('sequence tagger', () => {
+  test('learns a free-text slot from its context and finds unseen values', () => {
+    const names = ['Minh', 'Lan', 'Hùng', 'Thảo', 'Quân', 'Trâm'];
+    const frames = [['chuyển tiền cho', ''], ['gửi quà tới', 'nhé'], ['gọi cho', 'ngay']];
+    const sentences = [];
+    for (const name of names) {
+      for (const [before, after] of frames) {
+        const text = prepare(`${before} ${name} ${after}`.trim());
+        const tags = text.tokens.map((t) => (t.text === name.toLowerCase() ? 'B-person' : 'O'));
+        sentences.push({ tokens: text.tokens, surface: text.tokens.map((t) => text.chars.slice(t.start, t.end).join('')), hints: text.tokens.map(() => []), tags });
+      }
+    }
+    const tagger = PerceptronTagger.train(sentences, { epochs: 8, seed: 1 });
+    const restored = PerceptronTagger.fromData(JSON.parse(JSON.stringify(tagger.toData())));
+    const text = prepare('chuyển tiền cho Dũng');
+    const tags = restored.tag({ tokens: text.tokens, surface: ['chuyển', 'tiền', 'cho', 'Dũng'], hints: text.tokens.map(() => []) });
+    assert.deepEqual(spansOf(tags), [{ entity: 'person', first: 3, last: 4 }]);
+  });
+
+  test('spansOf reads BIO runs and treats a stray I as a start', () => {
+    assert.deepEqual(spansOf(['B-a', 'I-a', 'O', 'I-b', 'B-a']), [
+      { entity: 'a', first: 0, last: 2 },
+      { entity: 'b', first: 3, last: 4 },
+      { entity: 'a', first: 4, last: 5 },
+    ]);
+  });
+});
+
+describe('metrics', () => {
+  test('the split is stratified and seeded', () => {
+    const items = [...Array(10).keys()].map((i) => ({ id: i, c: 'a' })).concat([...Array(5).keys()].map((i) => ({ id: 10 + i, c: 'b' })));
+    const one = stratifiedSplit(items, (x) => x.c, 0.2, 3);
+    const two = stratifiedSplit(items, (x) => x.c, 0.2, 3);
+    assert.deepEqual(one, two);
+    assert.equal(one.test.filter((x) => x.c === 'a').length, 2);
+    assert.equal(one.test.filter((x) => x.c === 'b').length, 1);
+    assert.equal(one.train.length + one.test.length, 15);
+  });
+
+  test('macro F1 and exact-span F1', () => {
+    const m = classificationMetrics(['a', 'a', 'b', 'b'], ['a', 'b', 'b', 'b']);
+    assert.equal(m.accuracy, 0.75);
+    assert.ok(Math.abs(m.f1 - (2 / 3 + 0.8) / 2) < 1e-9);
+    const s = spanMetrics([[{ entity: 'x', start: 0, end: 3 }]], [[{ entity: 'x', start: 0, end: 3 }, { entity: 'x', start: 4, end: 5 }]]);
+    assert.equal(s.recall, 1);
+    assert.equal(s.precision, 0.5);
+  });
+});
+
+describe('the whole model', () => {
+  const intents: Record<string, string[]> = {
+    book_flight: ['đặt vé máy bay đi Huế', 'mua vé bay ra Hà Nội', 'tôi muốn bay vào Sài Gòn', 'đặt chuyến bay đi Đà Nẵng', 'vé máy bay đi Huế giá bao nhiêu', 'book vé bay Hà Nội'],
+    weather: ['thời tiết Huế hôm nay', 'ngày mai Hà Nội có mưa không', 'trời Sài Gòn nóng không', 'dự báo thời tiết Đà Nẵng', 'nhiệt độ ở Huế bao nhiêu', 'Hà Nội có lạnh không'],
+    greeting: ['xin chào', 'chào bạn', 'chào buổi sáng', 'hello bạn ơi', 'chào em nhé', 'xin chào trợ lý'],
+  };
+  const cities = ['Huế', 'Hà Nội', 'Sài Gòn', 'Đà Nẵng'];
+  const examples: TrainingExample[] = Object.entries(intents).flatMap(([intent, texts]) =>
+    texts.map((text) => {
+      const city = cities.find((c) => text.includes(c));
+      const entities = [];
+      if (city) {
+        const start = Array.from(text.slice(0, text.indexOf(city))).length;
+        entities.push({ entity: 'city', start, end: start + Array.from(city).length });
+      }
+      return { text, intent, entities };
+    }),
+  );
+  const data = trainModel({
+    examples,
+    entities: [{ label: 'city', type: 1, keywords: [{ value: 'Hồ Chí Minh', synonyms: ['Sài Gòn'] }] }],
+    parts: { intent: true, entity: true },
+    options: { holdout: 0.2 },
+  });
+  const model = new NluModel(JSON.parse(JSON.stringify(data)));
+
+  test('ranks the right intent first with and without diacritics, confidences in 0-1', () => {
+    for (const [text, intent] of [
+      ['cho tôi vé máy bay đi Đà Nẵng', 'book_flight'],
+      ['cho toi ve may bay di Da Nang', 'book_flight'],
+      ['thoi tiet ha noi the nao', 'weather'],
+      ['chào nhé', 'greeting'],
+    ] as const) {
+      const ranked = model.intents(text);
+      assert.equal(ranked[0]?.label, intent, text);
+      assert.ok(ranked.every((r) => r.confidence >= 0 && r.confidence <= 1));
+      assert.ok(ranked[0]!.confidence >= ranked[1]!.confidence);
+    }
+  });
+
+  test('entities: synonyms answer the canonical value, offsets are code points of the text as sent (NFD too)', () => {
+    const text = 'vé đi Sài Gòn lúc 9 giờ sáng mai';
+    const found = model.extract(text, REF);
+    const city = found.find((e) => e.entity === 'city')!;
+    assert.deepEqual({ start: city.start, end: city.end, value: city.value, real: city.real_value }, { start: 6, end: 13, value: 'Sài Gòn', real: 'Hồ Chí Minh' });
+    assert.ok(found.some((e) => e.entity === 'sys_datetime' && e.real_value === '2026-11-26T09:00:00'));
+
+    const nfd = text.normalize('NFD');
+    const cityNfd = model.extract(nfd, REF).find((e) => e.entity === 'city')!;
+    assert.equal(slicePoints(nfd, cityNfd.start, cityNfd.end), 'Sài Gòn'.normalize('NFD'));
+    assert.equal(cityNfd.value, 'Sài Gòn'.normalize('NFD'));
+  });
+
+  test('predict reads the text once and answers what intents and extract answer', () => {
+    const text = 'thoi tiet Sai Gon 9 gio sang mai';
+    const both = model.predict(text, REF, { intent: true, entity: true });
+    assert.deepEqual(both, { intents: model.intents(text), entities: model.extract(text, REF) });
+    assert.deepEqual(Object.keys(model.predict(text, REF, { intent: false, entity: true })), ['entities']);
+  });
+
+  test('metrics from the held-out split are stored with the model', () => {
+    assert.ok(data.metrics.intent);
+    assert.ok(data.metrics.intent.test_size >= 3);
+    assert.ok(data.metrics.intent.accuracy >= 0 && data.metrics.intent.accuracy <= 1);
+  });
+
+  test('feature sets: folded features make the unmarked text share features with the marked one', () => {
+    const marked = new Set(featureStrings('đặt vé', FEATURE_SETS.syllablesFolded));
+    const plain = featureStrings('dat ve', FEATURE_SETS.syllablesFolded);
+    assert.ok(plain.some((f) => marked.has(f)));
+    const onlySyllables = new Set(featureStrings('đặt vé', FEATURE_SETS.syllablesOnly));
+    assert.ok(!featureStrings('dat ve', FEATURE_SETS.syllablesOnly).some((f) => onlySyllables.has(f)));
+  });
+});
