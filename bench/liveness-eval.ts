@@ -1,6 +1,6 @@
 /**
  * `npm run eval:liveness [-- --faces DIR --antispoof DIR --quick --photos N --set tune|held-out]`: liveness on
- * generated videos. Per code of the table, how many generated error cases got
+ * generated videos. With `--real DIR [--conform]`: on a folder of real videos instead (liveness-real.ts). Per code of the table, how many generated error cases got
  * their code; APCER / BPCER on generated attacks (a photo moved by pan, zoom,
  * tilt and hand shake; printed paper; a phone screen with moiré and glare)
  * and on the live proxy (different photos of one person joined by
@@ -37,6 +37,10 @@ const { values } = parseArgs({
     dump: { type: 'string' },
     /** Run only one set ("tune" while tuning; the held-out set is run once at the end). */
     set: { type: 'string' },
+    /** A folder of real videos with truth.jsonl (file, label live/print/replay/mask): evaluated instead of the generated set. */
+    real: { type: 'string' },
+    /** With --real: send spec-conforming copies (5.5 s, 1280x720 / 720x1280, 30 fps, H.264) made here. */
+    conform: { type: 'boolean', default: false },
   },
 });
 const fixtures = path.resolve('test/face/fixtures');
@@ -192,6 +196,15 @@ const service = (antispoofModel?: string, antispoofInput: AntispoofInput = 'face
   return { svc: new LivenessService(cfg, l, faces, engine, () => locateFfmpeg(l.ffmpeg)), engine };
 };
 const main = service();
+
+if (values.real) {
+  const { evalReal } = await import('./liveness-real.js');
+  const rows = await evalReal({ dir: path.resolve(values.real), conform: values.conform!, ffmpeg: (await locateFfmpeg('auto')).binary, svc: main.svc, versions: [2, 3], cpuSeconds });
+  if (values.dump) fs.writeFileSync(values.dump, JSON.stringify(rows.filter((r) => r.version === 3).map((r) => ({ file: r.video.file, label: r.video.label, code: r.result.entry.code, cues: r.trace.verdict?.cues, analysis: r.trace.analysis && { ...r.trace.analysis, embedding: undefined } }))));
+  for (const e of engines) await e.close();
+  await faces.close();
+  process.exit(0);
+}
 
 /** CPU seconds of this process and its finished children (ffmpeg), from /proc. */
 function cpuSeconds(): number {
