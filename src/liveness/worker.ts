@@ -87,7 +87,7 @@ export interface LivenessAnalysis {
   /** Frames the anti-spoof model and screen cues ran on, and the model's live probability on each. */
   cueFrames: number[];
   antispoof: number[];
-  /** The model's live probability on every frame with a face (the cue is their median). */
+  /** The nets' live probability on up to ANTISPOOF_FRAMES face frames spread over the video (the cue is their median). */
   antispoofAll: number[];
   /** Skin shares above the eyebrows and over mouth and chin of the aligned face, per cue frame (the face engine's mask rule). */
   skin: { upper: number; lower: number }[];
@@ -106,6 +106,9 @@ interface AntispoofNet {
 }
 
 let antispoof: Promise<AntispoofNet[]> | undefined;
+
+/** Face frames the anti-spoof nets score per video (their median is the cue). */
+export const ANTISPOOF_FRAMES = 10;
 
 const createSession = (bytes: Buffer) => ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
 
@@ -219,8 +222,14 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
       skin.push({ upper: e.skinUpper, lower: e.skinLower });
       if (i === best && task.embed) embedding = e.embedding;
     }
-    // The model on every face frame: on real videos single frames swing (a live webcam 0.1-0.8), their median does not.
-    for (const { i } of withFace) {
+    // The nets on up to ANTISPOOF_FRAMES face frames spread over the video (the best ones included): on real
+    // videos single frames swing (a live webcam 0.1-0.8), their median does not.
+    const faceOrder = withFace.map((x) => x.i).sort((a, b) => a - b);
+    const spread = new Set(cueFrames);
+    for (let k = 0; spread.size < Math.min(ANTISPOOF_FRAMES, faceOrder.length) && k < faceOrder.length; k++) {
+      spread.add(faceOrder[Math.floor(((k + 0.5) * faceOrder.length) / Math.max(1, ANTISPOOF_FRAMES - cueFrames.length))] ?? faceOrder[k]);
+    }
+    for (const i of [...spread].sort((a, b) => a - b)) {
       const k = cueFrames.indexOf(i);
       allScores.push(k >= 0 ? scores[k] : await antispoofMean(nets, frameAt(i), frames[i].face!.box));
     }
