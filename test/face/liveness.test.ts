@@ -51,7 +51,8 @@ describe('liveness over HTTP with generated videos', () => {
     r = await v3(still);
     assert.equal(r.body.code, '413');
     assert.equal(r.body.liveness.code, '413');
-    assert.equal(r.body.liveness.is_live, NA);
+    assert.equal(r.body.liveness.is_live, 'false');
+    assert.equal(r.body.message, 'Video may seem like image');
     assert.equal(r.body.face_match.code, NA);
   });
 
