@@ -206,6 +206,8 @@ describe('liveness: verdict and bodies', () => {
     assert.equal(inRuns([true, false, true, true, false, true, true, true], 2), 5);
     // A phone selfie's camera below the eyes reads a frontal face at ~28 degrees of pitch.
     assert.equal(judge(analysis(ok.map((f) => ({ ...f, face: { ...f.face!, pose: { roll: 0, yaw: 1, pitch: -28 } } }))), rules).outcome, 'ok');
+    // The anti-spoof cue is the median over the scored frames: one frame's swing does not move it.
+    assert.equal(judge({ ...analysis(ok), antispoofAll: [0.9, 0.1, 0.95, 0.92, 0.88] }, rules).cues!.antispoof, 0.9);
     // One selfie image: no still-image rule, one frontal frame is enough.
     assert.equal(judge(analysis([frame({ diff: 0, diffFirst: 0 })]), { ...rules, selfies: true }).outcome, 'ok');
     assert.equal(judge(analysis([frame({ diff: 0, diffFirst: 0 }), frame({ diff: 0, diffFirst: 0 })]), rules).outcome, 'stillImage');
@@ -363,5 +365,28 @@ describe('liveness: dark glasses on the aligned face', () => {
     assert.equal(eyesCovered(eyeCover(face({ lens: [4, 2] }))), true);
     // One eye covered (a wink behind a hand, an eye patch) is not dark glasses.
     assert.equal(eyesCovered(eyeCover(face({ lens: [0, 0], oneLens: true }))), false);
+  });
+});
+
+describe('liveness: committed anti-spoof models', () => {
+  it('loads both MiniFASNets verified, and refuses an altered copy', async () => {
+    const { loadLivenessAntispoof, LIVENESS_ANTISPOOF, livenessModelDir } = await import('../../src/liveness/models.js');
+    const { createHash } = await import('node:crypto');
+    for (const which of ['v2', 'v1se'] as const) {
+      assert.equal(createHash('sha256').update(loadLivenessAntispoof(which)).digest('hex'), LIVENESS_ANTISPOOF[which].sha256);
+    }
+    const fsm = await import('node:fs');
+    const os = await import('node:os');
+    const pathm = await import('node:path');
+    const dir = fsm.mkdtempSync(pathm.join(os.tmpdir(), 'saola-models-'));
+    try {
+      const bytes = fsm.readFileSync(pathm.join(livenessModelDir(), LIVENESS_ANTISPOOF.v2.file));
+      bytes[bytes.length - 1] ^= 1;
+      fsm.writeFileSync(pathm.join(dir, LIVENESS_ANTISPOOF.v2.file), bytes);
+      assert.throws(() => loadLivenessAntispoof('v2', dir), /altered/);
+      assert.throws(() => loadLivenessAntispoof('v1se', dir), /missing/);
+    } finally {
+      fsm.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
