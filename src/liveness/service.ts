@@ -146,29 +146,28 @@ export class LivenessService {
     return { data, width, height, count: images.length, interval: 1 };
   }
 
+  /** Analysis, the code table and the fusion, then `cmnd` against the best frame. */
   private async judgeFrames(version: LivenessVersion, frames: DecodedFrames, cmnd: UploadedFile | undefined, warnings: string[], trace: LivenessTrace, appCode: string | undefined, selfies: boolean): Promise<LivenessResult> {
-    {
-      trace.frames = frames.count;
-      const analysis = await this.engine.analyze(frames, { embed: Boolean(cmnd) });
-      trace.analysisMs = analysis.ms;
-      trace.analysis = analysis;
-      const threshold = (appCode !== undefined ? await this.thresholds?.forApp(appCode) : undefined) ?? this.lcfg.liveThreshold;
-      const verdict = judge(analysis, {
-        version,
-        minFaceRatio: this.lcfg.minFaceRatio,
-        minBlurVariance: this.lcfg.minBlurVariance,
-        secondFaceRatio: this.cfg.secondFaceRatio,
-        liveThreshold: threshold,
-        reviewMargin: this.lcfg.reviewMargin,
-        selfies,
-      });
-      trace.verdict = verdict;
-      const entry = OUTCOME_ENTRY[verdict.outcome];
-      if (verdict.outcome !== 'ok' || !verdict.decision) return { entry, detail: entry.message, warnings };
-      const result: LivenessResult = { entry, detail: entry.message, decision: verdict.decision, warnings };
-      if (cmnd && analysis.embedding) result.faceMatch = await this.compare(cmnd, analysis.embedding);
-      return result;
-    }
+    trace.frames = frames.count;
+    const analysis = await this.engine.analyze(frames, { embed: Boolean(cmnd) });
+    trace.analysisMs = analysis.ms;
+    trace.analysis = analysis;
+    const threshold = (appCode !== undefined ? await this.thresholds?.forApp(appCode) : undefined) ?? this.lcfg.liveThreshold;
+    const verdict = judge(analysis, {
+      version,
+      minFaceRatio: this.lcfg.minFaceRatio,
+      minBlurVariance: this.lcfg.minBlurVariance,
+      secondFaceRatio: this.cfg.secondFaceRatio,
+      liveThreshold: threshold,
+      reviewMargin: this.lcfg.reviewMargin,
+      selfies,
+    });
+    trace.verdict = verdict;
+    const entry = OUTCOME_ENTRY[verdict.outcome];
+    if (verdict.outcome !== 'ok' || !verdict.decision) return { entry, detail: entry.message, warnings };
+    const result: LivenessResult = { entry, detail: entry.message, decision: verdict.decision, warnings };
+    if (cmnd && analysis.embedding) result.faceMatch = await this.compare(cmnd, analysis.embedding);
+    return result;
   }
 
   /** `cmnd`'s largest face against the video's best frame, on face match's similarity scale and threshold. */
