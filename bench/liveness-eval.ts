@@ -1,6 +1,6 @@
 /**
  * `npm run eval:liveness [-- --faces DIR --antispoof DIR --quick --photos N --set tune|held-out]`: liveness on
- * generated videos. Per code of the table, how many generated error cases got
+ * generated videos. With `--real DIR [--conform]`: on a folder of real videos instead (liveness-real.ts). Per code of the table, how many generated error cases got
  * their code; APCER / BPCER on generated attacks (a photo moved by pan, zoom,
  * tilt and hand shake; printed paper; a phone screen with moiré and glare)
  * and on the live proxy (different photos of one person joined by
@@ -37,6 +37,10 @@ const { values } = parseArgs({
     dump: { type: 'string' },
     /** Run only one set ("tune" while tuning; the held-out set is run once at the end). */
     set: { type: 'string' },
+    /** A folder of real videos with truth.jsonl (file, label live/print/replay/mask): evaluated instead of the generated set. */
+    real: { type: 'string' },
+    /** With --real: send spec-conforming copies (5.5 s, 1280x720 / 720x1280, 30 fps, H.264) made here. */
+    conform: { type: 'boolean', default: false },
   },
 });
 const fixtures = path.resolve('test/fixtures/face');
@@ -185,13 +189,22 @@ const cfg = loadFaceConfig(process.env, 1);
 const lcfg = loadLivenessConfig(process.env, 1);
 const faces = new FaceEngine(cfg, { maxQueue: 16, timeoutMs: 120_000 });
 const engines: LivenessEngine[] = [];
-const service = (antispoofModel?: string, antispoofInput: AntispoofInput = 'faceplugin') => {
+const service = (antispoofModel?: string, antispoofInput: AntispoofInput = lcfg.antispoofInput) => {
   const l = { ...lcfg, ...(antispoofModel ? { antispoofModel } : {}), antispoofInput, threads: 1 };
   const engine = new LivenessEngine(cfg, l, { maxQueue: 16, timeoutMs: 120_000 });
   engines.push(engine);
   return { svc: new LivenessService(cfg, l, faces, engine, () => locateFfmpeg(l.ffmpeg)), engine };
 };
-const main = service();
+const main = service(lcfg.antispoofModel, lcfg.antispoofInput);
+
+if (values.real) {
+  const { evalReal } = await import('./liveness-real.js');
+  const rows = await evalReal({ dir: path.resolve(values.real), conform: values.conform!, ffmpeg: (await locateFfmpeg('auto')).binary, svc: main.svc, versions: [2, 3], cpuSeconds });
+  if (values.dump) fs.writeFileSync(values.dump, JSON.stringify(rows.filter((r) => r.version === 3).map((r) => ({ file: r.video.file, label: r.video.label, code: r.result.entry.code, cues: r.trace.verdict?.cues, analysis: r.trace.analysis && { ...r.trace.analysis, embedding: undefined } }))));
+  for (const e of engines) await e.close();
+  await faces.close();
+  process.exit(0);
+}
 
 /** CPU seconds of this process and its finished children (ffmpeg), from /proc. */
 function cpuSeconds(): number {
@@ -273,15 +286,18 @@ if (hd.length) console.log(`\nCPU per 6 s 1280x720 25 fps clip (process + ffmpeg
 
 // Anti-spoof models on the same frames.
 const antispoofDir = values.antispoof!;
-const models: [string, string | undefined, AntispoofInput][] = [['fr_liveness (shipped)', undefined, 'faceplugin']];
-if (fs.existsSync(path.join(antispoofDir, 'MiniFASNetV2.onnx'))) {
-  models.push(['MiniFASNetV2', path.join(antispoofDir, 'MiniFASNetV2.onnx'), 'minifasnet-v2'], ['MiniFASNetV1SE', path.join(antispoofDir, 'MiniFASNetV1SE.onnx'), 'minifasnet-v1se']);
-}
-console.log('\nAnti-spoof models (live probability; mean over the 3 best frames of each video)');
+const models: [string, string | undefined, AntispoofInput][] = [
+  ['MiniFASNet V2+V1SE (shipped)', undefined, 'minifasnet'],
+  ['MiniFASNetV2', undefined, 'minifasnet-v2'],
+  ['MiniFASNetV1SE', undefined, 'minifasnet-v1se'],
+  ['fr_liveness (shipped before)', undefined, 'faceplugin'],
+];
+console.log('\nAnti-spoof models (live probability; median over every frame with a face of each video)');
 const { decodeFrames, readHeader } = await import('../src/liveness/video.js');
 const { withTempFile } = await import('../src/platform/media/ffmpeg.js');
 const ffmpeg = await locateFfmpeg('auto');
 const scored = rows.filter((r) => r.c.kind !== 'error' && r.version === 3 && r.result.decision);
+const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? 0.5;
 // One at a time: a shared machine times out dozens of parallel decodes.
 const frameSets = [];
 for (const r of scored) {
@@ -289,11 +305,11 @@ for (const r of scored) {
 }
 const labelled = ['live_T1.jpg', 'print_F1.jpg', 'screen_F2.jpg'].filter((f) => fs.existsSync(path.join(antispoofDir, f)));
 for (const [label, file, input] of models) {
-  const { engine } = file ? service(file, input) : main;
+  const { engine } = service(file, input);
   const scores: { kind: Kind; p: number }[] = [];
   for (let i = 0; i < scored.length; i++) {
     const a = await engine.analyze(frameSets[i], { embed: false });
-    scores.push({ kind: scored[i].c.kind, p: a.antispoof.reduce((x, y) => x + y, 0) / Math.max(1, a.antispoof.length) });
+    scores.push({ kind: scored[i].c.kind, p: median(a.antispoofAll) });
   }
   const att = scores.filter((s) => s.kind === 'attack').map((s) => s.p);
   const liv = scores.filter((s) => s.kind === 'live').map((s) => s.p);

@@ -1,7 +1,7 @@
 import { choiceSetting, ConfigError, integerSetting, numberSetting, textSetting, type Env } from '../platform/settings.js';
 
 /** Inputs of the passive anti-spoof models liveness can run (see docs/face.md, "Liveness"). */
-export const ANTISPOOF_INPUTS = ['faceplugin', 'minifasnet-v2', 'minifasnet-v1se'] as const;
+export const ANTISPOOF_INPUTS = ['minifasnet', 'faceplugin', 'minifasnet-v2', 'minifasnet-v1se'] as const;
 export type AntispoofInput = (typeof ANTISPOOF_INPUTS)[number];
 
 /** Liveness (/dmp/checklive/v2, /dmp/liveness/v3) settings, from SAOLA_LIVENESS_* (documented in docs/face.md). */
@@ -64,7 +64,7 @@ export function loadLivenessConfig(env: Env = process.env, poolThreads = 2): Liv
     liveThreshold: numberSetting(env, 'SAOLA_LIVENESS_THRESHOLD', 0.5, 0, 1, { integer: false }),
     reviewMargin: numberSetting(env, 'SAOLA_LIVENESS_REVIEW_MARGIN', 0.2, 0, 0.5, { integer: false }),
     antispoofModel,
-    antispoofInput: choiceSetting(env, 'SAOLA_LIVENESS_ANTISPOOF_INPUT', 'faceplugin', ANTISPOOF_INPUTS),
+    antispoofInput: choiceSetting(env, 'SAOLA_LIVENESS_ANTISPOOF_INPUT', 'minifasnet', ANTISPOOF_INPUTS),
     threads: integerSetting(env, 'SAOLA_LIVENESS_THREADS', Math.max(1, Math.min(poolThreads, 2)), 1, 64),
   };
 }

@@ -4,6 +4,7 @@ import { WorkerPool } from '../platform/pool/index.js';
 import type { FaceConfig } from '../face/config.js';
 import type { LivenessConfig } from './config.js';
 import { ANTISPOOF_SPECS } from './antispoof.js';
+import { LIVENESS_ANTISPOOF } from './models.js';
 import type { DecodedFrames } from './video.js';
 import type { LivenessAnalysis, LivenessTask } from './worker.js';
 
@@ -14,10 +15,14 @@ export interface AntispoofInfo {
   input: string;
 }
 
-/** Describes (and hashes) the anti-spoof model liveness will run: the operator's file or the committed fr_liveness.onnx. */
+/** Describes (and hashes) the anti-spoof model liveness will run: the operator's file, else the committed MiniFASNet pair (or fr_liveness.onnx for input `faceplugin`). */
 export function antispoofInfo(lcfg: LivenessConfig): AntispoofInfo {
   const spec = ANTISPOOF_SPECS[lcfg.antispoofInput];
-  if (!lcfg.antispoofModel) return { file: 'models/face/fr_liveness.onnx (sha256 verified)', sha256: 'afa783b7e902fdfcf323a7240cac2a1c580c25314ea4161129dc1b0d100dc32d', input: spec.describe };
+  if (!lcfg.antispoofModel) {
+    if (lcfg.antispoofInput === 'minifasnet') return { file: `models/liveness/${LIVENESS_ANTISPOOF.v2.file} + ${LIVENESS_ANTISPOOF.v1se.file} (sha256 verified)`, sha256: `${LIVENESS_ANTISPOOF.v2.sha256} ${LIVENESS_ANTISPOOF.v1se.sha256}`, input: spec.describe };
+    if (lcfg.antispoofInput === 'faceplugin') return { file: 'models/face/fr_liveness.onnx (sha256 verified)', sha256: 'afa783b7e902fdfcf323a7240cac2a1c580c25314ea4161129dc1b0d100dc32d', input: spec.describe };
+    throw new Error(`SAOLA_LIVENESS_ANTISPOOF_INPUT=${lcfg.antispoofInput} needs SAOLA_LIVENESS_ANTISPOOF_MODEL (no such model is committed)`);
+  }
   let bytes: Buffer;
   try {
     bytes = fs.readFileSync(lcfg.antispoofModel);

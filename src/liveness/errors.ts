@@ -19,7 +19,35 @@ export const LivenessErrors = defineCatalogue({
   stillImage: { code: 413, message: 'The video is a still image', status: 200 },
   notFrontal: { code: 422, message: 'No frontal face in the video', status: 200 },
   faceLeftFrame: { code: 423, message: 'The face leaves the frame during the video', status: 200 },
+  // v3's outcomes after a successful analysis (the original's integration guide); 302 is never answered: no deepfake detector.
+  spoof: { code: 301, message: 'Face in video is spoof', status: 200 },
+  deepfake: { code: 302, message: 'Video seems like deepfake', status: 200 },
+  faceMismatch: { code: 303, message: 'face is not matching with document', status: 200 },
 });
+
+/** v3's top-level (and sub-object) texts per code, as the original's integration guide words them. */
+export const LIVENESS_V3_TEXT: Record<string, string> = {
+  '200': 'request successful',
+  '301': 'Face in video is spoof',
+  '302': 'Video seems like deepfake',
+  '303': 'face is not matching with document',
+  '406': 'Face quality is not good enough (covered, too dark/bright..)',
+  '407': 'No faces detected in document',
+  '408': 'More than 1 face in the video',
+  '409': 'Invalid upload image',
+  '410': 'No face/Lost face in the video',
+  '411': 'The face is too small',
+  '412': 'The face is too blurry',
+  '413': 'Video may seem like image',
+  '422': 'No frontal face in video',
+  '423': 'Face is out of frame during video',
+};
+
+/** v3's sub-messages when a part succeeded. */
+export const LIVENESS_V3_OK = { liveness: 'liveness check successful', faceMatch: 'face matching successful' } as const;
+
+/** v3's warning below HD (the guide's text), for a video or for selfie images. */
+export const lowResolutionWarning = (what: 'video' | 'image') => `Resolution of ${what} is too low. Please upload ${what} with at least HD resolution to ensure accuracy`;
 
 /** The envelope message: a success text even when the code is an error code (spec). */
 export const LIVENESS_MESSAGE = 'request successful.';
@@ -55,11 +83,16 @@ export function livenessErrorShape(version: 2 | 3, limits: UploadLimits): Servic
   return {
     service: 'liveness-v3',
     platform: livenessPlatform(limits),
-    render: (entry, message) => ({
-      code: String(entry.code),
-      message: LIVENESS_MESSAGE,
-      liveness: { code: String(entry.code), message, is_live: NA, spoof_prob: NA, need_to_review: NA, is_deepfake: NA, deepfake_prob: NA, warning: NA },
-      face_match: { code: NA, message: NA, isMatch: NA, similarity: NA, warning: NA },
-    }),
+    render: (entry, message) => {
+      const code = String(entry.code);
+      // The top-level code and message carry the outcome (the guide); the reason stays in liveness.message.
+      const text = LIVENESS_V3_TEXT[code] ?? message;
+      return {
+        code,
+        message: text,
+        liveness: { code, message, is_live: NA, spoof_prob: NA, need_to_review: NA, is_deepfake: NA, deepfake_prob: NA, warning: NA },
+        face_match: code === '409' ? { code, message: text, isMatch: NA, similarity: NA, warning: NA } : { code: NA, message: NA, isMatch: NA, similarity: NA, warning: NA },
+      };
+    },
   };
 }

@@ -20,18 +20,22 @@ export interface LivenessCues {
 }
 
 export const FUSION = {
-  version: 'liveness-fusion-2026-11-v3',
+  version: 'liveness-fusion-2026-11-v4',
   bias: 0,
-  weights: { antispoof: 0.5, nonRigidity: 1.2, blink: 1.0, moire: 0.5, glare: 0.8, border: 0.5 },
-  /** Non-rigidity ratio at which its evidence is 0, and its scale (a plane stays near 1-3). */
+  // From the per-cue measurements in docs/liveness.md ("Cues measured"): the anti-spoof pair separates real live from
+  // real replays and from generated prints and screens; the others only add where they were seen to separate.
+  weights: { antispoof: 1.5, nonRigidity: 0.5, blink: 0.8, moire: 0.5, glare: 0.8, border: 0 },
+  /** Non-rigidity ratio at which its evidence is 0, and its scale. Real live heads measured 1.8-7.2, so below the centre it only counts down to -1. */
   nonRigidityCentre: 4,
   nonRigidityScale: 1,
-  /** Moiré score from which it counts as evidence, and its scale. */
-  moireCentre: 3.0,
+  /** Below this ratio the face moved as one rigid plane even by real videos' standards (live 1.8 and up): never live without review. */
+  planeBelow: 1.5,
+  /** Moiré score from which it counts as evidence, and its scale (real live webcams reached 3.17). */
+  moireCentre: 3.3,
   moireScale: 0.4,
   /** Glare share that counts as one unit of evidence. */
   glareUnit: 0.01,
-  /** Border score from which a frame-in-frame counts. */
+  /** Border score from which a frame-in-frame counts (weight 0: it fired on live webcams, 0.63-0.78). */
   borderFrom: 0.75,
 } as const;
 
@@ -42,7 +46,7 @@ const logit = (p: number) => Math.log(clip(p, 1e-6, 1 - 1e-6) / (1 - clip(p, 1e-
 export function evidence(c: LivenessCues): Record<keyof typeof FUSION.weights, number> {
   return {
     antispoof: clip(logit(c.antispoof), -4, 4),
-    nonRigidity: clip((c.nonRigidity - FUSION.nonRigidityCentre) / FUSION.nonRigidityScale, -3, 3),
+    nonRigidity: clip((c.nonRigidity - FUSION.nonRigidityCentre) / FUSION.nonRigidityScale, -1, 3),
     blink: c.blinks > 0 ? 1 : 0,
     moire: -clip((c.moire - FUSION.moireCentre) / FUSION.moireScale, 0, 3),
     glare: -clip(c.glare / FUSION.glareUnit, 0, 3),
@@ -60,13 +64,18 @@ export interface LivenessDecision {
 
 /**
  * The live probability and the answer. Inside `threshold +- margin` the answer
- * is "review". A face whose landmarks move as one plane (non-rigidity evidence
- * <= 0) is never answered live without review, whatever the other cues say:
+ * is "review". A face whose landmarks move as one rigid plane (non-rigidity
+ * below FUSION.planeBelow) is never answered live without review, whatever the other cues say:
  * a photo or a screen moved in front of the camera moves exactly like that,
  * and a confident wrong "live" is the worst answer.
  */
-export function decide(c: LivenessCues, threshold: number, margin: number): LivenessDecision {
+export function decide(c: LivenessCues, threshold: number, margin: number, opts: { selfies?: boolean } = {}): LivenessDecision {
   const e = evidence(c);
+  // Selfie images have no motion: their motion cues say nothing either way.
+  if (opts.selfies) {
+    e.nonRigidity = 0;
+    e.blink = 0;
+  }
   const w = FUSION.weights;
   const z =
     FUSION.bias +
@@ -77,7 +86,7 @@ export function decide(c: LivenessCues, threshold: number, margin: number): Live
     w.glare * e.glare +
     w.border * e.border;
   let prob = 1 / (1 + Math.exp(-z));
-  if (e.nonRigidity <= 0) prob = Math.min(prob, threshold + margin - 1e-4);
+  if (!opts.selfies && c.nonRigidity < FUSION.planeBelow) prob = Math.min(prob, threshold + margin - 1e-4);
   const isLive = prob >= threshold;
   const needToReview = Math.abs(prob - threshold) < margin;
   return { prob, isLive, needToReview, evidence: e };

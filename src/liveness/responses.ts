@@ -1,5 +1,5 @@
 import type { CatalogueEntry } from '../platform/http/errors.js';
-import { LIVENESS_MESSAGE, LivenessErrors } from './errors.js';
+import { LIVENESS_MESSAGE, LIVENESS_V3_OK, LIVENESS_V3_TEXT } from './errors.js';
 
 /** What a liveness check found, before it is rendered as the v2 or the v3 body. */
 export interface LivenessResult {
@@ -44,33 +44,42 @@ export function renderV2(r: LivenessResult): Record<string, unknown> {
 }
 
 /**
- * v3: every value a string; `liveness.spoof_prob` = 1 - live probability;
- * values that do not apply are "N/A" (DECISIONS.md). The top-level code is
- * the liveness code when it failed, else the face-match code when that
- * failed, else 200.
+ * v3, in the original's integration guide's shape: every value a string;
+ * `liveness.spoof_prob` = 1 - live probability; "N/A" where a value does not
+ * apply (DECISIONS.md). The top-level code and message carry the outcome: the
+ * liveness error when it failed, else 301 when the face is not live, else the
+ * face-match outcome (407 no face in `cmnd`, 303 not matching), else 200 with
+ * "request successful". Sub-objects that succeeded say so ("liveness check
+ * successful", "face matching successful").
  */
 export function renderV3(r: LivenessResult): Record<string, unknown> {
   const code = String(r.entry.code);
   const ok = code === '200' && r.decision;
-  const warning = r.warnings.length ? r.warnings.join('; ') : NA;
+  // The guide's success samples carry an empty warning; only a refused upload (409) has none to give.
+  const warning = r.warnings.length ? r.warnings.join('; ') : code === '409' ? NA : '';
   const liveness = {
     code,
-    message: ok ? LivenessErrors.ok.message : r.detail,
-    is_live: ok ? String(r.decision!.isLive) : NA,
+    // A refused upload keeps its reason (which limit); other codes the guide's text.
+    message: ok ? LIVENESS_V3_OK.liveness : code === '409' ? r.detail : (LIVENESS_V3_TEXT[code] ?? r.detail),
+    is_live: ok ? String(r.decision!.isLive) : code === '409' ? NA : 'false',
     spoof_prob: ok ? fixed(1 - r.decision!.prob, 4) : NA,
-    need_to_review: ok ? String(r.decision!.needToReview) : NA,
+    need_to_review: ok ? String(r.decision!.needToReview) : code === '409' ? NA : 'false',
     is_deepfake: NA,
     deepfake_prob: NA,
     warning,
   };
+  const text = (c: string) => LIVENESS_V3_TEXT[c] ?? r.detail;
   let faceMatch = { code: NA, message: NA, isMatch: NA, similarity: NA, warning: NA };
-  let top = code;
+  if (code === '409') faceMatch = { code, message: text(code), isMatch: NA, similarity: NA, warning: NA };
+  let top = ok ? '200' : code;
   const fm = ok ? r.faceMatch : undefined;
   if (fm && 'error' in fm) {
-    faceMatch = { code: String(fm.error.code), message: fm.detail, isMatch: NA, similarity: NA, warning: NA };
-    top = faceMatch.code;
+    faceMatch = { code: String(fm.error.code), message: text(String(fm.error.code)), isMatch: NA, similarity: NA, warning: NA };
   } else if (fm) {
-    faceMatch = { code: '200', message: LivenessErrors.ok.message, isMatch: String(fm.isMatch), similarity: fixed(fm.similarity, 2), warning };
+    const c = fm.isMatch ? '200' : '303';
+    faceMatch = { code: c, message: fm.isMatch ? LIVENESS_V3_OK.faceMatch : text(c), isMatch: String(fm.isMatch), similarity: fixed(fm.similarity, 2), warning: NA };
   }
-  return { code: top, message: LIVENESS_MESSAGE, liveness, face_match: faceMatch };
+  if (ok && !r.decision!.isLive) top = '301';
+  else if (ok && faceMatch.code !== NA && faceMatch.code !== '200') top = faceMatch.code;
+  return { code: top, message: text(top), liveness, face_match: faceMatch };
 }

@@ -10,9 +10,9 @@ import type { LivenessService, LivenessVersion } from './service.js';
 /** The multipart form both liveness versions read, for the OpenAPI document (validation stays with the service). */
 const livenessForm = {
   type: 'object',
-  required: ['video'],
   properties: {
     video: { type: 'string', format: 'binary', description: 'Selfie video: mov, mp4, mkv, webm or avi; at most 10 MB; v2 5-10 s, v3 5-6 s at 25 fps or more' },
+    selfies: { type: 'string', format: 'binary', description: 'v3: one or more selfie images (jpg/png, at most 5 MB each) instead of a video' },
     cmnd: { type: 'string', format: 'binary', description: 'Optional ID card photo or portrait (jpg/png, at most 5 MB) compared with the straightest face of the video' },
   },
 };
@@ -29,7 +29,8 @@ const livenessDoc: Record<LivenessVersion, { summary: string; description: strin
     summary: 'Liveness from a selfie video (v3)',
     description:
       'Answers HTTP 200 with `{code, message, liveness: {code, message, is_live, spoof_prob, need_to_review, is_deepfake, deepfake_prob, warning}, face_match: {code, message, isMatch, similarity, warning}}`, every value a string, "N/A" where it does not apply. ' +
-      'Codes: 200, 406 (quality), 407 (no face in cmnd, in face_match), 408, 409 (also below 25 fps, outside 5-6 s), 410 (no face or lost), 411, 412, 413, 422 (no frontal face), 423 (face leaves the frame). A resolution below 720p is a warning.',
+      'The top-level code and message carry the outcome: 200, 301 (face is spoof), 303 (face not matching cmnd), 406 (quality), 407 (no face in cmnd), 408, 409 (also below 25 fps, outside 5-6 s), 410 (no face or lost), 411, 412, 413, 422 (no frontal face), 423 (face leaves the frame). A resolution below 720p is a warning. ' +
+      '`selfies` (images) may replace `video`; `?v2_format=1` answers in v2\'s shape.',
   },
 };
 
@@ -50,6 +51,11 @@ export async function livenessRoutes(
       validatorCompiler: () => () => true,
       bodyLimit: opts.maxVideoBytes + opts.maxImageBytes + 1024 * 1024,
     },
-    async (req) => render(await opts.service.check(opts.version, (await readForm(req)).files, {}, req.appCode)),
+    async (req) => {
+      const result = await opts.service.check(opts.version, (await readForm(req)).files, {}, req.appCode);
+      // v3 checks by v3's rules; `?v2_format=1` only changes the answer's shape (the guide).
+      const v2Format = opts.version === 3 && (req.query as Record<string, unknown> | undefined)?.v2_format === '1';
+      return v2Format ? renderV2(result) : render(result);
+    },
   );
 }

@@ -1,16 +1,20 @@
 import path from 'node:path';
+import sharp from 'sharp';
 import { withTempFile, type Ffmpeg } from '../platform/media/ffmpeg.js';
 import type { CatalogueEntry } from '../platform/http/errors.js';
 import type { FaceConfig } from '../face/config.js';
 import type { LivenessConfig } from './config.js';
 import { cosineToSimilarity, dot, type FaceEngine } from '../face/engine/index.js';
-import { LivenessErrors } from './errors.js';
+import { LivenessErrors, lowResolutionWarning } from './errors.js';
 import type { UploadedFile } from '../platform/http/form.js';
 import type { LivenessEngine } from './engine.js';
 import type { LivenessResult } from './responses.js';
 import type { LivenessThresholds } from './thresholds.js';
 import { judge, type LivenessOutcome, type Verdict } from './verdict.js';
-import { decodeFrames, readHeader, VIDEO_EXTENSIONS, VideoInputError, type VideoHeader } from './video.js';
+import { decodeFrames, readHeader, VIDEO_EXTENSIONS, VideoInputError, type DecodedFrames, type VideoHeader } from './video.js';
+
+/** Most selfie images one v3 request may carry. */
+export const MAX_SELFIES = 5;
 
 export type LivenessVersion = 2 | 3;
 
@@ -63,7 +67,14 @@ export class LivenessService {
     const refuse = (entry: CatalogueEntry, detail: string): LivenessResult => ({ entry, detail, warnings });
     const video = files.find((f) => f.field === 'video');
     const cmnd = files.find((f) => f.field === 'cmnd');
+    const selfies = files.filter((f) => f.field === 'selfies' || f.field === 'selfies[]');
     try {
+      if (version === 3 && !video && selfies.length > 0) {
+        if (cmnd && cmnd.data.length > this.cfg.maxImageBytes) throw new InvalidInput(`cmnd is larger than ${this.cfg.maxImageBytes} bytes`);
+        const frames = await this.selfieFrames(selfies, warnings);
+        return await this.judgeFrames(version, frames, cmnd, warnings, trace, appCode, true);
+      }
+      if (video && selfies.length > 0) throw new InvalidInput('Send either video or selfies, not both');
       if (!video || video.data.length === 0) throw new InvalidInput('No video uploaded: send the video in the form field "video"');
       const ext = path.extname(video.filename).slice(1).toLowerCase();
       if (ext && !VIDEO_EXTENSIONS.includes(ext)) throw new InvalidInput(`Wrong extension ".${ext}": allowed extensions ${VIDEO_EXTENSIONS.join(', ')}`);
@@ -79,32 +90,84 @@ export class LivenessService {
         if (version === 3 && header.fps < this.lcfg.v3MinFps - 0.5) throw new InvalidInput(`The frame rate is ${header.fps} fps, at least ${this.lcfg.v3MinFps} fps`);
         const shortSide = Math.min(header.width, header.height);
         if (shortSide < this.lcfg.minShortSide) throw new InvalidInput(`The video is ${header.width}x${header.height}, smaller than ${this.lcfg.minShortSide} px on its short side`);
-        if (version === 3 && shortSide < this.lcfg.v3WarnShortSide) warnings.push(`Resolution ${header.width}x${header.height} is below HD (${this.lcfg.v3WarnShortSide}p): accuracy may suffer`);
+        // 720x1280 (portrait) is 720p: the short side decides.
+        if (version === 3 && shortSide < this.lcfg.v3WarnShortSide) warnings.push(lowResolutionWarning('video'));
         return decodeFrames(ffmpeg, file, header, { fps: this.lcfg.sampleFps, side: this.lcfg.frameSide, maxSeconds: hi + 0.05, timeoutMs: this.lcfg.decodeTimeoutMs });
       });
-      trace.frames = frames.count;
-      const analysis = await this.engine.analyze(frames, { embed: Boolean(cmnd) });
-      trace.analysisMs = analysis.ms;
-      trace.analysis = analysis;
-      const threshold = (appCode !== undefined ? await this.thresholds?.forApp(appCode) : undefined) ?? this.lcfg.liveThreshold;
-      const verdict = judge(analysis, {
-        version,
-        minFaceRatio: this.lcfg.minFaceRatio,
-        minBlurVariance: this.lcfg.minBlurVariance,
-        secondFaceRatio: this.cfg.secondFaceRatio,
-        liveThreshold: threshold,
-        reviewMargin: this.lcfg.reviewMargin,
-      });
-      trace.verdict = verdict;
-      const entry = OUTCOME_ENTRY[verdict.outcome];
-      if (verdict.outcome !== 'ok' || !verdict.decision) return refuse(entry, entry.message);
-      const result: LivenessResult = { entry, detail: entry.message, decision: verdict.decision, warnings };
-      if (cmnd && analysis.embedding) result.faceMatch = await this.compare(cmnd, analysis.embedding);
-      return result;
+      return await this.judgeFrames(version, frames, cmnd, warnings, trace, appCode, false);
     } catch (err) {
       if (err instanceof InvalidInput || err instanceof VideoInputError) return refuse(LivenessErrors.invalidVideo, err.message);
       throw err;
     }
+  }
+
+  /**
+   * Selfie images (v3's `selfies`, the guide's limits: each at most 5 MB, JPEG
+   * or PNG, at most MAX_SELFIES) as frames of the size the video frames are
+   * analysed at; each fitted into the first one's size.
+   */
+  private async selfieFrames(selfies: UploadedFile[], warnings: string[]): Promise<DecodedFrames> {
+    if (selfies.length > MAX_SELFIES) throw new InvalidInput(`At most ${MAX_SELFIES} selfies`);
+    const images: { data: Buffer; width: number; height: number }[] = [];
+    let width = 0;
+    let height = 0;
+    let warned = false;
+    for (const f of selfies) {
+      if (f.data.length === 0) throw new InvalidInput('An empty selfie');
+      if (f.data.length > this.cfg.maxImageBytes) throw new InvalidInput(`A selfie is larger than ${this.cfg.maxImageBytes} bytes`);
+      let meta: Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>;
+      try {
+        meta = await sharp(f.data, { limitInputPixels: 50_000_000 }).metadata();
+      } catch {
+        throw new InvalidInput('A selfie is not a readable image');
+      }
+      if (meta.format !== 'jpeg' && meta.format !== 'png') throw new InvalidInput('Selfies must be JPEG or PNG images');
+      const [w, h] = (meta.orientation ?? 1) >= 5 ? [meta.height!, meta.width!] : [meta.width!, meta.height!];
+      if (Math.min(w, h) < this.lcfg.minShortSide) throw new InvalidInput(`A selfie is ${w}x${h}, smaller than ${this.lcfg.minShortSide} px on its short side`);
+      if (Math.min(w, h) < this.lcfg.v3WarnShortSide && !warned) {
+        warnings.push(lowResolutionWarning('image'));
+        warned = true;
+      }
+      if (!width) {
+        const scale = Math.min(1, this.lcfg.frameSide / Math.max(w, h));
+        width = Math.round(w * scale);
+        height = Math.round(h * scale);
+      }
+      try {
+        const { data } = await sharp(f.data).rotate().removeAlpha().resize({ width, height, fit: 'contain', background: '#000' }).raw().toBuffer({ resolveWithObject: true });
+        images.push({ data, width, height });
+      } catch {
+        throw new InvalidInput('A selfie is not a readable image');
+      }
+    }
+    const size = width * height * 3;
+    const data = new Uint8Array(new SharedArrayBuffer(size * images.length));
+    images.forEach((im, i) => data.set(im.data, i * size));
+    return { data, width, height, count: images.length, interval: 1 };
+  }
+
+  /** Analysis, the code table and the fusion, then `cmnd` against the best frame. */
+  private async judgeFrames(version: LivenessVersion, frames: DecodedFrames, cmnd: UploadedFile | undefined, warnings: string[], trace: LivenessTrace, appCode: string | undefined, selfies: boolean): Promise<LivenessResult> {
+    trace.frames = frames.count;
+    const analysis = await this.engine.analyze(frames, { embed: Boolean(cmnd) });
+    trace.analysisMs = analysis.ms;
+    trace.analysis = analysis;
+    const threshold = (appCode !== undefined ? await this.thresholds?.forApp(appCode) : undefined) ?? this.lcfg.liveThreshold;
+    const verdict = judge(analysis, {
+      version,
+      minFaceRatio: this.lcfg.minFaceRatio,
+      minBlurVariance: this.lcfg.minBlurVariance,
+      secondFaceRatio: this.cfg.secondFaceRatio,
+      liveThreshold: threshold,
+      reviewMargin: this.lcfg.reviewMargin,
+      selfies,
+    });
+    trace.verdict = verdict;
+    const entry = OUTCOME_ENTRY[verdict.outcome];
+    if (verdict.outcome !== 'ok' || !verdict.decision) return { entry, detail: entry.message, warnings };
+    const result: LivenessResult = { entry, detail: entry.message, decision: verdict.decision, warnings };
+    if (cmnd && analysis.embedding) result.faceMatch = await this.compare(cmnd, analysis.embedding);
+    return result;
   }
 
   /** `cmnd`'s largest face against the video's best frame, on face match's similarity scale and threshold. */

@@ -25,6 +25,8 @@ export interface VerdictRules {
   secondFaceRatio: number;
   liveThreshold: number;
   reviewMargin: number;
+  /** Selfie images instead of a video: no still-image, lost-face or motion rules. */
+  selfies?: boolean;
 }
 
 /** Fixed rule constants (not settings: each is a property of the measurement, see docs/face.md). */
@@ -34,12 +36,15 @@ export const RULES = {
   /** A still image: no thumbnail moves by this much (mean absolute difference, 0-255) and no landmark by more than this many inter-ocular distances (compression makes them jitter by a few hundredths). */
   stillDiff: 1.0,
   stillLandmarks: 0.08,
-  /** Share of frames without a face that makes the face "lost". */
+  /** Share of frames without a face that makes the face "lost"; only runs of at least lostRun sampled frames count (0.4 s at 5 fps), so scattered detector misses never do. */
   lostShare: 0.2,
+  lostRun: 2,
   /** A box within this share of the frame's side from an edge touches it. */
   edgeMargin: 0.01,
-  /** Frontal: |yaw| and |pitch| at most this many degrees in at least one frame (v3). */
+  /** Frontal: |yaw| at most this many degrees (v3)... */
   frontalDegrees: 25,
+  /** ...and |pitch| at most this many: the landmark pitch reads a frontal phone selfie (camera below the eyes) at 26-29 degrees. */
+  frontalPitch: 35,
   /** ...in at least this share of the face frames (and at least 2 frames). */
   frontalShare: 0.1,
   /** Poor quality (v3): median face brightness outside this range (0-255). */
@@ -88,38 +93,53 @@ export function judge(a: LivenessAnalysis, rules: VerdictRules): Verdict {
   const maxDiff = Math.max(...a.frames.map((f) => Math.max(f.diff, f.diffFirst)));
   const lms = faced.map((f) => f.face!.landmarks);
   const spread = landmarkSpread(lms);
-  if (maxDiff < RULES.stillDiff && spread < RULES.stillLandmarks) return { outcome: 'stillImage', reason: `largest frame difference ${maxDiff.toFixed(2)}, landmark spread ${spread.toFixed(4)}` };
-  const missing = n - faced.length;
+  if (!rules.selfies && maxDiff < RULES.stillDiff && spread < RULES.stillLandmarks) return { outcome: 'stillImage', reason: `largest frame difference ${maxDiff.toFixed(2)}, landmark spread ${spread.toFixed(4)}` };
   const margin = RULES.edgeMargin * Math.max(a.width, a.height);
-  const touching = faced.filter((f) => {
-    const b = f.face!.box;
-    return b.x1 <= margin || b.y1 <= margin || b.x2 >= a.width - margin || b.y2 >= a.height - margin;
-  }).length;
-  if (missing > RULES.lostShare * n || touching > RULES.lostShare * n) {
+  const atEdge = a.frames.map((f) => {
+    const b = f.face?.box;
+    return !!b && (b.x1 <= margin || b.y1 <= margin || b.x2 >= a.width - margin || b.y2 >= a.height - margin);
+  });
+  const missing = inRuns(a.frames.map((f) => !f.face), RULES.lostRun);
+  const touching = inRuns(atEdge, RULES.lostRun);
+  if (!rules.selfies && (missing > RULES.lostShare * n || touching > RULES.lostShare * n)) {
     // v3 tells "left the frame" (the face reached an edge) from "lost"; v2 has one code for both.
-    const left = touching > 0;
+    const left = atEdge.some(Boolean);
     const outcome = rules.version === 3 && left ? 'faceLeftFrame' : 'faceLost';
     return { outcome, reason: `no face in ${missing} of ${n} frames, face at the frame's edge in ${touching}` };
   }
   if (rules.version === 3) {
     // The pose is noisy: one frontal-looking frame among turned ones is an outlier, not a frontal face.
     // Yaw: the median of the landmarks', the outline's and the detector box's estimates (pose.ts).
-    const frontal = faced.filter((f) => Math.abs(f.face!.yaw.yaw) <= RULES.frontalDegrees && Math.abs(f.face!.pose.pitch) <= RULES.frontalDegrees).length;
-    if (frontal < Math.max(2, RULES.frontalShare * faced.length)) {
-      return { outcome: 'notFrontal', reason: `${frontal} of ${faced.length} frames with |yaw| and |pitch| <= ${RULES.frontalDegrees} degrees` };
+    const frontal = faced.filter((f) => Math.abs(f.face!.yaw.yaw) <= RULES.frontalDegrees && Math.abs(f.face!.pose.pitch) <= RULES.frontalPitch).length;
+    if (frontal < Math.max(rules.selfies ? 1 : 2, RULES.frontalShare * faced.length)) {
+      return { outcome: 'notFrontal', reason: `${frontal} of ${faced.length} frames with |yaw| <= ${RULES.frontalDegrees} and |pitch| <= ${RULES.frontalPitch} degrees` };
     }
   }
   const bestInFaced = a.best === undefined ? 0 : Math.max(0, faced.indexOf(a.frames[a.best]));
   const cues: LivenessCues = {
-    antispoof: a.antispoof.length ? a.antispoof.reduce((x, y) => x + y, 0) / a.antispoof.length : 0.5,
+    antispoof: a.antispoofAll.length ? median(a.antispoofAll) : a.antispoof.length ? median(a.antispoof) : 0.5,
     nonRigidity: nonRigidity(lms, bestInFaced),
     blinks: countBlinks(a.frames.map((f) => (f.face ? (f.face.eyeClosed[0] + f.face.eyeClosed[1]) / 2 : Number.NaN))),
     moire: a.moire,
     glare: a.glare,
     border: a.border,
   };
-  const decision = decide(cues, rules.liveThreshold, rules.reviewMargin);
+  const decision = decide(cues, rules.liveThreshold, rules.reviewMargin, { selfies: rules.selfies });
   return { outcome: 'ok', reason: `live probability ${decision.prob.toFixed(4)}`, cues, decision };
+}
+
+/** How many flags are true in runs of at least `run` consecutive frames. */
+export function inRuns(flags: boolean[], run: number): number {
+  let total = 0;
+  let length = 0;
+  for (const f of [...flags, false]) {
+    if (f) length++;
+    else {
+      if (length >= run) total += length;
+      length = 0;
+    }
+  }
+  return total;
 }
 
 /** Largest distance any landmark moves from its position in the first face frame, in inter-ocular distances. */

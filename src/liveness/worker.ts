@@ -26,6 +26,7 @@ import {
   type Box,
   type RgbImage,
 } from '../face/engine/kit.js';
+import { loadLivenessAntispoof } from './models.js';
 import { ANTISPOOF_SPECS, antispoofCrop, antispoofTensor, liveProbability } from './antispoof.js';
 import { meanAbsDifference, thumbnail } from './motion.js';
 import { eyeCover, type EyeCover } from './occlusion.js';
@@ -86,6 +87,8 @@ export interface LivenessAnalysis {
   /** Frames the anti-spoof model and screen cues ran on, and the model's live probability on each. */
   cueFrames: number[];
   antispoof: number[];
+  /** The nets' live probability on up to ANTISPOOF_FRAMES face frames spread over the video (the cue is their median). */
+  antispoofAll: number[];
   /** Skin shares above the eyebrows and over mouth and chin of the aligned face, per cue frame (the face engine's mask rule). */
   skin: { upper: number; lower: number }[];
   /** Strongest moiré score, largest glare share and border score over the cue frames. */
@@ -96,13 +99,30 @@ export interface LivenessAnalysis {
   ms: number;
 }
 
-let antispoof: Promise<ort.InferenceSession> | undefined;
+/** One anti-spoof net and the input it expects. */
+interface AntispoofNet {
+  session: ort.InferenceSession;
+  input: Exclude<AntispoofInput, 'minifasnet'>;
+}
 
-function antispoofSession(task: LivenessTask): Promise<ort.InferenceSession> {
+let antispoof: Promise<AntispoofNet[]> | undefined;
+
+/** Face frames the anti-spoof nets score per video (their median is the cue). */
+export const ANTISPOOF_FRAMES = 10;
+
+const createSession = (bytes: Buffer) => ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
+
+function antispoofNets(task: LivenessTask): Promise<AntispoofNet[]> {
   antispoof ??= (async () => {
-    // The operator's file is read as is (its sha256 is logged at start-up); the committed one is verified.
-    const bytes = task.antispoofModel ? fs.readFileSync(task.antispoofModel) : loadVerifiedModels(task.modelDir ?? defaultModelDir(), ['liveness'] as const).liveness;
-    return ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
+    // The operator's file is read as is (its sha256 is logged at start-up); the committed ones are verified.
+    if (task.antispoofModel) return [{ session: await createSession(fs.readFileSync(task.antispoofModel)), input: task.antispoofInput === 'minifasnet' ? 'minifasnet-v2' : task.antispoofInput }];
+    if (task.antispoofInput === 'faceplugin') return [{ session: await createSession(loadVerifiedModels(task.modelDir ?? defaultModelDir(), ['liveness'] as const).liveness), input: 'faceplugin' }];
+    if (task.antispoofInput === 'minifasnet-v1se') return [{ session: await createSession(loadLivenessAntispoof('v1se')), input: 'minifasnet-v1se' }];
+    if (task.antispoofInput === 'minifasnet-v2') return [{ session: await createSession(loadLivenessAntispoof('v2')), input: 'minifasnet-v2' }];
+    return [
+      { session: await createSession(loadLivenessAntispoof('v2')), input: 'minifasnet-v2' },
+      { session: await createSession(loadLivenessAntispoof('v1se')), input: 'minifasnet-v1se' },
+    ];
   })();
   antispoof.catch(() => (antispoof = undefined));
   return antispoof;
@@ -114,6 +134,13 @@ export async function antispoofScore(session: ort.InferenceSession, input: Antis
   const tensor = new ort.Tensor('float32', antispoofTensor(antispoofCrop(img, box, spec), spec.order), [1, 3, spec.size, spec.size]);
   const out = await session.run({ [session.inputNames[0]]: tensor });
   return liveProbability(out[session.outputNames[0]].data as Float32Array, spec.liveIndex);
+}
+
+/** The mean live probability of the nets for one face. */
+async function antispoofMean(nets: AntispoofNet[], img: RgbImage, box: Box): Promise<number> {
+  let sum = 0;
+  for (const n of nets) sum += await antispoofScore(n.session, n.input, img, box);
+  return sum / nets.length;
 }
 
 /** Whether (x, y) lies inside the bounding box of a quadrilateral's corners. */
@@ -176,23 +203,35 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
   const best = withFace[0]?.i;
   const cueFrames = withFace.slice(0, Math.max(1, task.topFrames)).map((x) => x.i);
   const scores: number[] = [];
+  const allScores: number[] = [];
   const skin: { upper: number; lower: number }[] = [];
   let moire = 0;
   let glare = 0;
   let border = 0;
   let embedding: Float32Array | undefined;
   if (best !== undefined) {
-    const session = await antispoofSession(task);
+    const nets = await antispoofNets(task);
     for (const i of cueFrames) {
       const img = frameAt(i);
       const box = frames[i].face!.box;
-      scores.push(await antispoofScore(session, task.antispoofInput, img, box));
+      scores.push(await antispoofMean(nets, img, box));
       moire = Math.max(moire, moireScore(img, box));
       glare = Math.max(glare, glareShare(img, box));
       // The embedding step also measures the skin of the aligned face; the best frame's embedding serves `cmnd`.
       const e = await embed(s, img, frames[i].face!.landmarks);
       skin.push({ upper: e.skinUpper, lower: e.skinLower });
       if (i === best && task.embed) embedding = e.embedding;
+    }
+    // The nets on up to ANTISPOOF_FRAMES face frames spread over the video (the best ones included): on real
+    // videos single frames swing (a live webcam 0.1-0.8), their median does not.
+    const faceOrder = withFace.map((x) => x.i).sort((a, b) => a - b);
+    const spread = new Set(cueFrames);
+    for (let k = 0; spread.size < Math.min(ANTISPOOF_FRAMES, faceOrder.length) && k < faceOrder.length; k++) {
+      spread.add(faceOrder[Math.floor(((k + 0.5) * faceOrder.length) / Math.max(1, ANTISPOOF_FRAMES - cueFrames.length))] ?? faceOrder[k]);
+    }
+    for (const i of [...spread].sort((a, b) => a - b)) {
+      const k = cueFrames.indexOf(i);
+      allScores.push(k >= 0 ? scores[k] : await antispoofMean(nets, frameAt(i), frames[i].face!.box));
     }
     const img = frameAt(best);
     const face = frames[best].face!;
@@ -205,7 +244,7 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
     // A quadrilateral around the face, smaller than the frame: the edge of a phone or a sheet of paper.
     if (outline && outline.areaRatio < 0.9 && insideBounds(outline.corners, cx, cy)) border = outline.score;
   }
-  return { width, height, frames, best, cueFrames, antispoof: scores, skin, moire, glare, border, embedding, ms: performance.now() - started };
+  return { width, height, frames, best, cueFrames, antispoof: scores, antispoofAll: allScores, skin, moire, glare, border, embedding, ms: performance.now() - started };
 }
 
 export default analyzeVideo;

@@ -60,7 +60,8 @@ describe('liveness over HTTP with generated videos', () => {
     r = await v3(still);
     assert.equal(r.body.code, '413');
     assert.equal(r.body.liveness.code, '413');
-    assert.equal(r.body.liveness.is_live, NA);
+    assert.equal(r.body.liveness.is_live, 'false');
+    assert.equal(r.body.message, 'Video may seem like image');
     assert.equal(r.body.face_match.code, NA);
   });
 
@@ -75,14 +76,16 @@ describe('liveness over HTTP with generated videos', () => {
     ];
     for (const [name, v] of cases) {
       const r3 = await v3(v);
-      assert.equal(r3.body.code, '200', `${name}: ${JSON.stringify(r3.body)}`);
       const { liveness } = r3.body;
+      // The analysis succeeded (liveness 200); the top-level code says 301 when the face is not live.
+      assert.equal(liveness.code, '200', `${name}: ${JSON.stringify(r3.body)}`);
+      assert.equal(r3.body.code, liveness.is_live === 'true' ? '200' : '301');
       assert.ok(!(liveness.is_live === 'true' && liveness.need_to_review === 'false'), `${name} answered live: ${JSON.stringify(liveness)}`);
       const spoof = Number(liveness.spoof_prob);
       assert.ok(spoof >= 0 && spoof <= 1, liveness.spoof_prob);
       assert.equal(liveness.is_deepfake, NA);
       assert.equal(liveness.deepfake_prob, NA);
-      assert.match(liveness.warning, /below HD/);
+      assert.equal(liveness.warning, 'Resolution of video is too low. Please upload video with at least HD resolution to ensure accuracy');
       const r2 = await v2(v);
       assert.equal(r2.body.code, '200');
       assert.ok(!(r2.body.is_live === true && r2.body.need_to_review === false), `${name} answered live (v2)`);
@@ -207,9 +210,11 @@ describe('liveness over HTTP with generated videos', () => {
   it('cmnd is compared with the best frame: same person matches, another does not, no face is 407', async () => {
     const proxy = await crossFade([grace, (await sharp(grace).rotate(6, { background: '#6b7a88' }).toBuffer())], { ...O, width: 1280, height: 720 });
     let r = await v3(proxy, 'selfie.mp4', [['cmnd', grace, 'id.jpg']]);
-    assert.equal(r.body.code, '200', JSON.stringify(r.body));
-    assert.equal(r.body.liveness.warning, NA, 'a 720p video has no warning');
+    assert.equal(r.body.liveness.code, '200', JSON.stringify(r.body));
+    assert.equal(r.body.code, r.body.liveness.is_live === 'true' ? '200' : '301');
+    assert.equal(r.body.liveness.warning, '', 'a 720p video has no warning');
     assert.equal(r.body.face_match.code, '200');
+    assert.equal(r.body.face_match.message, 'face matching successful');
     assert.equal(r.body.face_match.isMatch, 'true');
     assert.ok(Number(r.body.face_match.similarity) >= 80, r.body.face_match.similarity);
     r = await v2(proxy, 'selfie.mp4', [['cmnd', fixture('person-c.jpg'), 'id.jpg']]);
@@ -222,8 +227,10 @@ describe('liveness over HTTP with generated videos', () => {
     assert.deepEqual(r.body.face_match_error, { code: '407', data: 'No faces detected' });
     assert.equal('face_match' in r.body, false);
     r = await v3(shaken, 'selfie.mp4', [['cmnd', blank, 'id.jpg']]);
-    assert.equal(r.body.code, '407');
+    // A face that is not live is the outcome first (301); else the document's missing face (407).
+    assert.equal(r.body.code, r.body.liveness.is_live === 'true' ? '407' : '301');
     assert.equal(r.body.face_match.code, '407');
+    assert.equal(r.body.face_match.message, 'No faces detected in document');
     assert.equal(r.body.face_match.isMatch, NA);
     assert.equal(r.body.liveness.code, '200');
   });
@@ -247,6 +254,49 @@ describe('liveness over HTTP with generated videos', () => {
     assert.equal(r.status, 200);
     assert.equal(r.body.code, '409');
     assert.match(r.body.data, /at most 3 MB/);
+  });
+
+  it("the guide's sample requests: video + cmnd and selfies + cmnd with the api-key header, and ?v2_format=1", async () => {
+    const send = async (path: string, parts: Part[]) => {
+      const form = new FormData();
+      for (const [field, value, filename] of parts) form.append(field, new Blob([new Uint8Array(value)]), filename);
+      const res = await fetch(app.url + path, { method: 'POST', headers: { 'api-key': app.apiKey }, body: form });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const fields = ['code', 'message', 'is_live', 'spoof_prob', 'need_to_review', 'is_deepfake', 'deepfake_prob', 'warning'];
+    let r = await send(V3, [['video', shaken, 'video.mp4'], ['cmnd', grace, 'face.jpg']]);
+    assert.equal(r.status, 200);
+    assert.deepEqual(Object.keys(r.body.liveness), fields);
+    assert.deepEqual(Object.keys(r.body.face_match), ['code', 'message', 'isMatch', 'similarity', 'warning']);
+    assert.equal(r.body.liveness.message, 'liveness check successful');
+    // A selfie image instead of the video: the same shape, no motion rules (a single image is not "a still image").
+    const selfie = await sharp(grace).resize({ height: 1280, width: 960, fit: 'contain', background: '#6b7a88' }).jpeg().toBuffer();
+    r = await send(V3, [['selfies', selfie, 'selfie.jpg'], ['cmnd', grace, 'face.jpg']]);
+    assert.equal(r.body.liveness.code, '200', JSON.stringify(r.body));
+    assert.equal(r.body.liveness.warning, '');
+    assert.equal(r.body.face_match.code, '200');
+    assert.equal(r.body.face_match.isMatch, 'true');
+    assert.ok(['200', '301'].includes(r.body.code));
+    assert.equal(r.body.message, r.body.code === '200' ? 'request successful' : 'Face in video is spoof');
+    // A small selfie is warned about in the guide's words; one that is not an image is the guide's 409.
+    r = await send(V3, [['selfies', await sharp(selfie).resize({ height: 640 }).jpeg().toBuffer(), 'selfie.jpg']]);
+    assert.equal(r.body.liveness.warning, 'Resolution of image is too low. Please upload image with at least HD resolution to ensure accuracy');
+    r = await send(V3, [['selfies', Buffer.from('not an image'), 'selfie.jpg']]);
+    assert.deepEqual([r.body.code, r.body.message, r.body.face_match.code], ['409', 'Invalid upload image', '409']);
+    r = await send(V3, [['selfies', selfie, 'selfie.jpg'], ['video', shaken, 'video.mp4']]);
+    assert.equal(r.body.code, '409');
+    // A still image in the guide's words.
+    r = await send(V3, [['video', await video('still'), 'video.mp4']]);
+    assert.deepEqual([r.body.code, r.body.message, r.body.liveness.is_live], ['413', 'Video may seem like image', 'false']);
+    // v2's shape, v3's rules: 12 fps is refused (v3), answered as v2 would.
+    r = await send(`${V3}?v2_format=1`, [['video', await video('shake', { fps: 12 }), 'video.mp4']]);
+    assert.equal(r.body.code, '409');
+    assert.equal(r.body.message, 'request successful.');
+    assert.match(r.body.data, /fps/);
+    assert.equal('liveness' in r.body, false);
+    r = await send(`${V3}?v2_format=1`, [['video', shaken, 'video.mp4']]);
+    assert.equal(typeof r.body.is_live, 'boolean');
+    assert.equal(typeof r.body.prob, 'string');
   });
 
   it('both endpoints are in the OpenAPI document with their form', async () => {

@@ -7,7 +7,7 @@ import { fitHomography, homographyResidual, nonRigidity } from '../../../src/liv
 import { eyeCover, eyesCovered, type EyeCover } from '../../../src/liveness/occlusion.js';
 import { asymmetryToYaw, boxYaw, contourYaw, cylinderAsymmetry, estimateYaw } from '../../../src/liveness/pose.js';
 import { renderV2, renderV3 } from '../../../src/liveness/responses.js';
-import { judge, type VerdictRules } from '../../../src/liveness/verdict.js';
+import { inRuns, judge, type VerdictRules } from '../../../src/liveness/verdict.js';
 import { frameSize, parseHeader, readHeader, VideoInputError } from '../../../src/liveness/video.js';
 import { locateFfmpeg, withTempFile } from '../../../src/platform/media/ffmpeg.js';
 import { fixture } from '../../support/face/helpers.js';
@@ -118,9 +118,28 @@ describe('liveness: fusion', () => {
     const screen = decide({ ...live, antispoof: 0.05, moire: 3.5, glare: 0.03, border: 0.9 }, 0.5, 0.2);
     assert.ok(screen.prob < d.prob);
   });
-  it('a face moving as one plane is never live without review', () => {
-    const d = decide({ ...live, nonRigidity: 1.5, antispoof: 0.999 }, 0.5, 0.2);
+  it('a face moving as one rigid plane is never live without review', () => {
+    const d = decide({ ...live, nonRigidity: 1.0, antispoof: 0.999 }, 0.5, 0.2);
     assert.ok(!(d.isLive && !d.needToReview), JSON.stringify(d));
+  });
+  it('a real webcam face: little head motion, no blink, a false border, a confident anti-spoof score is live without review', () => {
+    const d = decide({ antispoof: 0.95, nonRigidity: 2.1, blinks: 0, moire: 3.1, glare: 0, border: 0.78 }, 0.5, 0.2);
+    assert.equal(d.isLive, true);
+    assert.equal(d.needToReview, false);
+  });
+  it('a replay the anti-spoof nets refuse stays refused whatever the motion cues say', () => {
+    const d = decide({ antispoof: 0.03, nonRigidity: 7, blinks: 1, moire: 2.7, glare: 0, border: 0 }, 0.5, 0.2);
+    assert.equal(d.isLive, false);
+  });
+  it('an uncertain anti-spoof score with nothing else is sent to review, not decided', () => {
+    const d = decide({ antispoof: 0.5, nonRigidity: 4, blinks: 0, moire: 2.5, glare: 0, border: 0 }, 0.5, 0.2);
+    assert.equal(d.needToReview, true);
+  });
+  it('selfie images: the motion cues neither help nor cap', () => {
+    const d = decide({ antispoof: 0.97, nonRigidity: 0, blinks: 0, moire: 2.5, glare: 0, border: 0 }, 0.5, 0.2, { selfies: true });
+    assert.equal(d.isLive, true);
+    assert.equal(d.needToReview, false);
+    assert.equal(decide({ antispoof: 0.97, nonRigidity: 0, blinks: 0, moire: 2.5, glare: 0, border: 0 }, 0.5, 0.2).needToReview, true);
   });
 });
 
@@ -148,7 +167,7 @@ describe('liveness: verdict and bodies', () => {
     diffFirst: 3,
     ...over,
   });
-  const analysis = (frames: FrameResult[]): LivenessAnalysis => ({ width: 640, height: 360, frames, best: 0, cueFrames: [0], antispoof: [0.5], skin: [{ upper: 0.8, lower: 0.7 }], moire: 0, glare: 0, border: 0, ms: 1 });
+  const analysis = (frames: FrameResult[]): LivenessAnalysis => ({ width: 640, height: 360, frames, best: 0, cueFrames: [0], antispoof: [0.5], antispoofAll: [0.5], skin: [{ upper: 0.8, lower: 0.7 }], moire: 0, glare: 0, border: 0, ms: 1 });
 
   it('maps each failure to its outcome', () => {
     const n = 10;
@@ -181,6 +200,17 @@ describe('liveness: verdict and bodies', () => {
     assert.equal(judge(analysis(Array.from({ length: n }, () => frame({ diff: 0.1, diffFirst: 0.1 }))), rules).outcome, 'stillImage');
     const gone = ok.map((f, i) => (i > 6 ? { ...f, faces: [], face: undefined } : f));
     assert.equal(judge(analysis(gone), rules).outcome, 'faceLost');
+    // Single frames the detector missed, here and there (40% of them), are not a lost face.
+    const missed = ok.map((f, i) => (i % 2 === 1 && i < 9 ? { ...f, faces: [], face: undefined } : f));
+    assert.equal(judge(analysis(missed), rules).outcome, 'ok');
+    assert.equal(inRuns([true, false, true, true, false, true, true, true], 2), 5);
+    // A phone selfie's camera below the eyes reads a frontal face at ~28 degrees of pitch.
+    assert.equal(judge(analysis(ok.map((f) => ({ ...f, face: { ...f.face!, pose: { roll: 0, yaw: 1, pitch: -28 } } }))), rules).outcome, 'ok');
+    // The anti-spoof cue is the median over the scored frames: one frame's swing does not move it.
+    assert.equal(judge({ ...analysis(ok), antispoofAll: [0.9, 0.1, 0.95, 0.92, 0.88] }, rules).cues!.antispoof, 0.9);
+    // One selfie image: no still-image rule, one frontal frame is enough.
+    assert.equal(judge(analysis([frame({ diff: 0, diffFirst: 0 })]), { ...rules, selfies: true }).outcome, 'ok');
+    assert.equal(judge(analysis([frame({ diff: 0, diffFirst: 0 }), frame({ diff: 0, diffFirst: 0 })]), rules).outcome, 'stillImage');
     const edge = gone.map((f, i) => (i === 6 ? frame({}, 239) : f));
     assert.equal(judge(analysis(edge), rules).outcome, 'faceLeftFrame');
     assert.equal(judge(analysis(edge), { ...rules, version: 2 }).outcome, 'faceLost');
@@ -193,8 +223,20 @@ describe('liveness: verdict and bodies', () => {
     });
     const v3 = renderV3({ ...ok, warnings: ['low'], faceMatch: { error: LivenessErrors.cmndNoFace, detail: 'No faces detected' } }) as any;
     assert.equal(v3.code, '407');
-    assert.deepEqual(v3.liveness, { code: '200', message: 'Success', is_live: 'true', spoof_prob: '0.0877', need_to_review: 'false', is_deepfake: 'N/A', deepfake_prob: 'N/A', warning: 'low' });
-    assert.deepEqual(v3.face_match, { code: '407', message: 'No faces detected', isMatch: 'N/A', similarity: 'N/A', warning: 'N/A' });
+    assert.equal(v3.message, 'No faces detected in document');
+    assert.deepEqual(v3.liveness, { code: '200', message: 'liveness check successful', is_live: 'true', spoof_prob: '0.0877', need_to_review: 'false', is_deepfake: 'N/A', deepfake_prob: 'N/A', warning: 'low' });
+    assert.deepEqual(v3.face_match, { code: '407', message: 'No faces detected in document', isMatch: 'N/A', similarity: 'N/A', warning: 'N/A' });
+    const good = renderV3({ ...ok, faceMatch: { isMatch: true, similarity: 99.97 } }) as any;
+    assert.deepEqual([good.code, good.message, good.liveness.warning, good.face_match.code, good.face_match.message], ['200', 'request successful', '', '200', 'face matching successful']);
+    const other = renderV3({ ...ok, faceMatch: { isMatch: false, similarity: 0.7 } }) as any;
+    assert.deepEqual([other.code, other.message, other.face_match.code, other.face_match.message, other.face_match.isMatch], ['303', 'face is not matching with document', '303', 'face is not matching with document', 'false']);
+    // Not live: 301 at the top, the liveness part itself succeeded.
+    const spoof = renderV3({ ...ok, decision: { prob: 0.1, isLive: false, needToReview: false }, faceMatch: { isMatch: false, similarity: 1 } }) as any;
+    assert.deepEqual([spoof.code, spoof.message, spoof.liveness.code, spoof.liveness.is_live, spoof.liveness.spoof_prob], ['301', 'Face in video is spoof', '200', 'false', '0.9000']);
+    const still = renderV3({ entry: LivenessErrors.stillImage, detail: 'x', warnings: [] }) as any;
+    assert.deepEqual([still.code, still.message, still.liveness.message, still.liveness.is_live, still.liveness.need_to_review], ['413', 'Video may seem like image', 'Video may seem like image', 'false', 'false']);
+    const invalid = renderV3({ entry: LivenessErrors.invalidVideo, detail: 'The video is too short', warnings: [] }) as any;
+    assert.deepEqual([invalid.code, invalid.message, invalid.liveness.message, invalid.liveness.warning, invalid.face_match.code, invalid.face_match.message], ['409', 'Invalid upload image', 'The video is too short', 'N/A', '409', 'Invalid upload image']);
     assert.deepEqual(renderV2({ entry: LivenessErrors.severalFaces, detail: 'x', warnings: [] }), { code: '408', message: 'request successful.', is_live: false, need_to_review: false, data: 'x' });
     for (const v of Object.values(renderV3({ entry: LivenessErrors.faceLeftFrame, detail: 'gone', warnings: [] }).liveness as object)) assert.equal(typeof v, 'string');
   });
@@ -323,5 +365,28 @@ describe('liveness: dark glasses on the aligned face', () => {
     assert.equal(eyesCovered(eyeCover(face({ lens: [4, 2] }))), true);
     // One eye covered (a wink behind a hand, an eye patch) is not dark glasses.
     assert.equal(eyesCovered(eyeCover(face({ lens: [0, 0], oneLens: true }))), false);
+  });
+});
+
+describe('liveness: committed anti-spoof models', () => {
+  it('loads both MiniFASNets verified, and refuses an altered copy', async () => {
+    const { loadLivenessAntispoof, LIVENESS_ANTISPOOF, livenessModelDir } = await import('../../../src/liveness/models.js');
+    const { createHash } = await import('node:crypto');
+    for (const which of ['v2', 'v1se'] as const) {
+      assert.equal(createHash('sha256').update(loadLivenessAntispoof(which)).digest('hex'), LIVENESS_ANTISPOOF[which].sha256);
+    }
+    const fsm = await import('node:fs');
+    const os = await import('node:os');
+    const pathm = await import('node:path');
+    const dir = fsm.mkdtempSync(pathm.join(os.tmpdir(), 'saola-models-'));
+    try {
+      const bytes = fsm.readFileSync(pathm.join(livenessModelDir(), LIVENESS_ANTISPOOF.v2.file));
+      bytes[bytes.length - 1] ^= 1;
+      fsm.writeFileSync(pathm.join(dir, LIVENESS_ANTISPOOF.v2.file), bytes);
+      assert.throws(() => loadLivenessAntispoof('v2', dir), /altered/);
+      assert.throws(() => loadLivenessAntispoof('v1se', dir), /missing/);
+    } finally {
+      fsm.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
