@@ -57,8 +57,8 @@ if (chosen.every((t) => t.files.length === 0)) {
 }
 
 const unit = chosen.find((t) => t.tier === 'unit')?.files ?? [];
-// System files first: they hold the longest suites (crash harness, topology), which should not start last.
-const servers = ['system', 'api'].flatMap((tier) => chosen.find((t) => t.tier === tier)?.files ?? []);
+// One run for both tiers, so that a slow system file (crash harness, topology) overlaps api files.
+const servers = ['api', 'system'].flatMap((tier) => chosen.find((t) => t.tier === tier)?.files ?? []);
 const serverConcurrency = Number(process.env.SAOLA_TEST_CONCURRENCY) || Math.max(2, cores);
 
 // The usual report on the terminal, and a TAP copy to read the skip reasons from.
