@@ -221,6 +221,9 @@ describe('field normalisation', () => {
     assert.ok(fieldProbability(street.address!) < 80, `with a street: ${fieldProbability(street.address!)}`);
     const noWard = place('Trà Bồng, Quảng Ngãi');
     assert.ok(fieldProbability(noWard.home!) < 80, `no ward: ${fieldProbability(noWard.home!)}`);
+    // A card printed before the 2025 reform prints the district: a ward and a province alone lost it.
+    const noDistrict = place('Trà Thanh, Quảng Ngãi');
+    assert.ok(fieldProbability(noDistrict.home!) < 80, `no district: ${fieldProbability(noDistrict.home!)}`);
   });
 });
 

@@ -382,7 +382,9 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
         // with two units found had a street (or a ward) OCR cut or misread ("ên Hồng" for a street, a ward lost
         // with its line). So a value the gazetteer does not account for whole, ward and province, stays unsure
         // (under 80; still valid for the second reading's choice, which two units decide).
-        const whole = parsed.ward !== '' && parsed.province !== '' && parsed.street.trim() === '';
+        // Cards printed before the July 2025 reform print three levels: there a place without its district lost a part.
+        const threeLevels = layout.kind !== 'cccd_2024_back';
+        const whole = parsed.ward !== '' && parsed.province !== '' && (parsed.district !== '' || !threeLevels) && parsed.street.trim() === '';
         fields[field] = { value: parsed.text, conf, valid: parsed.matched >= 2 && !bareNumber, invalid: parsed.matched === 0, unsure: !whole || undefined };
         if (field === 'address') address = parsed;
         break;
