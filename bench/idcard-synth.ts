@@ -368,13 +368,31 @@ export interface PhotoOptions {
   jpegQuality?: number;
   /** Brightness multiplier (default random 0.75-1.1). */
   light?: number;
+  /**
+   * The photo cropped to the card as an app crops it: to the card's bounding box widened by this fraction of the
+   * card's width on every side (negative: cut into the card, its edges leaving the frame). Default: not cropped.
+   */
+  tightCrop?: number;
+  /** A textured background with edges of its own: wood grain (default: the plain, striped or patched scenes). */
+  texture?: 'wood';
 }
 
-async function background(rng: Rng, w: number, h: number): Promise<Buffer> {
+async function background(rng: Rng, w: number, h: number, texture?: 'wood'): Promise<Buffer> {
   const kind = int(rng, 0, 2);
   const c1 = `hsl(${int(rng, 0, 360)}, ${int(rng, 5, 40)}%, ${int(rng, 15, 45)}%)`;
   const c2 = `hsl(${int(rng, 0, 360)}, ${int(rng, 5, 40)}%, ${int(rng, 20, 55)}%)`;
   let extra = '';
+  if (texture === 'wood') {
+    // Planks: long dark seams across the scene and fine grain lines between them, brown on brown.
+    const planks = 3 + int(rng, 0, 3);
+    for (let p = 0; p <= planks; p++) extra += `<rect x="0" y="${(p * h) / planks - 2}" width="${w}" height="${3 + rng() * 3}" fill="hsl(25, 45%, 12%)"/>`;
+    for (let i = 0; i < 90; i++) {
+      const y = rng() * h;
+      extra += `<path d="M 0 ${y} C ${w / 3} ${y + (rng() - 0.5) * 30} ${(2 * w) / 3} ${y + (rng() - 0.5) * 30} ${w} ${y + (rng() - 0.5) * 20}" stroke="hsl(${int(rng, 18, 35)}, 50%, ${int(rng, 15, 40)}%)" stroke-width="${0.5 + rng() * 2.5}" fill="none" opacity="0.7"/>`;
+    }
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="${w}" height="${h}" fill="hsl(28, 45%, 38%)"/>${extra}</svg>`;
+    return sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer();
+  }
   if (kind === 0) {
     for (let i = 0; i < 40; i++) extra += `<path d="M 0 ${(i * h) / 40 + rng() * 10} Q ${w / 2} ${(i * h) / 40 + (rng() - 0.5) * 40} ${w} ${(i * h) / 40 + rng() * 10}" stroke="${c2}" stroke-width="${1 + rng() * 4}" fill="none" opacity="0.5"/>`;
   } else if (kind === 1) {
@@ -451,7 +469,7 @@ export async function photograph(cardPng: Buffer, rng: Rng, options: PhotoOption
   const warped = Buffer.from(dst.data);
   for (const mat of [src, from, to, m, dst]) mat.delete();
 
-  const bg = await background(rng, W, H);
+  const bg = await background(rng, W, H, options.texture);
   const layers: OverlayOptions[] = [{ input: warped, raw: { width: W, height: H, channels: 4 } }];
   const light = options.light ?? 0.75 + rng() * 0.35;
   const shade = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><defs><linearGradient id="l" x1="${rng()}" y1="0" x2="${rng()}" y2="1"><stop offset="0" stop-color="#000" stop-opacity="0"/><stop offset="1" stop-color="#000" stop-opacity="${(rng() * 0.3).toFixed(2)}"/></linearGradient></defs><rect width="${W}" height="${H}" fill="url(#l)"/></svg>`;
@@ -466,8 +484,17 @@ export async function photograph(cardPng: Buffer, rng: Rng, options: PhotoOption
   let img = sharp(await sharp(bg, { raw: { width: W, height: H, channels: 3 } }).composite(layers).png().toBuffer()).linear(light, 0);
   const blur = options.blurSigma ?? (rng() < 0.5 ? 0 : 0.3 + rng() * 0.8);
   if (blur >= 0.3) img = img.blur(blur);
-  const jpeg = await img.jpeg({ quality: options.jpegQuality ?? int(rng, 60, 92) }).toBuffer();
-  return { jpeg, corners, width: W, height: H };
+  const quality = options.jpegQuality ?? int(rng, 60, 92);
+  const jpeg = await img.jpeg({ quality }).toBuffer();
+  if (options.tightCrop === undefined) return { jpeg, corners, width: W, height: H };
+  // Cropped to the card (as apps send it): the bounding box, widened (or narrowed) by a fraction of the card's width.
+  const margin = options.tightCrop * Math.hypot(corners[1].x - corners[0].x, corners[1].y - corners[0].y);
+  const left = Math.max(0, Math.round(Math.min(...corners.map((p) => p.x)) - margin));
+  const top = Math.max(0, Math.round(Math.min(...corners.map((p) => p.y)) - margin));
+  const right = Math.min(W, Math.round(Math.max(...corners.map((p) => p.x)) + margin));
+  const bottom = Math.min(H, Math.round(Math.max(...corners.map((p) => p.y)) + margin));
+  const cropped = await sharp(jpeg).extract({ left, top, width: right - left, height: bottom - top }).jpeg({ quality }).toBuffer();
+  return { jpeg: cropped, corners: corners.map((p) => ({ x: p.x - left, y: p.y - top })), width: right - left, height: bottom - top };
 }
 
 /** The kinds of the classic templates. */

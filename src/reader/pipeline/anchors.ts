@@ -514,6 +514,13 @@ export function valuesByShape(
     if (fromId.length === 1) out.dob = at(fromId[0].w);
     else if (id?.length !== 12 && dates.length === 1 && (doe ? year(dates[0].w) < Number(doe) : !model.fields.some((f) => f.field === 'doe'))) out.dob = at(dates[0].w);
   }
+  if (wants('doe')) {
+    // The expiry date whose label was not read (real chip fronts print it small, bottom left under the portrait):
+    // the one other date on the card, at least ten years after the birth date.
+    const dob = (out.dob ?? values.dob)?.words.map((w) => w.text).join(' ').match(/\d{4}/)?.[0];
+    const later = dob ? free.filter(({ w }) => w.conf >= 50 && DATE_WORD.test(w.text) && Number(DATE_WORD.exec(w.text)![3]) >= Number(dob) + 10 && !out.dob?.words.includes(w)) : [];
+    if (later.length === 1) out.doe = at(later[0].w);
+  }
   return out;
 }
 

@@ -176,7 +176,7 @@ export interface FieldValue {
   valid?: boolean;
   /** A validator rejected it. */
   invalid?: boolean;
-  /** Two readings disagreed (raw.unsure): its probability stays under 80 even when a validator confirms it. */
+  /** Two readings disagreed (raw.unsure), or a place the gazetteer accounts for only in part: its probability stays under 80 even when a validator confirms it. */
   unsure?: boolean;
 }
 
@@ -378,7 +378,14 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
         // Two units found in the gazetteer confirm an address; a street that is a bare number lost its type word
         // ("20, An Phú Đông" for "Số 20"), which the gazetteer cannot see.
         const bareNumber = /^\d+$/.test(parsed.street.trim());
-        fields[field] = { value: parsed.text, conf, valid: parsed.matched >= 2 && !bareNumber, invalid: parsed.matched === 0 };
+        // The gazetteer vouches for the units it found, not for what is left: on real photos the wrong answers
+        // with two units found had a street (or a ward) OCR cut or misread ("ên Hồng" for a street, a ward lost
+        // with its line). So a value the gazetteer does not account for whole, ward and province, stays unsure
+        // (under 80; still valid for the second reading's choice, which two units decide).
+        // Cards printed before the July 2025 reform print three levels: there a place without its district lost a part.
+        const threeLevels = layout.kind !== 'cccd_2024_back';
+        const whole = parsed.ward !== '' && parsed.province !== '' && (parsed.district !== '' || !threeLevels) && parsed.street.trim() === '';
+        fields[field] = { value: parsed.text, conf, valid: parsed.matched >= 2 && !bareNumber, invalid: parsed.matched === 0, unsure: !whole || undefined };
         if (field === 'address') address = parsed;
         break;
       }

@@ -15,7 +15,7 @@ import { mergedId, normaliseFields, rawFromLines, readingScore, voteName, weakFi
 import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
 import { detectKind, printedTexts, type PrintedTexts } from './kind.js';
 import { DOCUMENTS } from '../documents.js';
-import { checkCornersInside, locateCard } from './locate.js';
+import { cardShapedImage, cornersCutOff, frameRectangle, locateCard, textCutOff } from './locate.js';
 import { crossCheckMrz, readMrz, type MrzReading } from './mrz.js';
 import { refineCorners } from './refine.js';
 import type { Point } from '../../platform/vision/card-outline.js';
@@ -140,9 +140,23 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     lap('decode');
     checkQuality(image.gray, image.width, image.height);
     lap('quality');
-    const located = await locateCard(image.gray, image.width, image.height, task.minCardArea);
-    const corners = located.whole ? located.corners : refineCorners(image.gray, image.width, image.height, located.corners);
-    if (!located.whole) checkCornersInside(corners, image.width, image.height);
+    const located = await locateCard(image.gray, image.width, image.height, task.minCardArea, { readWithoutOutline: true });
+    let corners = located.whole ? located.corners : refineCorners(image.gray, image.width, image.height, located.corners);
+    let withoutOutline = located.withoutOutline === true;
+    /** A card-shaped outline ran off the frame: a card is there, so an unreadable one is cut off (2), not missing (3). */
+    let outlineCut = false;
+    // A card running off the frame: what of it the photo holds is read, and its words say whether text is cut off.
+    if (!located.whole && cornersCutOff(corners, image.width, image.height)) {
+      // An image of a card's shape is the card cropped to itself (the outline found was something on it).
+      const cropped = cardShapedImage(image.width, image.height);
+      const frame = [
+        { x: 0, y: 0 },
+        { x: image.width - 1, y: image.height - 1 },
+      ];
+      corners = frameRectangle(cropped ? frame : corners, image.width, image.height);
+      withoutOutline = !cropped;
+      outlineCut = !cropped;
+    }
     lap('locate');
     let flat = await warpCard(image, corners, task.face || task.cropCard === true);
     clearCardEdge(flat.gray);
@@ -192,7 +206,9 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       }
       lap('classify');
     }
+    if (!kind && outlineCut) throw new ReaderFailure(2, 'Cropping failed: corners of the card are outside the image');
     if (!kind) throw new ReaderFailure(3, 'No ID card found in the image: the card could not be recognised');
+    if (withoutOutline && textCutOff(words, CARD_WIDTH, CARD_HEIGHT)) throw new ReaderFailure(2, 'Cropping failed: the card runs off the image and printed text is cut off');
     const layout = LAYOUTS[kind];
     const model = DOCUMENTS[kind];
     const wanted = layout.fields.filter((f) => f !== 'features' || task.features !== false);

@@ -312,6 +312,11 @@ describe('values by geometry', () => {
     assert.deepEqual(byShape([...card, ...line('040090912355', 600, 400)]).id, undefined);
     // A 9-digit card with two dates and no expiry label: the date of birth is not guessed.
     assert.equal(byShape([...line('Họ tên: MAI AN', 264, 213), ...line('10/01/1990', 485, 297), ...line('01/02/2010', 485, 400)], 9).dob, undefined);
+    // The expiry's label unread too (printed small under the portrait): the one other date, ten years or more after
+    // the birth date, is the expiry; two such dates, neither.
+    const noExpiryLabel = card.map((w) => (w.text === 'Có' || w.text === 'giá' || w.text === 'trị' || w.text === 'đến:' ? { ...w, text: '~', conf: 20 } : w));
+    assert.deepEqual(byShape(noExpiryLabel), { id: '040090912354', dob: '10/01/1990', doe: '10/01/2030' });
+    assert.equal(byShape([...noExpiryLabel, ...line('11/02/2031', 600, 560)]).doe, undefined);
   });
   it('does not take a label that ends just past the start of the label above for a line under it', () => {
     // Seed 117196: a mark before "Nơi" widened the address label to the left; the expiry label's line below

@@ -209,6 +209,22 @@ describe('field normalisation', () => {
     const whole = normaliseFields(layout, raw('Số 025057481384')).fields.id!;
     assert.ok(fieldProbability(whole) >= 80, 'a number of the right length in one word keeps its confidence');
   });
+  it('confirms a place only when the gazetteer accounts for all of it (a street or a lost ward stays under 80)', () => {
+    const layout = LAYOUTS.cccd_chip_front;
+    const place = (text: string) => normaliseFields(layout, { address: { text, conf: 96 }, home: { text, conf: 96 } }).fields;
+    const units = place('Trà Thanh, Trà Bồng, Quảng Ngãi');
+    assert.ok(fieldProbability(units.address!) >= 80, `units only: ${fieldProbability(units.address!)}`);
+    assert.ok(fieldProbability(units.home!) >= 80);
+    // A street the gazetteer cannot check (OCR may have cut its first letters), and a ward lost with its line.
+    const street = place('Thôn 3, Trà Thanh, Trà Bồng, Quảng Ngãi');
+    assert.equal(street.address!.valid, true, 'still valid for the second reading');
+    assert.ok(fieldProbability(street.address!) < 80, `with a street: ${fieldProbability(street.address!)}`);
+    const noWard = place('Trà Bồng, Quảng Ngãi');
+    assert.ok(fieldProbability(noWard.home!) < 80, `no ward: ${fieldProbability(noWard.home!)}`);
+    // A card printed before the 2025 reform prints the district: a ward and a province alone lost it.
+    const noDistrict = place('Trà Thanh, Quảng Ngãi');
+    assert.ok(fieldProbability(noDistrict.home!) < 80, `no district: ${fieldProbability(noDistrict.home!)}`);
+  });
 });
 
 describe('band background flattening', () => {
