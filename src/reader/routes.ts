@@ -138,7 +138,6 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
         summary: 'ID card fraud check: the reading, checking_result (photocopy, recapture, MRZ, low scores; N/A where not measured) and post_check_result (E00-E22)',
       };
       scope.post('/id-fraudcheck', { onRequest: auth, bodyLimit, schema }, fraud);
-      scope.post('/id-fraudcheck/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, fraud);
     },
     { prefix: '/vision/vnm' },
   );
@@ -157,7 +156,6 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
         summary: 'Quality of an ID card photo: bright spots, blur, luminance, resolution (image: file; image_url and image_base64 also accepted)',
       };
       scope.post('/vnm', { onRequest: auth, bodyLimit, schema }, check);
-      scope.post('/vnm/', { onRequest: auth, bodyLimit, schema: { ...schema, hide: true } }, check);
     },
     { prefix: '/vision/idr-qual' },
   );
