@@ -178,7 +178,11 @@ export async function evaluateRecordings(
   try {
     const state = await engine.model();
     if (state.state !== 'ready') {
-      console.error(state.state === 'none' ? 'No recognition model: give --model, set SAOLA_ASR_MODEL or install one with saola models add asr' : `The model did not load: ${JSON.stringify(state)}`);
+      console.error(
+        state.state === 'none'
+          ? 'No recognition model: give --model, set SAOLA_ASR_MODEL or install one with saola models add asr'
+          : `The model did not load: ${JSON.stringify(state)}`,
+      );
       return undefined;
     }
     const decoder = FfmpegDecoder.locate(settings.ffmpeg);
@@ -221,8 +225,20 @@ export async function evaluateRecordings(
       kind: state.spec.kind,
       files: rows.length,
       audioSeconds: round(audioSeconds, 1),
-      wer: round(errorRate(sum((r) => r.wordErrors), sum((r) => r.words)), 4),
-      cer: round(errorRate(sum((r) => r.charErrors), sum((r) => r.chars)), 4),
+      wer: round(
+        errorRate(
+          sum((r) => r.wordErrors),
+          sum((r) => r.words),
+        ),
+        4,
+      ),
+      cer: round(
+        errorRate(
+          sum((r) => r.charErrors),
+          sum((r) => r.chars),
+        ),
+        4,
+      ),
       rtf: round(sum((r) => r.rtf * r.seconds) / audioSeconds, 4),
       cpuPerAudioSecond: round(sum((r) => r.cpuPerSecond * r.seconds) / audioSeconds, 4),
       noVoice: rows.filter((r) => r.status === 1).length,

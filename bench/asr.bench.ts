@@ -74,8 +74,7 @@ export default async function asrBench(): Promise<BenchRow[]> {
     const app = await startTestApp();
     try {
       const clip = fs.readFileSync(sentence);
-      const post = () =>
-        fetch(`${app.url}/hmi/asr/general`, { method: 'POST', headers: { api_key: app.apiKey }, body: new Uint8Array(clip) }).then((r) => r.json());
+      const post = () => fetch(`${app.url}/hmi/asr/general`, { method: 'POST', headers: { api_key: app.apiKey }, body: new Uint8Array(clip) }).then((r) => r.json());
       await post();
       const times: number[] = [];
       for (let i = 0; i < 10; i++) {
@@ -83,7 +82,13 @@ export default async function asrBench(): Promise<BenchRow[]> {
         await post();
         times.push(performance.now() - s);
       }
-      rows.push({ benchmark: `POST /hmi/asr/general, ${(clip.length / 44100).toFixed(1)} s wav`, metric: 'median latency', value: median(times), unit: 'ms', note: modelName });
+      rows.push({
+        benchmark: `POST /hmi/asr/general, ${(clip.length / 44100).toFixed(1)} s wav`,
+        metric: 'median latency',
+        value: median(times),
+        unit: 'ms',
+        note: modelName,
+      });
       const s = performance.now();
       await Promise.all(Array.from({ length: 8 }, post));
       rows.push({ benchmark: 'POST /hmi/asr/general, 8 concurrent', metric: 'throughput', value: 8 / ((performance.now() - s) / 1000), unit: 'req/s' });

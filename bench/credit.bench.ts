@@ -63,4 +63,3 @@ export default async function bench(): Promise<BenchRow[]> {
   }
   return rows;
 }
-

@@ -47,7 +47,17 @@ export function passportData(person: Person, rng: Rng): { truth: PassportTruth; 
     truth: {
       kind: 'passport',
       mrz,
-      fields: { passport_number: passportNumber, name: person.name, dob: person.dob, sex: person.sex, nationality: 'VIỆT NAM', pob: person.home.province, id_number: person.id12, doi, doe },
+      fields: {
+        passport_number: passportNumber,
+        name: person.name,
+        dob: person.dob,
+        sex: person.sex,
+        nationality: 'VIỆT NAM',
+        pob: person.home.province,
+        id_number: person.id12,
+        doi,
+        doe,
+      },
     },
   };
 }
@@ -66,7 +76,11 @@ export async function renderPassportPage(person: Person, rng: Rng, variation: Va
   const labelSize = size * between(rng, 0.68, 0.76);
   const dx = (rng() - 0.5) * 2 * jitter * W;
   const dy = (rng() - 0.5) * 2 * jitter * H * 0.5;
-  const tint = pick(rng, [['#f4efe2', '#e6eddc'], ['#eef1ea', '#f3e6e0'], ['#f0ece4', '#e2e9ef']]);
+  const tint = pick(rng, [
+    ['#f4efe2', '#e6eddc'],
+    ['#eef1ea', '#f3e6e0'],
+    ['#f0ece4', '#e2e9ef'],
+  ]);
   let body = `<defs><linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${tint[0]}"/><stop offset="1" stop-color="${tint[1]}"/></linearGradient></defs>`;
   body += `<rect width="${W}" height="${H}" fill="url(#bg)"/>${drawGuilloche(rng, pick(rng, ['#9ab0a0', '#b09a8a', '#8aa0b8']))}`;
   const text = (x: number, y: number, s: string, sz: number, opts: { bold?: boolean; fill?: string; family?: string; anchor?: string } = {}) =>
@@ -80,7 +94,8 @@ export async function renderPassportPage(person: Person, rng: Rng, variation: Va
   const x0 = 280 + dx;
   let y = 132 + dy;
   const step = between(rng, 50, 56);
-  const cell = (x: number, label: string, value: string, bold = true) => text(x, y, label, labelSize, { fill: labelInk, family: labelFont }) + text(x, y + size + 2, value, size, { bold });
+  const cell = (x: number, label: string, value: string, bold = true) =>
+    text(x, y, label, labelSize, { fill: labelInk, family: labelFont }) + text(x, y + size + 2, value, size, { bold });
   const colW = between(rng, 215, 240);
   body += cell(x0, 'Loại/Type', 'P', false) + cell(x0 + 110, 'Mã số/Code', 'VNM', false) + cell(x0 + 110 + colW * 0.9, era.number, f.passport_number);
   y += step;
@@ -152,7 +167,15 @@ export async function renderLicence(kind: LicenceSampleKind, person: Person, rng
   const dx = (rng() - 0.5) * 2 * jitter * W;
   const dy = (rng() - 0.5) * 2 * jitter * H * 0.5;
   const paper = kind.startsWith('dl_paper');
-  const tint = paper ? pick(rng, [['#f3e9d8', '#efe2c8'], ['#f1ead8', '#e9dcc0']]) : pick(rng, [['#f5e7e7', '#e8eef5'], ['#f2eadf', '#e2ecf2']]);
+  const tint = paper
+    ? pick(rng, [
+        ['#f3e9d8', '#efe2c8'],
+        ['#f1ead8', '#e9dcc0'],
+      ])
+    : pick(rng, [
+        ['#f5e7e7', '#e8eef5'],
+        ['#f2eadf', '#e2ecf2'],
+      ]);
   let body = `<defs><linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${tint[0]}"/><stop offset="1" stop-color="${tint[1]}"/></linearGradient></defs>`;
   body += `<rect width="${W}" height="${H}" fill="url(#bg)"/>${drawGuilloche(rng, pick(rng, ['#c0a0a0', '#a0b0c0', '#b0a890']))}`;
   const text = (x: number, y: number, s: string, sz: number, opts: { bold?: boolean; fill?: string; family?: string; anchor?: string } = {}) =>
@@ -176,7 +199,9 @@ export async function renderLicence(kind: LicenceSampleKind, person: Person, rng
   const label = (vi: string, en: string) => (bilingual ? `${vi}/${en}:` : `${vi}:`);
   if (kind === 'dl_paper_back') {
     body += text(W / 2 + dx, 120 + dy, 'CÁC HẠNG XE ĐƯỢC ĐIỀU KHIỂN', 26, { bold: true, anchor: 'middle', family: labelFont, fill: '#6a1a1a' });
-    body += text(120 + dx, 170 + dy, 'Hạng xe', 20, { fill: labelInk, family: labelFont }) + text(420 + dx, 170 + dy, 'Ngày trúng tuyển', 20, { fill: labelInk, family: labelFont });
+    body +=
+      text(120 + dx, 170 + dy, 'Hạng xe', 20, { fill: labelInk, family: labelFont }) +
+      text(420 + dx, 170 + dy, 'Ngày trúng tuyển', 20, { fill: labelInk, family: labelFont });
     const n = 1 + Math.floor(rng() * 3);
     const classes = [...OLD_CLASSES].sort(() => rng() - 0.5).slice(0, n);
     const dates: string[] = [];
@@ -191,7 +216,9 @@ export async function renderLicence(kind: LicenceSampleKind, person: Person, rng
     truth.classes = classes;
     truth.dates = dates;
   } else if (kind === 'dl_pet_back') {
-    body += text(60 + dx, 110 + dy, 'Hạng/Class', 20, { bold: true, family: labelFont }) + text(230 + dx, 110 + dy, 'Loại xe được điều khiển/Vehicles', 20, { bold: true, family: labelFont });
+    body +=
+      text(60 + dx, 110 + dy, 'Hạng/Class', 20, { bold: true, family: labelFont }) +
+      text(230 + dx, 110 + dy, 'Loại xe được điều khiển/Vehicles', 20, { bold: true, family: labelFont });
     const rows: [string, string][] = [
       ['A1', 'Xe mô tô hai bánh có dung tích xi lanh từ 50 cm3'],
       ['A2', 'Xe mô tô hai bánh có dung tích xi lanh từ 175 cm3'],
@@ -208,7 +235,12 @@ export async function renderLicence(kind: LicenceSampleKind, person: Person, rng
     body += text(60 + dx, 450 + dy, 'Ngày trúng tuyển/Date', 18, { fill: labelInk, family: labelFont });
   } else {
     const header = kind === 'dl_2025_front' ? 'BỘ CÔNG AN' : paper ? 'BỘ GIAO THÔNG VẬN TẢI' : 'BỘ GIAO THÔNG VẬN TẢI';
-    body += text(W / 2 + dx * 0.3, 96, paper ? 'GIẤY PHÉP LÁI XE' : "GIẤY PHÉP LÁI XE/DRIVER'S LICENSE", 26, { bold: true, anchor: 'middle', family: labelFont, fill: '#7a1a1a' });
+    body += text(W / 2 + dx * 0.3, 96, paper ? 'GIẤY PHÉP LÁI XE' : "GIẤY PHÉP LÁI XE/DRIVER'S LICENSE", 26, {
+      bold: true,
+      anchor: 'middle',
+      family: labelFont,
+      fill: '#7a1a1a',
+    });
     body += text(40 + dx * 0.3, 130, header, 15, { family: labelFont, fill: labelInk });
     body += drawFace({ x: 40 + dx * 0.3, y: 160, w: 200, h: 260 }, rng);
     const x0 = 270 + dx;
@@ -229,7 +261,8 @@ export async function renderLicence(kind: LicenceSampleKind, person: Person, rng
     const lw = addrLabel.length * 0.6 * size * 0.78;
     const words = address.split(' ');
     const cut = words.length > 6 ? Math.ceil(words.length / 2) : words.length;
-    body += text(x0, y, addrLabel, size * 0.78, { fill: labelInk, family: labelFont }) + text(x0 + lw + 10, y, words.slice(0, cut).join(' '), size * 0.92, { bold: true });
+    body +=
+      text(x0, y, addrLabel, size * 0.78, { fill: labelInk, family: labelFont }) + text(x0 + lw + 10, y, words.slice(0, cut).join(' '), size * 0.92, { bold: true });
     if (cut < words.length) {
       y += size * 1.3;
       body += text(x0 + lw + 10, y, words.slice(cut).join(' '), size * 0.92, { bold: true });

@@ -97,7 +97,10 @@ await readOne('passport', (await makePassportSample(1)).photo.jpeg);
 
 let title: string;
 if (values.real) {
-  const lines = fs.readFileSync(path.join(values.real, 'truth.jsonl'), 'utf8').split('\n').filter((l) => l.trim());
+  const lines = fs
+    .readFileSync(path.join(values.real, 'truth.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   for (const line of lines) {
     const { file, document, type, ...fields } = JSON.parse(line) as Record<string, unknown> & { file: string; document: string; type?: string };
     const k = document === 'passport' ? 'passport' : `licence ${type ?? '?'}`;
@@ -149,7 +152,8 @@ if (values.real) {
     }
     t.found++;
     if (mrzValid) t.mrzValid++;
-    else if (truthMrz && t.misses.length < maxMisses) t.misses.push(`seed ${seed} MRZ not valid: read ${JSON.stringify(mrzLines ?? null)} printed ${JSON.stringify(truthMrz)}`);
+    else if (truthMrz && t.misses.length < maxMisses)
+      t.misses.push(`seed ${seed} MRZ not valid: read ${JSON.stringify(mrzLines ?? null)} printed ${JSON.stringify(truthMrz)}`);
     score(t, `seed ${seed}`, truth, item);
   }
   title = `documents evaluation: ${n} generated photos (jitter ${values.jitter}), seeds ${seed0}..${seed0 + n - 1}, kinds ${kinds.join(', ')}`;
@@ -158,7 +162,11 @@ if (values.real) {
 console.log(`${title}, OCR ${ocr.name}`);
 for (const [k, t] of tallies) {
   const pct = (a: number, b: number) => (b ? ((100 * a) / b).toFixed(1) : '-');
-  console.log(`\n${k}: ${t.n} images, found ${pct(t.found, t.n)}%, CPU per image ${(t.cpu / Math.max(1, t.n)).toFixed(3)} s` + (k === 'passport' ? `, MRZ fully valid ${pct(t.mrzValid, t.found)}%` : '') + `, confident (>= 80) wrong ${t.confidentWrong} of ${t.answered} answered`);
+  console.log(
+    `\n${k}: ${t.n} images, found ${pct(t.found, t.n)}%, CPU per image ${(t.cpu / Math.max(1, t.n)).toFixed(3)} s` +
+      (k === 'passport' ? `, MRZ fully valid ${pct(t.mrzValid, t.found)}%` : '') +
+      `, confident (>= 80) wrong ${t.confidentWrong} of ${t.answered} answered`,
+  );
   for (const [f, s] of t.fields) console.log(`  ${f.padEnd(14)} ${pct(s.right, s.total).padStart(5)}% exact (${s.right}/${s.total})`);
   for (const m of t.misses) console.log(`  miss: ${m}`);
 }

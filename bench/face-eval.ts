@@ -63,7 +63,13 @@ console.log(`406 hit rate on drawn dark glasses: ${covered}/${tried}, on drawn m
 
 // Faces per photo against the expected count, and the face each answer compared (the subject, pixels of the upright upload).
 const cfg = loadFaceConfig({});
-const run = (image: Buffer) => analyze({ image, detectThreshold: cfg.detectThreshold, checkCard: false, subject: { centreWeight: cfg.subjectCentreWeight, secondFaceSharpness: cfg.secondFaceSharpness } });
+const run = (image: Buffer) =>
+  analyze({
+    image,
+    detectThreshold: cfg.detectThreshold,
+    checkCard: false,
+    subject: { centreWeight: cfg.subjectCentreWeight, secondFaceSharpness: cfg.secondFaceSharpness },
+  });
 const fmtBox = (b: { x1: number; y1: number; x2: number; y2: number }) => `(${b.x1.toFixed(0)},${b.y1.toFixed(0)})-(${b.x2.toFixed(0)},${b.y2.toFixed(0)})`;
 console.log('\nphoto | faces / expected | dropped detections | compared face (upload px) | search verdict');
 let countOff = 0;
@@ -81,7 +87,9 @@ for (const n of [...names, ...Object.keys(EXPECTED_FACES).filter((f) => fs.exist
   if (expected === 1) falseDetections += Math.max(0, r.faces.length - 1);
   if (expected === 1 && r.primary) subjects.set(n, { box: boxInUpload(r, r.faces[0]), embedding: r.primary.embedding });
   const verdict = assessFace(r, cfg, { single: true }).kind;
-  console.log(`${n} | ${r.faces.length} / ${expected} | ${r.rejected.map((x) => x.reason).join('; ') || '-'} | ${r.faces[0] ? fmtBox(boxInUpload(r, r.faces[0])) : '-'} | ${verdict}`);
+  console.log(
+    `${n} | ${r.faces.length} / ${expected} | ${r.rejected.map((x) => x.reason).join('; ') || '-'} | ${r.faces[0] ? fmtBox(boxInUpload(r, r.faces[0])) : '-'} | ${verdict}`,
+  );
 }
 console.log(`photos whose face count differs from the expected: ${countOff}; false detections on the single-person portraits: ${falseDetections}`);
 
@@ -146,7 +154,9 @@ if (fs.existsSync(crowdFile)) {
     const base = subjects.get(n);
     if (!base) continue;
     tinyTried++;
-    const upright = await sharp(fs.readFileSync(path.join(dir, n))).rotate().toBuffer();
+    const upright = await sharp(fs.readFileSync(path.join(dir, n)))
+      .rotate()
+      .toBuffer();
     const { width: w, height: h } = await sharp(upright).metadata();
     const k = 70 / (base.box.x2 - base.box.x1);
     const [pw, ph] = [Math.round(w! * k), Math.round(h! * k)];

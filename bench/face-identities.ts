@@ -13,7 +13,17 @@
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { crossValidateMap, embedWithEngine, fitSimilarityMap, formatHeldOutFit, formatIdentitySummary, histogram, readLabels, scoreAllPairs, summariseIdentities } from '../src/face/identity-eval.js';
+import {
+  crossValidateMap,
+  embedWithEngine,
+  fitSimilarityMap,
+  formatHeldOutFit,
+  formatIdentitySummary,
+  histogram,
+  readLabels,
+  scoreAllPairs,
+  summariseIdentities,
+} from '../src/face/identity-eval.js';
 import { SIMILARITY_MAP } from '../src/face/engine/similarity.js';
 import { EMBEDDING_MODEL } from '../src/face/engine/index.js';
 
@@ -31,7 +41,10 @@ if (values['group-prefix']) for (const p of photos) p.group ??= p.identity.split
 console.log(`labels: ${from}; model ${EMBEDDING_MODEL}, similarity map ${SIMILARITY_MAP.version}`);
 const embedded = await embedWithEngine(dir, photos, (l) => console.error(l));
 if (values['save-embeddings']) {
-  fs.writeFileSync(values['save-embeddings'], JSON.stringify({ model: EMBEDDING_MODEL, photos: embedded.photos.map((p) => ({ ...p, embedding: p.embedding ? Array.from(p.embedding) : null })) }));
+  fs.writeFileSync(
+    values['save-embeddings'],
+    JSON.stringify({ model: EMBEDDING_MODEL, photos: embedded.photos.map((p) => ({ ...p, embedding: p.embedding ? Array.from(p.embedding) : null })) }),
+  );
 }
 const summary = summariseIdentities(embedded.photos);
 console.log(formatIdentitySummary(summary, dir));
@@ -44,7 +57,7 @@ console.log(
   `detect+embed CPU per photo (process CPU, one engine thread, ID-card check off): median ${q(cpu, 0.5).toFixed(1)} ms, p90 ${q(cpu, 0.9).toFixed(1)} ms; wall median ${q(wall, 0.5).toFixed(1)} ms`,
 );
 if (values.fit) {
-  console.log('\nsimilarity map fitted to these distributions (80 at the impostor tail\'s FAR 1e-4, 0.85 at 1e-5), cross-validated over people:');
+  console.log("\nsimilarity map fitted to these distributions (80 at the impostor tail's FAR 1e-4, 0.85 at 1e-5), cross-validated over people:");
   console.log(formatHeldOutFit(crossValidateMap(embedded.photos)));
   const all = scoreAllPairs(embedded.photos);
   console.log(`fitted on every pair of this set: ${JSON.stringify(fitSimilarityMap(all.genuine, all.impostor).knots)}`);

@@ -127,7 +127,10 @@ try {
         return 0;
       }
     };
-    for (const [name, url, proc] of [['A', a, procA], ['B', b, procB]] as const) {
+    for (const [name, url, proc] of [
+      ['A', a, procA],
+      ['B', b, procB],
+    ] as const) {
       // The face models load on the first face request: a tiny collection first, so the big one's timing is its own.
       await add(url, t.apiKey, `tiny-${name}`, 'x', other);
       await search(url, t.apiKey, `tiny-${name}`, other);
@@ -144,7 +147,9 @@ try {
       if (name === 'A') {
         while ((await snapshotSize()) === 0) await new Promise((r) => setTimeout(r, 250));
         // Its size from the layout (s3rver's HEAD reports a multipart object's length wrongly): float32 rows and 128-byte sign codes.
-        report.push(`snapshot in S3 ${Math.round(performance.now() - coldDone)} ms after A's first search answered (about ${((FACES * (512 * 4 + 128)) / 2 ** 20).toFixed(0)} MiB)`);
+        report.push(
+          `snapshot in S3 ${Math.round(performance.now() - coldDone)} ms after A's first search answered (about ${((FACES * (512 * 4 + 128)) / 2 ** 20).toFixed(0)} MiB)`,
+        );
       }
     }
     const added = await add(a, t.apiKey, 'big', 'grace', grace);
@@ -154,7 +159,9 @@ try {
     const onB = await search(b, t.apiKey, 'big', grace);
     const seenAfter = performance.now() - addedAt;
     if (onA.body.data?.id !== 'grace' || onB.body.data?.id !== 'grace') throw new Error(`not found: A ${JSON.stringify(onA.body)} B ${JSON.stringify(onB.body)}`);
-    report.push(`add on A: searchable on A at once (${Math.round(onA.ms)} ms, appended in place); found on B by its next search (which first reads the faces after its seq): ${Math.round(seenAfter)} ms`);
+    report.push(
+      `add on A: searchable on A at once (${Math.round(onA.ms)} ms, appended in place); found on B by its next search (which first reads the faces after its seq): ${Math.round(seenAfter)} ms`,
+    );
     const again = await search(b, t.apiKey, 'big', grace);
     report.push(`B afterwards: ${Math.round(again.ms)} ms; RSS A ${Math.round(procA.rssMiB())} MiB, B ${Math.round(procB.rssMiB())} MiB`);
     if (FACES <= 200_000) {

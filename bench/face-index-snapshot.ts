@@ -20,7 +20,16 @@ try {
   const idx = new CollectionIndex(512, N + 64);
   const v = new Float32Array(512);
   let t = performance.now();
-  for (let i = 0; i < N; i++) { let n = 0; for (let j = 0; j < 512; j++) { v[j] = rnd() - 0.5; n += v[j] * v[j]; } n = Math.sqrt(n); for (let j = 0; j < 512; j++) v[j] /= n; idx.add(`0190aaaa-bbbb-7ccc-8ddd-${String(i).padStart(12, '0')}`, v); }
+  for (let i = 0; i < N; i++) {
+    let n = 0;
+    for (let j = 0; j < 512; j++) {
+      v[j] = rnd() - 0.5;
+      n += v[j] * v[j];
+    }
+    n = Math.sqrt(n);
+    for (let j = 0; j < 512; j++) v[j] /= n;
+    idx.add(`0190aaaa-bbbb-7ccc-8ddd-${String(i).padStart(12, '0')}`, v);
+  }
   console.log('built in memory (incl. sign codes)', Math.round(performance.now() - t), 'ms');
   const snaps = new BlobIndexSnapshots(new FsBlobStore(dir), 'm', (_k, r) => console.log('rejected', r));
   const key = { appCode: 'a', collectionId: 'c' };
@@ -30,4 +39,6 @@ try {
   t = performance.now();
   const got = await snaps.read(key, { epoch: 0, seq: N }, 512);
   console.log('read (filesystem blob store)', Math.round(performance.now() - t), 'ms', got?.index.count, 'rss MiB', Math.round(process.memoryUsage().rss / 2 ** 20));
-} finally { fs.rmSync(dir, { recursive: true, force: true }); }
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}

@@ -28,7 +28,14 @@ import { crossValidateMap, readLabels, summariseIdentities, type EmbeddedPhoto }
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { labels: { type: 'string' }, tfjs: { type: 'string', default: '/tmp/tfjs-scratch' }, 'human-models': { type: 'string' }, 'group-prefix': { type: 'boolean' }, backend: { type: 'string', default: 'wasm' }, only: { type: 'string' } },
+  options: {
+    labels: { type: 'string' },
+    tfjs: { type: 'string', default: '/tmp/tfjs-scratch' },
+    'human-models': { type: 'string' },
+    'group-prefix': { type: 'boolean' },
+    backend: { type: 'string', default: 'wasm' },
+    only: { type: 'string' },
+  },
 });
 if (!values.labels) throw new Error('--labels <dir> is required');
 const req = createRequire(path.join(path.resolve(values.tfjs!), 'package.json'));
@@ -47,13 +54,22 @@ async function graphModel(dir: string, name: string) {
   const bins = json.weightsManifest.flatMap((g: { paths: string[] }) => g.paths).map((p: string) => fs.readFileSync(path.join(dir, p)));
   const all = Buffer.concat(bins);
   const weightData = all.buffer.slice(all.byteOffset, all.byteOffset + all.length);
-  return tf.loadGraphModel(tf.io.fromMemory({ modelTopology: json.modelTopology, weightSpecs, weightData, format: json.format, signature: json.signature, userDefinedMetadata: json.userDefinedMetadata }));
+  return tf.loadGraphModel(
+    tf.io.fromMemory({
+      modelTopology: json.modelTopology,
+      weightSpecs,
+      weightData,
+      format: json.format,
+      signature: json.signature,
+      userDefinedMetadata: json.userDefinedMetadata,
+    }),
+  );
 }
 
 /** The face warped onto the ArcFace template scaled to `size`, zoomed out by `zoom` (1: ArcFace framing). */
 function aligned(img: RgbImage, lm: number[], size: number, zoom: number): RgbImage {
   const k = size / 112;
-  const dst = ARCFACE_112.map(([x, y]) => [(x - 56) * k / zoom + size / 2, (y - 56) * k / zoom + size / 2] as Point2);
+  const dst = ARCFACE_112.map(([x, y]) => [((x - 56) * k) / zoom + size / 2, ((y - 56) * k) / zoom + size / 2] as Point2);
   return warpAffine(img, invertAffine(umeyama(fivePoints(lm), dst)), size, size);
 }
 
@@ -80,7 +96,8 @@ async function shippedMirrored(face: RgbImage): Promise<Float32Array> {
   for (let y = 0; y < face.height; y++) {
     for (let x = 0; x < face.width; x++) for (let c = 0; c < 3; c++) mirrored[(y * face.width + x) * 3 + c] = face.data[(y * face.width + face.width - 1 - x) * 3 + c];
   }
-  const run = async (img: RgbImage) => (await sessions.feature.run({ input: new ort.Tensor('float32', featureInput(img), [1, 3, 112, 112]) })).output.data as Float32Array;
+  const run = async (img: RgbImage) =>
+    (await sessions.feature.run({ input: new ort.Tensor('float32', featureInput(img), [1, 3, 112, 112]) })).output.data as Float32Array;
   const [a, b] = [await run(face), await run({ ...face, data: mirrored })];
   return a.map((x, i) => x + b[i]);
 }
@@ -102,7 +119,13 @@ const models: Model[] = [
 ];
 if (values['human-models']) {
   const dir = values['human-models'];
-  const nhwc = (face: RgbImage, scale: number, offset: number) => tf.tidy(() => tf.tensor4d(Float32Array.from(face.data, (v) => v * scale + offset), [1, face.height, face.width, 3]));
+  const nhwc = (face: RgbImage, scale: number, offset: number) =>
+    tf.tidy(() =>
+      tf.tensor4d(
+        Float32Array.from(face.data, (v) => v * scale + offset),
+        [1, face.height, face.width, 3],
+      ),
+    );
   const add = async (name: string, file: string, size: number, zoom: number, scale: number, offset: number, output?: string) => {
     const m = await graphModel(dir, file);
     models.push({
@@ -148,7 +171,10 @@ for (const [i, p] of photos.entries()) {
   if (r.ok && r.primary) {
     img = (await decodeImage(bytes)).img;
     if (r.rotation) {
-      const t = await sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 3 } }).rotate(r.rotation).raw().toBuffer({ resolveWithObject: true });
+      const t = await sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 3 } })
+        .rotate(r.rotation)
+        .raw()
+        .toBuffer({ resolveWithObject: true });
       img = { data: new Uint8Array(t.data), width: t.info.width, height: t.info.height };
     }
   }
@@ -178,7 +204,9 @@ for (const m of models.filter((x) => x.centre)) {
 const pct = (a: number, b: number) => `${((100 * a) / Math.max(1, b)).toFixed(1)}%`;
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 console.log(`\n${dir}: ${photos.length} photos; every pair scored. "held-out" = 5-fold over people, map fitted on the other folds (fitSimilarityMap).`);
-console.log('model | TAR@FAR1e-3 | TAR@0 impostors | genuine p5 / impostor max | held-out match genuine | held-out impostors | held-out search top-1 @0.85 | rank-1 (no threshold) | CPU ms/face');
+console.log(
+  'model | TAR@FAR1e-3 | TAR@0 impostors | genuine p5 / impostor max | held-out match genuine | held-out impostors | held-out search top-1 @0.85 | rank-1 (no threshold) | CPU ms/face',
+);
 for (const [name, list] of embedded) {
   const s = summariseIdentities(list);
   const h = crossValidateMap(list);
@@ -197,4 +225,7 @@ for (const [name, list] of embedded) {
     console.log(`  genuine pairs within each group at the whole set's zero-impostor threshold: ${rows.join(', ')}`);
   }
 }
-fs.writeFileSync('/tmp/face-models-embeddings.json', JSON.stringify(Object.fromEntries([...embedded].map(([k, v]) => [k, v.map((p) => ({ ...p, embedding: p.embedding ? Array.from(p.embedding) : null }))]))));
+fs.writeFileSync(
+  '/tmp/face-models-embeddings.json',
+  JSON.stringify(Object.fromEntries([...embedded].map(([k, v]) => [k, v.map((p) => ({ ...p, embedding: p.embedding ? Array.from(p.embedding) : null }))]))),
+);

@@ -37,7 +37,12 @@ type Found = { file: string; faces: Extract<Awaited<ReturnType<typeof analyze>>,
 async function run(files: string[]): Promise<Found[]> {
   const out: Found[] = [];
   for (const file of files) {
-    const r = await analyze({ image: fs.readFileSync(file), detectThreshold: cfg.detectThreshold, checkCard: false, subject: { centreWeight: cfg.subjectCentreWeight, secondFaceSharpness: cfg.secondFaceSharpness } });
+    const r = await analyze({
+      image: fs.readFileSync(file),
+      detectThreshold: cfg.detectThreshold,
+      checkCard: false,
+      subject: { centreWeight: cfg.subjectCentreWeight, secondFaceSharpness: cfg.secondFaceSharpness },
+    });
     out.push({ file, faces: r.ok ? r.faces : [] });
   }
   return out;
@@ -51,7 +56,9 @@ for (const ratio of [0.05, 0.1, 0.15, 0.25, 0.4]) {
   for (const sharp of [0, 0.3]) {
     const refused = (f: Found) => f.faces.length > 1 && competingFaces(f.faces[0], f.faces.slice(1), { secondFaceRatio: ratio, secondFaceSharpness: sharp }).length > 0;
     const bad = singles.filter(refused);
-    console.log(`${ratio} | ${sharp} | ${bad.length}/${singles.length} ${bad.map((b) => path.relative(path.dirname(facesDir), b.file)).join(' ')} | ${groups.filter(refused).length}/${groups.length}`);
+    console.log(
+      `${ratio} | ${sharp} | ${bad.length}/${singles.length} ${bad.map((b) => path.relative(path.dirname(facesDir), b.file)).join(' ')} | ${groups.filter(refused).length}/${groups.length}`,
+    );
   }
 }
 
@@ -71,7 +78,12 @@ if (fs.existsSync(crowdFile)) {
       continue;
     }
     for (const p of placed) {
-      const r = await analyze({ image: p.image, detectThreshold: cfg.detectThreshold, checkCard: false, subject: { centreWeight: cfg.subjectCentreWeight, secondFaceSharpness: cfg.secondFaceSharpness } });
+      const r = await analyze({
+        image: p.image,
+        detectThreshold: cfg.detectThreshold,
+        checkCard: false,
+        subject: { centreWeight: cfg.subjectCentreWeight, secondFaceSharpness: cfg.secondFaceSharpness },
+      });
       const kind = assessFace(r, { ...cfg, minBlurVariance: 0 }, { single: true }).kind;
       const row = verdicts.get(p.name) ?? {};
       row[kind] = (row[kind] ?? 0) + 1;
@@ -79,5 +91,10 @@ if (fs.existsSync(crowdFile)) {
     }
   }
   console.log(`\nplacement (configured rule: ratio ${cfg.secondFaceRatio}, sharpness ${cfg.secondFaceSharpness}) | face match verdicts`);
-  for (const [name, row] of verdicts) console.log(`${name} | ${Object.entries(row).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  for (const [name, row] of verdicts)
+    console.log(
+      `${name} | ${Object.entries(row)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
 }

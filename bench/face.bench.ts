@@ -149,7 +149,14 @@ export default async function faceBench(): Promise<BenchRow[]> {
         `at threshold recall@1 ${(agree.threshold / perSet).toFixed(2)}, strangers same API answer ${(agree.strangers / perSet).toFixed(2)}` +
         (size > 4096 ? '; 1024-bit sign codes + float32 rerank' : '; float32 scan'),
     });
-    if (size === 1_000_000) rows.push({ benchmark: 'process RSS with the 1M-face index', metric: 'rss', value: rss / 2 ** 20, unit: 'MiB', note: 'after building it (float32 rows 2 GB + codes 128 MB), bench process' });
+    if (size === 1_000_000)
+      rows.push({
+        benchmark: 'process RSS with the 1M-face index',
+        metric: 'rss',
+        value: rss / 2 ** 20,
+        unit: 'MiB',
+        note: 'after building it (float32 rows 2 GB + codes 128 MB), bench process',
+      });
   }
 
   // Search over HTTP: one collection of 50 faces, same query repeatedly (engine-bound).
@@ -164,12 +171,33 @@ export default async function faceBench(): Promise<BenchRow[]> {
       const res = await fetch(app.url + path, { method: 'POST', headers: { api_key: app.apiKey }, body: form });
       return res.json();
     };
-    await post('/dmp/facesearch/v2/add', [['collection', 'b'], ['id', 'g'], ['file', images[0]]]);
-    await post('/dmp/facesearch/v2/add', [['collection', 'b'], ['id', 'a'], ['file', images[1]]]);
+    await post('/dmp/facesearch/v2/add', [
+      ['collection', 'b'],
+      ['id', 'g'],
+      ['file', images[0]],
+    ]);
+    await post('/dmp/facesearch/v2/add', [
+      ['collection', 'b'],
+      ['id', 'a'],
+      ['file', images[1]],
+    ]);
     const n = 20;
     const t = performance.now();
-    await Promise.all(Array.from({ length: n }, () => post('/dmp/facesearch/v2/search', [['collection', 'b'], ['file', images[0]]])));
-    rows.push({ benchmark: 'POST /dmp/facesearch/v2/search over HTTP', metric: 'throughput', value: n / ((performance.now() - t) / 1000), unit: 'req/s', note: `${n} concurrent, pool threads = SAOLA_FACE_THREADS` });
+    await Promise.all(
+      Array.from({ length: n }, () =>
+        post('/dmp/facesearch/v2/search', [
+          ['collection', 'b'],
+          ['file', images[0]],
+        ]),
+      ),
+    );
+    rows.push({
+      benchmark: 'POST /dmp/facesearch/v2/search over HTTP',
+      metric: 'throughput',
+      value: n / ((performance.now() - t) / 1000),
+      unit: 'req/s',
+      note: `${n} concurrent, pool threads = SAOLA_FACE_THREADS`,
+    });
   } finally {
     await app.close();
   }

@@ -44,7 +44,7 @@ const { values } = parseArgs({
 const n = Number(values.n);
 const seed0 = Number(values.seed);
 const variation: Variation | undefined = values.classic ? undefined : { jitter: Number(values.jitter), fonts: values.fonts?.split(',').map((f) => f.trim()) };
-const kinds: CardKind[] = values.kind ? values.kind.split(',') as CardKind[] : variation ? VARIED_KINDS : ALL_KINDS;
+const kinds: CardKind[] = values.kind ? (values.kind.split(',') as CardKind[]) : variation ? VARIED_KINDS : ALL_KINDS;
 const ocr =
   values.engine === 'once' || values.tessdata
     ? new NativeTesseract({ streaming: values.engine !== 'once', tessdataDir: values.tessdata })
@@ -119,11 +119,17 @@ for (let i = 0; i < n; i++) {
   for (const [stage, ms] of Object.entries(r.timings)) stageTotals.set(stage, (stageTotals.get(stage) ?? 0) + ms);
 }
 
-console.log(`ID card evaluation: ${n} synthetic photos (${variation ? `varied printing, jitter ${variation.jitter}, fonts ${installedFonts().join(' / ')}` : 'classic templates'}), kinds ${kinds.join(', ')}, seeds ${seed0}..${seed0 + n - 1}, OCR ${ocr.name}`);
+console.log(
+  `ID card evaluation: ${n} synthetic photos (${variation ? `varied printing, jitter ${variation.jitter}, fonts ${installedFonts().join(' / ')}` : 'classic templates'}), kinds ${kinds.join(', ')}, seeds ${seed0}..${seed0 + n - 1}, OCR ${ocr.name}`,
+);
 cornerErrors.sort((a, b) => a - b);
 const quantile = (q: number) => (cornerErrors[Math.min(cornerErrors.length - 1, Math.floor(q * cornerErrors.length))] ?? NaN).toFixed(1);
 console.log(`outline, worst corner off (flat-card px, card 1000 wide): median ${quantile(0.5)}, p90 ${quantile(0.9)}, max ${quantile(1)}`);
-console.log(`CPU per image (read only, incl. tesseract children): ${(cpuTotal / n).toFixed(3)} s (Tesseract ${(ocrCpuTotal / n).toFixed(3)} s, the reader's own ${((cpuTotal - ocrCpuTotal) / n).toFixed(3)} s)`);
-console.log(`per card read, mean: ${[...stageTotals.entries()].map(([k, v]) => `${k} ${(v / Math.max(1, scores.found)).toFixed(k === 'retried' ? 2 : 0)}${k === 'retried' ? ' fields' : ' ms'}`).join(', ')}`);
+console.log(
+  `CPU per image (read only, incl. tesseract children): ${(cpuTotal / n).toFixed(3)} s (Tesseract ${(ocrCpuTotal / n).toFixed(3)} s, the reader's own ${((cpuTotal - ocrCpuTotal) / n).toFixed(3)} s)`,
+);
+console.log(
+  `per card read, mean: ${[...stageTotals.entries()].map(([k, v]) => `${k} ${(v / Math.max(1, scores.found)).toFixed(k === 'retried' ? 2 : 0)}${k === 'retried' ? ' fields' : ' ms'}`).join(', ')}`,
+);
 for (const line of scores.report()) console.log(line);
 await ocr.close();

@@ -49,14 +49,16 @@ async function screenPhoto(img: Buffer, scale: number): Promise<Buffer> {
       out[o + sub] = Math.round(data[s + sub] * gap);
     }
   }
-  return sharp(out, { raw: { width: W, height: H, channels: 3 } })
-    .rotate(1.5, { background: '#101010' })
-    .blur(0.5)
-    // A camera's sensor samples the screen with little optical low-pass: nearest, so the grid aliases into moiré.
-    .resize(Math.round(W * scale), undefined, { kernel: 'nearest' })
-    .modulate({ brightness: 2.2 })
-    .jpeg({ quality: 90 })
-    .toBuffer();
+  return (
+    sharp(out, { raw: { width: W, height: H, channels: 3 } })
+      .rotate(1.5, { background: '#101010' })
+      .blur(0.5)
+      // A camera's sensor samples the screen with little optical low-pass: nearest, so the grid aliases into moiré.
+      .resize(Math.round(W * scale), undefined, { kernel: 'nearest' })
+      .modulate({ brightness: 2.2 })
+      .jpeg({ quality: 90 })
+      .toBuffer()
+  );
 }
 
 const task = (image: Buffer) => ({ image, maxPixels: 40_000_000, minCardArea: 0.12 });
@@ -77,7 +79,14 @@ for (const f of files) {
       continue;
     }
     const c = checkingMeasures(out.measures);
-    rows.push({ group, file: f, spread: out.measures.colourSpread, moire: out.measures.moire, photocopied: c.photocopied.result === '1', recaptured: c.recaptured.result === '1' });
+    rows.push({
+      group,
+      file: f,
+      spread: out.measures.colourSpread,
+      moire: out.measures.moire,
+      photocopied: c.photocopied.result === '1',
+      recaptured: c.recaptured.result === '1',
+    });
   }
 }
 console.log('group | file | colour spread | moire | photocopied | recaptured');

@@ -55,7 +55,9 @@ for (const t of rows) {
   }
   const fold = (s: string) => s.normalize('NFC').toUpperCase().replace(/\s+/g, ' ').trim();
   // Only the fields the side read prints (a chip back's truth also carries the id it shares with the front).
-  const differ = FIELDS.filter((f) => LAYOUTS[r.kind].fields.includes(f as never) && printed[f] !== undefined && (read[f] === undefined || fold(read[f]) !== fold(printed[f])));
+  const differ = FIELDS.filter(
+    (f) => LAYOUTS[r.kind].fields.includes(f as never) && printed[f] !== undefined && (read[f] === undefined || fold(read[f]) !== fold(printed[f])),
+  );
   let verdict: string;
   if (readCheck.code === 'E00') verdict = truthCheck.code === 'E00' ? 'passed' : 'passed, printed card fails (missed)';
   else if (truthCheck.code === readCheck.code) verdict = 'failed: the printed card fails the same rule';
@@ -64,6 +66,10 @@ for (const t of rows) {
   count(verdict);
   console.log(`${t.file} | ${r.kind} | ${readCheck.code} | ${truthCheck.code} | ${verdict} | ${differ.join(' ') || '-'}`);
 }
-console.log(`\n${rows.length} photos: ${Object.entries(counts).map(([k, v]) => `${k} ${v}`).join('; ')}`);
+console.log(
+  `\n${rows.length} photos: ${Object.entries(counts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join('; ')}`,
+);
 console.log(`fronts read: ${printedCounts.fronts}; check_headline passed ${printedCounts.headline}, check_title passed ${printedCounts.title}`);
 await ocr.close();

@@ -26,9 +26,13 @@ for (const t of files) {
     continue;
   }
   const q = qualityResult(out.measures);
-  const failed = Object.entries(q.final_result).filter(([, v]) => v === 'likely').map(([k]) => k);
+  const failed = Object.entries(q.final_result)
+    .filter(([, v]) => v === 'likely')
+    .map(([k]) => k);
   for (const f of failed) failedBy[f] = (failedBy[f] ?? 0) + 1;
   if (qualityPassed(q)) passed++;
-  console.log(`${t.file} | ${out.measures.cardFound} | ${q.bright_spots_score} | ${q.blur_score} (var ${out.measures.sharpness.toFixed(0)}) | ${q.luminance_score} | ${q.resolution} | ${failed.join(', ') || '-'}`);
+  console.log(
+    `${t.file} | ${out.measures.cardFound} | ${q.bright_spots_score} | ${q.blur_score} (var ${out.measures.sharpness.toFixed(0)}) | ${q.luminance_score} | ${q.resolution} | ${failed.join(', ') || '-'}`,
+  );
 }
 console.log(`\npassed: ${passed}/${files.length}; failed by: ${JSON.stringify(failedBy)}`);

@@ -13,7 +13,8 @@ import { fold } from '../src/reader/pipeline/text.js';
 export type Tally = { right: number; total: number };
 
 /** Words every card prints as labels: a value made of them is a label read as a value. */
-const LABEL_WORDS = /\b(h[oọ] v[aà] t[eê]n|full name|date of birth|ng[aà]y sinh|qu[eê] qu[aá]n|place of|n[oơ]i th[uư][oờ]ng tr[uú]|qu[oố]c t[iị]ch|nationality|gi[oớ]i t[ií]nh|c[oó] gi[aá] tr[iị]|personal identification|place of residence|date of expiry|ch[uữ] [dđ][eệ]m|khai sinh)\b/i;
+const LABEL_WORDS =
+  /\b(h[oọ] v[aà] t[eê]n|full name|date of birth|ng[aà]y sinh|qu[eê] qu[aá]n|place of|n[oơ]i th[uư][oờ]ng tr[uú]|qu[oố]c t[iị]ch|nationality|gi[oớ]i t[ií]nh|c[oó] gi[aá] tr[iị]|personal identification|place of residence|date of expiry|ch[uữ] [dđ][eệ]m|khai sinh)\b/i;
 
 /**
  * Single words of the printed labels (accents and case aside). A value holding one that the card's value does
@@ -21,9 +22,14 @@ const LABEL_WORDS = /\b(h[oọ] v[aà] t[eê]n|full name|date of birth|ng[aà]y 
  * whole labels, misses.
  */
 const LABEL_VOCABULARY = new Set(
-  'ho va ten full name ngay thang nam sinh date birth que quan place origin noi thuong tru residence quoc tich nationality gioi tinh sex co gia tri den expiry dang ky khai issue cap het han of personal identification dac diem nhan dang chu dem dinh danh'.split(' '),
+  'ho va ten full name ngay thang nam sinh date birth que quan place origin noi thuong tru residence quoc tich nationality gioi tinh sex co gia tri den expiry dang ky khai issue cap het han of personal identification dac diem nhan dang chu dem dinh danh'.split(
+    ' ',
+  ),
 );
-const foldWords = (s: string) => fold(s).split(/[^a-z0-9]+/).filter(Boolean);
+const foldWords = (s: string) =>
+  fold(s)
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 
 /** Words of `got` (folded) that `want` does not hold as often, and that are label words. */
 export function labelPieces(got: string, want: string): string[] {
@@ -125,7 +131,9 @@ export class Scores {
       ...[...this.perField.entries()].sort().map(([f, t]) => `  ${f.padEnd(18)} ${pct(t)}`),
       'per kind:',
       ...[...this.perKind.entries()].sort().map(([kind, k]) => {
-        const all = [...this.perKindField.entries()].filter(([f]) => f.startsWith(`${kind}.`)).reduce((a, [, t]) => ({ right: a.right + t.right, total: a.total + t.total }), { right: 0, total: 0 });
+        const all = [...this.perKindField.entries()]
+          .filter(([f]) => f.startsWith(`${kind}.`))
+          .reduce((a, [, t]) => ({ right: a.right + t.right, total: a.total + t.total }), { right: 0, total: 0 });
         return `  ${kind.padEnd(30)} found ${pct({ right: k.found, total: k.cards })}, all fields ${pct(all)}, _prob >= 80 wrong ${k.confidentWrong}/${k.confident}`;
       }),
       'per kind and field:',
@@ -165,7 +173,22 @@ export interface RealEntry {
 }
 
 /** The fields an ID card answer carries (a truth line's other keys, such as notes or the MRZ lines, are not scored). */
-const ANSWER_FIELDS = new Set(['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe', 'religion', 'ethnicity', 'features', 'issue_date', 'issue_loc', 'pob']);
+const ANSWER_FIELDS = new Set([
+  'id',
+  'name',
+  'dob',
+  'sex',
+  'nationality',
+  'home',
+  'address',
+  'doe',
+  'religion',
+  'ethnicity',
+  'features',
+  'issue_date',
+  'issue_loc',
+  'pob',
+]);
 
 /** Kind names a dataset may use for the reader's kinds (the shared development set names the card models this way). */
 const TRUTH_KINDS: Record<string, string> = {

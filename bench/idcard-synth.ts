@@ -14,7 +14,16 @@
 import { createRequire } from 'node:module';
 import sharp, { type OverlayOptions } from 'sharp';
 import { loadOpenCv, type Point } from '../src/platform/vision/card-outline.js';
-import { CARD_HEIGHT, CARD_WIDTH, CLASSIC_TEMPLATES as LAYOUTS, type CardKind, type CardLayout, type ClassicKind, type FieldLine, type IdCardField } from './idcard-templates.js';
+import {
+  CARD_HEIGHT,
+  CARD_WIDTH,
+  CLASSIC_TEMPLATES as LAYOUTS,
+  type CardKind,
+  type CardLayout,
+  type ClassicKind,
+  type FieldLine,
+  type IdCardField,
+} from './idcard-templates.js';
 import { renderVariedCard, type Variation } from './idcard-variation.js';
 import { writeMrz } from '../src/reader/pipeline/mrz.js';
 import { seededRandom } from '../src/platform/random.js';
@@ -33,8 +42,70 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 const SURNAMES = ['Nguyễn', 'Trần', 'Lê', 'Phạm', 'Hoàng', 'Huỳnh', 'Phan', 'Vũ', 'Võ', 'Đặng', 'Bùi', 'Đỗ', 'Hồ', 'Ngô', 'Dương', 'Lý', 'Đinh', 'Trịnh', 'Lương', 'Mai'];
 const MIDDLE_M = ['Văn', 'Hữu', 'Đức', 'Minh', 'Quốc', 'Thành', 'Công', 'Xuân', 'Trọng', 'Ngọc', 'Đình', 'Quang'];
 const MIDDLE_F = ['Thị', 'Ngọc', 'Thu', 'Thanh', 'Kim', 'Mỹ', 'Phương', 'Bảo', 'Hồng', 'Diệu', 'Khánh'];
-const GIVEN_M = ['An', 'Bình', 'Cường', 'Dũng', 'Đạt', 'Hải', 'Hiếu', 'Hoàng', 'Hùng', 'Huy', 'Khánh', 'Long', 'Mạnh', 'Nam', 'Phong', 'Phúc', 'Quân', 'Sơn', 'Tâm', 'Thắng', 'Tiến', 'Toàn', 'Trung', 'Tuấn', 'Việt', 'Vinh', 'Lộc', 'Nghĩa', 'Kiên', 'Thịnh'];
-const GIVEN_F = ['Anh', 'Chi', 'Diệp', 'Dung', 'Giang', 'Hà', 'Hạnh', 'Hằng', 'Hoa', 'Hương', 'Huyền', 'Lan', 'Linh', 'Loan', 'Mai', 'Ngân', 'Nhung', 'Oanh', 'Phượng', 'Quyên', 'Thảo', 'Trang', 'Uyên', 'Vân', 'Yến', 'Thủy', 'Nguyệt', 'Ngọc', 'Tuyết', 'Xuân'];
+const GIVEN_M = [
+  'An',
+  'Bình',
+  'Cường',
+  'Dũng',
+  'Đạt',
+  'Hải',
+  'Hiếu',
+  'Hoàng',
+  'Hùng',
+  'Huy',
+  'Khánh',
+  'Long',
+  'Mạnh',
+  'Nam',
+  'Phong',
+  'Phúc',
+  'Quân',
+  'Sơn',
+  'Tâm',
+  'Thắng',
+  'Tiến',
+  'Toàn',
+  'Trung',
+  'Tuấn',
+  'Việt',
+  'Vinh',
+  'Lộc',
+  'Nghĩa',
+  'Kiên',
+  'Thịnh',
+];
+const GIVEN_F = [
+  'Anh',
+  'Chi',
+  'Diệp',
+  'Dung',
+  'Giang',
+  'Hà',
+  'Hạnh',
+  'Hằng',
+  'Hoa',
+  'Hương',
+  'Huyền',
+  'Lan',
+  'Linh',
+  'Loan',
+  'Mai',
+  'Ngân',
+  'Nhung',
+  'Oanh',
+  'Phượng',
+  'Quyên',
+  'Thảo',
+  'Trang',
+  'Uyên',
+  'Vân',
+  'Yến',
+  'Thủy',
+  'Nguyệt',
+  'Ngọc',
+  'Tuyết',
+  'Xuân',
+];
 const FEATURES = [
   'Nốt ruồi C: 2cm dưới sau mép trái',
   'Sẹo chấm C: 1cm trên trước đuôi mắt phải',
@@ -81,7 +152,11 @@ function randomPlace(rng: Rng): { province: Unit; district: Unit; ward: Unit } {
 /** An address as printed: with or without unit types, three levels or (after the 2025 reform) two. */
 function randomAddress(rng: Rng, withStreet: boolean): AddressTruth {
   const { province, district, ward } = randomPlace(rng);
-  const street = withStreet ? pick(rng, STREETS).replace('{n}', String(int(rng, 1, 199))).replace('{m}', String(int(rng, 1, 30))) : '';
+  const street = withStreet
+    ? pick(rng, STREETS)
+        .replace('{n}', String(int(rng, 1, 199)))
+        .replace('{m}', String(int(rng, 1, 30)))
+    : '';
   const style = rng();
   const twoLevel = rng() < 0.2;
   const typed = style < 0.3;
@@ -236,7 +311,7 @@ function wrap(value: string, widths: number[], size: number, bold: boolean): str
   return out;
 }
 
-const FONT = "DejaVu Sans Condensed, DejaVu Sans, sans-serif";
+const FONT = 'DejaVu Sans Condensed, DejaVu Sans, sans-serif';
 const LABEL_SIZE_RATIO = 0.8;
 
 export function drawFace(b: { x: number; y: number; w: number; h: number }, rng: Rng): string {
@@ -269,7 +344,9 @@ export function drawQr(b: { x: number; y: number; w: number; h: number }, rng: R
   const n = 25;
   const s = b.w / n;
   let out = `<rect x="${b.x}" y="${b.y}" width="${b.w}" height="${b.h}" fill="#fff"/>`;
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (rng() < 0.5) out += `<rect x="${(b.x + i * s).toFixed(1)}" y="${(b.y + j * s).toFixed(1)}" width="${s.toFixed(1)}" height="${s.toFixed(1)}" fill="#000"/>`;
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++)
+      if (rng() < 0.5) out += `<rect x="${(b.x + i * s).toFixed(1)}" y="${(b.y + j * s).toFixed(1)}" width="${s.toFixed(1)}" height="${s.toFixed(1)}" fill="#000"/>`;
   return out;
 }
 
@@ -307,7 +384,8 @@ export async function renderCard(kind: ClassicKind, person: Person, rng: Rng): P
   if (layout.emblem) body += drawEmblem(layout.emblem);
   if (layout.photo) body += drawFace(layout.photo, rng);
   if (layout.qr) body += drawQr(layout.qr, rng);
-  if (layout.chip) body += `<rect x="${layout.chip.x}" y="${layout.chip.y}" width="${layout.chip.w}" height="${layout.chip.h}" rx="14" fill="#d8b45a" stroke="#9a7a2a" stroke-width="3"/><path d="M ${layout.chip.x} ${layout.chip.y + layout.chip.h / 2} h ${layout.chip.w} M ${layout.chip.x + layout.chip.w / 2} ${layout.chip.y} v ${layout.chip.h}" stroke="#9a7a2a" stroke-width="3"/>`;
+  if (layout.chip)
+    body += `<rect x="${layout.chip.x}" y="${layout.chip.y}" width="${layout.chip.w}" height="${layout.chip.h}" rx="14" fill="#d8b45a" stroke="#9a7a2a" stroke-width="3"/><path d="M ${layout.chip.x} ${layout.chip.y + layout.chip.h / 2} h ${layout.chip.w} M ${layout.chip.x + layout.chip.w / 2} ${layout.chip.y} v ${layout.chip.h}" stroke="#9a7a2a" stroke-width="3"/>`;
   for (const f of layout.fingerprints ?? []) body += drawFingerprint(f);
   for (const s of layout.statics) {
     body += `<text x="${s.x}" y="${s.y}" font-family="${FONT}" font-size="${s.size}" ${s.bold ? 'font-weight="bold"' : ''} fill="${s.color ?? '#1c1c1c'}" text-anchor="${s.anchor ?? 'start'}">${esc(s.text)}</text>`;
@@ -394,15 +472,19 @@ async function background(rng: Rng, w: number, h: number, texture?: 'wood'): Pro
     return sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer();
   }
   if (kind === 0) {
-    for (let i = 0; i < 40; i++) extra += `<path d="M 0 ${(i * h) / 40 + rng() * 10} Q ${w / 2} ${(i * h) / 40 + (rng() - 0.5) * 40} ${w} ${(i * h) / 40 + rng() * 10}" stroke="${c2}" stroke-width="${1 + rng() * 4}" fill="none" opacity="0.5"/>`;
+    for (let i = 0; i < 40; i++)
+      extra += `<path d="M 0 ${(i * h) / 40 + rng() * 10} Q ${w / 2} ${(i * h) / 40 + (rng() - 0.5) * 40} ${w} ${(i * h) / 40 + rng() * 10}" stroke="${c2}" stroke-width="${1 + rng() * 4}" fill="none" opacity="0.5"/>`;
   } else if (kind === 1) {
-    for (let i = 0; i < 12; i++) extra += `<rect x="${rng() * w}" y="${rng() * h}" width="${rng() * w * 0.3}" height="${rng() * h * 0.3}" fill="${c2}" opacity="${0.2 + rng() * 0.4}" transform="rotate(${rng() * 90} ${w / 2} ${h / 2})"/>`;
+    for (let i = 0; i < 12; i++)
+      extra += `<rect x="${rng() * w}" y="${rng() * h}" width="${rng() * w * 0.3}" height="${rng() * h * 0.3}" fill="${c2}" opacity="${0.2 + rng() * 0.4}" transform="rotate(${rng() * 90} ${w / 2} ${h / 2})"/>`;
   }
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${c1}"/><stop offset="1" stop-color="${c2}"/></linearGradient></defs><rect width="${w}" height="${h}" fill="url(#g)"/>${extra}</svg>`;
   // Sensor-like noise on top.
   const noise = Buffer.alloc(w * h);
   for (let i = 0; i < noise.length; i++) noise[i] = 128 + Math.round((rng() - 0.5) * 60);
-  const noisePng = await sharp(noise, { raw: { width: w, height: h, channels: 1 } }).png().toBuffer();
+  const noisePng = await sharp(noise, { raw: { width: w, height: h, channels: 1 } })
+    .png()
+    .toBuffer();
   return sharp(Buffer.from(svg))
     .composite([{ input: noisePng, blend: 'soft-light' }])
     .removeAlpha()
@@ -462,7 +544,12 @@ export async function photograph(cardPng: Buffer, rng: Rng, options: PhotoOption
   const card = await sharp(cardPng).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   const src = cv.matFromArray(card.info.height, card.info.width, cv.CV_8UC4, card.data);
   const from = cv.matFromArray(4, 1, cv.CV_32FC2, [0, 0, CARD_WIDTH, 0, CARD_WIDTH, CARD_HEIGHT, 0, CARD_HEIGHT]);
-  const to = cv.matFromArray(4, 1, cv.CV_32FC2, corners.flatMap((p) => [p.x, p.y]));
+  const to = cv.matFromArray(
+    4,
+    1,
+    cv.CV_32FC2,
+    corners.flatMap((p) => [p.x, p.y]),
+  );
   const m = cv.getPerspectiveTransform(from, to);
   const dst = new cv.Mat();
   cv.warpPerspective(src, dst, m, new cv.Size(W, H), cv.INTER_LINEAR, cv.BORDER_CONSTANT, new cv.Scalar(0, 0, 0, 0));
@@ -481,7 +568,12 @@ export async function photograph(cardPng: Buffer, rng: Rng, options: PhotoOption
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><defs><radialGradient id="g"><stop offset="0" stop-color="#fff" stop-opacity="${(0.25 + rng() * 0.3).toFixed(2)}"/><stop offset="1" stop-color="#fff" stop-opacity="0"/></radialGradient></defs><ellipse cx="${gx}" cy="${gy}" rx="${W * 0.12}" ry="${H * 0.08}" fill="url(#g)"/></svg>`;
     layers.push({ input: Buffer.from(svg) });
   }
-  let img = sharp(await sharp(bg, { raw: { width: W, height: H, channels: 3 } }).composite(layers).png().toBuffer()).linear(light, 0);
+  let img = sharp(
+    await sharp(bg, { raw: { width: W, height: H, channels: 3 } })
+      .composite(layers)
+      .png()
+      .toBuffer(),
+  ).linear(light, 0);
   const blur = options.blurSigma ?? (rng() < 0.5 ? 0 : 0.3 + rng() * 0.8);
   if (blur >= 0.3) img = img.blur(blur);
   const quality = options.jpegQuality ?? int(rng, 60, 92);
@@ -493,7 +585,10 @@ export async function photograph(cardPng: Buffer, rng: Rng, options: PhotoOption
   const top = Math.max(0, Math.round(Math.min(...corners.map((p) => p.y)) - margin));
   const right = Math.min(W, Math.round(Math.max(...corners.map((p) => p.x)) + margin));
   const bottom = Math.min(H, Math.round(Math.max(...corners.map((p) => p.y)) + margin));
-  const cropped = await sharp(jpeg).extract({ left, top, width: right - left, height: bottom - top }).jpeg({ quality }).toBuffer();
+  const cropped = await sharp(jpeg)
+    .extract({ left, top, width: right - left, height: bottom - top })
+    .jpeg({ quality })
+    .toBuffer();
   return { jpeg: cropped, corners: corners.map((p) => ({ x: p.x - left, y: p.y - top })), width: right - left, height: bottom - top };
 }
 

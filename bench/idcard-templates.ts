@@ -8,15 +8,7 @@
 export const CARD_WIDTH = 1000;
 export const CARD_HEIGHT = 630;
 
-export type ClassicKind =
-  | 'cmnd_09_front'
-  | 'cmnd_09_back'
-  | 'cmnd_12_front'
-  | 'cmnd_12_back'
-  | 'cccd_12_front'
-  | 'cccd_12_back'
-  | 'cccd_chip_front'
-  | 'cccd_chip_back';
+export type ClassicKind = 'cmnd_09_front' | 'cmnd_09_back' | 'cmnd_12_front' | 'cmnd_12_back' | 'cccd_12_front' | 'cccd_12_back' | 'cccd_chip_front' | 'cccd_chip_back';
 
 /** Every kind the generator prints: the classic ones and the 2024 citizen card ("CĂN CƯỚC"). */
 export type CardKind = ClassicKind | 'cccd_2024_front' | 'cccd_2024_back';
@@ -103,15 +95,15 @@ const labelLine = (field: IdCardField, x: number, y: number, w: number, label: s
 
 function line(field: IdCardField, x: number, y: number, w: number, label: string, style: FieldLine['style'] = 'text', part = 0, size = 25): FieldLine {
   return {
-  field,
-  x,
-  y,
-  w,
-  h: Math.round(size * 1.7),
-  label,
-  part,
-  style,
-  size,
+    field,
+    x,
+    y,
+    w,
+    h: Math.round(size * 1.7),
+    label,
+    part,
+    style,
+    size,
   };
 }
 
@@ -317,4 +309,3 @@ export const CLASSIC_TEMPLATES: Record<ClassicKind, CardLayout> = {
     ],
   },
 };
-

@@ -28,9 +28,29 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 const between = (rng: Rng, lo: number, hi: number) => lo + rng() * (hi - lo);
 
 /** Families worth printing with, when installed (fonts-dejavu-core, fonts-liberation2, fonts-noto-core, fonts-freefont-ttf). */
-const FONT_WISHES = ['DejaVu Sans', 'DejaVu Sans Condensed', 'DejaVu Serif', 'DejaVu Serif Condensed', 'Liberation Sans', 'Liberation Serif', 'Liberation Sans Narrow', 'Noto Sans', 'Noto Serif', 'FreeSans', 'FreeSerif'];
+const FONT_WISHES = [
+  'DejaVu Sans',
+  'DejaVu Sans Condensed',
+  'DejaVu Serif',
+  'DejaVu Serif Condensed',
+  'Liberation Sans',
+  'Liberation Serif',
+  'Liberation Sans Narrow',
+  'Noto Sans',
+  'Noto Serif',
+  'FreeSans',
+  'FreeSerif',
+];
 /** Rough width of a family relative to DejaVu Sans Condensed (for wrapping; `textLength` catches the rest). */
-const FONT_WIDTH: Record<string, number> = { 'DejaVu Sans': 1.1, 'DejaVu Serif': 1.15, 'DejaVu Serif Condensed': 1.03, 'Liberation Sans': 1.0, 'Liberation Serif': 0.95, 'Noto Sans': 1.05, 'Noto Serif': 1.1 };
+const FONT_WIDTH: Record<string, number> = {
+  'DejaVu Sans': 1.1,
+  'DejaVu Serif': 1.15,
+  'DejaVu Serif Condensed': 1.03,
+  'Liberation Sans': 1.0,
+  'Liberation Serif': 0.95,
+  'Noto Sans': 1.05,
+  'Noto Serif': 1.1,
+};
 
 let installed: string[] | undefined;
 /** The wished families fontconfig knows (DejaVu Sans alone when `fc-list` is missing). */
@@ -68,8 +88,14 @@ const LABELS: Record<string, { vi: string[]; bi: string[] }> = {
   id: { vi: ['Số:', 'Số'], bi: ['Số / No.:', 'Số/No.:'] },
   id2024: { vi: ['Số định danh cá nhân:'], bi: ['Số định danh cá nhân / Personal identification number:', 'Số định danh cá nhân/Personal identification number'] },
   name: { vi: ['Họ và tên:', 'Họ tên:'], bi: ['Họ và tên / Full name:', 'Họ và tên/Full name:'] },
-  name2024: { vi: ['Họ, chữ đệm và tên khai sinh:'], bi: ['Họ, chữ đệm và tên khai sinh / Surname, middle name and given name:', 'Họ, chữ đệm và tên khai sinh/Full name:'] },
-  dob: { vi: ['Ngày sinh:', 'Ngày, tháng, năm sinh:', 'Sinh ngày:'], bi: ['Ngày sinh / Date of birth:', 'Ngày, tháng, năm sinh / Date of birth:', 'Ngày sinh/Date of birth:'] },
+  name2024: {
+    vi: ['Họ, chữ đệm và tên khai sinh:'],
+    bi: ['Họ, chữ đệm và tên khai sinh / Surname, middle name and given name:', 'Họ, chữ đệm và tên khai sinh/Full name:'],
+  },
+  dob: {
+    vi: ['Ngày sinh:', 'Ngày, tháng, năm sinh:', 'Sinh ngày:'],
+    bi: ['Ngày sinh / Date of birth:', 'Ngày, tháng, năm sinh / Date of birth:', 'Ngày sinh/Date of birth:'],
+  },
   sex: { vi: ['Giới tính:'], bi: ['Giới tính / Sex:', 'Giới tính/Sex:'] },
   nationality: { vi: ['Quốc tịch:'], bi: ['Quốc tịch / Nationality:', 'Quốc tịch/Nationality:'] },
   home: { vi: ['Quê quán:', 'Nguyên quán:'], bi: ['Quê quán / Place of origin:', 'Quê quán/Place of origin:'] },
@@ -124,7 +150,14 @@ const header = (x: number, y: number, size = 23) => [
   { text: HEADER_1, x, y, size, bold: true, anchor: 'middle' as const },
   { text: HEADER_2, x, y: y + size * 1.35, size: size - 2, anchor: 'middle' as const },
 ];
-const cell = (field: IdCardField, label: string, size: number, maxLines = 1, below = 0, extra: Partial<Cell> = {}): Cell => ({ field, label, size, maxLines, below, ...extra });
+const cell = (field: IdCardField, label: string, size: number, maxLines = 1, below = 0, extra: Partial<Cell> = {}): Cell => ({
+  field,
+  label,
+  size,
+  maxLines,
+  below,
+  ...extra,
+});
 const FRONT_12: IdCardField[] = ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'];
 const front12 = (title: string, tint: [string, string]): Template => ({
   fields: FRONT_12,
@@ -265,7 +298,11 @@ export const VARIED_TEMPLATES: Record<CardKind, Template> = {
     emblem: { x: 40, y: 34, w: 130, h: 130 },
     photo: { x: 40, y: 250, w: 200, h: 260 },
     chip: { x: 60, y: 180, w: 0, h: 0 },
-    statics: [...header(560, 52, 23), { text: 'CĂN CƯỚC', x: 560, y: 128, size: 38, bold: true, color: '#b01010', anchor: 'middle' }, { text: 'IDENTITY CARD', x: 560, y: 158, size: 20, anchor: 'middle' }],
+    statics: [
+      ...header(560, 52, 23),
+      { text: 'CĂN CƯỚC', x: 560, y: 128, size: 38, bold: true, color: '#b01010', anchor: 'middle' },
+      { text: 'IDENTITY CARD', x: 560, y: 158, size: 20, anchor: 'middle' },
+    ],
     block: {
       x: 270,
       y: 185,
@@ -286,7 +323,10 @@ export const VARIED_TEMPLATES: Record<CardKind, Template> = {
     tint: ['#f6eee6', '#d6e4f2'],
     qr: { x: 820, y: 40, w: 150, h: 150 },
     mrz: { x: 30, y: 420, w: 940, h: 190 },
-    statics: [{ text: 'BỘ CÔNG AN', x: 890, y: 240, size: 18, bold: true, anchor: 'middle' }, { text: 'MINISTRY OF PUBLIC SECURITY', x: 890, y: 262, size: 12, anchor: 'middle' }],
+    statics: [
+      { text: 'BỘ CÔNG AN', x: 890, y: 240, size: 18, bold: true, anchor: 'middle' },
+      { text: 'MINISTRY OF PUBLIC SECURITY', x: 890, y: 262, size: 12, anchor: 'middle' },
+    ],
     block: {
       x: 40,
       y: 40,
@@ -379,7 +419,8 @@ export async function renderVariedCard(kind: CardKind, person: Person, rng: Rng,
     const s = between(rng, 0.8, 1.05);
     body += drawQr({ x: t.qr.x + (t.qr.w * (1 - s)) / 2, y: t.qr.y, w: t.qr.w * s, h: t.qr.h * s }, rng);
   }
-  if (t.chip && t.chip.w > 0) body += `<rect x="${t.chip.x}" y="${t.chip.y}" width="${t.chip.w}" height="${t.chip.h}" rx="14" fill="#d8b45a" stroke="#9a7a2a" stroke-width="3"/>`;
+  if (t.chip && t.chip.w > 0)
+    body += `<rect x="${t.chip.x}" y="${t.chip.y}" width="${t.chip.w}" height="${t.chip.h}" rx="14" fill="#d8b45a" stroke="#9a7a2a" stroke-width="3"/>`;
   for (const f of t.fingerprints ?? []) body += drawFingerprint(f);
   const titleDy = dy;
   for (const s of t.statics) {
@@ -415,7 +456,10 @@ export async function renderVariedCard(kind: CardKind, person: Person, rng: Rng,
         const below = label !== '' && (rng() < c.below || labelW > width * 0.62);
         const lineH = size * block.gap * spacing;
         let ly = cy + size;
-        if (label) out.push(`<text x="${cx.toFixed(1)}" y="${ly.toFixed(1)}" font-family="${labelFont}" font-size="${labelSize.toFixed(1)}" fill="${labelInk}">${esc(label)}</text>`);
+        if (label)
+          out.push(
+            `<text x="${cx.toFixed(1)}" y="${ly.toFixed(1)}" font-family="${labelFont}" font-size="${labelSize.toFixed(1)}" fill="${labelInk}">${esc(label)}</text>`,
+          );
         const firstX = below ? cx : cx + labelW;
         if (below) ly += lineH * 0.95;
         const widths = [cx + width - firstX - 8, width - 8];
@@ -426,7 +470,9 @@ export async function renderVariedCard(kind: CardKind, person: Person, rng: Rng,
           const maxW = (i === 0 ? widths[0] : widths[1]) + 4;
           const fit = measure(chunk) > maxW ? ` textLength="${maxW.toFixed(0)}" lengthAdjust="spacingAndGlyphs"` : '';
           const color = kind === 'cmnd_09_front' && c.field === 'id' ? '#c01818' : ink;
-          out.push(`<text x="${vx.toFixed(1)}" y="${(ly + i * lineH).toFixed(1)}" font-family="${font}" font-size="${size.toFixed(1)}" ${bold ? 'font-weight="bold"' : ''} fill="${color}"${fit}>${esc(chunk)}</text>`);
+          out.push(
+            `<text x="${vx.toFixed(1)}" y="${(ly + i * lineH).toFixed(1)}" font-family="${font}" font-size="${size.toFixed(1)}" ${bold ? 'font-weight="bold"' : ''} fill="${color}"${fit}>${esc(chunk)}</text>`,
+          );
         });
         rowBottom = Math.max(rowBottom, ly + (chunks.length - 1) * lineH + size * 0.5);
         x += width;
@@ -450,7 +496,7 @@ export async function renderVariedCard(kind: CardKind, person: Person, rng: Rng,
   const lowestDy = Number.isFinite(titleBase) ? titleBase + 0.3 * titleDy + 8 - t.block.y : -Infinity;
   dy = Math.max(dy, lowestDy);
   let placed = blockText({ ...t.block, y: t.block.y + dy }, dx);
-  for (let shrink = 1; placed.bottom > limit && shrink > 0.8; ) {
+  for (let shrink = 1; placed.bottom > limit && shrink > 0.8;) {
     const up = Math.max(lowestDy, dy - (placed.bottom - limit));
     if (up > dy - (placed.bottom - limit)) shrink -= 0.03;
     dy = up;

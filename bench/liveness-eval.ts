@@ -85,7 +85,12 @@ const SD: VideoOptions = { width: 640, height: 360, fps: 25, seconds: 5.5 };
 const cases: Case[] = [];
 const groups = people();
 // Two people are the tuning set; the rest are held out.
-const tunePeople = new Set(groups.filter((g) => g.length === 2).slice(0, 2).flat());
+const tunePeople = new Set(
+  groups
+    .filter((g) => g.length === 2)
+    .slice(0, 2)
+    .flat(),
+);
 const setOf = (file: string): Case['set'] => (file.startsWith(fixtures) || tunePeople.has(path.basename(file)) ? 'tune' : 'held-out');
 const photos = [path.join(fixtures, 'grace_hopper.jpg'), path.join(fixtures, 'person-a.jpg'), ...groups.flat().map((f) => path.join(facesDir, f))];
 // Attacks on the fixtures, the tuning people, then held-out people alternately, up to --photos.
@@ -112,7 +117,13 @@ const attackMotions: [string, Motion, (p: Buffer) => Promise<Buffer>, number][] 
 for (const file of attackPhotos.slice(0, limit)) {
   const name = path.basename(file, '.jpg');
   for (const [label, motion, render, share] of attackMotions) {
-    cases.push({ name: `${name} ${label}`, set: setOf(file), kind: 'attack', expect: { 3: '200' }, make: async () => animate(await scene(await render(read(file)), { ...HD, faceShare: share }), motion, HD) });
+    cases.push({
+      name: `${name} ${label}`,
+      set: setOf(file),
+      kind: 'attack',
+      expect: { 3: '200' },
+      make: async () => animate(await scene(await render(read(file)), { ...HD, faceShare: share }), motion, HD),
+    });
   }
 }
 for (const g of groups) {
@@ -121,7 +132,13 @@ for (const g of groups) {
   const orders = g.length >= 4 ? [files.slice(0, 3), files.slice(3, 6), files.slice(-3).reverse()] : [files, [...files].reverse()];
   for (const o of orders.slice(0, values.quick ? 1 : 3)) {
     if (o.length < 2) continue;
-    cases.push({ name: `proxy ${o.map((f) => path.basename(f, '.jpg')).join('+')}`, set: setOf(o[0]), kind: 'live', expect: { 3: '200' }, make: async () => crossFade(o.map(read), HD) });
+    cases.push({
+      name: `proxy ${o.map((f) => path.basename(f, '.jpg')).join('+')}`,
+      set: setOf(o[0]),
+      kind: 'live',
+      expect: { 3: '200' },
+      make: async () => crossFade(o.map(read), HD),
+    });
   }
 }
 // Error cases on a few photos (each fault on its own, with hand shake so the still rule stays out of it).
@@ -130,7 +147,8 @@ for (const file of errorPhotos) {
   const photo = read(file);
   const name = path.basename(file, '.jpg');
   const set = setOf(file);
-  const e = (label: string, expect: Case['expect'], make: () => Promise<Buffer>, filename?: string) => cases.push({ name: `${name} ${label}`, set, kind: 'error', expect, make, ...(filename ? { filename } : {}) });
+  const e = (label: string, expect: Case['expect'], make: () => Promise<Buffer>, filename?: string) =>
+    cases.push({ name: `${name} ${label}`, set, kind: 'error', expect, make, ...(filename ? { filename } : {}) });
   const sceneOf = (p: Buffer, extra: { faceShare?: number; wide?: boolean } = {}) => scene(p, { ...SD, ...extra });
   e('still', { 2: '413', 3: '413' }, async () => animate(await sceneOf(photo), 'still', SD));
   e('small', { 2: '411', 3: '411' }, async () => animate(await sceneOf(photo, { faceShare: 0.3 }), 'shake', SD));
@@ -143,7 +161,17 @@ for (const file of errorPhotos) {
     const scale = (await sharp(photo).rotate().metadata()).width! / r.width;
     // Turned 50 degrees further the way the photo's face already looks (about its own vertical axis).
     const yaw = (r.primary.pose.yaw >= 0 ? 1 : -1) * 50;
-    return animate(await sceneOf(await turned(photo, r.primary.landmarks.map((v) => v * scale), yaw)), 'shake', SD);
+    return animate(
+      await sceneOf(
+        await turned(
+          photo,
+          r.primary.landmarks.map((v) => v * scale),
+          yaw,
+        ),
+      ),
+      'shake',
+      SD,
+    );
   });
   e('dark glasses', { 3: '406' }, async () => {
     const r = await analyze({ image: photo, detectThreshold: 0.7, checkCard: false });
@@ -175,7 +203,14 @@ for (const file of errorPhotos) {
     return bad.subarray(0, Math.floor(bad.length * 0.6));
   });
 }
-const empty = async () => animate(await sharp({ create: { width: 900, height: 600, channels: 3, background: '#8a7a6b' } }).png().toBuffer(), 'shake', SD);
+const empty = async () =>
+  animate(
+    await sharp({ create: { width: 900, height: 600, channels: 3, background: '#8a7a6b' } })
+      .png()
+      .toBuffer(),
+    'shake',
+    SD,
+  );
 cases.push({ name: 'no face', set: 'tune', kind: 'error', expect: { 2: '410', 3: '410' }, make: empty });
 
 if (values.set) {
@@ -199,8 +234,29 @@ const main = service(lcfg.antispoofModel, lcfg.antispoofInput);
 
 if (values.real) {
   const { evalReal } = await import('./liveness-real.js');
-  const rows = await evalReal({ dir: path.resolve(values.real), conform: values.conform!, ffmpeg: (await locateFfmpeg('auto')).binary, svc: main.svc, versions: [2, 3], cpuSeconds });
-  if (values.dump) fs.writeFileSync(values.dump, JSON.stringify(rows.filter((r) => r.version === 3).map((r) => ({ file: r.video.file, label: r.video.label, code: r.result.entry.code, cues: r.trace.verdict?.cues, analysis: r.trace.analysis && { ...r.trace.analysis, embedding: undefined } }))));
+  const rows = await evalReal({
+    dir: path.resolve(values.real),
+    conform: values.conform!,
+    ffmpeg: (await locateFfmpeg('auto')).binary,
+    svc: main.svc,
+    versions: [2, 3],
+    cpuSeconds,
+  });
+  if (values.dump)
+    fs.writeFileSync(
+      values.dump,
+      JSON.stringify(
+        rows
+          .filter((r) => r.version === 3)
+          .map((r) => ({
+            file: r.video.file,
+            label: r.video.label,
+            code: r.result.entry.code,
+            cues: r.trace.verdict?.cues,
+            analysis: r.trace.analysis && { ...r.trace.analysis, embedding: undefined },
+          })),
+      ),
+    );
   for (const e of engines) await e.close();
   await faces.close();
   process.exit(0);
@@ -231,12 +287,25 @@ for (const c of cases) {
     rows.push({ c, version, result, trace, cpu: cpuSeconds() - cpu0, video });
   }
 }
-console.log(`${cases.length} generated videos, ${rows.length} checks in ${((Date.now() - started) / 1000).toFixed(0)} s (faces folder: ${haveFaces ? facesDir : 'absent'})\n`);
+console.log(
+  `${cases.length} generated videos, ${rows.length} checks in ${((Date.now() - started) / 1000).toFixed(0)} s (faces folder: ${haveFaces ? facesDir : 'absent'})\n`,
+);
 
 if (values.dump) {
   const dump = rows
     .filter((r) => r.c.kind !== 'error' && r.version === 3)
-    .map((r) => ({ name: r.c.name, kind: r.c.kind, set: r.c.set, code: r.result.entry.code, cues: r.trace.verdict?.cues, prob: r.result.decision?.prob, frames: r.trace.analysis?.frames.map((f) => f.face ? { lm: f.face.landmarks.map((v) => Math.round(v * 10) / 10), eyes: f.face.eyeClosed, pose: f.face.pose, yaw: f.face.yaw, cover: f.face.cover } : null), best: r.trace.analysis?.best }));
+    .map((r) => ({
+      name: r.c.name,
+      kind: r.c.kind,
+      set: r.c.set,
+      code: r.result.entry.code,
+      cues: r.trace.verdict?.cues,
+      prob: r.result.decision?.prob,
+      frames: r.trace.analysis?.frames.map((f) =>
+        f.face ? { lm: f.face.landmarks.map((v) => Math.round(v * 10) / 10), eyes: f.face.eyeClosed, pose: f.face.pose, yaw: f.face.yaw, cover: f.face.cover } : null,
+      ),
+      best: r.trace.analysis?.best,
+    }));
   fs.writeFileSync(values.dump, JSON.stringify(dump));
 }
 
@@ -256,15 +325,20 @@ for (const r of rows.filter((x) => x.c.kind === 'error')) {
 for (const [k, e] of [...byCode].sort()) console.log(`  ${k}: ${e.ok}/${e.n}${e.misses.length ? `  misses: ${e.misses.join('; ')}` : ''}`);
 
 // APCER / BPCER.
-const rate = (xs: Row[], f: (r: Row) => boolean) => (xs.length ? `${xs.filter(f).length}/${xs.length} (${((100 * xs.filter(f).length) / xs.length).toFixed(1)}%)` : 'n/a');
+const rate = (xs: Row[], f: (r: Row) => boolean) =>
+  xs.length ? `${xs.filter(f).length}/${xs.length} (${((100 * xs.filter(f).length) / xs.length).toFixed(1)}%)` : 'n/a';
 const live = (r: Row) => r.result.decision?.isLive === true;
 const sure = (r: Row) => live(r) && r.result.decision?.needToReview === false;
 console.log('\nAttacks and live proxies (v3, 1280x720, 6 s, 25 fps)');
 for (const set of ['tune', 'held-out'] as const) {
   const attacks = rows.filter((r) => r.c.kind === 'attack' && r.c.set === set);
   const lives = rows.filter((r) => r.c.kind === 'live' && r.c.set === set);
-  console.log(`  ${set}: APCER ${rate(attacks, live)} answered live, of which without review ${rate(attacks, sure)}; not code 200: ${rate(attacks, (r) => !r.result.decision)}`);
-  console.log(`  ${set}: BPCER ${rate(lives, (r) => !!r.result.decision && !live(r))} answered not live, need_to_review ${rate(lives, (r) => r.result.decision?.needToReview === true)}, live without review ${rate(lives, sure)}; not code 200: ${rate(lives, (r) => !r.result.decision)}`);
+  console.log(
+    `  ${set}: APCER ${rate(attacks, live)} answered live, of which without review ${rate(attacks, sure)}; not code 200: ${rate(attacks, (r) => !r.result.decision)}`,
+  );
+  console.log(
+    `  ${set}: BPCER ${rate(lives, (r) => !!r.result.decision && !live(r))} answered not live, need_to_review ${rate(lives, (r) => r.result.decision?.needToReview === true)}, live without review ${rate(lives, sure)}; not code 200: ${rate(lives, (r) => !r.result.decision)}`,
+  );
 }
 const misses = rows.filter((r) => (r.c.kind === 'attack' && sure(r)) || (r.c.kind !== 'error' && !r.result.decision));
 for (const r of misses) console.log(`  ! ${r.c.name}: ${r.result.entry.code} ${r.trace.verdict?.reason ?? r.result.detail}`);
@@ -273,7 +347,10 @@ for (const r of misses) console.log(`  ! ${r.c.name}: ${r.result.entry.code} ${r
 const cueRows = rows.filter((r) => r.c.kind !== 'error' && r.trace.verdict?.cues);
 for (const key of ['antispoof', 'nonRigidity', 'blinks', 'moire', 'glare', 'border'] as const) {
   const line = (['attack', 'live'] as const).map((k) => {
-    const v = cueRows.filter((r) => r.c.kind === k).map((r) => r.trace.verdict!.cues![key]).sort((a, b) => a - b);
+    const v = cueRows
+      .filter((r) => r.c.kind === k)
+      .map((r) => r.trace.verdict!.cues![key])
+      .sort((a, b) => a - b);
     const q = (p: number) => (v.length ? v[Math.min(v.length - 1, Math.floor(p * v.length))].toFixed(3) : '-');
     return `${k} p10 ${q(0.1)} median ${q(0.5)} p90 ${q(0.9)}`;
   });
@@ -281,8 +358,14 @@ for (const key of ['antispoof', 'nonRigidity', 'blinks', 'moire', 'glare', 'bord
 }
 
 // CPU per 6 s 720p clip (header + decode + analysis; generation excluded).
-const hd = rows.filter((r) => r.c.kind !== 'error').map((r) => r.cpu).sort((a, b) => a - b);
-if (hd.length) console.log(`\nCPU per 6 s 1280x720 25 fps clip (process + ffmpeg): median ${hd[Math.floor(hd.length / 2)].toFixed(2)} s, p90 ${hd[Math.floor(hd.length * 0.9)].toFixed(2)} s, max ${hd[hd.length - 1].toFixed(2)} s over ${hd.length} clips`);
+const hd = rows
+  .filter((r) => r.c.kind !== 'error')
+  .map((r) => r.cpu)
+  .sort((a, b) => a - b);
+if (hd.length)
+  console.log(
+    `\nCPU per 6 s 1280x720 25 fps clip (process + ffmpeg): median ${hd[Math.floor(hd.length / 2)].toFixed(2)} s, p90 ${hd[Math.floor(hd.length * 0.9)].toFixed(2)} s, max ${hd[hd.length - 1].toFixed(2)} s over ${hd.length} clips`,
+  );
 
 // Anti-spoof models on the same frames.
 const antispoofDir = values.antispoof!;
@@ -301,7 +384,11 @@ const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length
 // One at a time: a shared machine times out dozens of parallel decodes.
 const frameSets = [];
 for (const r of scored) {
-  frameSets.push(await withTempFile('saola-live-eval-', r.video, async (f) => decodeFrames(ffmpeg, f, await readHeader(ffmpeg, f, 60_000), { fps: lcfg.sampleFps, side: lcfg.frameSide, maxSeconds: 7, timeoutMs: 120_000 })));
+  frameSets.push(
+    await withTempFile('saola-live-eval-', r.video, async (f) =>
+      decodeFrames(ffmpeg, f, await readHeader(ffmpeg, f, 60_000), { fps: lcfg.sampleFps, side: lcfg.frameSide, maxSeconds: 7, timeoutMs: 120_000 }),
+    ),
+  );
 }
 const labelled = ['live_T1.jpg', 'print_F1.jpg', 'screen_F2.jpg'].filter((f) => fs.existsSync(path.join(antispoofDir, f)));
 for (const [label, file, input] of models) {
@@ -325,7 +412,9 @@ for (const [label, file, input] of models) {
     photosOut.push(`${f} ${a.antispoof[0]?.toFixed(3) ?? 'no face'}`);
   }
   const mean = (v: number[]) => (v.length ? (v.reduce((x, y) => x + y, 0) / v.length).toFixed(3) : '-');
-  console.log(`  ${label}: AUC live-proxy vs attack ${auc.toFixed(3)}; mean on attacks ${mean(att)}, on proxies ${mean(liv)}; attacks >= 0.5: ${att.filter((p) => p >= 0.5).length}/${att.length}; proxies < 0.5: ${liv.filter((p) => p < 0.5).length}/${liv.length}; photos: ${photosOut.join(', ')}`);
+  console.log(
+    `  ${label}: AUC live-proxy vs attack ${auc.toFixed(3)}; mean on attacks ${mean(att)}, on proxies ${mean(liv)}; attacks >= 0.5: ${att.filter((p) => p >= 0.5).length}/${att.length}; proxies < 0.5: ${liv.filter((p) => p < 0.5).length}/${liv.length}; photos: ${photosOut.join(', ')}`,
+  );
 }
 
 for (const e of engines) await e.close();

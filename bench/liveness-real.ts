@@ -62,13 +62,31 @@ export async function conform(ffmpeg: string, src: string, dst: string): Promise
   const fit = `scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1,fps=30`;
   const encode = ['-an', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-pix_fmt', 'yuv420p', '-r', '30'];
   if (p.seconds >= start + want) {
-    await run(ffmpeg, ['-hide_banner', '-nostdin', '-y', '-i', src, '-vf', `trim=start=${start}:duration=${want},setpts=PTS-STARTPTS,${fit}`, ...encode, dst], { maxBuffer: 1 << 24 });
+    await run(ffmpeg, ['-hide_banner', '-nostdin', '-y', '-i', src, '-vf', `trim=start=${start}:duration=${want},setpts=PTS-STARTPTS,${fit}`, ...encode, dst], {
+      maxBuffer: 1 << 24,
+    });
     return;
   }
   // Forward then backward once (a loop point then joins two equal frames), looped until long enough.
   const from = p.seconds >= want ? p.seconds - want : 0;
   const pingPong = `${dst}.pp.mp4`;
-  await run(ffmpeg, ['-hide_banner', '-nostdin', '-y', '-i', src, '-filter_complex', `[0:v]trim=start=${from},setpts=PTS-STARTPTS,${fit},split[a][b];[b]reverse[r];[a][r]concat=n=2:v=1:a=0[v]`, '-map', '[v]', ...encode, pingPong], { maxBuffer: 1 << 24 });
+  await run(
+    ffmpeg,
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-y',
+      '-i',
+      src,
+      '-filter_complex',
+      `[0:v]trim=start=${from},setpts=PTS-STARTPTS,${fit},split[a][b];[b]reverse[r];[a][r]concat=n=2:v=1:a=0[v]`,
+      '-map',
+      '[v]',
+      ...encode,
+      pingPong,
+    ],
+    { maxBuffer: 1 << 24 },
+  );
   await run(ffmpeg, ['-hide_banner', '-nostdin', '-y', '-stream_loop', '-1', '-i', pingPong, '-t', String(want), ...encode, dst], { maxBuffer: 1 << 24 });
   fs.rmSync(pingPong, { force: true });
 }
@@ -84,7 +102,14 @@ const frac = (n: number, d: number) => `${n}/${d}${d ? ` (${((100 * n) / d).toFi
  * flow that ignores review acts on); BPCER: live people not answered live
  * without review (refused, sent to review, or any error code).
  */
-export async function evalReal(opts: { dir: string; conform: boolean; ffmpeg: string; svc: LivenessService; versions: LivenessVersion[]; cpuSeconds: () => number }): Promise<RealRow[]> {
+export async function evalReal(opts: {
+  dir: string;
+  conform: boolean;
+  ffmpeg: string;
+  svc: LivenessService;
+  versions: LivenessVersion[];
+  cpuSeconds: () => number;
+}): Promise<RealRow[]> {
   const truth = readTruth(opts.dir);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-live-real-'));
   const rows: RealRow[] = [];
@@ -114,14 +139,20 @@ export async function evalReal(opts: { dir: string; conform: boolean; ffmpeg: st
     const att = vr.filter((r) => r.video.label !== 'live');
     const codes = new Map<string, number>();
     for (const r of vr) codes.set(String(r.result.entry.code), (codes.get(String(r.result.entry.code)) ?? 0) + 1);
-    console.log(`v${version}: APCER ${frac(att.filter(isLive).length, att.length)} (attacks answered live; without review ${att.filter(sure).length}); BPCER ${frac(live.filter((r) => !sure(r)).length, live.length)} (live not accepted without review); review rate ${frac(vr.filter(review).length, vr.length)}; live accepted without review ${live.filter(sure).length}/${live.length}; codes ${[...codes].map(([c, n]) => `${c}x${n}`).join(' ')}`);
+    console.log(
+      `v${version}: APCER ${frac(att.filter(isLive).length, att.length)} (attacks answered live; without review ${att.filter(sure).length}); BPCER ${frac(live.filter((r) => !sure(r)).length, live.length)} (live not accepted without review); review rate ${frac(vr.filter(review).length, vr.length)}; live accepted without review ${live.filter(sure).length}/${live.length}; codes ${[...codes].map(([c, n]) => `${c}x${n}`).join(' ')}`,
+    );
   }
   console.log('\nvideo | label | version | code | is_live | review | prob | cues | reason | CPU s');
   for (const r of rows) {
     const c = r.trace.verdict?.cues;
-    const cues = c ? `as ${c.antispoof.toFixed(2)} nr ${c.nonRigidity.toFixed(1)} bl ${c.blinks} mo ${c.moire.toFixed(2)} gl ${c.glare.toFixed(3)} bo ${c.border.toFixed(2)}` : '-';
+    const cues = c
+      ? `as ${c.antispoof.toFixed(2)} nr ${c.nonRigidity.toFixed(1)} bl ${c.blinks} mo ${c.moire.toFixed(2)} gl ${c.glare.toFixed(3)} bo ${c.border.toFixed(2)}`
+      : '-';
     const d = r.result.decision;
-    console.log(`${r.video.file} | ${r.video.label} | v${r.version} | ${r.result.entry.code} | ${d ? d.isLive : '-'} | ${d ? d.needToReview : '-'} | ${d ? d.prob.toFixed(3) : '-'} | ${cues} | ${r.trace.verdict?.reason ?? r.result.detail} | ${r.cpu.toFixed(2)}`);
+    console.log(
+      `${r.video.file} | ${r.video.label} | v${r.version} | ${r.result.entry.code} | ${d ? d.isLive : '-'} | ${d ? d.needToReview : '-'} | ${d ? d.prob.toFixed(3) : '-'} | ${cues} | ${r.trace.verdict?.reason ?? r.result.detail} | ${r.cpu.toFixed(2)}`,
+    );
   }
   const cpu = rows.map((r) => r.cpu).sort((a, b) => a - b);
   if (cpu.length) console.log(`\nCPU per check (process + ffmpeg): median ${cpu[Math.floor(cpu.length / 2)].toFixed(2)} s, max ${cpu[cpu.length - 1].toFixed(2)} s`);

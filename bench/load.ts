@@ -32,20 +32,7 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { eventsCsv, generatePopulation } from '../src/credit/synthetic.js';
 import { printTable, type BenchRow } from './harness.js';
-import {
-  capCpu,
-  multipart,
-  newAgent,
-  openLoop,
-  pinSelf,
-  send,
-  slope,
-  startLoadServer,
-  summarise,
-  type Answer,
-  type LoadServer,
-  type Requests,
-} from './support/load.js';
+import { capCpu, multipart, newAgent, openLoop, pinSelf, send, slope, startLoadServer, summarise, type Answer, type LoadServer, type Requests } from './support/load.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -208,7 +195,12 @@ export const TARGETS: Record<string, LoadTarget> = {
     levels: [1, 2, 4, 8],
     budgetMs: 10_000,
     async prepare(_server, creds) {
-      return (i) => ({ method: 'POST', path: '/hmi/tts/v5', headers: { api_key: creds.api_key, 'content-type': 'text/plain' }, body: Buffer.from(`Xin chào, đây là câu thử tải số ${i}.`) });
+      return (i) => ({
+        method: 'POST',
+        path: '/hmi/tts/v5',
+        headers: { api_key: creds.api_key, 'content-type': 'text/plain' },
+        body: Buffer.from(`Xin chào, đây là câu thử tải số ${i}.`),
+      });
     },
     ok: (a) => a.status === 200 && json(a.body)?.error === 0,
     busy: (a) => {
@@ -417,7 +409,19 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
       const inSec = answers.filter((a) => a.at >= sec * 1000 && a.at < (sec + 1) * 1000);
       const okMs = inSec.filter((a) => target.ok(a)).map((a) => a.ms);
       const okSummary = summarise(okMs);
-      if (process.env.LOAD_VERBOSE) log(`  ${target.name} s${sec}: ${inSec.length} sent, ${okMs.length} ok, ${inSec.filter((a) => target.busy(a)).length} 429, ok p50 ${okSummary.p50.toFixed(0)} p99 ${okSummary.p99.toFixed(0)} max ${okSummary.max.toFixed(0)} ms${process.env.LOAD_VERBOSE === '2' ? ` (slowest: ${inSec.filter((a) => target.ok(a)).sort((a, b) => b.ms - a.ms).slice(0, 3).map((a) => `#${a.index} ${a.ms.toFixed(0)} ms`).join(', ')})` : ''}, driver lag p50 ${summarise(inSec.map((a) => a.lag ?? 0)).p50.toFixed(0)} ms`);
+      if (process.env.LOAD_VERBOSE)
+        log(
+          `  ${target.name} s${sec}: ${inSec.length} sent, ${okMs.length} ok, ${inSec.filter((a) => target.busy(a)).length} 429, ok p50 ${okSummary.p50.toFixed(0)} p99 ${okSummary.p99.toFixed(0)} max ${okSummary.max.toFixed(0)} ms${
+            process.env.LOAD_VERBOSE === '2'
+              ? ` (slowest: ${inSec
+                  .filter((a) => target.ok(a))
+                  .sort((a, b) => b.ms - a.ms)
+                  .slice(0, 3)
+                  .map((a) => `#${a.index} ${a.ms.toFixed(0)} ms`)
+                  .join(', ')})`
+              : ''
+          }, driver lag p50 ${summarise(inSec.map((a) => a.lag ?? 0)).p50.toFixed(0)} ms`,
+        );
     }
     if (other.length) log(`${target.name}: other answers, e.g. ${other[0].status} ${other[0].body.slice(0, 200)}`);
 
@@ -441,7 +445,13 @@ export async function runLoad(target: LoadTarget, opts: { seconds: number; capac
     const rssSlope = slope(half);
     const result: LoadResult = {
       service: target.name,
-      capacity: { rate: cap.rate, concurrency: cap.concurrency, p50: cap.p50, p95: cap.p95, levels: levels.map(({ concurrency, rate, p95 }) => ({ concurrency, rate, p95 })) },
+      capacity: {
+        rate: cap.rate,
+        concurrency: cap.concurrency,
+        p50: cap.p50,
+        p95: cap.p95,
+        levels: levels.map(({ concurrency, rate, p95 }) => ({ concurrency, rate, p95 })),
+      },
       baselineP50: base.p50,
       overload: {
         offered,
@@ -493,14 +503,45 @@ export function rowsOf(r: LoadResult): BenchRow[] {
   const yes = (b: boolean) => (b ? 'yes' : 'NO');
   return [
     { benchmark: s, metric: 'capacity', value: r.capacity.rate, unit: 'req/s', note: `${r.capacity.concurrency} clients, p95 ${r.capacity.p95.toFixed(0)} ms` },
-    { benchmark: s, metric: 'offered (2x)', value: o.offered, unit: 'req/s', note: `${o.seconds} s open loop, ${o.sent} sent, driver lag p99 ${o.driverLagP99.toFixed(0)} ms, driver CPU ${(100 * o.driverCpu).toFixed(0)}%; driver kept up: ${yes(r.verdict.driverKeptUp)}` },
+    {
+      benchmark: s,
+      metric: 'offered (2x)',
+      value: o.offered,
+      unit: 'req/s',
+      note: `${o.seconds} s open loop, ${o.sent} sent, driver lag p99 ${o.driverLagP99.toFixed(0)} ms, driver CPU ${(100 * o.driverCpu).toFixed(0)}%; driver kept up: ${yes(r.verdict.driverKeptUp)}`,
+    },
     { benchmark: s, metric: 'admitted', value: o.ok, unit: 'req', note: `${(o.ok / o.seconds).toFixed(1)} req/s` },
-    { benchmark: s, metric: '429 in shape', value: o.busy, unit: 'req', goal: '> 0', note: `${o.other} other answers; refused in shape: ${yes(r.verdict.refusedInShape)}` },
+    {
+      benchmark: s,
+      metric: '429 in shape',
+      value: o.busy,
+      unit: 'req',
+      goal: '> 0',
+      note: `${o.other} other answers; refused in shape: ${yes(r.verdict.refusedInShape)}`,
+    },
     { benchmark: s, metric: 'admitted p50', value: o.admitted.p50, unit: 'ms' },
     { benchmark: s, metric: 'admitted p95', value: o.admitted.p95, unit: 'ms' },
-    { benchmark: s, metric: 'admitted p99', value: o.admitted.p99, unit: 'ms', note: `first third ${o.p99FirstThird.toFixed(0)}, last ${o.p99LastThird.toFixed(0)}; bounded: ${yes(r.verdict.latencyBounded)}` },
-    { benchmark: s, metric: 'RSS max', value: o.rssMax, unit: 'MiB', note: `start ${o.rssStart.toFixed(0)}, end ${o.rssEnd.toFixed(0)}, 2nd-half slope ${o.rssSlopeSecondHalf.toFixed(2)} MiB/s; bounded: ${yes(r.verdict.rssBounded)}` },
-    { benchmark: s, metric: 'recovery p50', value: r.recovery.p50, unit: 'ms', note: `${r.recovery.ok}/${r.recovery.of} ok, before load ${r.baselineP50.toFixed(1)} ms; recovered: ${yes(r.verdict.recovered)}` },
+    {
+      benchmark: s,
+      metric: 'admitted p99',
+      value: o.admitted.p99,
+      unit: 'ms',
+      note: `first third ${o.p99FirstThird.toFixed(0)}, last ${o.p99LastThird.toFixed(0)}; bounded: ${yes(r.verdict.latencyBounded)}`,
+    },
+    {
+      benchmark: s,
+      metric: 'RSS max',
+      value: o.rssMax,
+      unit: 'MiB',
+      note: `start ${o.rssStart.toFixed(0)}, end ${o.rssEnd.toFixed(0)}, 2nd-half slope ${o.rssSlopeSecondHalf.toFixed(2)} MiB/s; bounded: ${yes(r.verdict.rssBounded)}`,
+    },
+    {
+      benchmark: s,
+      metric: 'recovery p50',
+      value: r.recovery.p50,
+      unit: 'ms',
+      note: `${r.recovery.ok}/${r.recovery.of} ok, before load ${r.baselineP50.toFixed(1)} ms; recovered: ${yes(r.verdict.recovered)}`,
+    },
   ];
 }
 
@@ -514,11 +555,19 @@ async function main(): Promise<void> {
       json: { type: 'boolean', default: false },
     },
   });
-  const names = values.service!.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = values
+    .service!.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const n of names) if (!TARGETS[n]) throw new Error(`unknown service ${n}; one of ${Object.keys(TARGETS).join(', ')}`);
   const rows: BenchRow[] = [];
   const results: LoadResult[] = [];
-  console.error(`load average: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (${os.cpus().length} cores, shared)`);
+  console.error(
+    `load average: ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} (${os.cpus().length} cores, shared)`,
+  );
   for (const n of names) {
     try {
       const target = values['server-cpu'] && TARGETS[n].pin ? { ...TARGETS[n], serverCpu: Number(values['server-cpu']) } : TARGETS[n];
@@ -530,7 +579,12 @@ async function main(): Promise<void> {
       rows.push({ benchmark: `load ${n}`, metric: 'error', value: NaN, unit: '', note: (err as Error).message.split('\n')[0] });
     }
   }
-  console.error(`load average: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.error(
+    `load average: ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   if (values.json) console.log(JSON.stringify(results, null, 2));
   else printTable(rows);
   const failed = results.filter((r) => !Object.values(r.verdict).every(Boolean));

@@ -79,11 +79,25 @@ interface IntentSpec {
 export const INTENTS: Record<string, IntentSpec> = {
   // Banking
   check_balance: {
-    train: ['kiểm tra số dư {account}', 'số dư của tôi còn bao nhiêu', 'cho mình xem số dư {account}', '{account} còn bao nhiêu tiền', 'tra cứu số dư giúp tôi', 'mình muốn biết số dư hiện tại của {account}'],
+    train: [
+      'kiểm tra số dư {account}',
+      'số dư của tôi còn bao nhiêu',
+      'cho mình xem số dư {account}',
+      '{account} còn bao nhiêu tiền',
+      'tra cứu số dư giúp tôi',
+      'mình muốn biết số dư hiện tại của {account}',
+    ],
     test: ['trong {account} của em còn lại bao nhiêu vậy', 'xem giúp tiền còn trong tài khoản', 'số tiền hiện có trong {account} là bao nhiêu'],
   },
   transfer_money: {
-    train: ['chuyển {amount} cho {person}', 'tôi muốn chuyển khoản {amount} sang {person}', 'gửi {amount} tới tài khoản của {person}', 'chuyển tiền cho {person}', 'chuyển khoản {amount} ngay', 'mình cần chuyển cho {person} {amount}'],
+    train: [
+      'chuyển {amount} cho {person}',
+      'tôi muốn chuyển khoản {amount} sang {person}',
+      'gửi {amount} tới tài khoản của {person}',
+      'chuyển tiền cho {person}',
+      'chuyển khoản {amount} ngay',
+      'mình cần chuyển cho {person} {amount}',
+    ],
     test: ['bắn {amount} qua cho {person} nhé', 'làm ơn chuyển giúp {person} {amount}', 'em muốn gửi tiền cho {person} {amount}'],
   },
   lock_card: {
@@ -91,24 +105,59 @@ export const INTENTS: Record<string, IntentSpec> = {
     test: ['làm sao để khóa {card} ngay', 'em đánh rơi {card} rồi', 'chặn {card} giúp mình với'],
   },
   loan_interest: {
-    train: ['lãi suất {loan} là bao nhiêu', '{loan} lãi bao nhiêu một tháng', 'cho hỏi lãi suất cho vay', 'lãi vay {loan} hiện nay thế nào', 'mức lãi suất {loan} bao nhiêu phần trăm', 'vay vốn lãi suất ra sao'],
+    train: [
+      'lãi suất {loan} là bao nhiêu',
+      '{loan} lãi bao nhiêu một tháng',
+      'cho hỏi lãi suất cho vay',
+      'lãi vay {loan} hiện nay thế nào',
+      'mức lãi suất {loan} bao nhiêu phần trăm',
+      'vay vốn lãi suất ra sao',
+    ],
     test: ['ngân hàng tính lãi {loan} thế nào', 'nếu em {loan} thì lãi mỗi tháng bao nhiêu', 'lãi của khoản vay là mấy phần trăm'],
   },
   exchange_rate: {
-    train: ['tỷ giá {currency} hôm nay', '{currency} đang bao nhiêu tiền việt', 'cho xem tỷ giá {currency}', 'một {currency} đổi được bao nhiêu', 'giá {currency} hôm nay thế nào', 'tỷ giá ngoại tệ mới nhất'],
+    train: [
+      'tỷ giá {currency} hôm nay',
+      '{currency} đang bao nhiêu tiền việt',
+      'cho xem tỷ giá {currency}',
+      'một {currency} đổi được bao nhiêu',
+      'giá {currency} hôm nay thế nào',
+      'tỷ giá ngoại tệ mới nhất',
+    ],
     test: ['đổi {currency} sang tiền đồng được bao nhiêu', 'hôm nay {currency} lên hay xuống', 'giá mua bán {currency} ở ngân hàng'],
   },
   open_account: {
-    train: ['mở tài khoản mới', 'tôi muốn mở tài khoản ngân hàng', 'đăng ký tài khoản như thế nào', 'mở {account} cần giấy tờ gì', 'hướng dẫn mở tài khoản online', 'làm thế nào để có tài khoản'],
+    train: [
+      'mở tài khoản mới',
+      'tôi muốn mở tài khoản ngân hàng',
+      'đăng ký tài khoản như thế nào',
+      'mở {account} cần giấy tờ gì',
+      'hướng dẫn mở tài khoản online',
+      'làm thế nào để có tài khoản',
+    ],
     test: ['em chưa có tài khoản thì đăng ký ở đâu', 'thủ tục mở {account} ra sao', 'tạo tài khoản trên app được không'],
   },
   // Travel
   book_flight: {
-    train: ['đặt vé máy bay đi {city}', 'tôi muốn bay từ Hà Nội vào {city}', 'mua vé đi {city} ngày mai', 'còn vé máy bay ra {city} không', 'đặt chuyến bay đến {city}', 'book vé đi {city} cuối tuần'],
+    train: [
+      'đặt vé máy bay đi {city}',
+      'tôi muốn bay từ Hà Nội vào {city}',
+      'mua vé đi {city} ngày mai',
+      'còn vé máy bay ra {city} không',
+      'đặt chuyến bay đến {city}',
+      'book vé đi {city} cuối tuần',
+    ],
     test: ['kiếm giúp mình một chuyến bay tới {city}', 'em cần vé bay đi {city} sớm nhất', 'có chuyến nào bay {city} tối nay không'],
   },
   book_hotel: {
-    train: ['đặt phòng khách sạn ở {city}', 'tìm khách sạn tại {city}', 'tôi cần thuê phòng ở {city} hai đêm', 'có khách sạn nào gần biển ở {city}', 'book phòng ở {city}', 'đặt homestay {city}'],
+    train: [
+      'đặt phòng khách sạn ở {city}',
+      'tìm khách sạn tại {city}',
+      'tôi cần thuê phòng ở {city} hai đêm',
+      'có khách sạn nào gần biển ở {city}',
+      'book phòng ở {city}',
+      'đặt homestay {city}',
+    ],
     test: ['kiếm chỗ ngủ ở {city} giúp em', 'mình muốn ở lại {city} ba đêm, đặt phòng nhé', 'giữ cho tôi một phòng tại {city}'],
   },
   cancel_booking: {
@@ -116,15 +165,36 @@ export const INTENTS: Record<string, IntentSpec> = {
     test: ['bỏ chuyến bay {city} của em', 'em đổi ý rồi, hủy phòng nhé', 'cho mình hủy lịch bay với'],
   },
   flight_status: {
-    train: ['chuyến bay đi {city} có bị trễ không', 'kiểm tra tình trạng chuyến bay', 'máy bay mấy giờ cất cánh', 'chuyến bay của tôi có đúng giờ không', 'chuyến bay {city} delay không', 'giờ hạ cánh ở {city}'],
+    train: [
+      'chuyến bay đi {city} có bị trễ không',
+      'kiểm tra tình trạng chuyến bay',
+      'máy bay mấy giờ cất cánh',
+      'chuyến bay của tôi có đúng giờ không',
+      'chuyến bay {city} delay không',
+      'giờ hạ cánh ở {city}',
+    ],
     test: ['bay {city} hôm nay có hoãn không vậy', 'máy bay của em đã cất cánh chưa', 'khi nào chuyến bay đáp xuống {city}'],
   },
   weather: {
-    train: ['thời tiết {city} hôm nay', 'ngày mai {city} có mưa không', 'dự báo thời tiết {city}', 'trời {city} nóng không', 'nhiệt độ ở {city} bao nhiêu', 'cuối tuần {city} có nắng không'],
+    train: [
+      'thời tiết {city} hôm nay',
+      'ngày mai {city} có mưa không',
+      'dự báo thời tiết {city}',
+      'trời {city} nóng không',
+      'nhiệt độ ở {city} bao nhiêu',
+      'cuối tuần {city} có nắng không',
+    ],
     test: ['ra ngoài ở {city} có cần mang ô không', '{city} bây giờ trời thế nào', 'mai đi {city} thời tiết ra sao'],
   },
   baggage_policy: {
-    train: ['được mang bao nhiêu ký hành lý', 'hành lý xách tay tối đa bao nhiêu', 'quy định hành lý ký gửi', 'mua thêm hành lý thế nào', 'mang chất lỏng lên máy bay được không', 'phí hành lý quá cân'],
+    train: [
+      'được mang bao nhiêu ký hành lý',
+      'hành lý xách tay tối đa bao nhiêu',
+      'quy định hành lý ký gửi',
+      'mua thêm hành lý thế nào',
+      'mang chất lỏng lên máy bay được không',
+      'phí hành lý quá cân',
+    ],
     test: ['vali của em nặng 25 ký có sao không', 'em được xách mấy kg lên máy bay', 'gửi thêm đồ thì tính tiền ra sao'],
   },
   // Smart home
@@ -133,7 +203,14 @@ export const INTENTS: Record<string, IntentSpec> = {
     test: ['{room} tối quá, bật {device} đi', 'khởi động {device} trong {room}', 'em muốn {device} được bật'],
   },
   turn_off: {
-    train: ['tắt {device} {room}', 'tắt {device} ở {room} đi', 'tắt hết {device}', 'làm ơn tắt {device} trong {room}', 'ngắt {device} giúp tôi', 'cho {device} {room} nghỉ'],
+    train: [
+      'tắt {device} {room}',
+      'tắt {device} ở {room} đi',
+      'tắt hết {device}',
+      'làm ơn tắt {device} trong {room}',
+      'ngắt {device} giúp tôi',
+      'cho {device} {room} nghỉ',
+    ],
     test: ['không dùng nữa, tắt {device} nhé', 'dừng {device} trong {room} lại', 'em muốn {device} {room} tắt đi'],
   },
   set_temperature: {
@@ -154,23 +231,58 @@ export const INTENTS: Record<string, IntentSpec> = {
   },
   // Shopping
   order_product: {
-    train: ['đặt mua {product} màu {color}', 'tôi muốn mua {product}', 'cho tôi đặt một {product}', 'mua {product} {color}', 'đặt hàng {product}', 'còn {product} màu {color} không'],
+    train: [
+      'đặt mua {product} màu {color}',
+      'tôi muốn mua {product}',
+      'cho tôi đặt một {product}',
+      'mua {product} {color}',
+      'đặt hàng {product}',
+      'còn {product} màu {color} không',
+    ],
     test: ['lấy cho em một {product} nhé', 'chốt đơn {product} {color}', 'mình cần order {product}'],
   },
   track_order: {
-    train: ['đơn hàng của tôi đang ở đâu', 'kiểm tra tình trạng đơn hàng', 'khi nào tôi nhận được hàng', 'đơn {product} đã giao chưa', 'tra cứu vận đơn', 'hàng đi tới đâu rồi'],
+    train: [
+      'đơn hàng của tôi đang ở đâu',
+      'kiểm tra tình trạng đơn hàng',
+      'khi nào tôi nhận được hàng',
+      'đơn {product} đã giao chưa',
+      'tra cứu vận đơn',
+      'hàng đi tới đâu rồi',
+    ],
     test: ['shipper giao {product} cho em chưa', 'bao giờ thì hàng đến nơi', 'theo dõi gói hàng của mình giúp'],
   },
   return_product: {
-    train: ['tôi muốn trả lại {product}', 'đổi trả {product} thế nào', 'hàng bị lỗi muốn hoàn trả', 'chính sách đổi trả', 'trả hàng và hoàn tiền', '{product} không vừa muốn đổi'],
+    train: [
+      'tôi muốn trả lại {product}',
+      'đổi trả {product} thế nào',
+      'hàng bị lỗi muốn hoàn trả',
+      'chính sách đổi trả',
+      'trả hàng và hoàn tiền',
+      '{product} không vừa muốn đổi',
+    ],
     test: ['{product} giao bị hỏng, em gửi lại được không', 'mình muốn đổi size khác', 'làm sao để được hoàn tiền khi trả hàng'],
   },
   payment_method: {
-    train: ['thanh toán bằng cách nào', 'có trả góp không', 'thanh toán qua ví điện tử được không', 'có nhận thẻ tín dụng không', 'trả tiền khi nhận hàng được không', 'các hình thức thanh toán'],
+    train: [
+      'thanh toán bằng cách nào',
+      'có trả góp không',
+      'thanh toán qua ví điện tử được không',
+      'có nhận thẻ tín dụng không',
+      'trả tiền khi nhận hàng được không',
+      'các hình thức thanh toán',
+    ],
     test: ['em chuyển khoản trước được không', 'có cho trả tiền mặt lúc giao không', 'thanh toán bằng momo được chứ'],
   },
   find_discount: {
-    train: ['có mã giảm giá không', 'đang có khuyến mãi gì', '{product} có sale không', 'cho xin voucher', 'giảm giá 30 phần trăm cho {product}', 'chương trình ưu đãi hôm nay'],
+    train: [
+      'có mã giảm giá không',
+      'đang có khuyến mãi gì',
+      '{product} có sale không',
+      'cho xin voucher',
+      'giảm giá 30 phần trăm cho {product}',
+      'chương trình ưu đãi hôm nay',
+    ],
     test: ['dạo này có deal nào hời không', 'mua {product} có được giảm không', 'săn mã freeship ở đâu'],
   },
   cancel_order: {
@@ -179,7 +291,14 @@ export const INTENTS: Record<string, IntentSpec> = {
   },
   // Telecom
   buy_data_package: {
-    train: ['đăng ký gói {package}', 'mua gói cước {package}', 'tôi muốn đăng ký gói data', 'gói {package} giá bao nhiêu', 'đăng ký 4G gói {package}', 'có gói mạng nào rẻ không'],
+    train: [
+      'đăng ký gói {package}',
+      'mua gói cước {package}',
+      'tôi muốn đăng ký gói data',
+      'gói {package} giá bao nhiêu',
+      'đăng ký 4G gói {package}',
+      'có gói mạng nào rẻ không',
+    ],
     test: ['em lấy gói {package} nhé', 'kích hoạt {package} cho số này', 'muốn dùng data gói {package} thì làm sao'],
   },
   check_data: {
@@ -265,7 +384,12 @@ function assemble(pieces: Piece[], intent: string): GeneratedSample {
 
 // The generator's own folding: strip combining marks, map the two d's.
 function withoutMarks(s: string): string {
-  return s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/đ/g, 'd').replace(/Đ/g, 'D').normalize('NFC');
+  return s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/đ/g, 'd')
+    .replace(/Đ/g, 'D')
+    .normalize('NFC');
 }
 
 const SLANG: [RegExp, string][] = [
@@ -331,7 +455,12 @@ export function generateDataset(opts: { perIntent: number; testPerIntent: number
     for (let n = 0; n < opts.testPerIntent; n++) {
       const pieces = fill(spec.test[n % spec.test.length]!, 'test', random);
       written.push(assemble(pieces, intent));
-      noMarks.push(assemble(pieces.map((p) => ({ ...p, text: withoutMarks(p.text) })), intent));
+      noMarks.push(
+        assemble(
+          pieces.map((p) => ({ ...p, text: withoutMarks(p.text) })),
+          intent,
+        ),
+      );
       noisySet.push(assemble(noisy(pieces, random), intent));
     }
   }

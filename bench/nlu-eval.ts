@@ -85,7 +85,10 @@ const candidates: { featureSet: FeatureSetName; classifier: LinearKind }[] = [
   { featureSet: 'syllablesFoldedChars', classifier: 'softmax' },
   { featureSet: 'syllablesFoldedChars', classifier: 'svm' },
 ];
-if (!onlyReal) console.log(`generated: ${data.train.length} training samples, ${new Set(data.train.map((s) => s.intent)).size} intents, ${data.test.written.length} test paraphrases per variant`);
+if (!onlyReal)
+  console.log(
+    `generated: ${data.train.length} training samples, ${new Set(data.train.map((s) => s.intent)).size} intents, ${data.test.written.length} test paraphrases per variant`,
+  );
 for (const c of onlyReal ? [] : candidates) {
   const options: Partial<TrainOptions> = { ...c, holdout: 0, seed: SEED };
   let model: NluModel | undefined;
@@ -117,7 +120,14 @@ if (!onlyReal) {
     data0 = trainModel({ examples, entities: definitions, parts: { intent: true, entity: true }, options: { seed: SEED } });
   });
   add('default model', 'train CPU as the API trains (measure on 80%, then train on all)', time.cpu, 's', '<= 10', `${examples.length} samples, 30 intents`);
-  add('default model', 'intent accuracy, held-out samples of the training templates', data0.metrics.intent?.accuracy ?? 0, '', undefined, `${data0.metrics.intent?.test_size} samples`);
+  add(
+    'default model',
+    'intent accuracy, held-out samples of the training templates',
+    data0.metrics.intent?.accuracy ?? 0,
+    '',
+    undefined,
+    `${data0.metrics.intent?.test_size} samples`,
+  );
   add('default model', 'entity F1, held-out samples of the training templates', data0.metrics.entity?.f1 ?? 0, '');
 }
 
@@ -151,7 +161,10 @@ const realAt = process.argv.indexOf('--real');
 if (realAt > 0) {
   const dir = process.argv[realAt + 1];
   if (!dir) throw new Error('--real needs a directory holding data.jsonl');
-  const lines = fs.readFileSync(path.join(dir, 'data.jsonl'), 'utf8').split('\n').filter((l) => l.trim());
+  const lines = fs
+    .readFileSync(path.join(dir, 'data.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   const samples = lines.map((l) => JSON.parse(l) as GeneratedSample & { split?: string });
   const trainSet = samples.filter((s) => s.split !== 'test');
   const testSet = samples.filter((s) => s.split === 'test');
@@ -161,10 +174,19 @@ if (realAt > 0) {
   let model: NluModel | undefined;
   const time = cpuSeconds(() => {
     model = new NluModel(
-      trainModel({ examples: toExamples(trainSet.map((s) => ({ ...s, entities: s.entities ?? [] }))), entities: realDefs, parts: { intent: true, entity: true }, options: { holdout: 0 } }),
+      trainModel({
+        examples: toExamples(trainSet.map((s) => ({ ...s, entities: s.entities ?? [] }))),
+        entities: realDefs,
+        parts: { intent: true, entity: true },
+        options: { holdout: 0 },
+      }),
     );
   });
-  const s = score(model!, testSet.map((x) => ({ ...x, entities: x.entities ?? [] })), realLabels);
+  const s = score(
+    model!,
+    testSet.map((x) => ({ ...x, entities: x.entities ?? [] })),
+    realLabels,
+  );
   add(`real: ${dir}`, 'intent accuracy', s.accuracy, '', undefined, `${trainSet.length} train / ${testSet.length} test`);
   add(`real: ${dir}`, 'intent macro F1', s.macroF1, '');
   add(`real: ${dir}`, 'entity F1', s.entityF1, '');

@@ -37,5 +37,8 @@ for (const f of SET) {
 const cut = await makeSample(18, 'cccd_chip_front', { width: 1200, rotation: 0, cardFraction: 0.8, glare: false, blurSigma: 0 });
 const meta = { width: cut.photo.width, height: cut.photo.height };
 const left = Math.round(Math.min(...cut.photo.corners.map((p) => p.x)) + 120);
-await sharp(cut.photo.jpeg).extract({ left, top: 0, width: meta.width - left, height: meta.height }).jpeg({ quality: 80 }).toFile(path.join(OUT, 'cut-off.jpg'));
+await sharp(cut.photo.jpeg)
+  .extract({ left, top: 0, width: meta.width - left, height: meta.height })
+  .jpeg({ quality: 80 })
+  .toFile(path.join(OUT, 'cut-off.jpg'));
 fs.writeFileSync(path.join(OUT, 'truth.json'), JSON.stringify(truth, null, 1) + '\n');

@@ -58,10 +58,23 @@ function residualStd(points: { x: number; y: number }[], slope: number): { inter
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string' }, services: { type: 'string' }, snapshots: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: {
+      minutes: { type: 'string', default: '10' },
+      rate: { type: 'string' },
+      services: { type: 'string' },
+      snapshots: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
   const minutes = Number(values.minutes);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-soak-'));
-  console.error(`load average: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} (${os.cpus().length} cores, shared)`);
+  console.error(
+    `load average: ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} (${os.cpus().length} cores, shared)`,
+  );
   const server = await startLoadServer(await asrEnv(scratch), { heapProbe: true });
   try {
     const creds = JSON.parse(await server.cli('app', 'create', '--name', 'soak', '--json')) as Creds;
@@ -72,7 +85,10 @@ async function main(): Promise<void> {
     for (const [name] of mix) makers[name] = await TARGETS[name].prepare(server, creds);
     const slots: string[] = mix.flatMap(([name, w]) => Array.from({ length: w }, () => name));
     // Spread each service over the 20 slots (so heavy requests do not come in runs).
-    const order = slots.map((name, i) => ({ name, key: (i * 7) % slots.length })).sort((a, b) => a.key - b.key).map((x) => x.name);
+    const order = slots
+      .map((name, i) => ({ name, key: (i * 7) % slots.length }))
+      .sort((a, b) => a.key - b.key)
+      .map((x) => x.name);
     const serviceOf = (i: number) => order[i % order.length];
     const requests: Requests = (i) => makers[serviceOf(i)](i);
     const judge = (i: number, a: { status: number; body: string }) => {
@@ -160,7 +176,12 @@ async function main(): Promise<void> {
     for (const [name] of mix) {
       const mine = answers.filter((a) => serviceOf(a.index!) === name);
       const ok = mine.filter((a) => TARGETS[name].ok(a));
-      perService[name] = { ...summarise(ok.map((a) => a.ms)), ok: ok.length, busy: mine.filter((a) => TARGETS[name].busy(a)).length, other: mine.length - ok.length - mine.filter((a) => TARGETS[name].busy(a)).length };
+      perService[name] = {
+        ...summarise(ok.map((a) => a.ms)),
+        ok: ok.length,
+        busy: mine.filter((a) => TARGETS[name].busy(a)).length,
+        other: mine.length - ok.length - mine.filter((a) => TARGETS[name].busy(a)).length,
+      };
     }
     const tail = rss.filter((p) => p.x >= Math.max(0, minutes - 8));
     const fit = slope(tail);
@@ -204,14 +225,19 @@ async function main(): Promise<void> {
     };
     if (values.json) console.log(JSON.stringify(report, null, 2));
     else {
-      console.log(`soak: ${rate.toFixed(1)} req/s offered for ${minutes} min (wall ${wall.toFixed(0)} s), mix per ${slots.length}: ${mix.map(([n, w]) => `${n} ${w}`).join(', ')}`);
+      console.log(
+        `soak: ${rate.toFixed(1)} req/s offered for ${minutes} min (wall ${wall.toFixed(0)} s), mix per ${slots.length}: ${mix.map(([n, w]) => `${n} ${w}`).join(', ')}`,
+      );
       console.log('| minute | sent | ok | 429 | other | admitted p50 ms | p95 ms | p99 ms | RSS MiB |');
       console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
       for (const m of perMinute)
-        console.log(`| ${m.minute} | ${m.sent} | ${m.ok} | ${m.busy} | ${m.other} | ${m.p50.toFixed(0)} | ${m.p95.toFixed(0)} | ${m.p99.toFixed(0)} | ${m.rssMiB.toFixed(0)} |`);
+        console.log(
+          `| ${m.minute} | ${m.sent} | ${m.ok} | ${m.busy} | ${m.other} | ${m.p50.toFixed(0)} | ${m.p95.toFixed(0)} | ${m.p99.toFixed(0)} | ${m.rssMiB.toFixed(0)} |`,
+        );
       console.log('| service | ok | 429 | other | p50 ms | p95 ms | p99 ms |');
       console.log('|---|---:|---:|---:|---:|---:|---:|');
-      for (const [name, s] of Object.entries(perService)) console.log(`| ${name} | ${s.ok} | ${s.busy} | ${s.other} | ${s.p50.toFixed(0)} | ${s.p95.toFixed(0)} | ${s.p99.toFixed(0)} |`);
+      for (const [name, s] of Object.entries(perService))
+        console.log(`| ${name} | ${s.ok} | ${s.busy} | ${s.other} | ${s.p50.toFixed(0)} | ${s.p95.toFixed(0)} | ${s.p99.toFixed(0)} |`);
       console.log(
         `RSS: ${report.rss.samples} samples every 5 s, first ${report.rss.first?.toFixed(0)} MiB, last ${report.rss.last?.toFixed(0)} MiB, max ${report.rss.max.toFixed(0)} MiB; ` +
           `slope over the last 8 min ${fit.toFixed(2)} ± ${(2 * noise.slopeSe).toFixed(2)} MiB/min (2 standard errors), residual noise ${noise.std.toFixed(1)} MiB; ` +
@@ -222,7 +248,12 @@ async function main(): Promise<void> {
           `slope ${heapFit.toFixed(3)} ± ${(2 * heapNoise.slopeSe).toFixed(3)} MiB/min, second half ${heapHalfFit.toFixed(3)} ± ${(2 * heapHalfNoise.slopeSe).toFixed(3)} MiB/min; longest collection ${report.heap.gcPauseMaxMs.toFixed(0)} ms`,
       );
       if (report.otherSample) console.log(`other answers, e.g. ${report.otherSample}`);
-      console.log(`load average at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+      console.log(
+        `load average at the end: ${os
+          .loadavg()
+          .map((x) => x.toFixed(2))
+          .join(' ')}`,
+      );
     }
   } finally {
     await server.stop();

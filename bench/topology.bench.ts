@@ -74,7 +74,13 @@ async function measure(label: string, t: Topology): Promise<BenchRow[]> {
     headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ content: 'tôi muốn đặt một vé máy bay đi Hà Nội' }),
   }));
-  rows.push({ benchmark: `NLU POST /api/v3/sample (${label})`, metric: 'throughput', value: nlu.rps, unit: 'req/s', note: `p50 ${nlu.p50} ms, p99 ${nlu.p99} ms, ${nlu.errors} errors; 32 connections` });
+  rows.push({
+    benchmark: `NLU POST /api/v3/sample (${label})`,
+    metric: 'throughput',
+    value: nlu.rps,
+    unit: 'req/s',
+    note: `p50 ${nlu.p50} ms, p99 ${nlu.p99} ms, ${nlu.errors} errors; 32 connections`,
+  });
 
   const grace = fs.readFileSync(new URL('grace_hopper.jpg', FIXTURES));
   await faceCall(t.urls[0], t.apiKey, 'add', { collection: 'staff', id: 'u1', file: grace });
@@ -92,7 +98,13 @@ async function measure(label: string, t: Topology): Promise<BenchRow[]> {
     headers: { api_key: t.apiKey, 'content-type': search.contentType },
     body: search.body,
   }));
-  rows.push({ benchmark: `face search, 2-user collection (${label})`, metric: 'throughput', value: face.rps, unit: 'req/s', note: `p50 ${face.p50} ms, p99 ${face.p99} ms, ${face.errors} errors; 4 connections` });
+  rows.push({
+    benchmark: `face search, 2-user collection (${label})`,
+    metric: 'throughput',
+    value: face.rps,
+    unit: 'req/s',
+    note: `p50 ${face.p50} ms, p99 ${face.p99} ms, ${face.errors} errors; 4 connections`,
+  });
 
   const text = 'Xin chào quý khách, đây là thông báo thử nghiệm của hệ thống chuyển văn bản thành giọng nói. Cảm ơn quý khách đã lắng nghe.';
   const ttsStart = Date.now();
@@ -115,7 +127,13 @@ async function measure(label: string, t: Topology): Promise<BenchRow[]> {
     }
   }
   const ttsSeconds = (Date.now() - ttsStart) / 1000;
-  rows.push({ benchmark: `TTS burst of ${TTS_JOBS} jobs (${label})`, metric: 'throughput', value: TTS_JOBS / ttsSeconds, unit: 'jobs/s', note: `all done after ${ttsSeconds.toFixed(1)} s; ~130 characters each` });
+  rows.push({
+    benchmark: `TTS burst of ${TTS_JOBS} jobs (${label})`,
+    metric: 'throughput',
+    value: TTS_JOBS / ttsSeconds,
+    unit: 'jobs/s',
+    note: `all done after ${ttsSeconds.toFixed(1)} s; ~130 characters each`,
+  });
 
   const wall = (Date.now() - started) / 1000;
   const perProc = t.procs.map((p, i) => `${p.role} ${Math.round(p.rssMiB())} MiB, ${(p.cpuSeconds() - cpuBefore[i]).toFixed(1)} CPU s`);
@@ -166,7 +184,10 @@ export default async function topologyBench(): Promise<BenchRow[]> {
     metric: 'cores',
     value: (await import('node:os')).availableParallelism(),
     unit: '',
-    note: `load average at the end ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')} (shared with other work)`,
+    note: `load average at the end ${(await import('node:os'))
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} (shared with other work)`,
   });
   return rows;
 }

@@ -110,7 +110,10 @@ async function toneCheck(engine: SpeechEngine, label: string): Promise<BenchRow[
     const byTone = new Map<number, { n: number; ok: number }>();
     for (const sentence of SENTENCES) {
       const text = normaliseText(sentence);
-      const expected = text.split(/[^\p{L}]+/u).filter(Boolean).map(writtenTone);
+      const expected = text
+        .split(/[^\p{L}]+/u)
+        .filter(Boolean)
+        .map(writtenTone);
       const produced = phonemeTones(await engine.phonemes(text, VOICE_INFO[voice]));
       expectedTotal += expected.length;
       matched += alignedMatches(expected, produced);
@@ -217,7 +220,12 @@ async function intelligibility(opts: { model?: string; sentences: number; json: 
     console.error('eval:tts --asr needs a recognition model: install one (saola models add asr FOLDER), set SAOLA_ASR_MODEL or give --model FOLDER');
     return 2;
   }
-  const silent = { info() {}, error(o: object, m: string) { console.error(m, o); } };
+  const silent = {
+    info() {},
+    error(o: object, m: string) {
+      console.error(m, o);
+    },
+  };
   const engines = await openTtsEngines(loadTtsConfig(), { threads: 2, maxQueue: 256 }, { dir: ttsModelsDir(config.dataDir), log: silent });
   try {
     await engines.voices.whenReady();
@@ -242,8 +250,18 @@ async function intelligibility(opts: { model?: string; sentences: number; json: 
     for (const voice of voices) {
       const mine = result.rows.filter((r) => r.id.startsWith(`${voice}/`));
       const sum = (f: (r: (typeof mine)[number]) => number) => mine.reduce((n, r) => n + f(r), 0);
-      const wer = sum((r) => r.wordErrors) / Math.max(1, sum((r) => r.words));
-      const cer = sum((r) => r.charErrors) / Math.max(1, sum((r) => r.chars));
+      const wer =
+        sum((r) => r.wordErrors) /
+        Math.max(
+          1,
+          sum((r) => r.words),
+        );
+      const cer =
+        sum((r) => r.charErrors) /
+        Math.max(
+          1,
+          sum((r) => r.chars),
+        );
       perVoice[voice] = { wer, cer, engine: engineOf.get(voice)! };
       rows.push({
         benchmark: `intelligibility ${voice}`,
@@ -261,7 +279,8 @@ async function intelligibility(opts: { model?: string; sentences: number; json: 
       unit: '%',
       note: `CER ${(100 * result.totals.cer).toFixed(1)}%; ${result.totals.audioSeconds} s of audio`,
     });
-    if (opts.json) console.log(JSON.stringify({ recogniser: { model: result.totals.model, kind: result.totals.kind }, voices: perVoice, totals: result.totals }, null, 2));
+    if (opts.json)
+      console.log(JSON.stringify({ recogniser: { model: result.totals.model, kind: result.totals.kind }, voices: perVoice, totals: result.totals }, null, 2));
     else printTable(rows);
     return 0;
   } finally {

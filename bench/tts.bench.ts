@@ -26,7 +26,13 @@ export default async function ttsBench(): Promise<BenchRow[]> {
       await encoder.encode(wav, path.join(dir, 'a.mp3'), { kbps: 48 });
       const t2 = performance.now();
       const audio = pcm.samples.length / pcm.sampleRate;
-      rows.push({ benchmark: `tts synthesis ${chars} chars (${engine.name})`, metric: 'time', value: t1 - t0, unit: 'ms', note: `${audio.toFixed(1)} s of audio, ${pcm.parts} parts` });
+      rows.push({
+        benchmark: `tts synthesis ${chars} chars (${engine.name})`,
+        metric: 'time',
+        value: t1 - t0,
+        unit: 'ms',
+        note: `${audio.toFixed(1)} s of audio, ${pcm.parts} parts`,
+      });
       rows.push({ benchmark: `tts mp3 encode ${chars} chars (${encoder.name})`, metric: 'time', value: t2 - t1, unit: 'ms' });
     }
   } finally {

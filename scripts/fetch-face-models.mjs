@@ -40,7 +40,7 @@ function wrongFiles() {
 
 /** Minimal ustar reader: yields {name, data} for regular files. */
 function* untar(buffer) {
-  for (let off = 0; off + 512 <= buffer.length; ) {
+  for (let off = 0; off + 512 <= buffer.length;) {
     const header = buffer.subarray(off, off + 512);
     if (header.every((b) => b === 0)) return;
     const name = header.subarray(0, 100).toString('utf8').replace(/\0.*$/s, '');

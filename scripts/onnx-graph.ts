@@ -106,7 +106,13 @@ export function rewritePRelu(model: Model): number {
     const [x] = n.input;
     const y = n.output[0];
     graph.initializer.push(floatTensor(`${y}_prelu_neg`, [channels, 1, 1, 1], new Float32Array(channels).fill(-1)));
-    graph.initializer.push(floatTensor(`${y}_prelu_gain`, [channels, 1, 1, 1], Float32Array.from(a, (v) => 1 - v)));
+    graph.initializer.push(
+      floatTensor(
+        `${y}_prelu_gain`,
+        [channels, 1, 1, 1],
+        Float32Array.from(a, (v) => 1 - v),
+      ),
+    );
     const dw = { group: channels, kernel_shape: [1, 1] };
     nodes.push(node('Conv', [x, `${y}_prelu_neg`], [`${y}_prelu_negx`], `${y}_prelu_NegConv`, dw));
     nodes.push(node('Relu', [`${y}_prelu_negx`], [`${y}_prelu_relu`], `${y}_prelu_Relu`));

@@ -273,16 +273,30 @@ async function channelMeans(model: Model, tensors: string[], inputs: Float32Arra
  * channel means are compared with the float model's and the difference is
  * added to that Conv's bias. Returns the shifts to pass as `biasShift`.
  */
-export async function correctBiases(model: Model, ranges: Map<string, Range>, opts: QuantizeOptions, inputs: Float32Array[], shape: number[]): Promise<Map<string, Float32Array>> {
+export async function correctBiases(
+  model: Model,
+  ranges: Map<string, Range>,
+  opts: QuantizeOptions,
+  inputs: Float32Array[],
+  shape: number[],
+): Promise<Map<string, Float32Array>> {
   const convs = quantisedNodes(model, opts).filter((n) => n.opType === 'Conv' && n.input[2]);
-  const target = await channelMeans(model, convs.map((n) => n.output[0]), inputs, shape);
+  const target = await channelMeans(
+    model,
+    convs.map((n) => n.output[0]),
+    inputs,
+    shape,
+  );
   const shifts = new Map<string, Float32Array>();
   for (const conv of convs) {
     const name = conv.output[0];
     const q = quantize(model, ranges, { ...opts, biasShift: shifts });
     const got = (await channelMeans(q, [name], inputs, shape)).get(name)!;
     const want = target.get(name)!;
-    shifts.set(name, Float32Array.from(want, (w, c) => w - got[c]));
+    shifts.set(
+      name,
+      Float32Array.from(want, (w, c) => w - got[c]),
+    );
   }
   return shifts;
 }

@@ -89,8 +89,15 @@ async function cpuMs(model: Uint8Array, input: Float32Array, runs = 60): Promise
 async function fixtureCrops(): Promise<Float32Array[]> {
   const dir = path.join(root, 'test/fixtures/face');
   const out: Float32Array[] = [];
-  for (const f of fs.readdirSync(dir).filter((f) => f.endsWith('.jpg')).sort()) {
-    const rgb = await sharp(fs.readFileSync(path.join(dir, f))).resize(112, 112, { fit: 'cover' }).removeAlpha().raw().toBuffer();
+  for (const f of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.jpg'))
+    .sort()) {
+    const rgb = await sharp(fs.readFileSync(path.join(dir, f)))
+      .resize(112, 112, { fit: 'cover' })
+      .removeAlpha()
+      .raw()
+      .toBuffer();
     const x = new Float32Array(3 * 112 * 112);
     for (let i = 0; i < 112 * 112; i++) for (let c = 0; c < 3; c++) x[c * 112 * 112 + i] = (rgb[3 * i + c] - 127.5) / 128;
     out.push(x);
@@ -127,10 +134,14 @@ async function prepare(checkOnly: boolean): Promise<void> {
   });
   if (minCos < 0.99999) throw new Error(`the rewritten model disagrees with ${SOURCE} (min cosine ${minCos})`);
   fs.writeFileSync(path.join(modelDir, TARGET), optimised);
-  console.log(`wrote models/face/${TARGET}: ${optimised.length} bytes, sha256 ${digest}${recorded === digest ? ' (as in models.json)' : ' (NOT the sha256 in models.json: update it and models/face/README.md)'}`);
+  console.log(
+    `wrote models/face/${TARGET}: ${optimised.length} bytes, sha256 ${digest}${recorded === digest ? ' (as in models.json)' : ' (NOT the sha256 in models.json: update it and models/face/README.md)'}`,
+  );
   console.log(`agreement on ${inputs.length} fixture crops: min cosine ${minCos.toFixed(7)}, max |difference| ${maxDiff.toExponential(2)}`);
   const [s, o] = [await cpuMs(source, inputs[0]), await cpuMs(optimised, inputs[0])];
-  console.log(`CPU per run (one thread): ${SOURCE} ${s.median.toFixed(2)} ms [p10 ${s.p10.toFixed(2)}, p90 ${s.p90.toFixed(2)}], ${TARGET} ${o.median.toFixed(2)} ms [p10 ${o.p10.toFixed(2)}, p90 ${o.p90.toFixed(2)}]`);
+  console.log(
+    `CPU per run (one thread): ${SOURCE} ${s.median.toFixed(2)} ms [p10 ${s.p10.toFixed(2)}, p90 ${s.p90.toFixed(2)}], ${TARGET} ${o.median.toFixed(2)} ms [p10 ${o.p10.toFixed(2)}, p90 ${o.p90.toFixed(2)}]`,
+  );
 }
 
 async function int8Report(): Promise<void> {
@@ -149,7 +160,10 @@ async function int8Report(): Promise<void> {
   };
   const fixtures = path.join(root, 'test/fixtures/face');
   const photos: Buffer[] = [];
-  for (const f of fs.readdirSync(fixtures).filter((f) => f.endsWith('.jpg') && f !== 'group.jpg').sort()) {
+  for (const f of fs
+    .readdirSync(fixtures)
+    .filter((f) => f.endsWith('.jpg') && f !== 'group.jpg')
+    .sort()) {
     const src = fs.readFileSync(path.join(fixtures, f));
     photos.push(src, ...Object.values(await augment(src)));
   }
@@ -157,7 +171,13 @@ async function int8Report(): Promise<void> {
   const checks = await Promise.all(
     valueOf('--check-dir').map(async (dir) => ({
       dir,
-      inputs: await faceInputs(fs.readdirSync(dir).filter((f) => /\.jpe?g$/i.test(f)).sort().map((f) => fs.readFileSync(path.join(dir, f)))),
+      inputs: await faceInputs(
+        fs
+          .readdirSync(dir)
+          .filter((f) => /\.jpe?g$/i.test(f))
+          .sort()
+          .map((f) => fs.readFileSync(path.join(dir, f))),
+      ),
     })),
   );
   console.log(`calibration: ${calib.length} aligned faces (test/fixtures/face and augmentations)`);

@@ -70,8 +70,7 @@ export async function buildApp(deps: ServiceDeps, modules: readonly ServiceModul
       info: {
         title: 'Saola API',
         version: '0.1.0',
-        description:
-          'Self-hosted Vietnamese AI platform speaking the public cloud API. /api/v3 uses a bearer token; the other services take an api_key header.',
+        description: 'Self-hosted Vietnamese AI platform speaking the public cloud API. /api/v3 uses a bearer token; the other services take an api_key header.',
       },
       servers: [{ url: config.publicUrl }],
       components: {

@@ -40,7 +40,11 @@ async function withApp<T>(ctx: CommandContext, appArg: string | undefined, help:
   }
 }
 
-function parse(ctx: CommandContext, help: string, options: Record<string, { type: 'string' | 'boolean' }>): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
+function parse(
+  ctx: CommandContext,
+  help: string,
+  options: Record<string, { type: 'string' | 'boolean' }>,
+): { values: Record<string, string | boolean | undefined>; positionals: string[] } {
   try {
     const parsed = parseArgs({ args: ctx.args, allowPositionals: true, options: { ...options, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
     return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals };

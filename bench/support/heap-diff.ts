@@ -49,5 +49,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   console.log(`self size: ${(total(a) / 2 ** 20).toFixed(1)} MiB -> ${(total(b) / 2 ** 20).toFixed(1)} MiB`);
   console.log('| group | count (change) | self size KiB (change) |');
   console.log('|---|---:|---:|');
-  for (const r of rows.slice(0, Number(values.top))) console.log(`| ${r.k} | ${r.count} (${r.dCount >= 0 ? '+' : ''}${r.dCount}) | ${(r.size / 1024).toFixed(0)} (${r.dSize >= 0 ? '+' : ''}${(r.dSize / 1024).toFixed(0)}) |`);
+  for (const r of rows.slice(0, Number(values.top)))
+    console.log(
+      `| ${r.k} | ${r.count} (${r.dCount >= 0 ? '+' : ''}${r.dCount}) | ${(r.size / 1024).toFixed(0)} (${r.dSize >= 0 ? '+' : ''}${(r.dSize / 1024).toFixed(0)}) |`,
+    );
 }

@@ -23,6 +23,9 @@ if (file && typeof globalThis.gc === 'function') {
       fs.rmSync(ask);
       v8.writeHeapSnapshot(target);
     }
-    fs.appendFileSync(file, `${JSON.stringify({ at: Date.now(), gcMs, rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers })}\n`);
+    fs.appendFileSync(
+      file,
+      `${JSON.stringify({ at: Date.now(), gcMs, rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers })}\n`,
+    );
   });
 }

@@ -111,7 +111,13 @@ function Credentials({ app }: { app: Application }) {
               <td>{c.created_time.slice(0, 16).replace('T', ' ')}</td>
               <td>{c.last_used_time ? c.last_used_time.slice(0, 16).replace('T', ' ') : 'never'}</td>
               <td>{c.revoked_time ? `revoked ${c.revoked_time.slice(0, 10)}` : 'active'}</td>
-              <td>{!c.revoked_time && <button class="link danger" onClick={() => revoke(c)}>Revoke</button>}</td>
+              <td>
+                {!c.revoked_time && (
+                  <button class="link danger" onClick={() => revoke(c)}>
+                    Revoke
+                  </button>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -281,9 +287,7 @@ function AppDetail({ app, services, reload, onDeleted }: { app: Application; ser
             <p>
               <strong>Delete “{app.name}” for good?</strong> This deletes:
             </p>
-            <ul>
-              {confirmDelete.length === 0 ? <li>the application only (it has no records)</li> : confirmDelete.map((line) => <li key={line}>{line}</li>)}
-            </ul>
+            <ul>{confirmDelete.length === 0 ? <li>the application only (it has no records)</li> : confirmDelete.map((line) => <li key={line}>{line}</li>)}</ul>
             <p class="muted">Generated files (TTS audio, face crops) are not listed; they expire with the blob retention. This cannot be undone.</p>
             <div class="row">
               <button class="danger primary" onClick={doDelete}>
@@ -355,9 +359,7 @@ export function AppsPage({ apps, services, reload }: { apps: Application[]; serv
               <li key={a.app_code}>
                 <button class={current?.app_code === a.app_code ? 'active' : ''} onClick={() => setSelected(a.app_code)}>
                   <strong>{a.name}</strong>
-                  <span class="muted">
-                    {a.revoked ? 'revoked' : `${a.api_keys} key${a.api_keys === 1 ? '' : 's'} · ${a.tokens} token${a.tokens === 1 ? '' : 's'}`}
-                  </span>
+                  <span class="muted">{a.revoked ? 'revoked' : `${a.api_keys} key${a.api_keys === 1 ? '' : 's'} · ${a.tokens} token${a.tokens === 1 ? '' : 's'}`}</span>
                 </button>
               </li>
             ))}

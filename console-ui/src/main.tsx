@@ -53,7 +53,11 @@ function SignIn({ onDone }: { onDone: (csrf: string) => void }) {
           Password
           <input type="password" name="password" autoFocus autoComplete="current-password" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
         </label>
-        {error && <p class="error" role="alert">{error}</p>}
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
         <button type="submit" class="primary" disabled={busy || !password}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
@@ -71,7 +75,9 @@ function Disabled({ how }: { how: string }) {
         </h1>
         <p>{how}.</p>
         <pre>SAOLA_ADMIN_PASSWORD='a long passphrase' npm start</pre>
-        <p class="muted">Until then the console's API refuses every call. Applications can still be managed with <code>npx saola app ...</code>.</p>
+        <p class="muted">
+          Until then the console's API refuses every call. Applications can still be managed with <code>npx saola app ...</code>.
+        </p>
       </div>
     </main>
   );
@@ -155,8 +161,18 @@ function App() {
     window.addEventListener('saola:signed-out', out);
     return () => window.removeEventListener('saola:signed-out', out);
   }, []);
-  if (error) return <main class="signin"><p class="error">The server did not answer: {error}</p></main>;
-  if (!status) return <main class="signin"><p class="muted">Loading…</p></main>;
+  if (error)
+    return (
+      <main class="signin">
+        <p class="error">The server did not answer: {error}</p>
+      </main>
+    );
+  if (!status)
+    return (
+      <main class="signin">
+        <p class="muted">Loading…</p>
+      </main>
+    );
   if (!status.enabled) return <Disabled how={status.how_to_enable ?? 'Set SAOLA_ADMIN_PASSWORD'} />;
   if (!status.signed_in)
     return (

@@ -33,7 +33,17 @@ const codePoints = (text: string, utf16: number) => Array.from(text.slice(0, utf
 const TAG_COLOURS = ['#fde68a', '#bfdbfe', '#bbf7d0', '#fbcfe8', '#ddd6fe', '#fed7aa'];
 
 /** The sample's text with its tagged spans marked; selecting text offers to tag it. */
-function TaggedText({ detail, entities, onTag, onUntag }: { detail: Detail; entities: Named[]; onTag: (entity: Named, start: number, end: number, value: string) => void; onUntag: (tag: Tag) => void }) {
+function TaggedText({
+  detail,
+  entities,
+  onTag,
+  onUntag,
+}: {
+  detail: Detail;
+  entities: Named[];
+  onTag: (entity: Named, start: number, end: number, value: string) => void;
+  onUntag: (tag: Tag) => void;
+}) {
   const box = useRef<HTMLParagraphElement>(null);
   const [selection, setSelection] = useState<{ start: number; end: number; value: string } | null>(null);
   const chars = Array.from(detail.content);
@@ -43,7 +53,13 @@ function TaggedText({ detail, entities, onTag, onUntag }: { detail: Detail; enti
   tags.forEach((t, i) => {
     if (t.start < at) return;
     if (t.start > at) parts.push(<span key={`t${i}`}>{chars.slice(at, t.start).join('')}</span>);
-    const colour = TAG_COLOURS[Math.max(0, entities.findIndex((e) => e.code === t.entity_code)) % TAG_COLOURS.length];
+    const colour =
+      TAG_COLOURS[
+        Math.max(
+          0,
+          entities.findIndex((e) => e.code === t.entity_code),
+        ) % TAG_COLOURS.length
+      ];
     parts.push(
       <mark key={t.entity_sample_code} style={{ background: colour }} title={`${t.label}: click to remove`} onClick={() => onUntag(t)}>
         {chars.slice(t.start, t.end).join('')}
@@ -303,7 +319,8 @@ export function NluPlayground({ apps }: { apps: Application[] }) {
       <header class="page-head">
         <h2>NLU training data</h2>
         <p class="muted">
-          The <code>/api/v3</code> training data of an application, with its bearer token: browse and add samples, tag entity spans by selecting text, import and export; train the model and try it.
+          The <code>/api/v3</code> training data of an application, with its bearer token: browse and add samples, tag entity spans by selecting text, import and export;
+          train the model and try it.
         </p>
       </header>
       {picker}
@@ -318,7 +335,12 @@ export function NluPlayground({ apps }: { apps: Application[] }) {
                 <button onClick={guard(exportSet)}>Export</button>
                 <label class="button">
                   Import
-                  <input type="file" accept="application/json" hidden onChange={(e) => e.currentTarget.files?.[0] && guard(() => importSet(e.currentTarget.files![0]))()} />
+                  <input
+                    type="file"
+                    accept="application/json"
+                    hidden
+                    onChange={(e) => e.currentTarget.files?.[0] && guard(() => importSet(e.currentTarget.files![0]))()}
+                  />
                 </label>
               </div>
             </header>
@@ -358,7 +380,15 @@ export function NluPlayground({ apps }: { apps: Application[] }) {
                 <TaggedText
                   detail={detail}
                   entities={entities}
-                  onTag={(entity, start, end, value) => guard(async () => (await api('POST', '/entity-sample', { entity_code: entity.code, sample_code: detail.code, start, end, value }), await open(detail.code), await load()))()}
+                  onTag={(entity, start, end, value) =>
+                    guard(
+                      async () => (
+                        await api('POST', '/entity-sample', { entity_code: entity.code, sample_code: detail.code, start, end, value }),
+                        await open(detail.code),
+                        await load()
+                      ),
+                    )()
+                  }
                   onUntag={(tag) => guard(async () => (await api('DELETE', `/entity-sample/${tag.entity_sample_code}`), await open(detail.code), await load()))()}
                 />
                 <div class="row">
@@ -371,7 +401,13 @@ export function NluPlayground({ apps }: { apps: Application[] }) {
               <p class="muted">Choose a sample to see and tag it.</p>
             )}
             <hr />
-            <form class="row" onSubmit={(e) => (e.preventDefault(), guard(async () => (await api('POST', '/intent', { label: newLabel, description: '' }), setNewLabel(''), await load()))())}>
+            <form
+              class="row"
+              onSubmit={(e) => (
+                e.preventDefault(),
+                guard(async () => (await api('POST', '/intent', { label: newLabel, description: '' }), setNewLabel(''), await load()))()
+              )}
+            >
               <input placeholder="label (a-z, 0-9, _)" value={newLabel} onInput={(e) => setNewLabel(e.currentTarget.value)} aria-label="New label" />
               <button type="submit" disabled={!newLabel}>
                 New intent

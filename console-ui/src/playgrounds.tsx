@@ -102,7 +102,7 @@ export function IdCardPlayground({ apps }: { apps: Application[] }) {
       const body = safeJson(await res.text());
       setAnswer(body);
       setStatus(`HTTP ${res.status} in ${Math.round(performance.now() - started)} ms`);
-      setCorners(outline.found ? outline.corners ?? null : null);
+      setCorners(outline.found ? (outline.corners ?? null) : null);
       setOutlineNote(outline.found ? '' : 'No card outline found (a tight crop has none to find).');
     } catch (err) {
       setStatus((err as Error).message);
@@ -230,7 +230,11 @@ export function TtsPlayground({ apps }: { apps: Application[] }) {
     setError('');
     setAudio('');
     setJob({ status: 'sending', progress: 0, message: '' });
-    const res = await fetch('/hmi/tts/v5', { method: 'POST', headers: { api_key: key, voice, speed: String(speed), 'content-type': 'text/plain; charset=utf-8' }, body: text });
+    const res = await fetch('/hmi/tts/v5', {
+      method: 'POST',
+      headers: { api_key: key, voice, speed: String(speed), 'content-type': 'text/plain; charset=utf-8' },
+      body: text,
+    });
     const body = safeJson(await res.text()) as { error?: number; async?: string; request_id?: string; message?: string };
     if (!res.ok || body.error !== 0 || !body.request_id) {
       setJob(null);
@@ -286,7 +290,11 @@ export function TtsPlayground({ apps }: { apps: Application[] }) {
           </label>
           <span class="muted">{text.length} / 5000 characters</span>
           <div class="spacer" />
-          <button class="primary" onClick={() => void synthesize().catch((err) => setError((err as Error).message))} disabled={!key || text.trim().length < 3 || (job !== null && !audio && !error && job.status !== 'failed')}>
+          <button
+            class="primary"
+            onClick={() => void synthesize().catch((err) => setError((err as Error).message))}
+            disabled={!key || text.trim().length < 3 || (job !== null && !audio && !error && job.status !== 'failed')}
+          >
             Synthesize
           </button>
         </div>
@@ -477,14 +485,16 @@ export function FaceMatchPlayground({ apps }: { apps: Application[] }) {
     setFaces(await boxes);
   }
   // A refusal's `data` is its reason (a string): only an object is a comparison.
-  const data = answer?.data !== null && typeof answer?.data === 'object' ? (answer.data as { isMatch: boolean; similarity: number; isBothImgIDCard: boolean }) : undefined;
+  const data =
+    answer?.data !== null && typeof answer?.data === 'object' ? (answer.data as { isMatch: boolean; similarity: number; isBothImgIDCard: boolean }) : undefined;
   return (
     <>
       <header class="page-head">
         <h2>Face match playground</h2>
         <p class="muted">
-          <code>POST /dmp/checkface/v1</code>: the subject face of each JPEG or PNG (chosen by size, centrality, confidence and focus), compared; a photo with a second face as large and sharp is refused (407). Similarity is calibrated (0-100); a match needs the server's
-          threshold. The boxes show which face was compared in each photo.
+          <code>POST /dmp/checkface/v1</code>: the subject face of each JPEG or PNG (chosen by size, centrality, confidence and focus), compared; a photo with a second
+          face as large and sharp is refused (407). Similarity is calibrated (0-100); a match needs the server's threshold. The boxes show which face was compared in each
+          photo.
         </p>
       </header>
       {picker}
@@ -539,13 +549,22 @@ export function FaceMatchPlayground({ apps }: { apps: Application[] }) {
           </>
         )}
         {/* Face match's refusals (407-409) carry their reason in `data`; `message` stays "request successful.". */}
-        {answer && !data && <span class="error" data-testid="face-error">{String(typeof answer.data === 'string' ? `${answer.code}: ${answer.data}` : (answer.message ?? JSON.stringify(answer)))}</span>}
+        {answer && !data && (
+          <span class="error" data-testid="face-error">
+            {String(typeof answer.data === 'string' ? `${answer.code}: ${answer.data}` : (answer.message ?? JSON.stringify(answer)))}
+          </span>
+        )}
       </div>
     </>
   );
 }
 
-const ASR_STATUS: Record<number, string> = { 0: 'recognised', 1: 'no voice found in the audio', 2: 'canceled', 9: 'the system could not recognise it (busy, or no recognition model installed)' };
+const ASR_STATUS: Record<number, string> = {
+  0: 'recognised',
+  1: 'no voice found in the audio',
+  2: 'canceled',
+  9: 'the system could not recognise it (busy, or no recognition model installed)',
+};
 
 export function AsrPlayground({ apps }: { apps: Application[] }) {
   const { key, picker } = useKey(apps);

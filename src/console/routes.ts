@@ -55,7 +55,11 @@ async function admin<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (err) {
     if (err instanceof AuthAdminError) {
-      const entry = /^No (application|such)/.test(err.message) ? ConsoleErrors.notFound : /already exists/.test(err.message) ? ConsoleErrors.conflict : ConsoleErrors.invalid;
+      const entry = /^No (application|such)/.test(err.message)
+        ? ConsoleErrors.notFound
+        : /already exists/.test(err.message)
+          ? ConsoleErrors.conflict
+          : ConsoleErrors.invalid;
       throw new ServiceError(entry, err.message);
     }
     throw err;
@@ -220,7 +224,8 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
     const app = await admin(() => credentials.findApp(request.params.code));
     const days = Math.min(366, Math.max(1, Number.parseInt(request.query.days ?? '14', 10) || 14));
     const service = request.query.service;
-    if (service !== undefined && !opts.meteredServices.includes(service)) throw new ServiceError(ConsoleErrors.invalid, `service must be one of ${opts.meteredServices.join(', ')}`);
+    if (service !== undefined && !opts.meteredServices.includes(service))
+      throw new ServiceError(ConsoleErrors.invalid, `service must be one of ${opts.meteredServices.join(', ')}`);
     // This process's counts not yet written, so the page shows the calls just made.
     await metering.recorder.flush();
     const to = utcDay();
@@ -271,7 +276,16 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
     const app = await admin(() => credentials.findApp(request.params.code));
     const body = (request.body ?? {}) as { key?: unknown; on?: unknown };
     const entry = typeof body.key === 'string' ? opts.appSettings.find(body.key) : undefined;
-    if (!entry) throw new ServiceError(ConsoleErrors.invalid, `key must be one of ${opts.appSettings.list().map((s) => s.key).join(', ') || '(none)'}`);
+    if (!entry)
+      throw new ServiceError(
+        ConsoleErrors.invalid,
+        `key must be one of ${
+          opts.appSettings
+            .list()
+            .map((s) => s.key)
+            .join(', ') || '(none)'
+        }`,
+      );
     if (typeof body.on !== 'boolean') throw new ServiceError(ConsoleErrors.invalid, 'on must be true or false');
     await entry.set(app.app_code, body.on);
     return { key: entry.key, on: await entry.get(app.app_code) };

@@ -3,8 +3,6 @@ import { serviceDb, type ServiceDb, type Store } from '../platform/db/database.j
 import type { ConsoleTables } from './schema.js';
 import type { ConsoleConfig } from './config.js';
 
-
-
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
 /** Compares two secrets in constant time (their hashes have equal length whatever the input). */
@@ -81,11 +79,7 @@ export class ConsoleSessions {
   /** The session's CSRF token when the cookie's session is live. */
   async find(sessionId: string | undefined): Promise<{ csrf: string } | undefined> {
     if (!sessionId || sessionId.length > 100 || !this.config.adminPassword) return undefined;
-    const row = await this.db
-      .selectFrom('console_sessions')
-      .select(['csrf', 'expires_time'])
-      .where('id_hash', '=', sha256(sessionId).toString('hex'))
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('console_sessions').select(['csrf', 'expires_time']).where('id_hash', '=', sha256(sessionId).toString('hex')).executeTakeFirst();
     if (!row || row.expires_time <= new Date().toISOString()) return undefined;
     return { csrf: row.csrf };
   }

@@ -77,7 +77,10 @@ export function serveConsoleFiles(app: FastifyInstance, dir = CONSOLE_UI_DIR): v
         .send(body);
     }
     if (wanted.startsWith('/assets/') || wanted.startsWith('/api/')) {
-      return reply.code(404).type('application/json; charset=utf-8').send({ statusCode: 404, error: 'Not Found', code: 'ROUTE_NOT_FOUND', message: `No console file ${wanted}` });
+      return reply
+        .code(404)
+        .type('application/json; charset=utf-8')
+        .send({ statusCode: 404, error: 'Not Found', code: 'ROUTE_NOT_FOUND', message: `No console file ${wanted}` });
     }
     // Any other path is a page of the single-page app.
     return sendPage(request, reply);

@@ -60,7 +60,8 @@ function checkRow(fields: string[], col: Record<(typeof EVENT_COLUMNS)[number] |
   let amount: number | null = null;
   if (amountText) {
     amount = Number(amountText);
-    if (!Number.isFinite(amount) || amount < 0 || amount > MAX_AMOUNT) return { ok: false, reason: `amount "${amountText.slice(0, 40)}" is not a number from 0 to ${MAX_AMOUNT}` };
+    if (!Number.isFinite(amount) || amount < 0 || amount > MAX_AMOUNT)
+      return { ok: false, reason: `amount "${amountText.slice(0, 40)}" is not a number from 0 to ${MAX_AMOUNT}` };
   }
   if ((type === 'topup' || type === 'bill_payment') && amount === null) return { ok: false, reason: `a ${type} needs an amount (VND)` };
 
@@ -68,7 +69,8 @@ function checkRow(fields: string[], col: Record<(typeof EVENT_COLUMNS)[number] |
   let daysLate: number | null = null;
   if (lateText) {
     daysLate = Number(lateText);
-    if (!Number.isInteger(daysLate) || daysLate < 0 || daysLate > 3650) return { ok: false, reason: `days_late "${lateText.slice(0, 40)}" is not a whole number of days from 0 to 3650` };
+    if (!Number.isInteger(daysLate) || daysLate < 0 || daysLate > 3650)
+      return { ok: false, reason: `days_late "${lateText.slice(0, 40)}" is not a whole number of days from 0 to 3650` };
     if (type !== 'bill_payment') return { ok: false, reason: 'days_late belongs only to bill_payment rows' };
   }
   const eventId = get(col.event_id);
@@ -76,7 +78,11 @@ function checkRow(fields: string[], col: Record<(typeof EVENT_COLUMNS)[number] |
   const occurredAt = new Date(time.ms).toISOString();
   const key = eventId
     ? `id:${eventId}`
-    : 'h:' + createHash('sha256').update([phone.phone, type, occurredAt, amount ?? '', daysLate ?? ''].join('|')).digest('hex').slice(0, 40);
+    : 'h:' +
+      createHash('sha256')
+        .update([phone.phone, type, occurredAt, amount ?? '', daysLate ?? ''].join('|'))
+        .digest('hex')
+        .slice(0, 40);
   return { ok: true, row: { event_key: key, phone: phone.phone, event_type: type, occurred_at: occurredAt, amount, days_late: daysLate } };
 }
 
@@ -90,12 +96,7 @@ function checkRow(fields: string[], col: Record<(typeof EVENT_COLUMNS)[number] |
  * hash of its content), so importing the same file again adds nothing.
  * Under `strict`, `open` is called twice: check every row, then import.
  */
-export async function importAlphaEvents(
-  store: CreditStore,
-  appCode: string,
-  open: () => AsyncIterable<CsvRecord>,
-  opts: ImportOptions,
-): Promise<ImportReport> {
+export async function importAlphaEvents(store: CreditStore, appCode: string, open: () => AsyncIterable<CsvRecord>, opts: ImportOptions): Promise<ImportReport> {
   const now = opts.now ?? Date.now();
   const report: ImportReport = { import_id: uuidv7(), file: opts.fileName, rows: 0, inserted: 0, duplicates: 0, rejected: 0, rejects: [], refused: false };
   const reject = (line: number, reason: string) => {

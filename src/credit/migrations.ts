@@ -19,11 +19,7 @@ export const creditMigrations: Readonly<Record<string, Migration>> = {
         .addUniqueConstraint('credit_alpha_events_app_key', ['app_code', 'event_key'])
         .execute();
       // Every feature lookup is "this application's events of this phone before T".
-      await db.schema
-        .createIndex('credit_alpha_events_lookup')
-        .on('credit_alpha_events')
-        .columns(['app_code', 'phone', 'occurred_at'])
-        .execute();
+      await db.schema.createIndex('credit_alpha_events_lookup').on('credit_alpha_events').columns(['app_code', 'phone', 'occurred_at']).execute();
       await db.schema
         .createTable('credit_models')
         .addColumn('id', 'text', (c) => c.primaryKey())

@@ -67,10 +67,7 @@ export function parseScoreQuery(query: Record<string, unknown>, config: CreditCo
     decisionMs = Math.floor(Number(timeRaw) * 1000);
     if (decisionMs > now + config.clockSkewSeconds * 1000) {
       const hint = Number(timeRaw) > 1e11 ? ' (it looks like milliseconds; send seconds)' : '';
-      throw new ServiceError(
-        CreditErrors.decisionTimeInFuture,
-        `decision_time ${timeRaw} is in the future (now is ${Math.floor(now / 1000)})${hint}`,
-      );
+      throw new ServiceError(CreditErrors.decisionTimeInFuture, `decision_time ${timeRaw} is in the future (now is ${Math.floor(now / 1000)})${hint}`);
     }
   }
   return { phone: phone.phone, dltype: Number(dltypeRaw), sources, decisionTime: new Date(decisionMs) };

@@ -69,7 +69,10 @@ export class CreditStore {
   async stageEvents(rows: AlphaEventRow[]): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-        await trx.insertInto('credit_import_staging').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+        await trx
+          .insertInto('credit_import_staging')
+          .values(rows.slice(i, i + INSERT_CHUNK))
+          .execute();
       }
     });
   }
@@ -87,12 +90,21 @@ export class CreditStore {
       const moved = await trx
         .insertInto('credit_alpha_events')
         .columns([...columns])
-        .expression(trx.selectFrom('credit_import_staging').select([...columns]).where('import_id', '=', row.id).orderBy('id'))
+        .expression(
+          trx
+            .selectFrom('credit_import_staging')
+            .select([...columns])
+            .where('import_id', '=', row.id)
+            .orderBy('id'),
+        )
         .onConflict((oc) => oc.columns(['app_code', 'event_key']).doNothing())
         .executeTakeFirst();
       const inserted = Number(moved.numInsertedOrUpdatedRows ?? 0n);
       await trx.deleteFrom('credit_import_staging').where('import_id', '=', row.id).execute();
-      await trx.insertInto('credit_imports').values({ ...row, inserted, duplicates: staged - inserted }).execute();
+      await trx
+        .insertInto('credit_imports')
+        .values({ ...row, inserted, duplicates: staged - inserted })
+        .execute();
       return { inserted, duplicates: staged - inserted };
     });
   }

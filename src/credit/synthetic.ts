@@ -38,8 +38,36 @@ export interface SyntheticPerson {
 
 const DAY_MS = 86_400_000;
 /** Mobile prefixes (after 84); a number outside libphonenumber's allocated ranges is drawn again. */
-const PREFIXES = ['90', '91', '93', '94', '96', '97', '98', '32', '33', '34', '35', '36', '37', '38', '39', '70', '76', '77', '78', '79', '81', '82', '83', '84', '85', '86', '88', '89'];
-
+const PREFIXES = [
+  '90',
+  '91',
+  '93',
+  '94',
+  '96',
+  '97',
+  '98',
+  '32',
+  '33',
+  '34',
+  '35',
+  '36',
+  '37',
+  '38',
+  '39',
+  '70',
+  '76',
+  '77',
+  '78',
+  '79',
+  '81',
+  '82',
+  '83',
+  '84',
+  '85',
+  '86',
+  '88',
+  '89',
+];
 
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
 

@@ -21,12 +21,7 @@ export interface FeatureCollection {
 }
 
 /** Each outcome's features as the source saw them at its own decision time (point in time: no leakage into training). */
-export async function collectFeatures(
-  parts: CreditParts,
-  appCode: string,
-  source: SourceName,
-  records: AsyncIterable<CsvRecord>,
-): Promise<FeatureCollection> {
+export async function collectFeatures(parts: CreditParts, appCode: string, source: SourceName, records: AsyncIterable<CsvRecord>): Promise<FeatureCollection> {
   const { outcomes, rejects } = await readOutcomes(records);
   const rows: LabelledOutcome[] = [];
   let noData = 0;
@@ -116,4 +111,3 @@ export async function trainFromOutcomes(
   }
   return report;
 }
-

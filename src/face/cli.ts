@@ -59,7 +59,7 @@ export const faceReindexCommand: Command = async (ctx) => {
     for (const r of stale) ctx.stdout(`application ${r.appCode}, collection "${r.collection}": ${r.faces} face(s) embedded by ${r.model}\n`);
     ctx.stderr(
       `${stale.reduce((a, r) => a + r.faces, 0)} face(s) in ${scope} were embedded by another model than ${EMBEDDING_MODEL}; search ignores them. ` +
-        'They cannot be recomputed: Saola does not keep the photos. Add those users\' photos again (/delete_faces, then /add).\n',
+        "They cannot be recomputed: Saola does not keep the photos. Add those users' photos again (/delete_faces, then /add).\n",
     );
     return 1;
   } finally {

@@ -25,7 +25,6 @@ export const MatchErrors = defineCatalogue({
   wrongCount: { code: 409, message: 'Please upload only 2 images for face check', status: 200 },
 });
 
-
 export const searchErrorShape: ServiceErrorShape = {
   service: 'face-search',
   platform: platform('Face search'),

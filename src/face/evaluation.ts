@@ -39,7 +39,10 @@ export interface FaceEvaluation {
  * A box of an analysis (pixels of the working image, turned by `rotation`)
  * in pixels of the uploaded photo as shown upright (EXIF applied).
  */
-export function boxInUpload(r: Extract<AnalyzeResult, { ok: true }>, b: { x1: number; y1: number; x2: number; y2: number }): { x1: number; y1: number; x2: number; y2: number } {
+export function boxInUpload(
+  r: Extract<AnalyzeResult, { ok: true }>,
+  b: { x1: number; y1: number; x2: number; y2: number },
+): { x1: number; y1: number; x2: number; y2: number } {
   const W = r.width;
   const H = r.height;
   // Undo the clockwise turn: the working image before it was (W x H) for 180, (H x W) for 90 and 270.
@@ -103,8 +106,14 @@ export async function evaluateFacePairs(dir: string, log: (line: string) => void
     const cosine = a.ok && b.ok && a.primary && b.primary ? dot(a.primary.embedding, b.primary.embedding) : -1;
     scores.push({ ...p, cosine });
   }
-  const gen = scores.filter((s) => s.same).map((s) => s.cosine).sort((x, y) => x - y);
-  const imp = scores.filter((s) => !s.same).map((s) => s.cosine).sort((x, y) => y - x);
+  const gen = scores
+    .filter((s) => s.same)
+    .map((s) => s.cosine)
+    .sort((x, y) => x - y);
+  const imp = scores
+    .filter((s) => !s.same)
+    .map((s) => s.cosine)
+    .sort((x, y) => y - x);
   const tarAtFar = [1e-3, 1e-4].map((far) => {
     // Largest number of impostors we may accept, then the threshold just above the next one.
     const allowed = Math.floor(far * imp.length);
@@ -166,7 +175,10 @@ export function formatEvaluation(e: FaceEvaluation): string {
   return [
     `images ${e.images}, missed detections ${e.missedDetections.length}${e.missedDetections.length ? ` (${e.missedDetections.join(', ')})` : ''}`,
     `pairs: ${e.genuine} genuine, ${e.impostor} impostor`,
-    ...e.tarAtFar.map((t) => `TAR@FAR ${t.far.toExponential(0)}: ${pct(t.tar)} (cosine threshold ${t.threshold.toFixed(3)}; with ${e.impostor} impostor pairs the FAR resolution is ${(1 / Math.max(1, e.impostor)).toExponential(1)})`),
+    ...e.tarAtFar.map(
+      (t) =>
+        `TAR@FAR ${t.far.toExponential(0)}: ${pct(t.tar)} (cosine threshold ${t.threshold.toFixed(3)}; with ${e.impostor} impostor pairs the FAR resolution is ${(1 / Math.max(1, e.impostor)).toExponential(1)})`,
+    ),
     `EER: ${pct(e.eer)} at cosine ${e.eerThreshold.toFixed(3)}`,
     `cosine: min genuine ${e.minGenuineCosine.toFixed(3)}, max impostor ${e.maxImpostorCosine.toFixed(3)}`,
     `map ${SIMILARITY_MAP.version}: search (>= 0.85) TAR ${pct(e.atSearchThreshold.tar)} FAR ${pct(e.atSearchThreshold.far)}; match (>= 80) TAR ${pct(e.atMatchThreshold.tar)} FAR ${pct(e.atMatchThreshold.far)}`,

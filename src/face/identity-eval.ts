@@ -35,7 +35,10 @@ export function readLabels(dirOrFile: string): { dir: string; photos: LabelledPh
   const dir = isFile ? path.dirname(dirOrFile) : dirOrFile;
   const labels = isFile ? dirOrFile : path.join(dir, 'labels.csv');
   if (fs.existsSync(labels)) {
-    const [header, ...lines] = fs.readFileSync(labels, 'utf8').split(/\r?\n/).filter((l) => l.trim());
+    const [header, ...lines] = fs
+      .readFileSync(labels, 'utf8')
+      .split(/\r?\n/)
+      .filter((l) => l.trim());
     const cols = header.split(',').map((c) => c.trim().toLowerCase());
     const [fi, ii, gi] = ['file', 'identity', 'group'].map((c) => cols.indexOf(c));
     if (fi < 0 || ii < 0) throw new Error(`${labels} needs the columns file, identity`);
@@ -100,7 +103,16 @@ export interface IdentitySummary {
   searchTop1: { queries: number; rank1: number; rank1AtThreshold: number; wrongAtThreshold: number };
   /** Search with one enrolled photo per person (the first by file name) and every other photo a query. */
   searchEnrolOne: { queries: number; rank1: number; rank1AtThreshold: number; wrongAtThreshold: number };
-  groups: { group: string; photos: number; genuine: number; genuineMatched: number; impostor: number; impostorMatched: number; searchQueries: number; searchTop1AtThreshold: number }[];
+  groups: {
+    group: string;
+    photos: number;
+    genuine: number;
+    genuineMatched: number;
+    impostor: number;
+    impostorMatched: number;
+    searchQueries: number;
+    searchTop1AtThreshold: number;
+  }[];
 }
 
 function quantile(sorted: Float64Array, q: number): number {
@@ -110,11 +122,25 @@ function quantile(sorted: Float64Array, q: number): number {
 
 export function distribution(values: Float64Array): Distribution {
   const s = Float64Array.from(values).sort();
-  return { n: s.length, min: s[0] ?? NaN, p01: quantile(s, 0.01), p05: quantile(s, 0.05), p50: quantile(s, 0.5), p95: quantile(s, 0.95), p99: quantile(s, 0.99), max: s[s.length - 1] ?? NaN };
+  return {
+    n: s.length,
+    min: s[0] ?? NaN,
+    p01: quantile(s, 0.01),
+    p05: quantile(s, 0.05),
+    p50: quantile(s, 0.5),
+    p95: quantile(s, 0.95),
+    p99: quantile(s, 0.99),
+    max: s[s.length - 1] ?? NaN,
+  };
 }
 
 /** Every pair's cosine, split genuine / impostor, with the pair's groups (a pair across two groups counts in neither group's row). */
-export function scoreAllPairs(photos: EmbeddedPhoto[]): { genuine: number[]; impostor: number[]; genuineGroup: (string | undefined)[]; impostorGroup: (string | undefined)[] } {
+export function scoreAllPairs(photos: EmbeddedPhoto[]): {
+  genuine: number[];
+  impostor: number[];
+  genuineGroup: (string | undefined)[];
+  impostorGroup: (string | undefined)[];
+} {
   const genuine: number[] = [];
   const impostor: number[] = [];
   const genuineGroup: (string | undefined)[] = [];
@@ -198,7 +224,10 @@ export function summariseIdentities(photos: EmbeddedPhoto[], opts: { knots?: Kno
   const enrolled = new Map<string, EmbeddedPhoto>();
   for (const p of sorted) if (!enrolled.has(p.identity)) enrolled.set(p.identity, p);
   const enrolGallery = [...enrolled.values()];
-  const enrolOne = searchAll(sorted.filter((p) => enrolled.get(p.identity) !== p), () => enrolGallery);
+  const enrolOne = searchAll(
+    sorted.filter((p) => enrolled.get(p.identity) !== p),
+    () => enrolGallery,
+  );
   const groups = [...new Set(photos.map((p) => p.group).filter((g): g is string => g !== undefined))].sort().map((group) => {
     const gen = scored.genuine.filter((_, i) => scored.genuineGroup[i] === group);
     const imp = scored.impostor.filter((_, i) => scored.impostorGroup[i] === group);
@@ -264,7 +293,10 @@ export function formatIdentitySummary(s: IdentitySummary, label: string): string
   ];
   if (s.groups.length) {
     lines.push('group | photos | genuine matched | impostors matched (pairs within the group) | search top-1 at threshold');
-    for (const g of s.groups) lines.push(`${g.group} | ${g.photos} | ${pct(g.genuineMatched, g.genuine)} | ${pct(g.impostorMatched, g.impostor)} | ${pct(g.searchTop1AtThreshold, g.searchQueries)}`);
+    for (const g of s.groups)
+      lines.push(
+        `${g.group} | ${g.photos} | ${pct(g.genuineMatched, g.genuine)} | ${pct(g.impostorMatched, g.impostor)} | ${pct(g.searchTop1AtThreshold, g.searchQueries)}`,
+      );
   }
   return lines.join('\n');
 }
@@ -275,7 +307,11 @@ export function formatIdentitySummary(s: IdentitySummary, label: string): string
  * is not a JPEG is first re-encoded as one (quality 95), as a client of the
  * JPEG-only API would.
  */
-export async function embedWithEngine(dir: string, photos: LabelledPhoto[], log: (line: string) => void = () => {}): Promise<{ photos: EmbeddedPhoto[]; cpuMs: number[]; wallMs: number[] }> {
+export async function embedWithEngine(
+  dir: string,
+  photos: LabelledPhoto[],
+  log: (line: string) => void = () => {},
+): Promise<{ photos: EmbeddedPhoto[]; cpuMs: number[]; wallMs: number[] }> {
   const { analyze } = await import('./engine/worker.js');
   const { loadFaceConfig } = await import('./config.js');
   const sharp = (await import('sharp')).default;
@@ -288,7 +324,12 @@ export async function embedWithEngine(dir: string, photos: LabelledPhoto[], log:
     if (!(bytes[0] === 0xff && bytes[1] === 0xd8)) bytes = await sharp(bytes).jpeg({ quality: 95 }).toBuffer();
     const cpu = process.cpuUsage();
     const t = performance.now();
-    const r = await analyze({ image: bytes, detectThreshold: cfg.detectThreshold, checkCard: false, subject: { centreWeight: cfg.subjectCentreWeight, secondFaceSharpness: cfg.secondFaceSharpness } });
+    const r = await analyze({
+      image: bytes,
+      detectThreshold: cfg.detectThreshold,
+      checkCard: false,
+      subject: { centreWeight: cfg.subjectCentreWeight, secondFaceSharpness: cfg.secondFaceSharpness },
+    });
     const used = process.cpuUsage(cpu);
     wallMs.push(performance.now() - t);
     cpuMs.push((used.user + used.system) / 1000);
@@ -335,7 +376,9 @@ export function fitSimilarityMap(genuine: ArrayLike<number>, impostor: ArrayLike
   const r = (x: number) => Math.round(x * 1000) / 1000;
   const match80 = r(impostorTailThreshold(impostor, 1e-4));
   const search85 = r(Math.max(match80 + 0.01, impostorTailThreshold(impostor, 1e-5)));
-  const g = Float64Array.from(genuine).filter((c) => c > -1).sort();
+  const g = Float64Array.from(genuine)
+    .filter((c) => c > -1)
+    .sort();
   const top = r(Math.min(0.99, Math.max(search85 + 0.05, quantile(g, 0.9))));
   return {
     match80,
@@ -387,7 +430,10 @@ export function crossValidateMap(photos: EmbeddedPhoto[], k = 5, seed = 27): Hel
     const train = scoreAllPairs(photos.filter((p) => !held.has(p.identity)));
     const fit = fitSimilarityMap(train.genuine, train.impostor);
     folds.push({ fit, people: held.size });
-    const test = summariseIdentities(photos.filter((p) => held.has(p.identity)), { knots: fit.knots });
+    const test = summariseIdentities(
+      photos.filter((p) => held.has(p.identity)),
+      { knots: fit.knots },
+    );
     for (const key of Object.keys(match) as (keyof PairRates)[]) {
       match[key] += test.match[key];
       search[key] += test.search[key];
@@ -401,7 +447,9 @@ export function crossValidateMap(photos: EmbeddedPhoto[], k = 5, seed = 27): Hel
 
 export function formatHeldOutFit(h: HeldOutFit): string {
   return [
-    ...h.folds.map((f, i) => `fold ${i + 1} (${f.people} people held out): fitted on the others, cosine at 80 ${f.fit.match80.toFixed(3)}, at 0.85 ${f.fit.search85.toFixed(3)}`),
+    ...h.folds.map(
+      (f, i) => `fold ${i + 1} (${f.people} people held out): fitted on the others, cosine at 80 ${f.fit.match80.toFixed(3)}, at 0.85 ${f.fit.search85.toFixed(3)}`,
+    ),
     `held-out people, pooled: face match genuine ${pct(h.match.genuineAccepted, h.match.genuine)}, impostors ${pct(h.match.impostorAccepted, h.match.impostor)}`,
     `held-out people, pooled: search threshold on pairs genuine ${pct(h.search.genuineAccepted, h.search.genuine)}, impostors ${pct(h.search.impostorAccepted, h.search.impostor)}`,
     `held-out people, leave-one-out search within the fold: right person at >= 0.85 ${pct(h.searchTop1.rank1AtThreshold, h.searchTop1.queries)}, wrong person ${h.searchTop1.wrongAtThreshold}`,

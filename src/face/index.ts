@@ -10,7 +10,10 @@ import { FaceStore } from './store.js';
 /** Composition root of the face service: engine (worker pool), face search and face match. */
 export async function registerFace(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
   const { engine, cfg } = processFaceEngine(deps);
-  app.log.info({ face: { engine: 'onnxruntime-node (CPU)', threads: cfg.threads, search: searchEngine, models: 'faceplugin-face-recognition-js@0.0.1 (sha256 verified)' } }, 'face engine ready');
+  app.log.info(
+    { face: { engine: 'onnxruntime-node (CPU)', threads: cfg.threads, search: searchEngine, models: 'faceplugin-face-recognition-js@0.0.1 (sha256 verified)' } },
+    'face engine ready',
+  );
   const store = new FaceStore(deps.store);
   // Large collections' indexes are kept as snapshots in the blob store, so a new process starts without decoding every face.
   const snapshots = new BlobIndexSnapshots(deps.blobs, EMBEDDING_MODEL, (key, reason) =>

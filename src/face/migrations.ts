@@ -56,9 +56,18 @@ export const faceMigrations: Readonly<Record<string, Migration>> = {
      * moves on every delete. Faces are read by (collection_id, seq).
      */
     async up(db: Kysely<any>) {
-      await db.schema.alterTable('face_collections').addColumn('faces_seq', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable('face_collections').addColumn('faces_epoch', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-      await db.schema.alterTable('face_embeddings').addColumn('seq', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      await db.schema
+        .alterTable('face_collections')
+        .addColumn('faces_seq', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('face_collections')
+        .addColumn('faces_epoch', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .alterTable('face_embeddings')
+        .addColumn('seq', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
       // Existing faces keep their id order (both engines have window functions and UPDATE ... FROM).
       await sql`update face_embeddings set seq = r.n
         from (select id, row_number() over (partition by collection_id order by id) as n from face_embeddings) as r

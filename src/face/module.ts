@@ -10,6 +10,11 @@ export const faceService: ServiceModule = {
   migrations: faceMigrations,
   commands: [
     { words: 'eval face', usage: '--pairs DIR', summary: 'face verification accuracy and similarity refit', run: faceEvalCommand },
-    { words: 'face reindex', usage: '[--collection NAME]', summary: 'faces embedded by another model than the running one (search ignores them)', run: faceReindexCommand },
+    {
+      words: 'face reindex',
+      usage: '[--collection NAME]',
+      summary: 'faces embedded by another model than the running one (search ignores them)',
+      run: faceReindexCommand,
+    },
   ],
 };

@@ -11,7 +11,6 @@ interface Common {
   maxImageBytes: number;
 }
 
-
 const tags = ['Face search'];
 
 /** /dmp/facesearch/v2: answers `{code, data}`; parameters as multipart or urlencoded form (also the query). */
@@ -28,8 +27,10 @@ export async function faceSearchRoutes(scope: FastifyInstance, opts: Common & { 
   };
   const schema = { tags, summary: '' };
 
-  scope.post('/create', { schema: { ...schema, summary: 'Create or update a user' }, bodyLimit }, async (req) => ok(await service.create(req.appCode, (await readForm(req)).fields)));
-  scope.post('/add', { schema: { ...schema, summary: "Index a face image for a user" }, bodyLimit }, async (req) => {
+  scope.post('/create', { schema: { ...schema, summary: 'Create or update a user' }, bodyLimit }, async (req) =>
+    ok(await service.create(req.appCode, (await readForm(req)).fields)),
+  );
+  scope.post('/add', { schema: { ...schema, summary: 'Index a face image for a user' }, bodyLimit }, async (req) => {
     const { fields, file: f } = await file(req);
     return ok(await service.add(req.appCode, fields, f));
   });
@@ -37,9 +38,15 @@ export async function faceSearchRoutes(scope: FastifyInstance, opts: Common & { 
     const { fields, file: f } = await file(req);
     return ok(await service.search(req.appCode, fields, f));
   });
-  scope.delete('/delete_faces', { schema: { ...schema, summary: "Remove a user's faces" }, bodyLimit }, async (req) => ok(await service.deleteFaces(req.appCode, (await readForm(req)).fields)));
-  scope.delete('/delete', { schema: { ...schema, summary: 'Delete a user' }, bodyLimit }, async (req) => ok(await service.deleteUser(req.appCode, (await readForm(req)).fields)));
-  scope.get('/list', { schema: { ...schema, summary: 'List the users of a collection' } }, async (req) => ok(await service.list(req.appCode, (await readForm(req)).fields)));
+  scope.delete('/delete_faces', { schema: { ...schema, summary: "Remove a user's faces" }, bodyLimit }, async (req) =>
+    ok(await service.deleteFaces(req.appCode, (await readForm(req)).fields)),
+  );
+  scope.delete('/delete', { schema: { ...schema, summary: 'Delete a user' }, bodyLimit }, async (req) =>
+    ok(await service.deleteUser(req.appCode, (await readForm(req)).fields)),
+  );
+  scope.get('/list', { schema: { ...schema, summary: 'List the users of a collection' } }, async (req) =>
+    ok(await service.list(req.appCode, (await readForm(req)).fields)),
+  );
   scope.delete('/delete_collection', { schema: { ...schema, summary: 'Delete a collection' }, bodyLimit }, async (req) =>
     ok(await service.deleteCollection(req.appCode, (await readForm(req)).fields)),
   );

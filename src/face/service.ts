@@ -1,7 +1,19 @@
 import { PlatformError, ServiceError } from '../platform/http/errors.js';
 import type { FacesInPhoto, PhotoBox } from '../platform/playground-tools.js';
 import type { FaceConfig } from './config.js';
-import { assessFace, cosineToSimilarity, similarityToCosine, dot, EMBEDDING_MODEL, isAcceptedImage, looksLikeIdCard, type AnalyzeResult, type FaceEngine, type FaceVerdict, type PrimaryFace } from './engine/index.js';
+import {
+  assessFace,
+  cosineToSimilarity,
+  similarityToCosine,
+  dot,
+  EMBEDDING_MODEL,
+  isAcceptedImage,
+  looksLikeIdCard,
+  type AnalyzeResult,
+  type FaceEngine,
+  type FaceVerdict,
+  type PrimaryFace,
+} from './engine/index.js';
 import type { Box } from './engine/detect.js';
 import { MatchErrors, SearchErrors } from './errors.js';
 import type { UploadedFile } from '../platform/http/form.js';
@@ -89,11 +101,8 @@ export class FaceSearchService {
     const coll = await this.store.findCollection(appCode, collection);
     if (!coll) throw new ServiceError(SearchErrors.notFound);
     // The collection row carries its version: no count over its faces per search.
-    const index = await this.cache.get(
-      { appCode, collectionId: coll.id },
-      { epoch: Number(coll.faces_epoch), seq: Number(coll.faces_seq) },
-      async (afterSeq, span) =>
-        (await this.store.listFaces(appCode, coll.id, { afterSeq, span, model: EMBEDDING_MODEL })).map((f) => ({ seq: f.seq, owner: f.userRowId, embedding: f.embedding })),
+    const index = await this.cache.get({ appCode, collectionId: coll.id }, { epoch: Number(coll.faces_epoch), seq: Number(coll.faces_seq) }, async (afterSeq, span) =>
+      (await this.store.listFaces(appCode, coll.id, { afterSeq, span, model: EMBEDDING_MODEL })).map((f) => ({ seq: f.seq, owner: f.userRowId, embedding: f.embedding })),
     );
     // The fast scan guarantees every face at or above the request's threshold is scored exactly.
     const [best] = index.search(face.embedding, 1, similarityToCosine(threshold));

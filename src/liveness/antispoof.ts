@@ -24,7 +24,14 @@ export interface AntispoofSpec {
 
 export const ANTISPOOF_SPECS: Record<AntispoofInput, AntispoofSpec> = {
   // The committed pair (models/liveness): V2 and V1SE each on its own crop, their live probabilities averaged (the worker runs both).
-  minifasnet: { input: 'minifasnet', size: 80, scale: 2.7, order: 'bgr', liveIndex: 1, describe: 'MiniFASNetV2 + MiniFASNetV1SE (committed), mean of their live probabilities' },
+  minifasnet: {
+    input: 'minifasnet',
+    size: 80,
+    scale: 2.7,
+    order: 'bgr',
+    liveIndex: 1,
+    describe: 'MiniFASNetV2 + MiniFASNetV1SE (committed), mean of their live probabilities',
+  },
   // fr_liveness.onnx (faceplugin, committed): 1x3x128x128 RGB 0-255, box x2.7; class 0 = live (as the package's own demo reads it).
   faceplugin: { input: 'faceplugin', size: 128, scale: 2.7, order: 'rgb', liveIndex: 0, describe: '1x3x128x128 RGB 0-255, face box x2.7, class 0 live' },
   // MiniFASNet (Silent-Face-Anti-Spoofing, Apache-2.0): 1x3x80x80 BGR 0-255, box x2.7 (V2) or x4.0 (V1SE); class 1 = live.

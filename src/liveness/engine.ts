@@ -19,8 +19,14 @@ export interface AntispoofInfo {
 export function antispoofInfo(lcfg: LivenessConfig): AntispoofInfo {
   const spec = ANTISPOOF_SPECS[lcfg.antispoofInput];
   if (!lcfg.antispoofModel) {
-    if (lcfg.antispoofInput === 'minifasnet') return { file: `models/liveness/${LIVENESS_ANTISPOOF.v2.file} + ${LIVENESS_ANTISPOOF.v1se.file} (sha256 verified)`, sha256: `${LIVENESS_ANTISPOOF.v2.sha256} ${LIVENESS_ANTISPOOF.v1se.sha256}`, input: spec.describe };
-    if (lcfg.antispoofInput === 'faceplugin') return { file: 'models/face/fr_liveness.onnx (sha256 verified)', sha256: 'afa783b7e902fdfcf323a7240cac2a1c580c25314ea4161129dc1b0d100dc32d', input: spec.describe };
+    if (lcfg.antispoofInput === 'minifasnet')
+      return {
+        file: `models/liveness/${LIVENESS_ANTISPOOF.v2.file} + ${LIVENESS_ANTISPOOF.v1se.file} (sha256 verified)`,
+        sha256: `${LIVENESS_ANTISPOOF.v2.sha256} ${LIVENESS_ANTISPOOF.v1se.sha256}`,
+        input: spec.describe,
+      };
+    if (lcfg.antispoofInput === 'faceplugin')
+      return { file: 'models/face/fr_liveness.onnx (sha256 verified)', sha256: 'afa783b7e902fdfcf323a7240cac2a1c580c25314ea4161129dc1b0d100dc32d', input: spec.describe };
     throw new Error(`SAOLA_LIVENESS_ANTISPOOF_INPUT=${lcfg.antispoofInput} needs SAOLA_LIVENESS_ANTISPOOF_MODEL (no such model is committed)`);
   }
   let bytes: Buffer;

@@ -58,7 +58,11 @@ const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB
 function livenessPlatform(limits: UploadLimits): Record<PlatformCondition, CatalogueEntry> {
   return {
     ...apiKeyPlatformEntries('Liveness'),
-    bodyTooLarge: { code: 409, message: `Invalid upload: the video may be at most ${mb(limits.maxVideoBytes)}, the cmnd image at most ${mb(limits.maxImageBytes)}`, status: 200 },
+    bodyTooLarge: {
+      code: 409,
+      message: `Invalid upload: the video may be at most ${mb(limits.maxVideoBytes)}, the cmnd image at most ${mb(limits.maxImageBytes)}`,
+      status: 200,
+    },
   };
 }
 
@@ -91,7 +95,8 @@ export function livenessErrorShape(version: 2 | 3, limits: UploadLimits): Servic
         code,
         message: text,
         liveness: { code, message, is_live: NA, spoof_prob: NA, need_to_review: NA, is_deepfake: NA, deepfake_prob: NA, warning: NA },
-        face_match: code === '409' ? { code, message: text, isMatch: NA, similarity: NA, warning: NA } : { code: NA, message: NA, isMatch: NA, similarity: NA, warning: NA },
+        face_match:
+          code === '409' ? { code, message: text, isMatch: NA, similarity: NA, warning: NA } : { code: NA, message: NA, isMatch: NA, similarity: NA, warning: NA },
       };
     },
   };

@@ -77,14 +77,7 @@ export function decide(c: LivenessCues, threshold: number, margin: number, opts:
     e.blink = 0;
   }
   const w = FUSION.weights;
-  const z =
-    FUSION.bias +
-    w.antispoof * e.antispoof +
-    w.nonRigidity * e.nonRigidity +
-    w.blink * e.blink +
-    w.moire * e.moire +
-    w.glare * e.glare +
-    w.border * e.border;
+  const z = FUSION.bias + w.antispoof * e.antispoof + w.nonRigidity * e.nonRigidity + w.blink * e.blink + w.moire * e.moire + w.glare * e.glare + w.border * e.border;
   let prob = 1 / (1 + Math.exp(-z));
   if (!opts.selfies && c.nonRigidity < FUSION.planeBelow) prob = Math.min(prob, threshold + margin - 1e-4);
   const isLive = prob >= threshold;

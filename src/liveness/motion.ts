@@ -146,7 +146,10 @@ export function homographyResidual(H: number[], src: Pts, dst: Pts): number {
 
 /** The centres of the left (points 36-41) and right (42-47) eye of 68-point landmarks. */
 export function eyeCentres(lm: Pts): { lx: number; ly: number; rx: number; ry: number } {
-  let lx = 0, ly = 0, rx = 0, ry = 0;
+  let lx = 0,
+    ly = 0,
+    rx = 0,
+    ry = 0;
   for (let i = 36; i < 42; i++) {
     lx += lm[2 * i] / 6;
     ly += lm[2 * i + 1] / 6;

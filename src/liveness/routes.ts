@@ -30,7 +30,7 @@ const livenessDoc: Record<LivenessVersion, { summary: string; description: strin
     description:
       'Answers HTTP 200 with `{code, message, liveness: {code, message, is_live, spoof_prob, need_to_review, is_deepfake, deepfake_prob, warning}, face_match: {code, message, isMatch, similarity, warning}}`, every value a string, "N/A" where it does not apply. ' +
       'The top-level code and message carry the outcome: 200, 301 (face is spoof), 303 (face not matching cmnd), 406 (quality), 407 (no face in cmnd), 408, 409 (also below 25 fps, outside 5-6 s), 410 (no face or lost), 411, 412, 413, 422 (no frontal face), 423 (face leaves the frame). A resolution below 720p is a warning. ' +
-      '`selfies` (images) may replace `video`; `?v2_format=1` answers in v2\'s shape.',
+      "`selfies` (images) may replace `video`; `?v2_format=1` answers in v2's shape.",
   },
 };
 

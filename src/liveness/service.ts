@@ -89,7 +89,8 @@ export class LivenessService {
         if (header.seconds > hi + 0.05) throw new InvalidInput(`The video is too long: ${header.seconds.toFixed(2)} s, at most ${hi} s`);
         if (version === 3 && header.fps < this.lcfg.v3MinFps - 0.5) throw new InvalidInput(`The frame rate is ${header.fps} fps, at least ${this.lcfg.v3MinFps} fps`);
         const shortSide = Math.min(header.width, header.height);
-        if (shortSide < this.lcfg.minShortSide) throw new InvalidInput(`The video is ${header.width}x${header.height}, smaller than ${this.lcfg.minShortSide} px on its short side`);
+        if (shortSide < this.lcfg.minShortSide)
+          throw new InvalidInput(`The video is ${header.width}x${header.height}, smaller than ${this.lcfg.minShortSide} px on its short side`);
         // 720x1280 (portrait) is 720p: the short side decides.
         if (version === 3 && shortSide < this.lcfg.v3WarnShortSide) warnings.push(lowResolutionWarning('video'));
         return decodeFrames(ffmpeg, file, header, { fps: this.lcfg.sampleFps, side: this.lcfg.frameSide, maxSeconds: hi + 0.05, timeoutMs: this.lcfg.decodeTimeoutMs });
@@ -134,7 +135,12 @@ export class LivenessService {
         height = Math.round(h * scale);
       }
       try {
-        const { data } = await sharp(f.data).rotate().removeAlpha().resize({ width, height, fit: 'contain', background: '#000' }).raw().toBuffer({ resolveWithObject: true });
+        const { data } = await sharp(f.data)
+          .rotate()
+          .removeAlpha()
+          .resize({ width, height, fit: 'contain', background: '#000' })
+          .raw()
+          .toBuffer({ resolveWithObject: true });
         images.push({ data, width, height });
       } catch {
         throw new InvalidInput('A selfie is not a readable image');
@@ -147,7 +153,15 @@ export class LivenessService {
   }
 
   /** Analysis, the code table and the fusion, then `cmnd` against the best frame. */
-  private async judgeFrames(version: LivenessVersion, frames: DecodedFrames, cmnd: UploadedFile | undefined, warnings: string[], trace: LivenessTrace, appCode: string | undefined, selfies: boolean): Promise<LivenessResult> {
+  private async judgeFrames(
+    version: LivenessVersion,
+    frames: DecodedFrames,
+    cmnd: UploadedFile | undefined,
+    warnings: string[],
+    trace: LivenessTrace,
+    appCode: string | undefined,
+    selfies: boolean,
+  ): Promise<LivenessResult> {
     trace.frames = frames.count;
     const analysis = await this.engine.analyze(frames, { embed: Boolean(cmnd) });
     trace.analysisMs = analysis.ms;

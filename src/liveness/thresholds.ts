@@ -9,7 +9,6 @@ import { serviceDb, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
 import type { LivenessTables, LivenessThresholdRow } from './schema.js';
 
-
 export type { LivenessThresholdRow } from './schema.js';
 
 export const GLOBAL_SCOPE = '*';

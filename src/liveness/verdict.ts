@@ -7,16 +7,7 @@ import type { LivenessAnalysis } from './worker.js';
 
 /** Outcomes of the liveness code table (src/face/errors.ts holds their codes and texts per version). */
 export type LivenessOutcome =
-  | 'ok'
-  | 'noFace'
-  | 'severalFaces'
-  | 'faceTooSmall'
-  | 'faceBlurry'
-  | 'stillImage'
-  | 'faceLost'
-  | 'faceLeftFrame'
-  | 'notFrontal'
-  | 'poorQuality';
+  'ok' | 'noFace' | 'severalFaces' | 'faceTooSmall' | 'faceBlurry' | 'stillImage' | 'faceLost' | 'faceLeftFrame' | 'notFrontal' | 'poorQuality';
 
 export interface VerdictRules {
   version: 2 | 3;
@@ -85,21 +76,27 @@ export function judge(a: LivenessAnalysis, rules: VerdictRules): Verdict {
   }
   if (rules.version === 3) {
     const covered = coveredFrames(a);
-    if (covered.count > a.cueFrames.length / 2) return { outcome: 'poorQuality', reason: `face covered (${covered.what}) in ${covered.count} of the ${a.cueFrames.length} best frames` };
+    if (covered.count > a.cueFrames.length / 2)
+      return { outcome: 'poorQuality', reason: `face covered (${covered.what}) in ${covered.count} of the ${a.cueFrames.length} best frames` };
     // The eye model misses some lenses: the pixels themselves (occlusion.ts), over every frame with a face.
     const shaded = faced.filter((f) => eyesCovered(f.face!.cover)).length;
-    if (shaded > COVER.frames * faced.length) return { outcome: 'poorQuality', reason: `both eyes dark and flat against the cheeks (dark glasses) in ${shaded} of ${faced.length} frames` };
+    if (shaded > COVER.frames * faced.length)
+      return { outcome: 'poorQuality', reason: `both eyes dark and flat against the cheeks (dark glasses) in ${shaded} of ${faced.length} frames` };
   }
   const maxDiff = Math.max(...a.frames.map((f) => Math.max(f.diff, f.diffFirst)));
   const lms = faced.map((f) => f.face!.landmarks);
   const spread = landmarkSpread(lms);
-  if (!rules.selfies && maxDiff < RULES.stillDiff && spread < RULES.stillLandmarks) return { outcome: 'stillImage', reason: `largest frame difference ${maxDiff.toFixed(2)}, landmark spread ${spread.toFixed(4)}` };
+  if (!rules.selfies && maxDiff < RULES.stillDiff && spread < RULES.stillLandmarks)
+    return { outcome: 'stillImage', reason: `largest frame difference ${maxDiff.toFixed(2)}, landmark spread ${spread.toFixed(4)}` };
   const margin = RULES.edgeMargin * Math.max(a.width, a.height);
   const atEdge = a.frames.map((f) => {
     const b = f.face?.box;
     return !!b && (b.x1 <= margin || b.y1 <= margin || b.x2 >= a.width - margin || b.y2 >= a.height - margin);
   });
-  const missing = inRuns(a.frames.map((f) => !f.face), RULES.lostRun);
+  const missing = inRuns(
+    a.frames.map((f) => !f.face),
+    RULES.lostRun,
+  );
   const touching = inRuns(atEdge, RULES.lostRun);
   if (!rules.selfies && (missing > RULES.lostShare * n || touching > RULES.lostShare * n)) {
     // v3 tells "left the frame" (the face reached an edge) from "lost"; v2 has one code for both.

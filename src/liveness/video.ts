@@ -101,13 +101,31 @@ export async function decodeFrames(
   const expected = Math.max(1, Math.floor(seconds * opts.fps));
   const frameBytes = width * height * 3;
   const args = [
-    '-nostdin', '-hide_banner', '-loglevel', 'error',
-    '-protocol_whitelist', 'file', '-format_whitelist', VIDEO_DEMUXERS.join(','),
+    '-nostdin',
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-protocol_whitelist',
+    'file',
+    '-format_whitelist',
+    VIDEO_DEMUXERS.join(','),
     // One decoding thread: the server runs several requests at once on few cores.
-    '-threads', '1', '-i', file,
-    '-t', String(seconds), '-an', '-sn', '-dn',
-    '-vf', `fps=${opts.fps},scale=${width}:${height}:flags=area`,
-    '-pix_fmt', 'rgb24', '-f', 'rawvideo', 'pipe:1',
+    '-threads',
+    '1',
+    '-i',
+    file,
+    '-t',
+    String(seconds),
+    '-an',
+    '-sn',
+    '-dn',
+    '-vf',
+    `fps=${opts.fps},scale=${width}:${height}:flags=area`,
+    '-pix_fmt',
+    'rgb24',
+    '-f',
+    'rawvideo',
+    'pipe:1',
   ];
   let stdout: Buffer;
   try {

@@ -110,13 +110,18 @@ let antispoof: Promise<AntispoofNet[]> | undefined;
 /** Face frames the anti-spoof nets score per video (their median is the cue). */
 export const ANTISPOOF_FRAMES = 10;
 
-const createSession = (bytes: Buffer) => ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
+const createSession = (bytes: Buffer) =>
+  ort.InferenceSession.create(bytes, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' });
 
 function antispoofNets(task: LivenessTask): Promise<AntispoofNet[]> {
   antispoof ??= (async () => {
     // The operator's file is read as is (its sha256 is logged at start-up); the committed ones are verified.
-    if (task.antispoofModel) return [{ session: await createSession(fs.readFileSync(task.antispoofModel)), input: task.antispoofInput === 'minifasnet' ? 'minifasnet-v2' : task.antispoofInput }];
-    if (task.antispoofInput === 'faceplugin') return [{ session: await createSession(loadVerifiedModels(task.modelDir ?? defaultModelDir(), ['liveness'] as const).liveness), input: 'faceplugin' }];
+    if (task.antispoofModel)
+      return [
+        { session: await createSession(fs.readFileSync(task.antispoofModel)), input: task.antispoofInput === 'minifasnet' ? 'minifasnet-v2' : task.antispoofInput },
+      ];
+    if (task.antispoofInput === 'faceplugin')
+      return [{ session: await createSession(loadVerifiedModels(task.modelDir ?? defaultModelDir(), ['liveness'] as const).liveness), input: 'faceplugin' }];
     if (task.antispoofInput === 'minifasnet-v1se') return [{ session: await createSession(loadLivenessAntispoof('v1se')), input: 'minifasnet-v1se' }];
     if (task.antispoofInput === 'minifasnet-v2') return [{ session: await createSession(loadLivenessAntispoof('v2')), input: 'minifasnet-v2' }];
     return [

@@ -37,14 +37,10 @@ export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Prom
         maxQueue: 64,
         timeoutMs: TRAIN_TIMEOUT_MS,
       })).run(request);
-    const worker = deps.jobs.work<TrainJobPayload>(
-      TRAIN_QUEUE,
-      (job) => models.runTraining(job.payload, trainer, job.attempts >= job.maxAttempts),
-      {
-        concurrency: 1,
-        onError: (error, job) => log.warn({ job_id: job?.id, err: error }, 'nlu training attempt failed'),
-      },
-    );
+    const worker = deps.jobs.work<TrainJobPayload>(TRAIN_QUEUE, (job) => models.runTraining(job.payload, trainer, job.attempts >= job.maxAttempts), {
+      concurrency: 1,
+      onError: (error, job) => log.warn({ job_id: job?.id, err: error }, 'nlu training attempt failed'),
+    });
     deps.lifecycle.onClose('nlu-train-worker', () => worker.stop());
     deps.lifecycle.onClose('nlu-train-pool', () => pool?.close());
   }

@@ -39,9 +39,7 @@ export const nluMigrations: Readonly<Record<string, Migration>> = {
         .addColumn('code', 'text', (c) => c.primaryKey())
         .addColumn('app_code', 'text', (c) => c.notNull())
         .addColumn('intent_code', 'text', (c) => c.notNull().references('nlu_intents.code').onDelete('cascade'))
-        .addColumn('sample_code', 'text', (c) =>
-          c.notNull().unique().references('nlu_samples.code').onDelete('cascade'),
-        )
+        .addColumn('sample_code', 'text', (c) => c.notNull().unique().references('nlu_samples.code').onDelete('cascade'))
         .addColumn('created_time', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('nlu_intent_samples_intent').on('nlu_intent_samples').column('intent_code').execute();

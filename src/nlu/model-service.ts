@@ -105,8 +105,10 @@ function parseMetrics(text: string): ModelMetrics {
 /** The four numbers of the original's job object: the intent classifier's, or the entity extractor's when only it was trained. */
 function headline(metrics: ModelMetrics): { accuracy: number; precision: number; recall: number; f1: number } {
   const round = (n: number) => Math.round(n * 1e4) / 1e4;
-  if (metrics.intent) return { accuracy: round(metrics.intent.accuracy), precision: round(metrics.intent.precision), recall: round(metrics.intent.recall), f1: round(metrics.intent.f1) };
-  if (metrics.entity) return { accuracy: round(metrics.entity.f1), precision: round(metrics.entity.precision), recall: round(metrics.entity.recall), f1: round(metrics.entity.f1) };
+  if (metrics.intent)
+    return { accuracy: round(metrics.intent.accuracy), precision: round(metrics.intent.precision), recall: round(metrics.intent.recall), f1: round(metrics.intent.f1) };
+  if (metrics.entity)
+    return { accuracy: round(metrics.entity.f1), precision: round(metrics.entity.precision), recall: round(metrics.entity.recall), f1: round(metrics.entity.f1) };
   return { accuracy: 0, precision: 0, recall: 0, f1: 0 };
 }
 
@@ -186,10 +188,7 @@ export class NluModelService {
 
   private checkEnough(set: TrainingSet, part: TrainPart): void {
     if (part !== 'entity' && set.intentCount < 2) {
-      throw new ServiceError(
-        NluErrors.notEnoughData,
-        `Training needs samples for at least 2 intents; this application has samples for ${set.intentCount}`,
-      );
+      throw new ServiceError(NluErrors.notEnoughData, `Training needs samples for at least 2 intents; this application has samples for ${set.intentCount}`);
     }
     if (part === 'entity' && set.taggedOrListed === 0) {
       throw new ServiceError(NluErrors.notEnoughData, 'Training entities needs at least one tagged sample or listed keyword');
@@ -369,10 +368,7 @@ export class NluModelService {
   // History
 
   async listHistory(app: string, page: { limit?: number; offset?: number }): Promise<{ total: number; items: HistoryItem[] }> {
-    const [total, rows] = await Promise.all([
-      this.models.countHistory(app),
-      this.models.listHistory(app, { limit: page.limit ?? 100, offset: page.offset ?? 0 }),
-    ]);
+    const [total, rows] = await Promise.all([this.models.countHistory(app), this.models.listHistory(app, { limit: page.limit ?? 100, offset: page.offset ?? 0 })]);
     return { total, items: rows.map(toHistoryItem) };
   }
 

@@ -142,7 +142,11 @@ export class ModelStore {
   }
 
   async countHistory(app: string): Promise<number> {
-    const row = await this.db.selectFrom('nlu_history').select((eb) => eb.fn.countAll().as('n')).where('app_code', '=', app).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('nlu_history')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('app_code', '=', app)
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 

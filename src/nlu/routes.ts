@@ -78,19 +78,13 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
   const deleted = (what: string) => ({ message: `${what} deleted` });
 
   // Samples
-  app.get(
-    '/sample',
-    { schema: { tags, security, querystring: Pagination, response: { 200: Type.Array(SampleListItem) } } },
-    async (req, reply) => {
-      if (req.query.limit !== undefined || req.query.offset !== undefined) return service.listSamples(req.appCode, req.query);
-      // The bare call lists everything: send the (possibly cached) JSON text as is.
-      return reply.type('application/json; charset=utf-8').send((await service.listSamplesJson(req.appCode)) as never);
-    },
-  );
-  app.post(
-    '/sample',
-    { schema: { tags, security, body: Type.Object({ content: Type.String() }), response: { 200: SampleCreated } } },
-    (req) => service.createSample(req.appCode, req.body.content),
+  app.get('/sample', { schema: { tags, security, querystring: Pagination, response: { 200: Type.Array(SampleListItem) } } }, async (req, reply) => {
+    if (req.query.limit !== undefined || req.query.offset !== undefined) return service.listSamples(req.appCode, req.query);
+    // The bare call lists everything: send the (possibly cached) JSON text as is.
+    return reply.type('application/json; charset=utf-8').send((await service.listSamplesJson(req.appCode)) as never);
+  });
+  app.post('/sample', { schema: { tags, security, body: Type.Object({ content: Type.String() }), response: { 200: SampleCreated } } }, (req) =>
+    service.createSample(req.appCode, req.body.content),
   );
   app.get('/sample/:sample_code', { schema: { tags, security, params: Code('sample_code'), response: { 200: SampleDetail } } }, (req) =>
     service.getSample(req.appCode, req.params.sample_code),
@@ -132,14 +126,10 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
     },
     (req) => service.linkIntent(req.appCode, req.body.intent_code, req.body.sample_code),
   );
-  app.delete(
-    '/intent-sample/:intent_sample_code',
-    { schema: { tags, security, params: Code('intent_sample_code'), response: { 200: StatusMessage } } },
-    async (req) => {
-      await service.unlinkIntent(req.appCode, req.params.intent_sample_code);
-      return deleted('Intent-sample mapping');
-    },
-  );
+  app.delete('/intent-sample/:intent_sample_code', { schema: { tags, security, params: Code('intent_sample_code'), response: { 200: StatusMessage } } }, async (req) => {
+    await service.unlinkIntent(req.appCode, req.params.intent_sample_code);
+    return deleted('Intent-sample mapping');
+  });
   app.post(
     '/intent-sample/import_intent_samples',
     {
@@ -174,14 +164,10 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
     },
     (req) => service.tagEntity(req.appCode, req.body),
   );
-  app.delete(
-    '/entity-sample/:entity_sample_code',
-    { schema: { tags, security, params: Code('entity_sample_code'), response: { 200: StatusMessage } } },
-    async (req) => {
-      await service.untagEntity(req.appCode, req.params.entity_sample_code);
-      return deleted('Entity-sample mapping');
-    },
-  );
+  app.delete('/entity-sample/:entity_sample_code', { schema: { tags, security, params: Code('entity_sample_code'), response: { 200: StatusMessage } } }, async (req) => {
+    await service.untagEntity(req.appCode, req.params.entity_sample_code);
+    return deleted('Entity-sample mapping');
+  });
 
   // Entities
   // Label and type rules are checked by the service, so they answer with their own error codes.
@@ -189,12 +175,8 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
   app.get('/entity', { schema: { tags, security, querystring: Pagination, response: { 200: Type.Array(Entity) } } }, (req) =>
     service.listEntities(req.appCode, req.query),
   );
-  app.post('/entity', { schema: { tags, security, body: EntityBody, response: { 200: Entity } } }, (req) =>
-    service.createEntity(req.appCode, req.body),
-  );
-  app.get('/entity/:label', { schema: { tags, security, params: EntityLabel, response: { 200: Entity } } }, (req) =>
-    service.getEntity(req.appCode, req.params.label),
-  );
+  app.post('/entity', { schema: { tags, security, body: EntityBody, response: { 200: Entity } } }, (req) => service.createEntity(req.appCode, req.body));
+  app.get('/entity/:label', { schema: { tags, security, params: EntityLabel, response: { 200: Entity } } }, (req) => service.getEntity(req.appCode, req.params.label));
   app.put(
     '/entity/:label',
     {
@@ -240,10 +222,8 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
   app.get('/intent/:intent_code', { schema: { tags, security, params: Code('intent_code'), response: { 200: Intent } } }, (req) =>
     service.getIntent(req.appCode, req.params.intent_code),
   );
-  app.put(
-    '/intent/:intent_code',
-    { schema: { tags, security, params: Code('intent_code'), body: Type.Partial(IntentBody), response: { 200: Intent } } },
-    (req) => service.updateIntent(req.appCode, req.params.intent_code, req.body),
+  app.put('/intent/:intent_code', { schema: { tags, security, params: Code('intent_code'), body: Type.Partial(IntentBody), response: { 200: Intent } } }, (req) =>
+    service.updateIntent(req.appCode, req.params.intent_code, req.body),
   );
   app.delete('/intent/:intent_code', { schema: { tags, security, params: Code('intent_code'), response: { 200: StatusMessage } } }, async (req) => {
     await service.deleteIntent(req.appCode, req.params.intent_code);
@@ -334,21 +314,33 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
     '/settings',
     {
       config: keepsData,
-      schema: { tags: modelTags, security, description: 'Intent confidence threshold, 0-1 (default 0.3).', body: Type.Object({ threshold: Type.Number() }), response: { 200: Threshold } },
+      schema: {
+        tags: modelTags,
+        security,
+        description: 'Intent confidence threshold, 0-1 (default 0.3).',
+        body: Type.Object({ threshold: Type.Number() }),
+        response: { 200: Threshold },
+      },
     },
     (req) => models.setThreshold(req.appCode, req.body.threshold),
   );
   app.get('/history', { schema: { tags: modelTags, security, querystring: HistoryQuery, response: { 200: HistoryPage } } }, (req) =>
     models.listHistory(req.appCode, req.query),
   );
-  app.delete(
-    '/history',
-    { config: keepsData, schema: { tags: modelTags, security, response: { 200: StatusMessage } } },
-    async (req) => ({ message: `${await models.deleteHistory(req.appCode)} history entries deleted` }),
-  );
+  app.delete('/history', { config: keepsData, schema: { tags: modelTags, security, response: { 200: StatusMessage } } }, async (req) => ({
+    message: `${await models.deleteHistory(req.appCode)} history entries deleted`,
+  }));
   app.delete(
     '/history/:history_id',
-    { config: keepsData, schema: { tags: modelTags, security, params: Type.Object({ history_id: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) }), response: { 200: StatusMessage } } },
+    {
+      config: keepsData,
+      schema: {
+        tags: modelTags,
+        security,
+        params: Type.Object({ history_id: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) }),
+        response: { 200: StatusMessage },
+      },
+    },
     async (req) => {
       await models.deleteHistory(req.appCode, req.params.history_id);
       return deleted('History entry');
@@ -361,7 +353,16 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
   );
   app.post(
     '/entity/:label/keywords',
-    { schema: { tags, security, description: 'Adds a value with its synonyms, or replaces the synonyms of a listed value.', params: EntityLabel, body: KeywordBody, response: { 200: Keyword } } },
+    {
+      schema: {
+        tags,
+        security,
+        description: 'Adds a value with its synonyms, or replaces the synonyms of a listed value.',
+        params: EntityLabel,
+        body: KeywordBody,
+        response: { 200: Keyword },
+      },
+    },
     (req) => models.putKeyword(req.appCode, req.params.label, req.body),
   );
   app.delete(

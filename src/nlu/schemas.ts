@@ -107,12 +107,8 @@ export type Pagination = Static<typeof Pagination>;
 /** A whole training set, as GET /api/v3/export writes it and POST /api/v3/import reads it. */
 export const TrainingSet = Type.Object({
   format: Type.Literal('saola.nlu.v1'),
-  intents: Type.Array(
-    Type.Object({ label: Type.String(), description: Type.String(), type: Type.Integer() }),
-  ),
-  entities: Type.Array(
-    Type.Object({ label: Type.String(), description: Type.String(), type: Type.Integer() }),
-  ),
+  intents: Type.Array(Type.Object({ label: Type.String(), description: Type.String(), type: Type.Integer() })),
+  entities: Type.Array(Type.Object({ label: Type.String(), description: Type.String(), type: Type.Integer() })),
   samples: Type.Array(
     Type.Object({
       content: Type.String(),
@@ -153,9 +149,7 @@ const Metrics = Type.Object(
         train_size: Type.Integer(),
       }),
     ),
-    entity: Type.Optional(
-      Type.Object({ precision: Type.Number(), recall: Type.Number(), f1: Type.Number(), test_spans: Type.Integer(), train_size: Type.Integer() }),
-    ),
+    entity: Type.Optional(Type.Object({ precision: Type.Number(), recall: Type.Number(), f1: Type.Number(), test_spans: Type.Integer(), train_size: Type.Integer() })),
   },
   { description: 'Saola extension: held-out metrics of the intent classifier (macro) and the entity extractor (exact spans)' },
 );

@@ -108,10 +108,7 @@ export class NluService {
 
   async getSample(app: string, code: string): Promise<SampleDetail> {
     const sample = await this.requireSample(app, code);
-    const [intent, entities] = await Promise.all([
-      this.store.intentOfSample(app, code),
-      this.store.taggedEntitiesOfSample(app, code),
-    ]);
+    const [intent, entities] = await Promise.all([this.store.intentOfSample(app, code), this.store.taggedEntitiesOfSample(app, code)]);
     return {
       ...sample,
       intent: intent ?? { intent_sample_code: '', intent_code: '', sample_code: '', intent_label: '' },
@@ -370,10 +367,7 @@ export class NluService {
       const sample = await this.requireSample(app, input.sample_code, store);
       const length = Array.from(sample.content).length;
       if (input.start < 0 || input.end > length || input.start >= input.end) {
-        throw new ServiceError(
-          NluErrors.invalidSpan,
-          `start ${input.start} and end ${input.end} must satisfy 0 <= start < end <= ${length} (the sample's length)`,
-        );
+        throw new ServiceError(NluErrors.invalidSpan, `start ${input.start} and end ${input.end} must satisfy 0 <= start < end <= ${length} (the sample's length)`);
       }
       const actual = slice(sample.content, input.start, input.end);
       if (!sameText(actual, input.value)) {

@@ -31,12 +31,7 @@ export class NluStore {
   }
 
   findSamplesByContent(app: string, content: string): Promise<SampleRow[]> {
-    return this.db
-      .selectFrom('nlu_samples')
-      .selectAll()
-      .where('app_code', '=', app)
-      .where('content', '=', content)
-      .execute();
+    return this.db.selectFrom('nlu_samples').selectAll().where('app_code', '=', app).where('content', '=', content).execute();
   }
 
   async updateSampleContent(app: string, code: string, content: string): Promise<void> {
@@ -85,7 +80,12 @@ export class NluStore {
       .orderBy('es.start');
     // A page asks only for its own samples' tags; a full listing reads them all in one pass.
     const paged = page.limit !== undefined || page.offset !== undefined || onlyEntity !== undefined;
-    if (paged && rows.length <= 500) tagQuery = tagQuery.where('es.sample_code', 'in', rows.map((r) => r.code));
+    if (paged && rows.length <= 500)
+      tagQuery = tagQuery.where(
+        'es.sample_code',
+        'in',
+        rows.map((r) => r.code),
+      );
     const labels = new Map<string, string[]>();
     for (const tag of await tagQuery.execute()) {
       const list = labels.get(tag.sample_code);
@@ -206,13 +206,7 @@ export class NluStore {
   }
 
   entitySamplesOfSample(app: string, sampleCode: string): Promise<EntitySampleRow[]> {
-    return this.db
-      .selectFrom('nlu_entity_samples')
-      .selectAll()
-      .where('app_code', '=', app)
-      .where('sample_code', '=', sampleCode)
-      .orderBy('start')
-      .execute();
+    return this.db.selectFrom('nlu_entity_samples').selectAll().where('app_code', '=', app).where('sample_code', '=', sampleCode).orderBy('start').execute();
   }
 
   /** Tags of a sample joined with their entity's label and type (the detail form). */
@@ -220,18 +214,7 @@ export class NluStore {
     const rows = await this.db
       .selectFrom('nlu_entity_samples as es')
       .innerJoin('nlu_entities as e', 'e.code', 'es.entity_code')
-      .select([
-        'es.code',
-        'es.entity_code',
-        'es.sample_code',
-        'es.parent_code',
-        'es.value',
-        'es.start',
-        'es.end',
-        'es.created_time',
-        'e.label',
-        'e.type',
-      ])
+      .select(['es.code', 'es.entity_code', 'es.sample_code', 'es.parent_code', 'es.value', 'es.start', 'es.end', 'es.created_time', 'e.label', 'e.type'])
       .where('es.app_code', '=', app)
       .where('es.sample_code', '=', sampleCode)
       .orderBy('es.start')

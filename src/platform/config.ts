@@ -94,9 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(env.SAOLA_DATA_DIR?.trim() || './data');
   const linkHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   const publicUrl = (
-    env.SAOLA_PUBLIC_URL?.trim()
-      ? urlSetting('SAOLA_PUBLIC_URL', env.SAOLA_PUBLIC_URL.trim(), ['http:', 'https:'])
-      : `http://${linkHost}:${port}`
+    env.SAOLA_PUBLIC_URL?.trim() ? urlSetting('SAOLA_PUBLIC_URL', env.SAOLA_PUBLIC_URL.trim(), ['http:', 'https:']) : `http://${linkHost}:${port}`
   ).replace(/\/+$/, '');
   const databaseUrl = env.SAOLA_DATABASE_URL?.trim()
     ? urlSetting('SAOLA_DATABASE_URL', env.SAOLA_DATABASE_URL.trim(), ['postgres:', 'postgresql:', 'sqlite:'])

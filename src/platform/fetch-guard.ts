@@ -47,14 +47,7 @@ export interface GuardedResponse {
   url: string;
 }
 
-export type FetchGuardReason =
-  | 'invalid_url'
-  | 'blocked_address'
-  | 'dns'
-  | 'timeout'
-  | 'too_large'
-  | 'too_many_redirects'
-  | 'network';
+export type FetchGuardReason = 'invalid_url' | 'blocked_address' | 'dns' | 'timeout' | 'too_large' | 'too_many_redirects' | 'network';
 
 export class FetchGuardError extends Error {
   override name = 'FetchGuardError';

@@ -27,10 +27,7 @@ export const platformMigrations = joinMigrations([platformTables, usageMigration
  * and comes from the composition root (`src/services.ts` through
  * `src/main.ts`), as everything else does: the platform knows no service.
  */
-export async function openPlatform(
-  config: Config,
-  migrations: Readonly<Record<string, Migration>>,
-): Promise<ServiceDeps & { migrated: string[] }> {
+export async function openPlatform(config: Config, migrations: Readonly<Record<string, Migration>>): Promise<ServiceDeps & { migrated: string[] }> {
   const store = openStore(config.databaseUrl);
   const lifecycle = new Lifecycle();
   lifecycle.onClose('store', () => store.close());

@@ -31,7 +31,10 @@ export interface PurgeReport {
 /** Tables with an `app_code` column, on SQLite or PostgreSQL. */
 export async function appScopedTables(store: Store): Promise<string[]> {
   const tables = await store.db.introspection.getTables();
-  return tables.filter((t) => !t.isView && t.columns.some((c) => c.name === 'app_code')).map((t) => t.name).sort();
+  return tables
+    .filter((t) => !t.isView && t.columns.some((c) => c.name === 'app_code'))
+    .map((t) => t.name)
+    .sort();
 }
 
 export async function purgeApplication(ctx: PurgeContext, appCode: string, hooks: readonly PurgeHook[]): Promise<PurgeReport> {

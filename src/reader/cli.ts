@@ -27,7 +27,11 @@ function describe(app: Application, settings: ReaderAppSettings): string {
 export const readerFeaturesCommand: Command = async (ctx) => {
   let parsed;
   try {
-    parsed = parseArgs({ args: ctx.args, options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } }, allowPositionals: true });
+    parsed = parseArgs({
+      args: ctx.args,
+      options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+      allowPositionals: true,
+    });
   } catch (err) {
     throw new CommandUsageError(`${(err as Error).message}\n\n${USAGE}`);
   }

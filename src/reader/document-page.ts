@@ -42,7 +42,13 @@ async function photoSays<K>(ocr: OcrEngine, gray: Buffer, width: number, height:
  * words (undefined: not this document). Refusals are ReaderFailures: 3 when no
  * page says it is the document, 2 when it does but its corners are outside the photo.
  */
-export async function readFlatPage<K>(task: ReadTask, ocr: OcrEngine, what: string, recognise: (words: CardWord[]) => K | undefined, lap: (name: string) => void): Promise<FlatPage<K>> {
+export async function readFlatPage<K>(
+  task: ReadTask,
+  ocr: OcrEngine,
+  what: string,
+  recognise: (words: CardWord[]) => K | undefined,
+  lap: (name: string) => void,
+): Promise<FlatPage<K>> {
   const image = await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels);
   checkQuality(image.gray, image.width, image.height);
   const located = await locateCard(image.gray, image.width, image.height, task.minCardArea);
@@ -95,6 +101,10 @@ export function anchorPage(words: CardWord[], model: DocumentModel): Anchored {
 /** A value the anchors left unassigned: the text line right under its label, starting where it starts. */
 export function lineUnder(a: Anchored, hit: LabelHit): Segment | undefined {
   return a.segments.find(
-    (g) => g.top >= hit.box.y + 0.4 * hit.box.h && g.top <= hit.box.y + 3 * hit.box.h && Math.abs(g.left - hit.box.x) <= 30 && !a.hits.some((h) => a.segments[h.segment] === g),
+    (g) =>
+      g.top >= hit.box.y + 0.4 * hit.box.h &&
+      g.top <= hit.box.y + 3 * hit.box.h &&
+      Math.abs(g.left - hit.box.x) <= 30 &&
+      !a.hits.some((h) => a.segments[h.segment] === g),
   );
 }

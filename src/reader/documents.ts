@@ -35,7 +35,15 @@ export interface DocumentModel {
  */
 const LABELS: Record<IdCardField, string[]> = {
   id: ['Số', 'Số / No.', 'Số định danh cá nhân', 'Số định danh cá nhân / Personal identification number'],
-  name: ['Họ tên', 'Họ và tên', 'Họ và tên / Full name', 'Họ, chữ đệm và tên khai sinh', 'Họ, chữ đệm và tên khai sinh / Surname, middle name and given name', 'Họ, chữ đệm và tên khai sinh / Full name', 'Full name'],
+  name: [
+    'Họ tên',
+    'Họ và tên',
+    'Họ và tên / Full name',
+    'Họ, chữ đệm và tên khai sinh',
+    'Họ, chữ đệm và tên khai sinh / Surname, middle name and given name',
+    'Họ, chữ đệm và tên khai sinh / Full name',
+    'Full name',
+  ],
   dob: ['Sinh ngày', 'Ngày sinh', 'Ngày, tháng, năm sinh', 'Ngày sinh / Date of birth', 'Ngày, tháng, năm sinh / Date of birth', 'Date of birth'],
   sex: ['Giới tính', 'Giới tính / Sex'],
   nationality: ['Quốc tịch', 'Quốc tịch / Nationality', 'Nationality'],
@@ -70,13 +78,26 @@ const STYLE: Record<IdCardField, [ValueStyle, number]> = {
 const spec = (field: IdCardField, labels = LABELS[field]): FieldSpec => ({ field, labels, style: STYLE[field][0], maxLines: STYLE[field][1] });
 
 const FRONT_STOPS = ['Cộng hòa xã hội chủ nghĩa Việt Nam', 'Độc lập - Tự do - Hạnh phúc', 'Căn cước công dân', 'Citizen Identity Card', 'Chứng minh nhân dân'];
-const BACK_STOPS = ['Ngón trỏ trái', 'Ngón trỏ phải', 'Cục trưởng cục cảnh sát', 'Cục cảnh sát quản lý hành chính', 'Về trật tự xã hội', 'ĐKQL cư trú và DLQG về dân cư', 'Bộ Công an', 'Ministry of Public Security'];
+const BACK_STOPS = [
+  'Ngón trỏ trái',
+  'Ngón trỏ phải',
+  'Cục trưởng cục cảnh sát',
+  'Cục cảnh sát quản lý hành chính',
+  'Về trật tự xã hội',
+  'ĐKQL cư trú và DLQG về dân cư',
+  'Bộ Công an',
+  'Ministry of Public Security',
+];
 
 const model = (kind: CardKind, fields: FieldSpec[], stops: string[]): DocumentModel => ({ kind, fields, stops });
 const FRONT_12 = (['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'] as IdCardField[]).map((f) => spec(f));
 
 export const DOCUMENTS: Record<CardKind, DocumentModel> = {
-  cmnd_09_front: model('cmnd_09_front', (['id', 'name', 'dob', 'home', 'address'] as IdCardField[]).map((f) => spec(f)), [...FRONT_STOPS, 'Giấy chứng minh nhân dân']),
+  cmnd_09_front: model(
+    'cmnd_09_front',
+    (['id', 'name', 'dob', 'home', 'address'] as IdCardField[]).map((f) => spec(f)),
+    [...FRONT_STOPS, 'Giấy chứng minh nhân dân'],
+  ),
   // The 9-digit back prints its issue date as "Ngày 05 tháng 06 năm 2012": "Ngày" is the label, the rest the value.
   cmnd_09_back: model('cmnd_09_back', [spec('ethnicity'), spec('religion'), spec('features'), spec('issue_date', ['Ngày']), spec('issue_loc')], BACK_STOPS),
   cmnd_12_front: model('cmnd_12_front', FRONT_12, FRONT_STOPS),
@@ -85,6 +106,10 @@ export const DOCUMENTS: Record<CardKind, DocumentModel> = {
   cccd_12_back: model('cccd_12_back', [spec('features'), spec('issue_date')], BACK_STOPS),
   cccd_chip_front: model('cccd_chip_front', FRONT_12, FRONT_STOPS),
   cccd_chip_back: model('cccd_chip_back', [spec('features'), spec('issue_date')], BACK_STOPS),
-  cccd_2024_front: model('cccd_2024_front', (['id', 'name', 'dob', 'sex', 'nationality'] as IdCardField[]).map((f) => spec(f)), [...FRONT_STOPS, 'Căn cước', 'Identity Card']),
+  cccd_2024_front: model(
+    'cccd_2024_front',
+    (['id', 'name', 'dob', 'sex', 'nationality'] as IdCardField[]).map((f) => spec(f)),
+    [...FRONT_STOPS, 'Căn cước', 'Identity Card'],
+  ),
   cccd_2024_back: model('cccd_2024_back', [spec('address'), spec('pob'), spec('issue_date'), spec('doe')], BACK_STOPS),
 };

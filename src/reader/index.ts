@@ -19,8 +19,7 @@ export async function registerReader(app: FastifyInstance, deps: ServiceDeps): P
   if (config.ocrEngine === 'native' && !nativeTesseractAvailable()) {
     throw new Error('SAOLA_READER_OCR_ENGINE=native but the tesseract program (with its vie data) is not on the PATH');
   }
-  const engine: 'native' | 'js' =
-    config.ocrEngine === 'js' ? 'js' : config.ocrEngine === 'native' || nativeTesseractAvailable() ? 'native' : 'js';
+  const engine: 'native' | 'js' = config.ocrEngine === 'js' ? 'js' : config.ocrEngine === 'native' || nativeTesseractAvailable() ? 'native' : 'js';
   const pool = new WorkerPool<ReaderTask, ReadResult>({
     filename: new URL('./worker.js', import.meta.url),
     name: 'reader',
@@ -35,7 +34,13 @@ export async function registerReader(app: FastifyInstance, deps: ServiceDeps): P
   deps.lifecycle.onClose('reader pool', () => pool.close());
   const engineName = engine === 'native' ? 'tesseract (Debian program)' : 'tesseract.js (npm fallback)';
   app.log.info({ service: 'reader', ocr: engineName }, 'reader OCR engine');
-  deps.lifecycle.addReadiness('reader', () => ({ ok: !pool.lastError, ocr: engineName, locate: 'opencv-js 4.12.0', ...pool.stats(), ...(pool.lastError ? { error: pool.lastError } : {}) }));
+  deps.lifecycle.addReadiness('reader', () => ({
+    ok: !pool.lastError,
+    ocr: engineName,
+    locate: 'opencv-js 4.12.0',
+    ...pool.stats(),
+    ...(pool.lastError ? { error: pool.lastError } : {}),
+  }));
   const sweep = setInterval(() => {
     void deps.blobs.deleteOlderThan(FACE_PREFIX, new Date(Date.now() - FACE_RETENTION_MS)).catch(() => undefined);
   }, 3600_000);

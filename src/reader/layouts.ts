@@ -106,15 +106,15 @@ const labelLine = (field: IdCardField, x: number, y: number, w: number, label: s
 
 function line(field: IdCardField, x: number, y: number, w: number, label: string, style: FieldLine['style'] = 'text', part = 0, size = 25): FieldLine {
   return {
-  field,
-  x,
-  y,
-  w,
-  h: Math.round(size * 1.7),
-  label,
-  part,
-  style,
-  size,
+    field,
+    x,
+    y,
+    w,
+    h: Math.round(size * 1.7),
+    label,
+    part,
+    style,
+    size,
   };
 }
 

@@ -79,7 +79,16 @@ export const LICENCE_MODEL: DocumentModel = {
     spec('doe', 'text', ['Có giá trị đến', 'Có giá trị đến / Expires', 'Giá trị đến', 'Expires']),
     spec('code', 'text', ['Mã số']),
   ],
-  stops: ['Cộng hòa xã hội chủ nghĩa Việt Nam', 'Độc lập - Tự do - Hạnh phúc', 'Giấy phép lái xe', "Driver's license", 'Bộ Giao thông vận tải', 'Bộ Công an', 'Giám đốc', 'Cục trưởng'],
+  stops: [
+    'Cộng hòa xã hội chủ nghĩa Việt Nam',
+    'Độc lập - Tự do - Hạnh phúc',
+    'Giấy phép lái xe',
+    "Driver's license",
+    'Bộ Giao thông vận tải',
+    'Bộ Công an',
+    'Giám đốc',
+    'Cục trưởng',
+  ],
 };
 
 /** A side's own labels: a paper front prints no class (a garbled "Họ tên" must not pass for "Hạng"), a PET front no code. */
@@ -159,13 +168,21 @@ export function normaliseClass(text: string, era?: LicenceEra): string | undefin
     .filter(Boolean);
   for (const w of words) {
     if (list.includes(w)) return w;
-    const mended = w.replace(/8/g, 'B').replace(/0/g, 'D').replace(/(?<=[A-Z])I/g, '1').replace(/(?<=[A-Z])Z/g, '2');
+    const mended = w
+      .replace(/8/g, 'B')
+      .replace(/0/g, 'D')
+      .replace(/(?<=[A-Z])I/g, '1')
+      .replace(/(?<=[A-Z])Z/g, '2');
     if (list.includes(mended)) return mended;
   }
   return undefined;
 }
 
-function normalise(kind: 'dl_paper_front' | 'dl_pet_front', raw: Partial<Record<LicenceField, { text: string; conf: number }>>, era?: LicenceEra): Partial<Record<LicenceField, FieldValue>> {
+function normalise(
+  kind: 'dl_paper_front' | 'dl_pet_front',
+  raw: Partial<Record<LicenceField, { text: string; conf: number }>>,
+  era?: LicenceEra,
+): Partial<Record<LicenceField, FieldValue>> {
   const out: Partial<Record<LicenceField, FieldValue>> = {};
   for (const f of FRONT[kind]) {
     const r = raw[f];
@@ -197,7 +214,8 @@ function normalise(kind: 'dl_paper_front' | 'dl_pet_front', raw: Partial<Record<
         break;
       }
       case 'nation':
-        out.nation = foldKey(text).includes('vietnam') || fuzzyHas(squash(text), 'viet nam') ? { value: 'VIỆT NAM', conf, valid: true } : { value: tidy(text), conf, invalid: true };
+        out.nation =
+          foldKey(text).includes('vietnam') || fuzzyHas(squash(text), 'viet nam') ? { value: 'VIỆT NAM', conf, valid: true } : { value: tidy(text), conf, invalid: true };
         break;
       case 'address': {
         const a = parseAddress(text);
@@ -270,7 +288,11 @@ type Row = { cls: string; date: string; conf: number; top: number };
  * A row whose date was read but not its class (a lone letter is easily lost in sparse reading) has the
  * class column of that row read again on its own.
  */
-async function readPaperBack(a: Anchored, gray: Buffer, ocr: OcrEngine): Promise<{ classes: { value: string; prob: number }[]; dates: { value: string; prob: number }[] }> {
+async function readPaperBack(
+  a: Anchored,
+  gray: Buffer,
+  ocr: OcrEngine,
+): Promise<{ classes: { value: string; prob: number }[]; dates: { value: string; prob: number }[] }> {
   const textOf = (g: Segment) => g.words.map((w) => w.text).join(' ');
   const confOf = (g: Segment) => g.words.reduce((s, w) => s + w.conf, 0) / g.words.length;
   const sameRow = (h: Segment, g: Segment) => Math.min(h.bottom, g.bottom) - Math.max(h.top, g.top) > 0.5 * Math.min(h.bottom - h.top, g.bottom - g.top);
@@ -298,9 +320,16 @@ async function readPaperBack(a: Anchored, gray: Buffer, ocr: OcrEngine): Promise
   // The class column: where the classes read stand, else under the "Hạng xe" heading.
   const heading = a.segments.find((g) => squash(textOf(g)) === 'hangxe');
   const classLeft = Math.min(...a.segments.filter((g) => used.has(g)).map((g) => g.left), heading ? heading.left : Infinity);
-  const lonely = a.segments.filter((g) => !used.has(g) && /^\d{1,2}\s*[/.-]\s*\d{1,2}\s*[/.-]\s*\d{4}$/.test(textOf(g).trim()) && Number.isFinite(classLeft) && g.left > classLeft + 60);
+  const lonely = a.segments.filter(
+    (g) => !used.has(g) && /^\d{1,2}\s*[/.-]\s*\d{1,2}\s*[/.-]\s*\d{4}$/.test(textOf(g).trim()) && Number.isFinite(classLeft) && g.left > classLeft + 60,
+  );
   if (lonely.length > 0) {
-    const boxes = lonely.map((g) => ({ x: Math.max(0, classLeft - 30), y: g.top - 8, w: Math.min(g.left - classLeft + 20, CARD_WIDTH - classLeft), h: g.bottom - g.top + 16 }));
+    const boxes = lonely.map((g) => ({
+      x: Math.max(0, classLeft - 30),
+      y: g.top - 8,
+      w: Math.min(g.left - classLeft + 20, CARD_WIDTH - classLeft),
+      h: g.bottom - g.top + 16,
+    }));
     const stack = await stackBands(gray, boxes, 2);
     const byBand = wordsByBand(await ocr.recognize(stack.png, { lang: 'eng', psm: 6, whitelist: 'ABCDEF12345' }), stack.spans);
     lonely.forEach((g, i) => {

@@ -8,5 +8,7 @@ export const readerService: ServiceModule = {
   prefixes: ['/vision/', '/cmt'],
   register: registerReader,
   migrations: readerMigrations,
-  commands: [{ words: 'reader features', usage: 'APP on|off|show', summary: 'answer ID card backs\' distinguishing features for an application', run: readerFeaturesCommand }],
+  commands: [
+    { words: 'reader features', usage: 'APP on|off|show', summary: "answer ID card backs' distinguishing features for an application", run: readerFeaturesCommand },
+  ],
 };

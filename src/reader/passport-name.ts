@@ -18,7 +18,10 @@ export interface NameWord {
 }
 
 /** Upper case ASCII letters of a word, as the MRZ writes it (Đ is D). */
-export const mrzLetters = (s: string) => fold(s).toUpperCase().replace(/[^A-Z ]/g, '');
+export const mrzLetters = (s: string) =>
+  fold(s)
+    .toUpperCase()
+    .replace(/[^A-Z ]/g, '');
 
 const accented = (w: string) => w !== mrzLetters(w);
 

@@ -62,7 +62,16 @@ export const PASSPORT_MODEL: DocumentModel = {
     spec('doi', 'date', ['Ngày cấp', 'Ngày cấp / Date of issue', 'Date of issue']),
     spec('doe', 'date', ['Có giá trị đến', 'Có giá trị đến / Date of expiry', 'Ngày hết hạn', 'Date of expiry']),
   ],
-  stops: ['Cộng hòa xã hội chủ nghĩa Việt Nam', 'Socialist Republic of Viet Nam', 'Hộ chiếu', 'Passport', 'Loại / Type', 'Mã số / Code', 'Nơi cấp / Place of issue', 'Cục Quản lý xuất nhập cảnh'],
+  stops: [
+    'Cộng hòa xã hội chủ nghĩa Việt Nam',
+    'Socialist Republic of Viet Nam',
+    'Hộ chiếu',
+    'Passport',
+    'Loại / Type',
+    'Mã số / Code',
+    'Nơi cấp / Place of issue',
+    'Cục Quản lý xuất nhập cảnh',
+  ],
 };
 
 export interface ReadPassport {
@@ -94,7 +103,6 @@ async function readTd3Band(ocr: OcrEngine, gray: Buffer, band: Box): Promise<Td3
   for (const w of words) lines.set(w.line, [...(lines.get(w.line) ?? []), w.text]);
   return readTd3([...lines.values()].map((l) => l.join('')));
 }
-
 
 /** Dates of issue and expiry in order (a passport is issued for at most ten years), after birth. */
 function dateValue(s: string | undefined): number | undefined {
@@ -222,7 +230,27 @@ function valueBand(hit: LabelHit, hits: LabelHit[]): Box {
 }
 
 /** Labels of the page printed above values (their line in a band is not a value). */
-const LABEL_WORDS = ['noisinh', 'placeofbirth', 'ngaycap', 'dateofissue', 'ngaysinh', 'dateofbirth', 'giatriden', 'dateofexpiry', 'gioitinh', 'hovaten', 'fullname', 'quoctich', 'nationality', 'dinhdanh', 'personalno', 'idcard', 'sohochieu', 'noicap', 'placeofissue'];
+const LABEL_WORDS = [
+  'noisinh',
+  'placeofbirth',
+  'ngaycap',
+  'dateofissue',
+  'ngaysinh',
+  'dateofbirth',
+  'giatriden',
+  'dateofexpiry',
+  'gioitinh',
+  'hovaten',
+  'fullname',
+  'quoctich',
+  'nationality',
+  'dinhdanh',
+  'personalno',
+  'idcard',
+  'sohochieu',
+  'noicap',
+  'placeofissue',
+];
 const isLabelLine = (text: string) => {
   const key = foldKey(text);
   return LABEL_WORDS.some((l) => (l.length >= 8 ? fuzzyHas(key, l) : key.includes(l)));

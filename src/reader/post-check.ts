@@ -63,7 +63,10 @@ export function parseDate(text: string | undefined): CalendarDate | undefined {
   return day <= last ? { day, month, year } : undefined;
 }
 
-export const isUnlimited = (text: string | undefined): boolean => fold(text ?? '').replace(/\s+/g, ' ').trim() === 'khong thoi han';
+export const isUnlimited = (text: string | undefined): boolean =>
+  fold(text ?? '')
+    .replace(/\s+/g, ' ')
+    .trim() === 'khong thoi han';
 
 const compare = (a: CalendarDate, b: CalendarDate) => a.year - b.year || a.month - b.month || a.day - b.day;
 

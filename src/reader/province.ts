@@ -17,7 +17,9 @@ export function matchProvince(text: string): string | undefined {
   }
   if (best) return best.name;
   // A province name inside a longer reading (a stray mark or the English half glued on).
-  const inside = gazetteer().filter((p) => p.key.length >= 4 && key.includes(p.key)).sort((x, y) => y.key.length - x.key.length);
+  const inside = gazetteer()
+    .filter((p) => p.key.length >= 4 && key.includes(p.key))
+    .sort((x, y) => y.key.length - x.key.length);
   return inside.length === 1 || (inside.length > 1 && inside[0].key.length > inside[1].key.length) ? inside[0].name : undefined;
 }
 

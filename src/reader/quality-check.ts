@@ -259,7 +259,10 @@ export async function workingImage(task: QualityTask): Promise<WorkingImage> {
   const scale = Math.min(1, WORK_SIDE / Math.max(image.width, image.height));
   const w = Math.max(1, Math.round(image.width * scale));
   const h = Math.max(1, Math.round(image.height * scale));
-  const rgb = await sharp(image.rgb, { raw: { width: image.width, height: image.height, channels: 3 } }).resize(w, h, { fit: 'fill' }).raw().toBuffer();
+  const rgb = await sharp(image.rgb, { raw: { width: image.width, height: image.height, channels: 3 } })
+    .resize(w, h, { fit: 'fill' })
+    .raw()
+    .toBuffer();
   const gray = Buffer.alloc(w * h);
   for (let i = 0, j = 0; i < gray.length; i++, j += 3) gray[i] = (rgb[j] * 77 + rgb[j + 1] * 150 + rgb[j + 2] * 29) >> 8;
   const outline = await findCardOutline({ data: gray, width: w, height: h }, { minAreaRatio: Math.min(0.04, task.minCardArea) });

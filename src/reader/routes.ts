@@ -57,7 +57,8 @@ async function readImageRequest(request: FastifyRequest, fieldLimit: number, opt
         if (part.fieldname === 'image') {
           // The fraud check takes a card's two sides as two `image` parts; every other route one image.
           if (out.file !== undefined && opts.sides === 2 && out.secondFile === undefined) out.secondFile = data;
-          else if (out.file !== undefined) throw new ServiceError(ReaderErrors.invalidParameters, opts.sides === 2 ? 'Send one or two images (the two sides of one card)' : 'Send exactly one image');
+          else if (out.file !== undefined)
+            throw new ServiceError(ReaderErrors.invalidParameters, opts.sides === 2 ? 'Send one or two images (the two sides of one card)' : 'Send exactly one image');
           else out.file = data;
         } else if (part.fieldname === 'image_base64' || part.fieldname === 'image_url') {
           setField(part.fieldname, data.toString('utf8'));
@@ -165,7 +166,11 @@ export async function readerRoutes(root: FastifyInstance, opts: ReaderRoutesOpti
       await prepare(scope);
       scope.post(
         '',
-        { onRequest: auth, bodyLimit, schema: { tags, security, summary: 'Legacy ID card reading: exactly one of image, image_url, image_base64; face=1 adds the portrait' } },
+        {
+          onRequest: auth,
+          bodyLimit,
+          schema: { tags, security, summary: 'Legacy ID card reading: exactly one of image, image_url, image_base64; face=1 adds the portrait' },
+        },
         async (request): Promise<RecognitionEnvelope> => {
           const input = await readImageRequest(request, fieldLimit);
           const face = wantsFace(input.face);

@@ -75,7 +75,14 @@ export class ReaderService {
   async checkQuality(image: Buffer): Promise<QualityResult> {
     const copy = new Uint8Array(image.byteLength);
     copy.set(image);
-    const task: ReaderTask = { image: copy, face: false, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, engine: this.engine, document: 'quality' };
+    const task: ReaderTask = {
+      image: copy,
+      face: false,
+      maxPixels: this.config.maxPixels,
+      minCardArea: this.config.minCardArea,
+      engine: this.engine,
+      document: 'quality',
+    };
     // The worker answers a quality task with its measurements (worker.ts).
     const outcome = (await this.pool.run(task, { transferList: [copy.buffer] })) as unknown as QualityOutcome;
     if (!outcome.ok) throw new ServiceError(REFUSALS[outcome.code], outcome.message);
@@ -123,7 +130,10 @@ export class ReaderService {
     return [...items, post];
   }
 
-  private async readDocument<R extends { ok: true } | { ok: false; code: 2 | 3 | 7 | 8; message: string }>(image: Buffer, document: 'passport' | 'licence'): Promise<Extract<R, { ok: true }>> {
+  private async readDocument<R extends { ok: true } | { ok: false; code: 2 | 3 | 7 | 8; message: string }>(
+    image: Buffer,
+    document: 'passport' | 'licence',
+  ): Promise<Extract<R, { ok: true }>> {
     const copy = new Uint8Array(image.byteLength);
     copy.set(image);
     const task: ReaderTask = { image: copy, face: false, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, engine: this.engine, document };
@@ -154,7 +164,8 @@ export class ReaderService {
   idrItem(card: ReadCard): Record<string, unknown> {
     const layout = LAYOUTS[card.kind];
     const item = fieldsOf(card);
-    if (layout.side === 'front' || layout.fields.includes('address')) item.address_entities = card.addressEntities ?? { province: '', district: '', ward: '', street: '' };
+    if (layout.side === 'front' || layout.fields.includes('address'))
+      item.address_entities = card.addressEntities ?? { province: '', district: '', ward: '', street: '' };
     item.type = layout.type;
     // The 2024 card's back is told from the chip card's by `type_new` too (its type is the chip card's).
     if (layout.side === 'front' || card.kind === 'cccd_2024_back') item.type_new = card.kind;

@@ -76,7 +76,10 @@ export const modelsRemoveCommand: Command = async (ctx) => {
 
   if (service === 'tts' && voiceArg !== undefined) {
     const voices: Voice[] = [];
-    for (const raw of voiceArg.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const raw of voiceArg
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const voice = parseVoice(raw);
       if (!voice) {
         ctx.stderr(`"${raw}" is not a voice\n`);
@@ -99,9 +102,7 @@ export const modelsRemoveCommand: Command = async (ctx) => {
       ctx.stderr(`No voice model named ${name} (saola models list)\n`);
       return 1;
     }
-    ctx.stdout(
-      `Removed the voice model ${name}.${result.unmapped.length > 0 ? ` Unmapped: ${result.unmapped.join(', ')}.` : ''} Restart saola to apply.\n`,
-    );
+    ctx.stdout(`Removed the voice model ${name}.${result.unmapped.length > 0 ? ` Unmapped: ${result.unmapped.join(', ')}.` : ''} Restart saola to apply.\n`);
     return 0;
   }
 
@@ -113,6 +114,8 @@ export const modelsRemoveCommand: Command = async (ctx) => {
   }
   fs.rmSync(path.join(modelsDir, name!), { recursive: true, force: true });
   if (active === name) fs.rmSync(path.join(modelsDir, ACTIVE), { force: true });
-  ctx.stdout(`Removed the recognition model ${name}.${active === name ? ' It was active: /hmi/asr/general answers status 9 until another is installed.' : ''} Restart saola to apply.\n`);
+  ctx.stdout(
+    `Removed the recognition model ${name}.${active === name ? ' It was active: /hmi/asr/general answers status 9 until another is installed.' : ''} Restart saola to apply.\n`,
+  );
   return 0;
 };

@@ -90,7 +90,12 @@ const MARKED_VOWELS = new Set([...'ăâêôơư']);
 export function placeToneMark(word: string): string {
   const decomposed = word.normalize('NFD');
   const tone = [...decomposed].find((c) => TONE_MARKS.has(c));
-  const bare = [...[...decomposed].filter((c) => !TONE_MARKS.has(c)).join('').normalize('NFC')];
+  const bare = [
+    ...[...decomposed]
+      .filter((c) => !TONE_MARKS.has(c))
+      .join('')
+      .normalize('NFC'),
+  ];
   if (!tone) return bare.join('');
   let start = bare.findIndex((c) => VOWELS.has(c));
   if (start < 0) return word.normalize('NFC');

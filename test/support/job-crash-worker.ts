@@ -14,8 +14,4 @@ if (!databaseUrl || !queueName || !leaseMs) {
 }
 
 const queue = new SqlJobQueue(openStore(databaseUrl));
-queue.work(
-  queueName,
-  endlessJob,
-  { concurrency: 4, leaseMs: leaseMs === 'default' ? undefined : Number(leaseMs), pollMs: 50 },
-);
+queue.work(queueName, endlessJob, { concurrency: 4, leaseMs: leaseMs === 'default' ? undefined : Number(leaseMs), pollMs: 50 });

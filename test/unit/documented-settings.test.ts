@@ -21,7 +21,13 @@ test('every SAOLA_* setting the docs name is one the code reads', () => {
   const code = sources.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
   // Names the code builds: `SAOLA_CREDIT_${name}_URL`, or `${name}_MIN_SECONDS` with name a 'SAOLA_...' literal.
   const templates = [...code.matchAll(/`(SAOLA_[A-Z0-9_]*\$\{[^`]*)`/g)].map(
-    (m) => new RegExp(`^${m[1].split(/\$\{[^}]*\}/).map((part) => part.replace(/[^A-Z0-9_]/g, '')).join('[A-Z0-9_]+')}$`),
+    (m) =>
+      new RegExp(
+        `^${m[1]
+          .split(/\$\{[^}]*\}/)
+          .map((part) => part.replace(/[^A-Z0-9_]/g, ''))
+          .join('[A-Z0-9_]+')}$`,
+      ),
   );
   const builtFrom = (name: string) =>
     name.split('_').some((_, i, parts) => i > 1 && code.includes(`'${parts.slice(0, i).join('_')}'`) && code.includes(`}_${parts.slice(i).join('_')}`));

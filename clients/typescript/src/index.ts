@@ -350,7 +350,12 @@ export class Saola {
       }
       if (!res.ok) {
         const message = (parsed as { message?: string; errorMessage?: string } | undefined)?.message ?? (parsed as { errorMessage?: string } | undefined)?.errorMessage;
-        throw new SaolaError(res.status, `${call.method} ${call.path}: HTTP ${res.status}${message ? `: ${message}` : ''}`, parsed, res.headers.get('x-request-id') ?? undefined);
+        throw new SaolaError(
+          res.status,
+          `${call.method} ${call.path}: HTTP ${res.status}${message ? `: ${message}` : ''}`,
+          parsed,
+          res.headers.get('x-request-id') ?? undefined,
+        );
       }
       return parsed as T;
     }
@@ -385,12 +390,17 @@ export class Saola {
       delete: (label: string) => this.request<StatusMessage>({ method: 'DELETE', path: `/api/v3/entity/${enc(label)}`, auth: 'token', repeatable: true }),
       samples: (label: string, page: Page = {}) =>
         this.request<EntitySample[]>({ method: 'GET', path: `/api/v3/entity/${enc(label)}/samples`, auth: 'token', query: { ...page }, repeatable: true }),
-      deleteSamples: (label: string) =>
-        this.request<StatusMessage>({ method: 'DELETE', path: `/api/v3/entity/${enc(label)}/samples`, auth: 'token', repeatable: true }),
+      deleteSamples: (label: string) => this.request<StatusMessage>({ method: 'DELETE', path: `/api/v3/entity/${enc(label)}/samples`, auth: 'token', repeatable: true }),
     },
     intentSamples: {
       create: (intentCode: string, sampleCode: string) =>
-        this.request<IntentSample>({ method: 'POST', path: '/api/v3/intent-sample', auth: 'token', json: { intent_code: intentCode, sample_code: sampleCode }, repeatable: false }),
+        this.request<IntentSample>({
+          method: 'POST',
+          path: '/api/v3/intent-sample',
+          auth: 'token',
+          json: { intent_code: intentCode, sample_code: sampleCode },
+          repeatable: false,
+        }),
       delete: (intentSampleCode: string) =>
         this.request<StatusMessage>({ method: 'DELETE', path: `/api/v3/intent-sample/${enc(intentSampleCode)}`, auth: 'token', repeatable: true }),
       /** Rows of `{intent, sample}` (intent labels are created as needed). */
@@ -411,7 +421,8 @@ export class Saola {
   // ---------------------------------------------------------------- Recognition
   readonly reader = {
     /** POST /vision/idr/vnm: reads a Vietnamese ID card (front or back). */
-    readIdCard: (input: Bytes | ImageInput) => this.request<RecognitionResult>({ method: 'POST', path: '/vision/idr/vnm', auth: 'key', body: imageForm(input), repeatable: true }),
+    readIdCard: (input: Bytes | ImageInput) =>
+      this.request<RecognitionResult>({ method: 'POST', path: '/vision/idr/vnm', auth: 'key', body: imageForm(input), repeatable: true }),
     /** POST /cmt: the legacy reading; `face` adds the portrait crop (a link and base64). */
     readCmt: (input: Bytes | ImageInput, opts: { face?: boolean } = {}) =>
       this.request<RecognitionResult>({ method: 'POST', path: '/cmt', auth: 'key', body: imageForm(input, opts.face ? { face: '1' } : {}), repeatable: true }),
@@ -429,7 +440,13 @@ export class Saola {
       this.faceForm<unknown>('POST', 'add', { collection, id, name: opts.name, allow_id_card: opts.allowIdCard ? '1' : undefined }, image),
     /** Finds the users whose faces look like the image's. */
     search: (collection: string, image: Bytes, opts: { threshold?: number; allowIdCard?: boolean } = {}) =>
-      this.faceForm<FaceMatch[] | FaceMatch>('POST', 'search', { collection, threshold: opts.threshold?.toString(), allow_id_card: opts.allowIdCard ? '1' : undefined }, image, true),
+      this.faceForm<FaceMatch[] | FaceMatch>(
+        'POST',
+        'search',
+        { collection, threshold: opts.threshold?.toString(), allow_id_card: opts.allowIdCard ? '1' : undefined },
+        image,
+        true,
+      ),
     deleteFaces: (collection: string, id: string) => this.faceForm<unknown>('DELETE', 'delete_faces', { collection, id }, undefined, true),
     deleteUser: (collection: string, id: string) => this.faceForm<unknown>('DELETE', 'delete', { collection, id }, undefined, true),
     listUsers: (collection: string, page: Page = {}) =>
@@ -484,7 +501,13 @@ export class Saola {
         opts.onProgress?.(status);
         if (status.status === 'done') {
           const res = await this.request<Response>({ method: 'GET', path: new URL(status.async || accepted.async).pathname, auth: 'none', repeatable: true, raw: true });
-          return { requestId: accepted.request_id, url: status.async || accepted.async, audio: await res.arrayBuffer(), contentType: res.headers.get('content-type') ?? '', status };
+          return {
+            requestId: accepted.request_id,
+            url: status.async || accepted.async,
+            audio: await res.arrayBuffer(),
+            contentType: res.headers.get('content-type') ?? '',
+            status,
+          };
         }
         if (status.status === 'failed') throw new SaolaError(200, `Synthesis failed: ${status.message}`, status, accepted.request_id);
         if (Date.now() > deadline) throw new SaolaError(0, `Synthesis not ready after ${opts.waitMs ?? 180_000} ms`, status, accepted.request_id);
@@ -496,7 +519,14 @@ export class Saola {
   readonly asr = {
     /** POST /hmi/asr/general: the audio file (wav, mp3, m4a, ogg, webm, flac) in, the transcript out. */
     recognize: (audio: Bytes) =>
-      this.request<AsrResult>({ method: 'POST', path: '/hmi/asr/general', auth: 'key', body: toBlob(audio), headers: { 'content-type': 'application/octet-stream' }, repeatable: true }),
+      this.request<AsrResult>({
+        method: 'POST',
+        path: '/hmi/asr/general',
+        auth: 'key',
+        body: toBlob(audio),
+        headers: { 'content-type': 'application/octet-stream' },
+        repeatable: true,
+      }),
   };
 
   // ---------------------------------------------------------------- Credit

@@ -29,9 +29,15 @@ describe('@saola/client against a running server', () => {
     assert.equal(tag.entity_code, city.code);
     const detail = await saola.nlu.samples.get(sample.code);
     assert.equal(detail.intent.intent_label, 'book_flight');
-    assert.deepEqual(detail.entities.map((e) => e.value), ['Hà Nội']);
+    assert.deepEqual(
+      detail.entities.map((e) => e.value),
+      ['Hà Nội'],
+    );
     const list = await saola.nlu.samples.list({ limit: 10 });
-    assert.deepEqual(list.map((s) => s.entities), [['city']]);
+    assert.deepEqual(
+      list.map((s) => s.entities),
+      [['city']],
+    );
     const set = await saola.nlu.export();
     assert.equal(set.format, 'saola.nlu.v1');
     assert.equal(set.samples[0].intent, 'book_flight');
@@ -113,7 +119,10 @@ describe('@saola/client retries', () => {
   test('gives up after the configured retries, and never repeats a create after a 500', async () => {
     seen.length = 0;
     script = [{ status: 503 }, { status: 503 }, { status: 503 }];
-    await assert.rejects(new Saola({ baseUrl: url, apiKey: 'k', retries: 2, backoffMs: 10 }).credit.score({ phone: '1', dltype: 1 }), (err: SaolaError) => err.status === 503);
+    await assert.rejects(
+      new Saola({ baseUrl: url, apiKey: 'k', retries: 2, backoffMs: 10 }).credit.score({ phone: '1', dltype: 1 }),
+      (err: SaolaError) => err.status === 503,
+    );
     assert.equal(seen.length, 3);
     seen.length = 0;
     script = [{ status: 500 }];

@@ -94,7 +94,7 @@ export function binFeature(values: (number | null)[], repaid: number[], opts: Bi
   const woe = (b: Working) => weightOfEvidence(b.good, b.bad, totalGood, totalBad);
   if (bins.length > 1) {
     const direction = Math.sign(woe(bins[bins.length - 1]) - woe(bins[0])) || 1;
-    for (let i = 0; i + 1 < bins.length; ) {
+    for (let i = 0; i + 1 < bins.length;) {
       if (Math.sign(woe(bins[i + 1]) - woe(bins[i])) === -direction) {
         merge(bins, i);
         i = Math.max(0, i - 1);

@@ -40,9 +40,7 @@ const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
 function woeOf(bins: Bin[], value: number | null | undefined): number {
   const missing = value === null || value === undefined || !Number.isFinite(value);
-  const bin = bins.find((b) =>
-    missing ? b.missing : !b.missing && (b.min === null || (value as number) >= b.min) && (b.max === null || (value as number) < b.max),
-  );
+  const bin = bins.find((b) => (missing ? b.missing : !b.missing && (b.min === null || (value as number) >= b.min) && (b.max === null || (value as number) < b.max)));
   return bin?.woe ?? 0;
 }
 
@@ -84,12 +82,18 @@ export function trainScorecard(train: LabelledRow[], holdout: LabelledRow[], opt
   }
   if (candidates.length === 0) throw new TrainingError(`dltype ${opts.dltype}: no feature separates repaid from defaulted rows`);
 
-  let fit = fitLogistic(train.map((r) => candidates.map((f) => woeOf(f.bins, r.features[f.name]))), labels);
+  let fit = fitLogistic(
+    train.map((r) => candidates.map((f) => woeOf(f.bins, r.features[f.name]))),
+    labels,
+  );
   for (;;) {
     const worst = fit.coefficients.reduce((w, c, i) => (c < fit.coefficients[w] ? i : w), 0);
     if (fit.coefficients[worst] > 0 || candidates.length === 1) break;
     candidates = candidates.filter((_, i) => i !== worst);
-    fit = fitLogistic(train.map((r) => candidates.map((f) => woeOf(f.bins, r.features[f.name]))), labels);
+    fit = fitLogistic(
+      train.map((r) => candidates.map((f) => woeOf(f.bins, r.features[f.name]))),
+      labels,
+    );
   }
 
   const model: Scorecard = {

@@ -33,16 +33,29 @@ export function fivePoints(lm: Float32Array | number[]): Point2[] {
  */
 export function umeyama(src: readonly Point2[], dst: readonly Point2[]): Affine {
   const n = src.length;
-  let msx = 0, msy = 0, mdx = 0, mdy = 0;
+  let msx = 0,
+    msy = 0,
+    mdx = 0,
+    mdy = 0;
   for (let i = 0; i < n; i++) {
-    msx += src[i][0]; msy += src[i][1]; mdx += dst[i][0]; mdy += dst[i][1];
+    msx += src[i][0];
+    msy += src[i][1];
+    mdx += dst[i][0];
+    mdy += dst[i][1];
   }
-  msx /= n; msy /= n; mdx /= n; mdy /= n;
+  msx /= n;
+  msy /= n;
+  mdx /= n;
+  mdy /= n;
   // For 2-D similarity the closed form reduces to: scale*cos = sum(sx*dx + sy*dy)/var, scale*sin = sum(sx*dy - sy*dx)/var.
-  let sxx = 0, sxy = 0, varS = 0;
+  let sxx = 0,
+    sxy = 0,
+    varS = 0;
   for (let i = 0; i < n; i++) {
-    const sx = src[i][0] - msx, sy = src[i][1] - msy;
-    const dx = dst[i][0] - mdx, dy = dst[i][1] - mdy;
+    const sx = src[i][0] - msx,
+      sy = src[i][1] - msy;
+    const dx = dst[i][0] - mdx,
+      dy = dst[i][1] - mdy;
     sxx += sx * dx + sy * dy;
     sxy += sx * dy - sy * dx;
     varS += sx * sx + sy * sy;
@@ -58,6 +71,9 @@ export function umeyama(src: readonly Point2[], dst: readonly Point2[]): Affine 
 export function invertAffine(m: Affine): Affine {
   const [a, b, tx, c, d, ty] = m;
   const det = a * d - b * c;
-  const ia = d / det, ib = -b / det, ic = -c / det, id = a / det;
+  const ia = d / det,
+    ib = -b / det,
+    ic = -c / det,
+    id = a / det;
   return [ia, ib, -(ia * tx + ib * ty), ic, id, -(ic * tx + id * ty)];
 }

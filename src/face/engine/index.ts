@@ -9,9 +9,17 @@ import { searchEngine } from '../search/index-cache.js';
 import type { AnalyzeResult, AnalyzeTask, PrimaryFace } from './worker.js';
 
 export type { AnalyzeResult, PrimaryFace } from './worker.js';
-export { competingFaces, DEFAULT_SUBJECT_RULES, FACE_GEOMETRY, implausibleGeometry, orderBySubject, subjectScore, type FaceCandidate, type SubjectRules } from './subject.js';
+export {
+  competingFaces,
+  DEFAULT_SUBJECT_RULES,
+  FACE_GEOMETRY,
+  implausibleGeometry,
+  orderBySubject,
+  subjectScore,
+  type FaceCandidate,
+  type SubjectRules,
+} from './subject.js';
 export { cosineToSimilarity, dot, EMBEDDING_MODEL, SIMILARITY_MAP, similarityToCosine } from './similarity.js';
-
 
 export type FaceVerdict =
   | { kind: 'ok'; face: PrimaryFace }
@@ -45,18 +53,17 @@ export function assessFace(
   if (result.faces.length === 0 || !result.primary) return { kind: 'noFace' };
   if (opts.single) {
     const [subject, ...rest] = result.faces;
-    const others = competingFaces(subject, rest, { secondFaceRatio: cfg.secondFaceRatio, secondFaceSharpness: cfg.secondFaceSharpness ?? DEFAULT_SUBJECT_RULES.secondFaceSharpness });
+    const others = competingFaces(subject, rest, {
+      secondFaceRatio: cfg.secondFaceRatio,
+      secondFaceSharpness: cfg.secondFaceSharpness ?? DEFAULT_SUBJECT_RULES.secondFaceSharpness,
+    });
     if (others.length > 0) return { kind: 'severalFaces', count: others.length + 1 };
   }
   const face = result.primary;
   // minFacePx is in pixels of the working image (photos are worked on at most 1600 px on the long side).
   if (Math.min(face.box.x2 - face.box.x1, face.box.y2 - face.box.y1) < cfg.minFacePx) return { kind: 'tooSmall' };
   if (cfg.minBlurVariance > 0 && face.blur < cfg.minBlurVariance) return { kind: 'blurry' };
-  if (
-    face.eyeClosed[0] >= EYES_HIDDEN_PROB &&
-    face.eyeClosed[1] >= EYES_HIDDEN_PROB &&
-    face.eyeBrightness < EYES_DARK_RATIO * Math.max(1, face.brightness)
-  ) {
+  if (face.eyeClosed[0] >= EYES_HIDDEN_PROB && face.eyeClosed[1] >= EYES_HIDDEN_PROB && face.eyeBrightness < EYES_DARK_RATIO * Math.max(1, face.brightness)) {
     return { kind: 'occluded', reason: 'eyes hidden by dark glasses' };
   }
   // Needs colour: a grayscale photo has no skin anywhere, so the forehead condition keeps it out.
@@ -119,7 +126,14 @@ export class FaceEngine {
   }
 
   describe(): Record<string, unknown> {
-    return { engine: 'onnxruntime-node (CPU)', search: searchEngine, models: 'faceplugin-face-recognition-js@0.0.1', similarityMap: SIMILARITY_MAP.version, pool: this.pool.stats(), lastError: this.pool.lastError };
+    return {
+      engine: 'onnxruntime-node (CPU)',
+      search: searchEngine,
+      models: 'faceplugin-face-recognition-js@0.0.1',
+      similarityMap: SIMILARITY_MAP.version,
+      pool: this.pool.stats(),
+      lastError: this.pool.lastError,
+    };
   }
 
   close(): Promise<void> {

@@ -115,7 +115,12 @@ export function subjectScore(face: Box, width: number, height: number, rules: Pi
  * out-of-focus ones (a blurred crowd behind the person is never the subject
  * while someone is in focus).
  */
-export function orderBySubject<T extends FaceCandidate>(faces: T[], width: number, height: number, rules: Pick<SubjectRules, 'centreWeight' | 'secondFaceSharpness'>): T[] {
+export function orderBySubject<T extends FaceCandidate>(
+  faces: T[],
+  width: number,
+  height: number,
+  rules: Pick<SubjectRules, 'centreWeight' | 'secondFaceSharpness'>,
+): T[] {
   const sharpest = Math.max(0, ...faces.map((f) => f.sharpness));
   return faces
     .map((f) => ({ f, focused: f.sharpness >= rules.secondFaceSharpness * sharpest, s: subjectScore(f, width, height, rules) }))

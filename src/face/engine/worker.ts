@@ -450,7 +450,11 @@ export function featureInput(aligned: RgbImage): Float32Array {
   return toChw(aligned, 127.5, 128);
 }
 
-export async function embed(s: Sessions, img: RgbImage, lm: number[]): Promise<{ embedding: Float32Array; quality: number; blur: number; brightness: number; skinUpper: number; skinLower: number }> {
+export async function embed(
+  s: Sessions,
+  img: RgbImage,
+  lm: number[],
+): Promise<{ embedding: Float32Array; quality: number; blur: number; brightness: number; skinUpper: number; skinLower: number }> {
   const aligned = alignFace(img, lm);
   const out = await s.feature.run({ input: new ort.Tensor('float32', featureInput(aligned), [1, 3, 112, 112]) });
   const raw = out.output.data as Float32Array;

@@ -168,7 +168,9 @@ export class CollectionIndex {
     } else {
       const scores = new Float32Array(this.count);
       for (let i = 0; i < this.count; i++) scores[i] = this.score(i, q);
-      const order = Array.from(scores.keys()).sort((a, b) => scores[b] - scores[a]).slice(0, want);
+      const order = Array.from(scores.keys())
+        .sort((a, b) => scores[b] - scores[a])
+        .slice(0, want);
       for (const i of order) keep(i, scores[i]);
     }
     return [...best.entries()]

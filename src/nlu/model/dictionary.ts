@@ -102,6 +102,10 @@ export class KeywordDictionary {
 
   /** The canonical value of a phrase, if the dictionary lists it for this entity. */
   canonical(entity: string, phrase: string): string | undefined {
-    return this.canonicalOf.get(`${entity}\u0000${phraseTokens(phrase).map((t) => t.folded).join(' ')}`);
+    return this.canonicalOf.get(
+      `${entity}\u0000${phraseTokens(phrase)
+        .map((t) => t.folded)
+        .join(' ')}`,
+    );
   }
 }

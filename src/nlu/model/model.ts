@@ -367,8 +367,7 @@ export function trainModel(request: TrainRequest): NluModelData {
     intent = trainIntents(withIntent, options, keywords);
   }
   const entityLabels = new Set(request.entities.map((d) => d.label));
-  const tagged = (list: TrainingExample[]) =>
-    list.map((e) => ({ ...e, entities: e.entities.filter((s) => entityLabels.has(s.entity)) }));
+  const tagged = (list: TrainingExample[]) => list.map((e) => ({ ...e, entities: e.entities.filter((s) => entityLabels.has(s.entity)) }));
   if (request.parts.entity && request.entities.length > 0) {
     const testTagged = tagged(test).filter((e) => e.entities.length > 0);
     if (testTagged.length > 0) {

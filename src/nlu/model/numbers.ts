@@ -64,7 +64,8 @@ export function parseNumeral(raw: string): number | undefined {
   let digits = m[1]!;
   let value: number;
   if (/^\d{1,3}([.,]\d{3})+$/.test(digits) && !/^\d+[.,]\d{3}$/.test(digits)) value = Number(digits.replace(/[.,]/g, ''));
-  else if (/^\d+[.,]\d{3}$/.test(digits)) value = Number(digits.replace(/[.,]/g, '')); // 1.000 is a thousand in Vietnamese writing
+  else if (/^\d+[.,]\d{3}$/.test(digits))
+    value = Number(digits.replace(/[.,]/g, '')); // 1.000 is a thousand in Vietnamese writing
   else if (/^\d+[.,]\d+$/.test(digits)) value = Number(digits.replace(',', '.'));
   else if (/^\d+$/.test(digits)) value = Number(digits);
   else return undefined;
@@ -112,7 +113,12 @@ export function readNumber(tokens: Token[], first: number, strict = true): Numbe
     const token = tokens[i]!;
     const numeral = /^\d/.test(token.text) ? parseNumeral(token.text) : undefined;
     if (numeral !== undefined) {
-      if (digit !== undefined || prev === 'numeral' || (prev !== undefined && prev !== 'hundred' && prev !== 'scale' && prev !== 'tens' && prev !== 'ten' && prev !== 'zero-tens')) break;
+      if (
+        digit !== undefined ||
+        prev === 'numeral' ||
+        (prev !== undefined && prev !== 'hundred' && prev !== 'scale' && prev !== 'tens' && prev !== 'ten' && prev !== 'zero-tens')
+      )
+        break;
       if (/[a-z]/.test(token.text)) {
         // A numeral carrying its own scale ends the number.
         total += numeral;
@@ -201,7 +207,7 @@ export function readNumber(tokens: Token[], first: number, strict = true): Numbe
   if (used === 0 || used <= first) return undefined;
   if (digit !== undefined) {
     // "hai trăm năm" is 250 and "một nghìn hai" is 1200 in speech: the lone digit after a scale is its next place.
-    if (prev === 'digit' && (tokens[used - 2] && isScaleAt(tokens, used - 2)) && lastScale >= 100) {
+    if (prev === 'digit' && tokens[used - 2] && isScaleAt(tokens, used - 2) && lastScale >= 100) {
       const place = lastScale / 10;
       if (lastScale >= 1000) total += digit * place;
       else group += digit * place;

@@ -104,12 +104,7 @@ export class Credentials {
     const now = new Date().toISOString();
     await this.store.db.transaction().execute(async (trx) => {
       await trx.updateTable('applications').set({ revoked_time: now }).where('code', '=', app.app_code).execute();
-      await trx
-        .updateTable('credentials')
-        .set({ revoked_time: now })
-        .where('app_code', '=', app.app_code)
-        .where('revoked_time', 'is', null)
-        .execute();
+      await trx.updateTable('credentials').set({ revoked_time: now }).where('app_code', '=', app.app_code).where('revoked_time', 'is', null).execute();
     });
     this.cache.clear();
     return { ...app, revoked: true };
@@ -200,7 +195,11 @@ export class Credentials {
   /** Writes credentials' last use (a few rows every few seconds: one per credential that was used). */
   async recordUses(uses: Map<string, number>): Promise<void> {
     for (const [hash, at] of uses) {
-      await this.store.db.updateTable('credentials').set({ last_used_time: new Date(at).toISOString() }).where('secret_hash', '=', hash).execute();
+      await this.store.db
+        .updateTable('credentials')
+        .set({ last_used_time: new Date(at).toISOString() })
+        .where('secret_hash', '=', hash)
+        .execute();
     }
   }
 

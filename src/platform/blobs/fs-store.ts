@@ -2,14 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import {
-  BlobNotFoundError,
-  validateBlobKey,
-  validateBlobPrefix,
-  type BlobInfo,
-  type BlobStore,
-  type ByteRange,
-} from './store.js';
+import { BlobNotFoundError, validateBlobKey, validateBlobPrefix, type BlobInfo, type BlobStore, type ByteRange } from './store.js';
 
 const TEMP_PREFIX = '.tmp-';
 /** A temp file younger than this may belong to a put still writing it. */
@@ -58,11 +51,7 @@ export class FsBlobStore implements BlobStore {
     this.root = path.resolve(root);
   }
 
-  async put(
-    key: string,
-    data: Buffer | NodeJS.ReadableStream,
-    _meta?: { contentType?: string },
-  ): Promise<{ key: string; size: number }> {
+  async put(key: string, data: Buffer | NodeJS.ReadableStream, _meta?: { contentType?: string }): Promise<{ key: string; size: number }> {
     const file = this.fileOf(key);
     const folder = path.dirname(file);
     await fs.mkdir(folder, { recursive: true });

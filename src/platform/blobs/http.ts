@@ -3,10 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BlobNotFoundError, type BlobInfo, type BlobStore, type ByteRange } from './store.js';
 
 /** What a Range header asks of a blob of a given size. */
-export type RangeRequest =
-  | { kind: 'whole' }
-  | { kind: 'partial'; range: ByteRange }
-  | { kind: 'unsatisfiable' };
+export type RangeRequest = { kind: 'whole' } | { kind: 'partial'; range: ByteRange } | { kind: 'unsatisfiable' };
 
 /**
  * Reads a single `bytes=` range (RFC 9110 section 14). Headers this server does
@@ -44,13 +41,7 @@ function matchesAnyTag(header: string, tag: string): boolean {
  * Returns false, having sent nothing, when the blob does not exist, so the
  * caller answers 404 in its own service's shape.
  */
-export async function sendBlob(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  store: BlobStore,
-  key: string,
-  contentType: string,
-): Promise<boolean> {
+export async function sendBlob(request: FastifyRequest, reply: FastifyReply, store: BlobStore, key: string, contentType: string): Promise<boolean> {
   const info = await store.stat(key);
   if (!info) return false;
   const tag = entityTag(info);

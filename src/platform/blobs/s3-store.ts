@@ -1,14 +1,7 @@
 import { Readable } from 'node:stream';
 import type { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { contentTypeOf } from './fs-store.js';
-import {
-  BlobNotFoundError,
-  validateBlobKey,
-  validateBlobPrefix,
-  type BlobInfo,
-  type BlobStore,
-  type ByteRange,
-} from './store.js';
+import { BlobNotFoundError, validateBlobKey, validateBlobPrefix, type BlobInfo, type BlobStore, type ByteRange } from './store.js';
 
 /** S3 allows at most 10,000 parts; 8 MiB parts allow blobs up to ~80 GB. */
 const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
@@ -86,11 +79,7 @@ export class S3BlobStore implements BlobStore {
     await client.send(new sdk.HeadBucketCommand({ Bucket: this.bucket }));
   }
 
-  async put(
-    key: string,
-    data: Buffer | NodeJS.ReadableStream,
-    meta?: { contentType?: string },
-  ): Promise<{ key: string; size: number }> {
+  async put(key: string, data: Buffer | NodeJS.ReadableStream, meta?: { contentType?: string }): Promise<{ key: string; size: number }> {
     validateBlobKey(key);
     const contentType = meta?.contentType ?? contentTypeOf(key);
     if (Buffer.isBuffer(data)) {
@@ -133,9 +122,7 @@ export class S3BlobStore implements BlobStore {
 
     // Longer than one part: a multipart upload, visible only once completed.
     const { sdk, client } = await this.connect();
-    const { UploadId } = await client.send(
-      new sdk.CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }),
-    );
+    const { UploadId } = await client.send(new sdk.CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key, ContentType: contentType }));
     if (!UploadId) throw new Error(`S3 gave no upload id for "${key}"`);
     const parts: { ETag: string | undefined; PartNumber: number }[] = [];
     let size = 0;
@@ -169,9 +156,7 @@ export class S3BlobStore implements BlobStore {
       );
     } catch (error) {
       await Promise.resolve(iterator.return?.()).catch(() => undefined);
-      await client
-        .send(new sdk.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId }))
-        .catch(() => undefined); // the bucket's lifecycle rule for incomplete uploads is the backstop
+      await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId })).catch(() => undefined); // the bucket's lifecycle rule for incomplete uploads is the backstop
       throw error;
     }
     return { key, size };

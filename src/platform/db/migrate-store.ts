@@ -165,11 +165,7 @@ async function countRows(db: Kysely<any>, table: string): Promise<number> {
  * to the same schema first) and verifies each. `onTable` is told as each table
  * finishes.
  */
-export async function copyTables(
-  source: Store,
-  target: Store,
-  opts: { onTable?: (report: TableReport) => void } = {},
-): Promise<TableReport[]> {
+export async function copyTables(source: Store, target: Store, opts: { onTable?: (report: TableReport) => void } = {}): Promise<TableReport[]> {
   if (source.dialect !== 'sqlite') throw new Error('the source must be the embedded SQLite store');
   if (target.dialect !== 'postgres') throw new Error('the target must be PostgreSQL');
   const src = source.db as unknown as Kysely<any>;
@@ -327,10 +323,7 @@ export const migrateStoreCommand: Command = async (ctx) => {
     migrations: ctx.migrations,
     onTable: values.json
       ? undefined
-      : (t) =>
-          ctx.stdout(
-            `${t.ok ? 'ok      ' : 'DIFFERS '} ${t.table}: ${t.sourceRows} rows, ${t.inserted} copied now, ${t.targetRows} in the target\n`,
-          ),
+      : (t) => ctx.stdout(`${t.ok ? 'ok      ' : 'DIFFERS '} ${t.table}: ${t.sourceRows} rows, ${t.inserted} copied now, ${t.targetRows} in the target\n`),
   });
   const ok = result.tables.every((t) => t.ok) && (result.blobs?.ok ?? true);
   if (values.json) {

@@ -29,14 +29,7 @@ export class ServiceError extends Error {
 }
 
 /** Conditions the platform detects before a service's handler runs. */
-export type PlatformCondition =
-  | 'unauthorized'
-  | 'bodyTooLarge'
-  | 'busy'
-  | 'invalidRequest'
-  | 'routeNotFound'
-  | 'methodNotAllowed'
-  | 'internal';
+export type PlatformCondition = 'unauthorized' | 'bodyTooLarge' | 'busy' | 'invalidRequest' | 'routeNotFound' | 'methodNotAllowed' | 'internal';
 
 export class PlatformError extends Error {
   constructor(

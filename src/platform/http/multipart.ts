@@ -2,8 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { PlatformError } from './errors.js';
 
 export type BufferedPart =
-  | { type: 'file'; fieldname: string; filename: string; mimetype: string; data: Buffer }
-  | { type: 'field'; fieldname: string; value: unknown; valueTruncated: boolean };
+  { type: 'file'; fieldname: string; filename: string; mimetype: string; data: Buffer } | { type: 'field'; fieldname: string; value: unknown; valueTruncated: boolean };
 
 /**
  * The parts of a multipart request, files read into memory. A body the parser

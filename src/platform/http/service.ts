@@ -36,12 +36,7 @@ function resolve(shape: ServiceErrorShape, err: unknown): Resolved {
 }
 
 /** Sends an error in the service's shape; never a stack trace. */
-export function sendServiceError(
-  shape: ServiceErrorShape,
-  err: unknown,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): FastifyReply {
+export function sendServiceError(shape: ServiceErrorShape, err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const resolved = resolve(shape, err);
   if (resolved.internal) request.log.error({ err, service: shape.service }, 'request failed');
   else request.log.info({ service: shape.service, code: resolved.entry.code, reason: resolved.message }, 'request refused');

@@ -153,15 +153,7 @@ export class BullJobQueue implements JobQueue {
   }
 
   async counts(queue: string): Promise<Record<JobStatus, number>> {
-    const n = await this.queueOf(queue).getJobCounts(
-      'waiting',
-      'prioritized',
-      'delayed',
-      'waiting-children',
-      'active',
-      'completed',
-      'failed',
-    );
+    const n = await this.queueOf(queue).getJobCounts('waiting', 'prioritized', 'delayed', 'waiting-children', 'active', 'completed', 'failed');
     const count = (state: string) => n[state] ?? 0;
     return {
       queued: count('waiting') + count('prioritized') + count('delayed') + count('waiting-children'),
@@ -261,8 +253,7 @@ class BullQueueWorker implements Worker {
       maxStalledCount: UNLIMITED_STALLS,
       settings: {
         // Called with the claim number, as the SQL queue does (BullMQ passes finished attempts).
-        backoffStrategy: (made, _type, _err, job) =>
-          Math.max(0, Math.round(backoff((job as { attemptsStarted?: number } | undefined)?.attemptsStarted ?? made))),
+        backoffStrategy: (made, _type, _err, job) => Math.max(0, Math.round(backoff((job as { attemptsStarted?: number } | undefined)?.attemptsStarted ?? made))),
       },
     });
     this.worker.on('error', (error) => onError(error));
@@ -331,13 +322,7 @@ const STATUS_OF: Record<string, JobStatus | undefined> = {
   failed: 'failed',
 };
 
-function toJob(
-  queue: string,
-  bull: BullJob<StoredJob>,
-  status: JobStatus,
-  leaseUntil: Date | undefined,
-  runAt: Date | undefined,
-): Job {
+function toJob(queue: string, bull: BullJob<StoredJob>, status: JobStatus, leaseUntil: Date | undefined, runAt: Date | undefined): Job {
   const maxAttempts = bull.opts.attempts ?? DEFAULT_MAX_ATTEMPTS;
   const created = bull.timestamp;
   const progress = typeof bull.progress === 'number' ? bull.progress : 0;
@@ -368,13 +353,12 @@ function bullName(queue: string): string {
 
 /** One id per (queue, app, key): a UUIDv8 (RFC 9562, custom) from the SHA-256 of the three. */
 function keyedId(queue: string, appCode: string | undefined, key: string): string {
-  const hex = createHash('sha256').update(JSON.stringify([queue, appCode ?? null, key])).digest('hex');
+  const hex = createHash('sha256')
+    .update(JSON.stringify([queue, appCode ?? null, key]))
+    .digest('hex');
   const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
-
-
-
 
 async function quit(client: Redis): Promise<void> {
   try {

@@ -82,12 +82,7 @@ export class SqlJobQueue implements JobQueue {
       if (inserted) {
         enqueued = { id: inserted.id, created: true };
       } else {
-        const existing = await db
-          .selectFrom('jobs')
-          .select('id')
-          .where('queue', '=', queue)
-          .where('job_key', '=', jobKey)
-          .executeTakeFirstOrThrow();
+        const existing = await db.selectFrom('jobs').select('id').where('queue', '=', queue).where('job_key', '=', jobKey).executeTakeFirstOrThrow();
         enqueued = { id: existing.id, created: false };
       }
     }
@@ -161,10 +156,7 @@ export class SqlJobQueue implements JobQueue {
             .select('due.id')
             .where('due.queue', '=', queue)
             .where((w) =>
-              w.or([
-                w.and([w('due.status', '=', 'queued'), w('due.run_at', '<=', nowIso)]),
-                w.and([w('due.status', '=', 'running'), w('due.lease_until', '<', nowIso)]),
-              ]),
+              w.or([w.and([w('due.status', '=', 'queued'), w('due.run_at', '<=', nowIso)]), w.and([w('due.status', '=', 'running'), w('due.lease_until', '<', nowIso)])]),
             )
             .orderBy('due.run_at')
             .limit(1)
@@ -193,10 +185,7 @@ export class SqlJobQueue implements JobQueue {
   }
 
   /** @internal Runs `set` on the job only while `claim` still holds it; false when it does not. */
-  async updateClaimed(
-    claim: JobRow,
-    set: Partial<Pick<JobRow, 'status' | 'run_at' | 'lease_until' | 'progress' | 'result' | 'last_error'>>,
-  ): Promise<boolean> {
+  async updateClaimed(claim: JobRow, set: Partial<Pick<JobRow, 'status' | 'run_at' | 'lease_until' | 'progress' | 'result' | 'last_error'>>): Promise<boolean> {
     const result = await this.store.db
       .updateTable('jobs')
       .set({ ...set, updated_time: new Date().toISOString() })
@@ -367,7 +356,6 @@ class SqlWorker implements Worker {
   }
 }
 
-
 function storedKey(appCode: string | undefined, key: string): string {
   return JSON.stringify([appCode ?? null, key]);
 }
@@ -402,5 +390,3 @@ function toJob(row: JobRow): Job {
     updatedTime: new Date(row.updated_time),
   };
 }
-
-

@@ -91,6 +91,8 @@ export async function withTempFile<T>(prefix: string, bytes: Uint8Array, fn: (fi
 
 /** The last line of ffmpeg's stderr, with the private file's path taken out (for messages to clients). */
 export function lastErrorLine(err: unknown, file: string): string {
-  const lines = String((err as RunError).stderr ?? '').trim().split('\n');
+  const lines = String((err as RunError).stderr ?? '')
+    .trim()
+    .split('\n');
   return (lines.pop() ?? '').split(file).join('upload');
 }

@@ -22,7 +22,6 @@ export interface QuotaRow {
   updated_time: string;
 }
 
-
 /** One aggregated slice of usage, as the CLI, the admin API and the console show it. */
 export interface UsageLine {
   service: string;
@@ -110,11 +109,7 @@ export class UsageStore {
       // Counts taken before their application was deleted (`saola app delete --purge` runs in another
       // process while this one still holds them) must not bring its rows back after the purge.
       const codes = [...new Set(deltas.map((d) => d.app_code))];
-      await trx
-        .deleteFrom('usage_daily')
-        .where('app_code', 'in', codes)
-        .where('app_code', 'not in', trx.selectFrom('applications').select('code'))
-        .execute();
+      await trx.deleteFrom('usage_daily').where('app_code', 'in', codes).where('app_code', 'not in', trx.selectFrom('applications').select('code')).execute();
     });
   }
 

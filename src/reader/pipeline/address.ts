@@ -156,7 +156,33 @@ function looseDistrict(districtPart: string, wardPart: string, province: Provinc
 }
 
 /** The words that start Vietnamese street parts, to restore their accents (OCR often drops them). */
-const STREET_WORDS = ['Số', 'Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố', 'Tổ', 'Thôn', 'Xóm', 'Ấp', 'Bản', 'Buôn', 'Làng', 'Khóm', 'Khu', 'phố', 'Tổ dân phố', 'Đông', 'Tây', 'Nam', 'Bắc', 'Trung', 'Thượng', 'Hạ'];
+const STREET_WORDS = [
+  'Số',
+  'Ngõ',
+  'Ngách',
+  'Hẻm',
+  'Kiệt',
+  'Đường',
+  'Phố',
+  'Tổ',
+  'Thôn',
+  'Xóm',
+  'Ấp',
+  'Bản',
+  'Buôn',
+  'Làng',
+  'Khóm',
+  'Khu',
+  'phố',
+  'Tổ dân phố',
+  'Đông',
+  'Tây',
+  'Nam',
+  'Bắc',
+  'Trung',
+  'Thượng',
+  'Hạ',
+];
 /** The type words a street part starts with (not the directions, which start names: "Tân" is not "Tây"). */
 const STREET_TYPES = ['Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố', 'Thôn', 'Xóm', 'Bản', 'Buôn', 'Làng', 'Khóm', 'Khu'];
 /** Two-letter street types, taken only before a number. */
@@ -171,7 +197,10 @@ const DANGLING_TYPES = new Set(['Số', 'Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đ
 
 /** The street part ends in a type word with nothing after it ("Số 101 Ngõ": the alley's number was lost). */
 export function danglingStreet(street: string): boolean {
-  const last = street.split(/[\s,]+/).filter(Boolean).pop();
+  const last = street
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .pop();
   return last !== undefined && DANGLING_TYPES.has(fold(last));
 }
 
@@ -219,7 +248,11 @@ function inferProvince(parts: string[]): { match: Match<Province>; rest: string[
   const last = parts[parts.length - 1];
   const { type, name } = splitType(last)[0];
   // Only the province's type word is left ("Tỉnh": its name was dropped as noise): it still says the card prints types.
-  const onlyType = PROVINCE_TYPE_WORDS.includes(fold(last).replace(/[^a-z ]/g, '').trim());
+  const onlyType = PROVINCE_TYPE_WORDS.includes(
+    fold(last)
+      .replace(/[^a-z ]/g, '')
+      .trim(),
+  );
   const tries: { rest: string[]; provinces: Province[]; typed: boolean }[] = [];
   // The start of a province's name, its leading words read right ("Hải" of "Hải Hước" for Hải Dương).
   const words = name.split(' ');

@@ -116,7 +116,10 @@ export function segmentLines(words: CardWord[]): Segment[] {
     for (const w of line) if (w.conf < TALL_MARK_CONF && w.height > TALL_MARK * ref) tall.add(w);
   }
   if (tall.size > 0) lines = [...groupLines(sorted.filter((w) => !tall.has(w))), ...[...tall].map((w) => [w])];
-  return lines.flatMap(splitRows).map(segmentOf).sort((a, b) => a.top - b.top || a.left - b.left);
+  return lines
+    .flatMap(splitRows)
+    .map(segmentOf)
+    .sort((a, b) => a.top - b.top || a.left - b.left);
 }
 
 /** A word this many times taller than its line's sure letters, read less surely than TALL_MARK_CONF, is a mark. */
@@ -201,7 +204,10 @@ function wordings(model: DocumentModel): Wording[] {
 
 /** A short label ("Số", "Ngày") counts only with a value of its shape after it on the line: it is also an ordinary word. */
 function shapeFollows(spec: FieldSpec | undefined, rest: CardWord[]): boolean {
-  const digits = rest.map((w) => w.text).join('').replace(/\D/g, '').length;
+  const digits = rest
+    .map((w) => w.text)
+    .join('')
+    .replace(/\D/g, '').length;
   if (!spec) return true;
   if (spec.style === 'digits') return digits >= 8;
   if (spec.style === 'date') return digits >= 6;
@@ -276,8 +282,14 @@ export function findLabels(segments: Segment[], model: DocumentModel): LabelHit[
   // wording starts with, is that field's label, for a field no line labelled.
   segments.forEach((seg, si) => {
     if (hits.some((h) => h.segment === si)) return;
-    const lead = Math.max(0, seg.words.findIndex((w) => w.conf >= 50 && /\p{L}{2}/u.test(w.text)));
-    const acc = seg.words.slice(lead).map((w) => foldKey(w.text)).join('');
+    const lead = Math.max(
+      0,
+      seg.words.findIndex((w) => w.conf >= 50 && /\p{L}{2}/u.test(w.text)),
+    );
+    const acc = seg.words
+      .slice(lead)
+      .map((w) => foldKey(w.text))
+      .join('');
     // Labels print in lower case after their capital; a name in capitals ("NGUYỄN QUÂN") is no label's start.
     if (acc.length < 7 || !/\p{Ll}/u.test(seg.words[lead].text)) return;
     const starts = all.filter((w) => w.key.length >= acc.length + 3 && levenshtein(acc, w.key.slice(0, acc.length)) <= (acc.length >= 10 ? 1 : 0));
@@ -498,7 +510,10 @@ export function valuesByShape(
     const label: LabelHit = { label: '', segment: -1, start: 0, end: 0, distance: 0, box: { x: box.x, y: box.y, w: 0, h: box.h } };
     return { words: [w], lines: [[w]], lineBoxes: [box], box, label };
   };
-  let id = values.id?.words.map((w) => w.text).join('').replace(/\D/g, '');
+  let id = values.id?.words
+    .map((w) => w.text)
+    .join('')
+    .replace(/\D/g, '');
   if (wants('id')) {
     const shaped = free.filter(({ w }) => w.conf >= 50 && new RegExp(`^\\D{0,2}\\d{${idLength}}\\D{0,2}$`).test(w.text));
     if (shaped.length === 1) {
@@ -509,16 +524,27 @@ export function valuesByShape(
   if (wants('dob')) {
     const dates = free.filter(({ w }) => w.conf >= 50 && DATE_WORD.test(w.text));
     const year = (w: CardWord) => Number(DATE_WORD.exec(w.text)![3]);
-    const doe = values.doe?.words.map((w) => w.text).join(' ').match(/\d{4}/)?.[0];
-    const fromId = id?.length === 12 ? dates.filter(({ w }) => String(year(w)).slice(2) === id!.slice(4, 6) && Math.floor((year(w) - 1900) / 100) === Math.floor(Number(id![3]) / 2)) : [];
+    const doe = values.doe?.words
+      .map((w) => w.text)
+      .join(' ')
+      .match(/\d{4}/)?.[0];
+    const fromId =
+      id?.length === 12
+        ? dates.filter(({ w }) => String(year(w)).slice(2) === id!.slice(4, 6) && Math.floor((year(w) - 1900) / 100) === Math.floor(Number(id![3]) / 2))
+        : [];
     if (fromId.length === 1) out.dob = at(fromId[0].w);
     else if (id?.length !== 12 && dates.length === 1 && (doe ? year(dates[0].w) < Number(doe) : !model.fields.some((f) => f.field === 'doe'))) out.dob = at(dates[0].w);
   }
   if (wants('doe')) {
     // The expiry date whose label was not read (real chip fronts print it small, bottom left under the portrait):
     // the one other date on the card, at least ten years after the birth date.
-    const dob = (out.dob ?? values.dob)?.words.map((w) => w.text).join(' ').match(/\d{4}/)?.[0];
-    const later = dob ? free.filter(({ w }) => w.conf >= 50 && DATE_WORD.test(w.text) && Number(DATE_WORD.exec(w.text)![3]) >= Number(dob) + 10 && !out.dob?.words.includes(w)) : [];
+    const dob = (out.dob ?? values.dob)?.words
+      .map((w) => w.text)
+      .join(' ')
+      .match(/\d{4}/)?.[0];
+    const later = dob
+      ? free.filter(({ w }) => w.conf >= 50 && DATE_WORD.test(w.text) && Number(DATE_WORD.exec(w.text)![3]) >= Number(dob) + 10 && !out.dob?.words.includes(w))
+      : [];
     if (later.length === 1) out.doe = at(later[0].w);
   }
   return out;
@@ -526,7 +552,12 @@ export function valuesByShape(
 
 /** A line that is a printed date and nothing else ("25/09/2002"). */
 function isDateLine(words: CardWord[]): boolean {
-  return /^\d{1,2}\s?[/.-]\s?\d{1,2}\s?[/.-]\s?\d{4}$/.test(words.map((w) => w.text).join(' ').trim());
+  return /^\d{1,2}\s?[/.-]\s?\d{1,2}\s?[/.-]\s?\d{4}$/.test(
+    words
+      .map((w) => w.text)
+      .join(' ')
+      .trim(),
+  );
 }
 
 /**

@@ -11,7 +11,9 @@ import { fold } from './text.js';
 export const HEADER_BAND = { x: 0, y: 0, w: 1000, h: 250 };
 
 export function classifyHeader(words: OcrWord[], scale = 1): CardKind | undefined {
-  const text = fold(words.map((w) => w.text).join(' ')).replace(/[^a-z0-9 ]/g, ' ').replace(/\s+/g, ' ');
+  const text = fold(words.map((w) => w.text).join(' '))
+    .replace(/[^a-z0-9 ]/g, ' ')
+    .replace(/\s+/g, ' ');
   const has = (...keys: string[]) => keys.some((k) => text.includes(k));
   if (has('can cuoc', 'cuoc cong', 'can cuo')) return has('citizen', 'identity', 'so no ') ? 'cccd_chip_front' : 'cccd_12_front';
   if (has('giay chung', 'giay chu')) return 'cmnd_09_front';

@@ -180,10 +180,34 @@ export interface FieldValue {
   unsure?: boolean;
 }
 
-const DIGIT_FIX: Record<string, string> = { O: '0', o: '0', D: '0', Q: '0', I: '1', l: '1', '|': '1', i: '1', Z: '2', z: '2', L: '1', S: '5', s: '5', B: '8', G: '6', b: '6', g: '9', q: '9', T: '7' };
+const DIGIT_FIX: Record<string, string> = {
+  O: '0',
+  o: '0',
+  D: '0',
+  Q: '0',
+  I: '1',
+  l: '1',
+  '|': '1',
+  i: '1',
+  Z: '2',
+  z: '2',
+  L: '1',
+  S: '5',
+  s: '5',
+  B: '8',
+  G: '6',
+  b: '6',
+  g: '9',
+  q: '9',
+  T: '7',
+};
 const toDigits = (s: string) => s.replace(/[A-Za-z|]/g, (c) => DIGIT_FIX[c] ?? c).replace(/\D/g, '');
 /** The digits of each word of an id's reading that has one (letters OCR confuses with digits mapped). */
-const digitWords = (text: string) => text.split(/\s+/).filter((w) => /\d/.test(w)).map(toDigits);
+const digitWords = (text: string) =>
+  text
+    .split(/\s+/)
+    .filter((w) => /\d/.test(w))
+    .map(toDigits);
 
 /**
  * The id number in an OCR'd line. Words with no digit at all are label or noise
@@ -266,11 +290,93 @@ function nearest(text: string, list: readonly string[]): string | undefined {
   return best && best.d < 10 * Math.max(1, Math.floor(foldKey(best.v).length / 3)) + 10 ? best.v : undefined;
 }
 
-const ETHNICITIES = ['Kinh', 'Tày', 'Thái', 'Mường', 'Khmer', 'Hoa', 'Nùng', 'Mông', 'Dao', 'Gia Rai', 'Ê Đê', 'Ba Na', 'Sán Chay', 'Chăm', 'Cơ Ho', 'Xơ Đăng', 'Sán Dìu', 'Hrê', 'Ra Glai', 'Mnông', 'Thổ', 'Xtiêng', 'Khơ Mú', 'Bru Vân Kiều', 'Cơ Tu', 'Giáy', 'Tà Ôi', 'Mạ', 'Giẻ Triêng', 'Co', 'Chơ Ro', 'Xinh Mun', 'Hà Nhì', 'Chu Ru', 'Lào', 'La Chí', 'Kháng', 'Phù Lá', 'La Hủ', 'La Ha', 'Pà Thẻn', 'Lự', 'Ngái', 'Chứt', 'Lô Lô', 'Mảng', 'Cơ Lao', 'Bố Y', 'Cống', 'Si La', 'Pu Péo', 'Rơ Măm', 'Brâu', 'Ơ Đu'];
+const ETHNICITIES = [
+  'Kinh',
+  'Tày',
+  'Thái',
+  'Mường',
+  'Khmer',
+  'Hoa',
+  'Nùng',
+  'Mông',
+  'Dao',
+  'Gia Rai',
+  'Ê Đê',
+  'Ba Na',
+  'Sán Chay',
+  'Chăm',
+  'Cơ Ho',
+  'Xơ Đăng',
+  'Sán Dìu',
+  'Hrê',
+  'Ra Glai',
+  'Mnông',
+  'Thổ',
+  'Xtiêng',
+  'Khơ Mú',
+  'Bru Vân Kiều',
+  'Cơ Tu',
+  'Giáy',
+  'Tà Ôi',
+  'Mạ',
+  'Giẻ Triêng',
+  'Co',
+  'Chơ Ro',
+  'Xinh Mun',
+  'Hà Nhì',
+  'Chu Ru',
+  'Lào',
+  'La Chí',
+  'Kháng',
+  'Phù Lá',
+  'La Hủ',
+  'La Ha',
+  'Pà Thẻn',
+  'Lự',
+  'Ngái',
+  'Chứt',
+  'Lô Lô',
+  'Mảng',
+  'Cơ Lao',
+  'Bố Y',
+  'Cống',
+  'Si La',
+  'Pu Péo',
+  'Rơ Măm',
+  'Brâu',
+  'Ơ Đu',
+];
 const RELIGIONS = ['Không', 'Phật giáo', 'Công giáo', 'Tin lành', 'Cao Đài', 'Hòa Hảo', 'Hồi giáo'];
 
 /** Words of distinguishing-mark descriptions; OCR often drops their accents. Ambiguous foldings are left alone. */
-const FEATURE_WORDS = ['Sẹo', 'Nốt', 'ruồi', 'chấm', 'trên', 'trước', 'sau', 'mép', 'trái', 'phải', 'mắt', 'mày', 'đầu', 'cánh', 'mũi', 'tai', 'cách', 'cằm', 'trán', 'môi', 'lông', 'bớt', 'vết', 'nhạt', 'thâm', 'xăm'];
+const FEATURE_WORDS = [
+  'Sẹo',
+  'Nốt',
+  'ruồi',
+  'chấm',
+  'trên',
+  'trước',
+  'sau',
+  'mép',
+  'trái',
+  'phải',
+  'mắt',
+  'mày',
+  'đầu',
+  'cánh',
+  'mũi',
+  'tai',
+  'cách',
+  'cằm',
+  'trán',
+  'môi',
+  'lông',
+  'bớt',
+  'vết',
+  'nhạt',
+  'thâm',
+  'xăm',
+];
 const FEATURE_BY_KEY = (() => {
   const map = new Map<string, string | null>();
   for (const w of FEATURE_WORDS) map.set(fold(w), map.has(fold(w)) ? null : w);
@@ -301,7 +407,10 @@ const MARK_NOUNS = ['Sẹo', 'Nốt', 'Vết', 'Bớt', 'Xăm'];
 export function repairMarkNoun(text: string): string {
   const [first, ...rest] = text.split(' ');
   if (!first || MARK_NOUNS.includes(first)) return text;
-  const bare = first.replace(/^[^\p{L}]+/u, '').normalize('NFC').toLowerCase();
+  const bare = first
+    .replace(/^[^\p{L}]+/u, '')
+    .normalize('NFC')
+    .toLowerCase();
   const hits = MARK_NOUNS.filter((noun) => {
     const tail = noun.normalize('NFC').toLowerCase().slice(1);
     return bare === tail || (bare.length === tail.length + 1 && bare.slice(1) === tail) || (bare.length === tail.length + 2 && bare.slice(2) === tail);
@@ -367,7 +476,10 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
         break;
       }
       case 'issue_loc': {
-        const v = nearest(r.text, gazetteer().map((p) => p.name));
+        const v = nearest(
+          r.text,
+          gazetteer().map((p) => p.name),
+        );
         fields.issue_loc = v ? { value: v, conf, valid: true } : { value: tidy(r.text), conf };
         break;
       }
@@ -504,7 +616,68 @@ const VIETNAMESE_SYLLABLE = /^(ngh|ng|nh|ch|gh|gi|kh|ph|qu|th|tr|[bcdghklmnpqrst
  * the first word of a name is matched to them accent-insensitively, since
  * OCR often loses a tone mark ("NGUYÊN" for NGUYỄN).
  */
-const SURNAMES = ['NGUYỄN', 'TRẦN', 'LÊ', 'PHẠM', 'HOÀNG', 'HUỲNH', 'PHAN', 'VŨ', 'VÕ', 'ĐẶNG', 'BÙI', 'ĐỖ', 'HỒ', 'NGÔ', 'DƯƠNG', 'LÝ', 'ĐINH', 'TRỊNH', 'LƯƠNG', 'MAI', 'ĐÀO', 'ĐOÀN', 'LÂM', 'TRƯƠNG', 'CAO', 'HÀ', 'LƯU', 'TÔ', 'TẠ', 'CHU', 'CHÂU', 'QUÁCH', 'THÁI', 'TỐNG', 'LA', 'KIỀU', 'TĂNG', 'TÔN', 'HỨA', 'LỤC', 'DIỆP', 'VƯƠNG', 'TRIỆU', 'KHƯƠNG', 'LỘC', 'MẠC', 'THÂN', 'VI', 'NÔNG', 'HẦU', 'PHÙNG', 'QUAN', 'LỮ', 'ÂU', 'KHỔNG', 'ỨNG', 'LÃ', 'LÒ', 'KHÚC', 'GIÁP'];
+const SURNAMES = [
+  'NGUYỄN',
+  'TRẦN',
+  'LÊ',
+  'PHẠM',
+  'HOÀNG',
+  'HUỲNH',
+  'PHAN',
+  'VŨ',
+  'VÕ',
+  'ĐẶNG',
+  'BÙI',
+  'ĐỖ',
+  'HỒ',
+  'NGÔ',
+  'DƯƠNG',
+  'LÝ',
+  'ĐINH',
+  'TRỊNH',
+  'LƯƠNG',
+  'MAI',
+  'ĐÀO',
+  'ĐOÀN',
+  'LÂM',
+  'TRƯƠNG',
+  'CAO',
+  'HÀ',
+  'LƯU',
+  'TÔ',
+  'TẠ',
+  'CHU',
+  'CHÂU',
+  'QUÁCH',
+  'THÁI',
+  'TỐNG',
+  'LA',
+  'KIỀU',
+  'TĂNG',
+  'TÔN',
+  'HỨA',
+  'LỤC',
+  'DIỆP',
+  'VƯƠNG',
+  'TRIỆU',
+  'KHƯƠNG',
+  'LỘC',
+  'MẠC',
+  'THÂN',
+  'VI',
+  'NÔNG',
+  'HẦU',
+  'PHÙNG',
+  'QUAN',
+  'LỮ',
+  'ÂU',
+  'KHỔNG',
+  'ỨNG',
+  'LÃ',
+  'LÒ',
+  'KHÚC',
+  'GIÁP',
+];
 const SURNAME_BY_FOLD = (() => {
   const map = new Map<string, string | null>();
   for (const n of SURNAMES) map.set(fold(n), map.has(fold(n)) ? null : n);

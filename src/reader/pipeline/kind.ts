@@ -53,7 +53,8 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
   const is2024Front = !back && has('chu dem va ten', 'ten khai sinh', 'dinh danh ca nhan', 'identity card') && !has('cuoc cong dan', 'citizen');
   const is2024Back = has('noi cu tru', 'dang ky khai sinh', 'place of birth', 'nam het han', 'bo cong an');
   if (is2024Front) return { kind: 'cccd_2024_front', why: 'CĂN CƯỚC with the 2024 labels' };
-  if (has('can cuoc cong dan', 'cuoc cong dan')) return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: bilingual ? 'title and bilingual labels' : 'title, Vietnamese-only labels' };
+  if (has('can cuoc cong dan', 'cuoc cong dan'))
+    return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: bilingual ? 'title and bilingual labels' : 'title, Vietnamese-only labels' };
   if (is2024Back && !has('ngon tro', 'dac diem', 'chung minh')) return { kind: 'cccd_2024_back', why: 'residence / birth registration labels' + (mrz ? ' and MRZ' : '') };
   if (has('giay chung minh', 'chung minh nhan dan')) {
     // Both older fronts say CHỨNG MINH NHÂN DÂN; a mark read before it can pass for "GIẤY" ("IẮN. CHỨNG MINH"
@@ -64,7 +65,8 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
   }
   if (has('dau vet rieng', 'di hinh', 'ton giao', 'giam doc')) return { kind: 'cmnd_09_back', why: 'marks heading / religion / signature' };
   // "Personal identification" heads the chip back's features; the 2024 front's "Personal identification number" is its id.
-  if ((has('personal identification') && !has('identification number')) || (mrz && has('dac diem', 'nhan dang', 'ngon tro'))) return { kind: 'cccd_chip_back', why: mrz ? 'MRZ and features label' : 'bilingual features label' };
+  if ((has('personal identification') && !has('identification number')) || (mrz && has('dac diem', 'nhan dang', 'ngon tro')))
+    return { kind: 'cccd_chip_back', why: mrz ? 'MRZ and features label' : 'bilingual features label' };
   if (has('dac diem nhan dang', 'ngon tro trai', 'ngon tro phai', 'cuc canh sat')) {
     // The 12-digit backs print the fingerprint boxes on the left, the chip back on the right.
     const finger = words.filter((w) => /^(ngon|tro)$/.test(squash(w.text)));

@@ -49,7 +49,11 @@ const FRAME_TOUCH = 10;
  * confidence (two letters or digits or more) touches a side of the flat card. A card's own printing keeps a
  * margin from its edge, so a word there runs on beyond the photo.
  */
-export function textCutOff(words: readonly { text: string; conf: number; left: number; top: number; width: number; height: number }[], cardWidth: number, cardHeight: number): boolean {
+export function textCutOff(
+  words: readonly { text: string; conf: number; left: number; top: number; width: number; height: number }[],
+  cardWidth: number,
+  cardHeight: number,
+): boolean {
   return words.some(
     (w) =>
       w.conf >= 60 &&

@@ -182,7 +182,13 @@ export function crossCheckMrz(
   }
   const name = fields.name;
   if (name && mrz.nameAscii && mrz.valid) {
-    const ascii = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[đĐ]/g, 'D').toUpperCase().replace(/[^A-Z]/g, '');
+    const ascii = (s: string) =>
+      s
+        .normalize('NFD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .replace(/[đĐ]/g, 'D')
+        .toUpperCase()
+        .replace(/[^A-Z]/g, '');
     // The MRZ's name line holds 30 characters: a long name is cut there.
     const a = ascii(name.value);
     const b = ascii(mrz.nameAscii);

@@ -208,7 +208,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     }
     if (!kind && outlineCut) throw new ReaderFailure(2, 'Cropping failed: corners of the card are outside the image');
     if (!kind) throw new ReaderFailure(3, 'No ID card found in the image: the card could not be recognised');
-    if (withoutOutline && textCutOff(words, CARD_WIDTH, CARD_HEIGHT)) throw new ReaderFailure(2, 'Cropping failed: the card runs off the image and printed text is cut off');
+    if (withoutOutline && textCutOff(words, CARD_WIDTH, CARD_HEIGHT))
+      throw new ReaderFailure(2, 'Cropping failed: the card runs off the image and printed text is cut off');
     const layout = LAYOUTS[kind];
     const model = DOCUMENTS[kind];
     const wanted = layout.fields.filter((f) => f !== 'features' || task.features !== false);
@@ -255,7 +256,11 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
           bands.push({ field: f, box: { x: left, y: b.y - pad, w: Math.max(8, right - left), h: b.h + 2 * pad } });
         }
       }
-      const retryStack = await stackBands(flat.gray, bands.map((b) => b.box), RETRY_SCALE);
+      const retryStack = await stackBands(
+        flat.gray,
+        bands.map((b) => b.box),
+        RETRY_SCALE,
+      );
       const retryWords = await ocr.recognize(retryStack.png, { lang: 'vie', psm: 6 });
       const byBand = wordsByBand(retryWords, retryStack.spans);
       const second: Partial<Record<IdCardField, RawField>> = {};
@@ -303,14 +308,20 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
         .toBuffer();
     }
     const cropped =
-      task.cropCard && flat.rgb ? await sharp(flat.rgb, { raw: { width: CARD_WIDTH, height: CARD_HEIGHT, channels: 3 } }).jpeg({ quality: 88 }).toBuffer() : undefined;
+      task.cropCard && flat.rgb
+        ? await sharp(flat.rgb, { raw: { width: CARD_WIDTH, height: CARD_HEIGHT, channels: 3 } })
+            .jpeg({ quality: 88 })
+            .toBuffer()
+        : undefined;
     lap('answer');
     const a = normal.address;
     return {
       ok: true,
       kind,
       fields,
-      addressEntities: layout.fields.includes('address') ? { province: a?.province ?? '', district: a?.district ?? '', ward: a?.ward ?? '', street: a?.street ?? '' } : undefined,
+      addressEntities: layout.fields.includes('address')
+        ? { province: a?.province ?? '', district: a?.district ?? '', ward: a?.ward ?? '', street: a?.street ?? '' }
+        : undefined,
       overall: overallScore(probs),
       mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid } : undefined,
       face,

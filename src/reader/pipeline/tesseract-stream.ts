@@ -291,7 +291,12 @@ export class TesseractStreams {
       const dir = makeScratchDir();
       this.dir = dir;
       const sentinel = path.join(dir, 'sentinel.png');
-      fs.writeFileSync(sentinel, await sharp({ create: { width: 8, height: 8, channels: 3, background: '#ffffff' } }).png().toBuffer());
+      fs.writeFileSync(
+        sentinel,
+        await sharp({ create: { width: 8, height: 8, channels: 3, background: '#ffffff' } })
+          .png()
+          .toBuffer(),
+      );
       return { dir, sentinel };
     })();
     return this.scratch;

@@ -12,7 +12,12 @@ export interface FlatCard {
 async function warpChannels(data: Buffer, channels: 1 | 3, width: number, height: number, corners: Point[]): Promise<Buffer> {
   const cv = await loadOpenCv();
   const src = cv.matFromArray(height, width, channels === 1 ? cv.CV_8UC1 : cv.CV_8UC3, data);
-  const from = cv.matFromArray(4, 1, cv.CV_32FC2, corners.flatMap((p) => [p.x, p.y]));
+  const from = cv.matFromArray(
+    4,
+    1,
+    cv.CV_32FC2,
+    corners.flatMap((p) => [p.x, p.y]),
+  );
   const to = cv.matFromArray(4, 1, cv.CV_32FC2, [0, 0, CARD_WIDTH, 0, CARD_WIDTH, CARD_HEIGHT, 0, CARD_HEIGHT]);
   const m = cv.getPerspectiveTransform(from, to);
   const dst = new cv.Mat();

@@ -49,12 +49,26 @@ export class FfmpegDecoder implements AudioDecoder {
       // Decode one second past the limit: enough to tell "too long" without decoding an hour.
       const limit = opts.maxSeconds + 1;
       const args = [
-        '-nostdin', '-hide_banner', '-loglevel', 'error',
-        '-protocol_whitelist', 'file',
-        '-format_whitelist', FORMATS.join(','),
-        '-i', input,
-        '-t', String(limit),
-        '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', 'pipe:1',
+        '-nostdin',
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-protocol_whitelist',
+        'file',
+        '-format_whitelist',
+        FORMATS.join(','),
+        '-i',
+        input,
+        '-t',
+        String(limit),
+        '-vn',
+        '-ac',
+        '1',
+        '-ar',
+        String(SAMPLE_RATE),
+        '-f',
+        'f32le',
+        'pipe:1',
       ];
       let stdout: Buffer;
       try {

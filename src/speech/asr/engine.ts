@@ -6,10 +6,7 @@ import type { Segment, VadOptions } from './vad.js';
 import type { AsrTask, AsrTaskResult } from './worker.js';
 
 export type ModelState =
-  | { state: 'none' }
-  | { state: 'loading'; dir: string }
-  | { state: 'ready'; spec: ModelSpec; loadMs?: number }
-  | { state: 'failed'; dir: string; error: string };
+  { state: 'none' } | { state: 'loading'; dir: string } | { state: 'ready'; spec: ModelSpec; loadMs?: number } | { state: 'failed'; dir: string; error: string };
 
 /** What the service needs from a recogniser: find voice, turn a stretch of it into text. */
 export interface SpeechEngine {
@@ -95,12 +92,7 @@ export class SherpaEngine implements SpeechEngine {
     return {
       runtime: 'sherpa-onnx-node',
       vad: 'silero (sherpa-onnx)',
-      model:
-        s.state === 'ready'
-          ? { state: 'ready', kind: s.spec.kind, dir: s.spec.dir }
-          : s.state === 'none'
-            ? { state: 'none' }
-            : { ...s },
+      model: s.state === 'ready' ? { state: 'ready', kind: s.spec.kind, dir: s.spec.dir } : s.state === 'none' ? { state: 'none' } : { ...s },
       pool: this.pool?.stats() ?? null,
     };
   }

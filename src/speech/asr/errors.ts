@@ -28,8 +28,7 @@ export const AsrErrors = defineCatalogue({
   busy: { code: AsrStatus.busy, message: 'System busy; try again shortly', status: 429 },
   noModel: {
     code: AsrStatus.busy,
-    message:
-      'No speech recognition model is installed: install one with `saola models add asr <path>` or set SAOLA_ASR_MODEL',
+    message: 'No speech recognition model is installed: install one with `saola models add asr <path>` or set SAOLA_ASR_MODEL',
     status: 503,
   },
   modelFailed: { code: AsrStatus.busy, message: 'The speech recognition model could not be loaded', status: 503 },

@@ -96,7 +96,10 @@ function checkFiles(spec: ModelSpec): ModelSpec {
   for (const [role, file] of Object.entries(spec.files)) {
     if (file && !fs.existsSync(file)) throw new ModelError(`The ${role} file ${file} does not exist`);
   }
-  const tokenLines = fs.readFileSync(spec.files.tokens, 'utf8').split('\n').filter((l) => l.trim());
+  const tokenLines = fs
+    .readFileSync(spec.files.tokens, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   if (tokenLines.length < 2) throw new ModelError(`${spec.files.tokens} holds no tokens`);
   return spec;
 }

@@ -7,8 +7,7 @@ import { VoiceDetector, type Segment, type VadOptions } from './vad.js';
  * detector are loaded once per thread and kept; audio arrives in shared memory.
  */
 export type AsrTask =
-  | { op: 'detect'; samples: Float32Array; vad: VadOptions }
-  | { op: 'recognize'; samples: Float32Array; segment: Segment; model: ModelSpec; options: RecognizerOptions };
+  { op: 'detect'; samples: Float32Array; vad: VadOptions } | { op: 'recognize'; samples: Float32Array; segment: Segment; model: ModelSpec; options: RecognizerOptions };
 
 export type AsrTaskResult = { op: 'detect'; segments: Segment[] } | { op: 'recognize'; text: string };
 

@@ -3,16 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../../platform/cli.js';
 import { ModelError, installFolder, safeModelName } from '../models.js';
-import {
-  TTS_MANIFEST,
-  detectVitsModel,
-  installedTtsModels,
-  probeVitsModel,
-  readVoiceMap,
-  ttsModelsDir,
-  writeVoiceMap,
-  type VoiceMap,
-} from './models.js';
+import { TTS_MANIFEST, detectVitsModel, installedTtsModels, probeVitsModel, readVoiceMap, ttsModelsDir, writeVoiceMap, type VoiceMap } from './models.js';
 import { ALL_VOICES, VOICE_INFO, parseVoice, type Voice } from './voices.js';
 
 const USAGE = `usage: saola models add tts <folder> --voice NAME[:SPEAKER][,NAME[:SPEAKER]...] [--name NAME] [--force] [--skip-probe]
@@ -34,7 +25,10 @@ interface VoiceChoice {
 /** `banmai,lannhi:3` → [{banmai, 0}, {lannhi, 3}]; a message for the first bad item. */
 export function parseVoiceList(raw: string): VoiceChoice[] | string {
   const choices: VoiceChoice[] = [];
-  for (const item of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^([A-Za-z]+)(?::(\d+))?$/.exec(item);
     const voice = m ? parseVoice(m[1]) : undefined;
     if (!m || !voice) return `"${item}" is not a voice (${ALL_VOICES.join(', ')}), optionally with :SPEAKER`;

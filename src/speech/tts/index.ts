@@ -22,7 +22,6 @@ export interface TtsEngines {
   close(): Promise<void>;
 }
 
-
 /**
  * Native where present, npm always: the espeak-ng and ffmpeg programs when on
  * the PATH (or forced by SAOLA_TTS_ENGINE / SAOLA_TTS_ENCODER), else the WASM
@@ -89,7 +88,16 @@ export async function registerTts(app: FastifyInstance, deps: ServiceDeps): Prom
   }));
 
   if (deps.config.runWorkers) {
-    const workers = startTtsWorkers({ store, jobs: deps.jobs, blobs: deps.blobs, engine: engines.engine, voices: engines.voices, encoder: engines.encoder, config: tts, log });
+    const workers = startTtsWorkers({
+      store,
+      jobs: deps.jobs,
+      blobs: deps.blobs,
+      engine: engines.engine,
+      voices: engines.voices,
+      encoder: engines.encoder,
+      config: tts,
+      log,
+    });
     deps.lifecycle.onClose('tts-workers', () => workers.stop());
   }
   await app.register(ttsRoutes, { prefix: '/hmi/tts/v5', service, credentials: deps.credentials, blobs: deps.blobs });

@@ -74,10 +74,7 @@ export function synthesisHandler(deps: TtsJobDeps) {
       const audioMs = Math.round((pcm.samples.length / pcm.sampleRate) * 1000);
       await store.markReady(requestId, { bytes: stored.size, ms: audioMs });
       await enqueueCallback(deps, row.id, row.app_code, row.callback_url, { message: row.async_url, success: 'true' });
-      jobLog.info(
-        { parts: pcm.parts, audio_ms: audioMs, bytes: stored.size, synthesis_ms: synthesisMs, total_ms: Date.now() - started },
-        'tts audio ready',
-      );
+      jobLog.info({ parts: pcm.parts, audio_ms: audioMs, bytes: stored.size, synthesis_ms: synthesisMs, total_ms: Date.now() - started }, 'tts audio ready');
       return { bytes: stored.size, audioMs };
     } catch (error) {
       const last = error instanceof PermanentJobError || job.attempts >= job.maxAttempts;
@@ -96,13 +93,7 @@ export function synthesisHandler(deps: TtsJobDeps) {
   };
 }
 
-async function enqueueCallback(
-  deps: TtsJobDeps,
-  requestId: string,
-  appCode: string,
-  url: string | null,
-  body: CallbackJob['body'],
-): Promise<void> {
+async function enqueueCallback(deps: TtsJobDeps, requestId: string, appCode: string, url: string | null, body: CallbackJob['body']): Promise<void> {
   if (!url) return;
   const payload: CallbackJob = { requestId, url, body };
   // One callback per request, even when the synthesis job runs twice.
@@ -112,11 +103,7 @@ async function enqueueCallback(
 
 export function callbackHandler(deps: Pick<TtsJobDeps, 'config' | 'log'>) {
   return async function callback(job: Job<CallbackJob>, ctx: JobContext): Promise<unknown> {
-    const { status } = await deliverCallback(
-      job.payload,
-      { timeoutMs: deps.config.callbackTimeoutMs, allowPrivate: deps.config.callbackAllowPrivate },
-      ctx.signal,
-    );
+    const { status } = await deliverCallback(job.payload, { timeoutMs: deps.config.callbackTimeoutMs, allowPrivate: deps.config.callbackAllowPrivate }, ctx.signal);
     deps.log.info({ request_id: job.payload.requestId, job_id: job.id, attempt: job.attempts, status }, 'tts callback delivered');
     return { status };
   };

@@ -59,12 +59,14 @@ export function detectVitsModel(dirArg: string): VitsModelSpec {
   const onnx = names.filter((f) => f.endsWith('.onnx')).sort();
   if (onnx.length === 0) throw new ModelError(`No .onnx file in ${dir}`);
   // Piper names the file after the voice (vi_VN-vais1000-medium.onnx); sherpa-onnx's exports say model.onnx.
-  const model = onnx.includes('model.onnx') ? 'model.onnx' : onnx.find((f) => f.includes('.int8.')) ?? onnx[0];
+  const model = onnx.includes('model.onnx') ? 'model.onnx' : (onnx.find((f) => f.includes('.int8.')) ?? onnx[0]);
   if (onnx.length > 1 && !onnx.includes('model.onnx')) {
     throw new ModelError(`${dir} holds several .onnx files (${onnx.join(', ')}): keep the voice's one, or name it model.onnx`);
   }
   if (!names.includes('tokens.txt')) {
-    throw new ModelError(`No tokens.txt in ${dir}: sherpa-onnx needs the model's token list (its VITS exports ship one; for a Piper voice, take sherpa-onnx's conversion of it)`);
+    throw new ModelError(
+      `No tokens.txt in ${dir}: sherpa-onnx needs the model's token list (its VITS exports ship one; for a Piper voice, take sherpa-onnx's conversion of it)`,
+    );
   }
   const dataDir = names.includes('espeak-ng-data') ? path.join(dir, 'espeak-ng-data') : undefined;
   const lexicon = names.includes('lexicon.txt') ? path.join(dir, 'lexicon.txt') : undefined;
@@ -95,7 +97,10 @@ function checkFiles(spec: VitsModelSpec): VitsModelSpec {
   for (const [role, file] of Object.entries(spec.files)) {
     if (file && !fs.existsSync(file)) throw new ModelError(`The ${role} file ${file} does not exist`);
   }
-  const tokenLines = fs.readFileSync(spec.files.tokens, 'utf8').split('\n').filter((l) => l.trim());
+  const tokenLines = fs
+    .readFileSync(spec.files.tokens, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   if (tokenLines.length < 2) throw new ModelError(`${spec.files.tokens} holds no tokens`);
   if (spec.files.dataDir && !fs.statSync(spec.files.dataDir).isDirectory()) throw new ModelError(`${spec.files.dataDir} is not a folder`);
   return spec;

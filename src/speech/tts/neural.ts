@@ -107,7 +107,11 @@ export class VoiceEngines {
       let spec: VitsModelSpec;
       try {
         spec = detectVitsModel(path.join(this.modelsDir, model));
-        if (this.probe) await probeVitsModel(spec, voices.map((v) => this.status.get(v)!.speaker));
+        if (this.probe)
+          await probeVitsModel(
+            spec,
+            voices.map((v) => this.status.get(v)!.speaker),
+          );
       } catch (err) {
         fail((err as Error).message);
         continue;

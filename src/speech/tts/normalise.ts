@@ -36,7 +36,10 @@ function readTriple(n: number, full: boolean): string[] {
 
 /** Reads each digit: phone numbers, codes, very long numbers. */
 export function readDigits(digits: string): string {
-  return [...digits].filter((c) => c >= '0' && c <= '9').map((c) => DIGITS[Number(c)]).join(' ');
+  return [...digits]
+    .filter((c) => c >= '0' && c <= '9')
+    .map((c) => DIGITS[Number(c)])
+    .join(' ');
 }
 
 /** Reads a whole number written with digits only ("2024" -> "hai nghìn không trăm hai mươi tư"). */
@@ -123,15 +126,39 @@ function readOrdinal(n: string): string {
 }
 
 const LETTER_NAMES: Readonly<Record<string, string>> = {
-  a: 'a', b: 'bê', c: 'xê', d: 'dê', đ: 'đê', e: 'e', f: 'ép', g: 'giê', h: 'hát', i: 'i', j: 'gi', k: 'ca',
-  l: 'e lờ', m: 'em mờ', n: 'en nờ', o: 'o', p: 'pê', q: 'quy', r: 'e rờ', s: 'ét', t: 'tê', u: 'u', v: 'vê',
-  w: 'vê kép', x: 'ích', y: 'i dài', z: 'dét',
+  a: 'a',
+  b: 'bê',
+  c: 'xê',
+  d: 'dê',
+  đ: 'đê',
+  e: 'e',
+  f: 'ép',
+  g: 'giê',
+  h: 'hát',
+  i: 'i',
+  j: 'gi',
+  k: 'ca',
+  l: 'e lờ',
+  m: 'em mờ',
+  n: 'en nờ',
+  o: 'o',
+  p: 'pê',
+  q: 'quy',
+  r: 'e rờ',
+  s: 'ét',
+  t: 'tê',
+  u: 'u',
+  v: 'vê',
+  w: 'vê kép',
+  x: 'ích',
+  y: 'i dài',
+  z: 'dét',
 };
 
 /** Spells letters by their Vietnamese names ("FPT" -> "ép pê tê"). */
 export function spell(word: string): string {
   return [...word.toLowerCase()]
-    .map((c) => (c >= '0' && c <= '9' ? DIGITS[Number(c)] : LETTER_NAMES[c] ?? ''))
+    .map((c) => (c >= '0' && c <= '9' ? DIGITS[Number(c)] : (LETTER_NAMES[c] ?? '')))
     .filter(Boolean)
     .join(' ');
 }
@@ -264,13 +291,12 @@ const L = 'A-Za-zÀ-ỹĐđ';
 const NOT_LETTER_BEFORE = `(?<![${L}0-9])`;
 const NOT_LETTER_AFTER = `(?![${L}0-9])`;
 
-const ABBREVIATION_RE = new RegExp(
-  `${NOT_LETTER_BEFORE}(${ABBREVIATIONS.map(([a]) => escapeRegExp(a)).join('|')})(?![${L}0-9])`,
-  'g',
-);
+const ABBREVIATION_RE = new RegExp(`${NOT_LETTER_BEFORE}(${ABBREVIATIONS.map(([a]) => escapeRegExp(a)).join('|')})(?![${L}0-9])`, 'g');
 const ABBREVIATION_MAP = new Map(ABBREVIATIONS);
 
-const UNIT_ALTERNATION = UNITS.map(([u]) => escapeRegExp(u)).sort((a, b) => b.length - a.length).join('|');
+const UNIT_ALTERNATION = UNITS.map(([u]) => escapeRegExp(u))
+  .sort((a, b) => b.length - a.length)
+  .join('|');
 const NUMBER = String.raw`\d{1,3}(?:,\d{3}){2,}(?![\d,])|\d{1,3}(?:[.]\d{3})+(?:,\d+)?|\d+(?:[.,]\d+)?`;
 const UNIT_RE = new RegExp(`(${NUMBER})\\s?(${UNIT_ALTERNATION})${NOT_LETTER_AFTER}`, 'g');
 const UNIT_MAP = new Map(UNITS);
@@ -340,9 +366,7 @@ export function normaliseText(input: string): string {
   // E-mail addresses and URLs: read piece by piece.
   text = text.replace(/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, (m) => ` ${readUrl(m)} `);
   text = text.replace(/\b(?:https?:\/\/|www\.)[^\s<>"']+[^\s<>"'.,;:!?)]/gi, (m) => ` ${readUrl(m)} `);
-  text = text.replace(/\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|vn|net|org|gov|edu|info|io|ai)(?:\.vn)?\b(?:\/[^\s]*)?/gi, (m) =>
-    /^\d/.test(m) ? m : ` ${readUrl(m)} `,
-  );
+  text = text.replace(/\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|vn|net|org|gov|edu|info|io|ai)(?:\.vn)?\b(?:\/[^\s]*)?/gi, (m) => (/^\d/.test(m) ? m : ` ${readUrl(m)} `));
 
   // Abbreviations (TP.HCM before TP.).
   text = text.replace(ABBREVIATION_RE, (m) => ` ${ABBREVIATION_MAP.get(m) ?? m} `);
@@ -350,8 +374,7 @@ export function normaliseText(input: string): string {
   // Dates: 15/8/2024, 15-08-2024, 15.8.2024; then 15/8 and 8/2024.
   text = text.replace(
     new RegExp(`${NOT_LETTER_BEFORE}(ngày\\s+)?(\\d{1,2})([/.-])(\\d{1,2})\\3(\\d{4})(?!\\d)`, 'gi'),
-    (m, _ngay, d: string, _sep, mo: string, y: string) =>
-      validDay(d) && validMonth(mo) ? ` ngày ${readDay(d)} tháng ${readMonth(mo)} năm ${readNumber(y)} ` : m,
+    (m, _ngay, d: string, _sep, mo: string, y: string) => (validDay(d) && validMonth(mo) ? ` ngày ${readDay(d)} tháng ${readMonth(mo)} năm ${readNumber(y)} ` : m),
   );
   text = text.replace(/(?<!\d)(tháng\s+)?(\d{1,2})\/(\d{4})(?!\d)/gi, (m, _thang, mo: string, y: string) =>
     validMonth(mo) ? ` tháng ${readMonth(mo)} năm ${readNumber(y)} ` : m,
@@ -386,19 +409,23 @@ export function normaliseText(input: string): string {
   text = text.replace(UNIT_RE, (_m, n: string, unit: string) => ` ${readWrittenNumber(n)} ${UNIT_MAP.get(unit) ?? unit} `);
 
   // Ranges of numbers: 5-10 -> năm đến mười.
-  text = text.replace(new RegExp(`(?<![\\d.,])(${NUMBER})\\s?[-–—]\\s?(${NUMBER})(?![\\d])`, 'g'), (_m, a: string, b: string) => ` ${readWrittenNumber(a)} đến ${readWrittenNumber(b)} `);
+  text = text.replace(
+    new RegExp(`(?<![\\d.,])(${NUMBER})\\s?[-–—]\\s?(${NUMBER})(?![\\d])`, 'g'),
+    (_m, a: string, b: string) => ` ${readWrittenNumber(a)} đến ${readWrittenNumber(b)} `,
+  );
 
   // Ordinals: thứ 2 -> thứ hai, thứ 4 -> thứ tư.
   text = text.replace(/(thứ)\s+(\d+)(?!\d)/gi, (_m, word: string, n: string) => `${word} ${readOrdinal(n)}`);
 
   // Remaining numbers, signed or not.
-  text = text.replace(new RegExp(`(?<![\\d${L}])([-−+]?)(${NUMBER})(?!\\d)`, 'g'), (_m, sign: string, n: string) => ` ${readWrittenNumber(sign === '' ? n : (sign === '+' ? '+' : '-') + n)} `);
+  text = text.replace(
+    new RegExp(`(?<![\\d${L}])([-−+]?)(${NUMBER})(?!\\d)`, 'g'),
+    (_m, sign: string, n: string) => ` ${readWrittenNumber(sign === '' ? n : (sign === '+' ? '+' : '-') + n)} `,
+  );
   text = text.replace(/\d+/g, (m) => ` ${m.length > 3 ? readDigits(m) : readNumber(m)} `);
 
   // Capitalised acronyms that are not Vietnamese syllables are spelled.
-  text = text.replace(new RegExp(`${NOT_LETTER_BEFORE}([A-ZĐ]{2,6})${NOT_LETTER_AFTER}`, 'g'), (m) =>
-    SYLLABLE.test(stripTones(m.toLowerCase())) ? m : ` ${spell(m)} `,
-  );
+  text = text.replace(new RegExp(`${NOT_LETTER_BEFORE}([A-ZĐ]{2,6})${NOT_LETTER_AFTER}`, 'g'), (m) => (SYLLABLE.test(stripTones(m.toLowerCase())) ? m : ` ${spell(m)} `));
 
   // Symbols: read the ones with a name, drop the rest; keep sentence punctuation.
   text = text.replace(/[&@+=%#§×÷≥≤<>]/g, (c) => SYMBOLS[c] ?? ' ');

@@ -145,10 +145,7 @@ export class TtsService {
     // Keyed by the request id: enqueuing twice (a retried insert) still makes one job.
     const job = await this.jobs.enqueue(SYNTHESIS_QUEUE, payload, { appCode, key: id, maxAttempts: this.tts.synthesisAttempts });
     await this.store.setJob(id, job.id);
-    this.log.info(
-      { request_id: id, job_id: job.id, app_code: appCode, voice, speed, format, characters, callback: Boolean(callbackUrl) },
-      'tts request queued',
-    );
+    this.log.info({ request_id: id, job_id: job.id, app_code: appCode, voice, speed, format, characters, callback: Boolean(callbackUrl) }, 'tts request queued');
     return { requestId: id, asyncUrl: link.url };
   }
 

@@ -15,10 +15,7 @@ export type WorkerTask =
   /** An installed VITS voice (neural.ts): `key` names the model, `config` is its sherpa-onnx OfflineTts configuration. */
   | { op: 'neural'; key: string; config: Record<string, unknown>; text: string; sid: number; speed: number };
 
-export type WorkerResult =
-  | { op: 'synthesise'; samples: Int16Array; sampleRate: number }
-  | { op: 'phonemes'; phonemes: string }
-  | { op: 'mp3'; mp3: Uint8Array };
+export type WorkerResult = { op: 'synthesise'; samples: Int16Array; sampleRate: number } | { op: 'phonemes'; phonemes: string } | { op: 'mp3'; mp3: Uint8Array };
 
 interface EspeakWorker {
   set_voice(name: string): number;

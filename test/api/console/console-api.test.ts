@@ -34,7 +34,7 @@ describe('console API without SAOLA_ADMIN_PASSWORD', () => {
       ['POST', '/console/api/apps'],
       ['GET', `/console/api/apps/${app.appCode}/usage`],
     ] as const) {
-      const r = await call(app.url, method, path, { headers: { authorization: 'Bearer ' } , json: method === 'POST' ? { name: 'x' } : undefined });
+      const r = await call(app.url, method, path, { headers: { authorization: 'Bearer ' }, json: method === 'POST' ? { name: 'x' } : undefined });
       assert.equal(r.status, 403, `${method} ${path}`);
     }
     const page = await fetch(`${app.url}/console`);
@@ -69,7 +69,10 @@ describe('console API with a password', () => {
 
     const list = await call(app.url, 'GET', '/console/api/apps', { headers: { cookie } });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.applications.map((a: { name: string }) => a.name), ['test-app']);
+    assert.deepEqual(
+      list.body.applications.map((a: { name: string }) => a.name),
+      ['test-app'],
+    );
     const status = await call(app.url, 'GET', '/console/api/status', { headers: { cookie } });
     assert.equal(status.body.signed_in, true);
     assert.equal(status.body.csrf, csrf);
@@ -128,9 +131,16 @@ describe('console API: applications, credentials, quotas, deletion', () => {
     const creds = await call(app.url, 'GET', `/console/api/apps/${code}/credentials`, { headers: admin });
     assert.equal(creds.body.credentials.length, 3);
     const used = creds.body.credentials.filter((c: { last_used_time: string | null }) => c.last_used_time !== null);
-    assert.deepEqual(used.map((c: { id: string }) => c.id), [key.body.id], 'only the key just used has a last use');
+    assert.deepEqual(
+      used.map((c: { id: string }) => c.id),
+      [key.body.id],
+      'only the key just used has a last use',
+    );
     assert.ok(Date.now() - Date.parse(used[0].last_used_time) < 60_000);
-    assert.ok(creds.body.credentials.every((c: Record<string, unknown>) => !('secret' in c) && !('secret_hash' in c)), 'no secrets listed');
+    assert.ok(
+      creds.body.credentials.every((c: Record<string, unknown>) => !('secret' in c) && !('secret_hash' in c)),
+      'no secrets listed',
+    );
     const revoke = await call(app.url, 'DELETE', `/console/api/credentials/${key.body.id}`, { headers: admin });
     assert.equal(revoke.status, 200);
     assert.equal((await call(app.url, 'GET', '/dmp/creditscoring/v1?phone=0912345678&dltype=1', { headers: { api_key: key.body.secret } })).status, 401);
@@ -138,13 +148,19 @@ describe('console API: applications, credentials, quotas, deletion', () => {
     // Some records: NLU samples with the app's token, and a quota.
     for (const content of ['một', 'hai']) await call(app.url, 'POST', '/api/v3/sample', { token: made.body.token, json: { content } });
     const quota = await call(app.url, 'PUT', `/console/api/apps/${code}/quotas`, { headers: admin, json: { service: 'nlu', per_day: 1000 } });
-    assert.deepEqual(quota.body.quotas.map((q: { service: string; per_minute: null; per_day: number }) => [q.service, q.per_minute, q.per_day]), [['nlu', null, 1000]]);
+    assert.deepEqual(
+      quota.body.quotas.map((q: { service: string; per_minute: null; per_day: number }) => [q.service, q.per_minute, q.per_day]),
+      [['nlu', null, 1000]],
+    );
     assert.equal((await call(app.url, 'PUT', `/console/api/apps/${code}/quotas`, { headers: admin, json: { service: 'nlu', per_day: -1 } })).status, 400);
     assert.equal((await call(app.url, 'PUT', `/console/api/apps/${code}/quotas`, { headers: admin, json: { service: 'weather', per_day: 5 } })).status, 400);
 
     // The reader's features arrangement, through the registry the services fill.
     const settings = await call(app.url, 'GET', `/console/api/apps/${code}/settings`, { headers: admin });
-    assert.deepEqual(settings.body.settings.map((x: { key: string; on: boolean }) => [x.key, x.on]), [['reader.features', false]]);
+    assert.deepEqual(
+      settings.body.settings.map((x: { key: string; on: boolean }) => [x.key, x.on]),
+      [['reader.features', false]],
+    );
     const on = await call(app.url, 'PUT', `/console/api/apps/${code}/settings`, { headers: admin, json: { key: 'reader.features', on: true } });
     assert.deepEqual(on.body, { key: 'reader.features', on: true });
     assert.equal((await call(app.url, 'PUT', `/console/api/apps/${code}/settings`, { headers: admin, json: { key: 'nope', on: true } })).status, 400);
@@ -189,7 +205,7 @@ describe('console API: the face match playground boxes', () => {
   });
   after(() => app.close());
 
-  test('one portrait: the subject boxed around the face, in the photo\'s own pixels', async () => {
+  test("one portrait: the subject boxed around the face, in the photo's own pixels", async () => {
     const image = photo('grace_hopper.jpg');
     const meta = await sharp(image).metadata();
     const r = await faces(image);
@@ -208,7 +224,7 @@ describe('console API: the face match playground boxes', () => {
     assert.ok(s.score > 0.5 && s.score <= 1);
   });
 
-  test('a photo turned by 90 degrees: the box is turned with it (not left in the engine\'s upright view)', async () => {
+  test("a photo turned by 90 degrees: the box is turned with it (not left in the engine's upright view)", async () => {
     const image = photo('grace_hopper.jpg');
     const upright = (await faces(image)).body;
     const turned = await sharp(image).rotate(90).jpeg({ quality: 92 }).toBuffer();
@@ -237,7 +253,7 @@ describe('console API: the face match playground boxes', () => {
     for (const x of r.body.rejected) assert.equal(typeof x.reason, 'string');
   });
 
-  test('bad input is refused in the console\'s shape; a session needs the CSRF header', async () => {
+  test("bad input is refused in the console's shape; a session needs the CSRF header", async () => {
     const notImage = await faces(Buffer.from('this is not a photo at all, just text'));
     assert.equal(notImage.status, 400);
     assert.equal(notImage.body.code, 'INVALID_REQUEST');

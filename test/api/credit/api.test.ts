@@ -159,11 +159,11 @@ describe('GET /dmp/creditscoring/v1', () => {
     assert.equal(viaQuery.status, 200);
   });
 
-  test('tenancy: one application never sees another application\'s imported events', async () => {
+  test("tenancy: one application never sees another application's imported events", async () => {
     const other = await app.newTenant('credit-other');
     const theirs = await score(app.url, other.apiKey, { phone: PHONE, dltype: 1, decision_time: T });
     assert.equal(theirs.status, 200);
-    assert.equal(theirs.body.alpha_score, -1, 'app B scored from app A\'s feature store');
+    assert.equal(theirs.body.alpha_score, -1, "app B scored from app A's feature store");
     // B imports a bad history for the same number; A's answer must not move.
     const mine = await score(app.url, app.apiKey, { phone: PHONE, dltype: 1, decision_time: T });
     const report = await importCsv(app.deps, other.appCode, historyCsv(PHONE, T, { late: 40 }));
@@ -271,6 +271,6 @@ describe('an HTTP-backed beta source', () => {
 
     const other = await app.newTenant('beta-other');
     const theirs = await score(app.url, other.apiKey, { phone: PHONE, dltype: 1, decision_time: T });
-    assert.equal(theirs.body.beta_score, -1, 'another application used this application\'s beta model');
+    assert.equal(theirs.body.beta_score, -1, "another application used this application's beta model");
   });
 });

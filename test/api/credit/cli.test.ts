@@ -79,7 +79,10 @@ describe('saola credit (CLI, end to end)', () => {
     assert.match(run.out, /line 4: amount "lots"/);
     const report = fs.readFileSync(file('rejects.csv'), 'utf8').trim().split('\n');
     assert.equal(report[0], 'line,reason');
-    assert.deepEqual(report.slice(1).map((l) => l.split(',')[0]), ['3', '4']);
+    assert.deepEqual(
+      report.slice(1).map((l) => l.split(',')[0]),
+      ['3', '4'],
+    );
   });
 
   test('train alpha: one stored, versioned model per dltype, used by the server from the next request', async () => {
@@ -91,10 +94,13 @@ describe('saola credit (CLI, end to end)', () => {
     const run = await json('train', 'alpha', '--outcomes', file('outcomes.csv'), '--app', 'test-app');
     assert.equal(run.code, 0, run.out + run.err);
     assert.equal(run.body.outcomes, 1500);
-    assert.deepEqual(run.body.models.map((m: { dltype: number; version: number }) => [m.dltype, m.version]), [
-      [1, 1],
-      [2, 1],
-    ]);
+    assert.deepEqual(
+      run.body.models.map((m: { dltype: number; version: number }) => [m.dltype, m.version]),
+      [
+        [1, 1],
+        [2, 1],
+      ],
+    );
     for (const m of run.body.models) assert.ok(m.holdout.auc > 0.6, `dltype ${m.dltype} holdout AUC ${m.holdout.auc}`);
 
     const afterTraining = await score(app.url, app.apiKey, query);
@@ -123,7 +129,10 @@ describe('saola credit (CLI, end to end)', () => {
   test('training again stores the next version, which the server then uses', async () => {
     const run = await json('train', 'alpha', '--outcomes', file('outcomes.csv'), '--app', 'test-app', '--dltype', '2');
     assert.equal(run.code, 0);
-    assert.deepEqual(run.body.models.map((m: { dltype: number; version: number }) => [m.dltype, m.version]), [[2, 2]]);
+    assert.deepEqual(
+      run.body.models.map((m: { dltype: number; version: number }) => [m.dltype, m.version]),
+      [[2, 2]],
+    );
     const listed = await credit('models', '--app', 'test-app');
     assert.match(listed.out, /alpha dltype 2 v2/);
     const phone = fs.readFileSync(file('outcomes.csv'), 'utf8').split('\n')[1].split(',');

@@ -124,7 +124,13 @@ describe('liveness over HTTP with generated videos', () => {
     const r = await v2(v);
     assert.equal(r.body.code, '410');
     assert.equal(typeof r.body.data, 'string');
-    const empty = await animate(await sharp({ create: { width: 900, height: 600, channels: 3, background: '#8a7a6b' } }).png().toBuffer(), 'shake', O);
+    const empty = await animate(
+      await sharp({ create: { width: 900, height: 600, channels: 3, background: '#8a7a6b' } })
+        .png()
+        .toBuffer(),
+      'shake',
+      O,
+    );
     assert.equal((await v3(empty)).body.liveness.code, '410');
   });
 
@@ -208,7 +214,7 @@ describe('liveness over HTTP with generated videos', () => {
   });
 
   it('cmnd is compared with the best frame: same person matches, another does not, no face is 407', async () => {
-    const proxy = await crossFade([grace, (await sharp(grace).rotate(6, { background: '#6b7a88' }).toBuffer())], { ...O, width: 1280, height: 720 });
+    const proxy = await crossFade([grace, await sharp(grace).rotate(6, { background: '#6b7a88' }).toBuffer()], { ...O, width: 1280, height: 720 });
     let r = await v3(proxy, 'selfie.mp4', [['cmnd', grace, 'id.jpg']]);
     assert.equal(r.body.liveness.code, '200', JSON.stringify(r.body));
     assert.equal(r.body.code, r.body.liveness.is_live === 'true' ? '200' : '301');
@@ -222,7 +228,9 @@ describe('liveness over HTTP with generated videos', () => {
     assert.equal(r.body.face_match.isMatch, false);
     assert.equal(typeof r.body.face_match.similarity, 'number');
     assert.ok(r.body.face_match.similarity < 80);
-    const blank = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#ddd' } }).jpeg().toBuffer();
+    const blank = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#ddd' } })
+      .jpeg()
+      .toBuffer();
     r = await v2(shaken, 'selfie.mp4', [['cmnd', blank, 'id.jpg']]);
     assert.deepEqual(r.body.face_match_error, { code: '407', data: 'No faces detected' });
     assert.equal('face_match' in r.body, false);
@@ -264,14 +272,20 @@ describe('liveness over HTTP with generated videos', () => {
       return { status: res.status, body: (await res.json()) as any };
     };
     const fields = ['code', 'message', 'is_live', 'spoof_prob', 'need_to_review', 'is_deepfake', 'deepfake_prob', 'warning'];
-    let r = await send(V3, [['video', shaken, 'video.mp4'], ['cmnd', grace, 'face.jpg']]);
+    let r = await send(V3, [
+      ['video', shaken, 'video.mp4'],
+      ['cmnd', grace, 'face.jpg'],
+    ]);
     assert.equal(r.status, 200);
     assert.deepEqual(Object.keys(r.body.liveness), fields);
     assert.deepEqual(Object.keys(r.body.face_match), ['code', 'message', 'isMatch', 'similarity', 'warning']);
     assert.equal(r.body.liveness.message, 'liveness check successful');
     // A selfie image instead of the video: the same shape, no motion rules (a single image is not "a still image").
     const selfie = await sharp(grace).resize({ height: 1280, width: 960, fit: 'contain', background: '#6b7a88' }).jpeg().toBuffer();
-    r = await send(V3, [['selfies', selfie, 'selfie.jpg'], ['cmnd', grace, 'face.jpg']]);
+    r = await send(V3, [
+      ['selfies', selfie, 'selfie.jpg'],
+      ['cmnd', grace, 'face.jpg'],
+    ]);
     assert.equal(r.body.liveness.code, '200', JSON.stringify(r.body));
     assert.equal(r.body.liveness.warning, '');
     assert.equal(r.body.face_match.code, '200');
@@ -283,7 +297,10 @@ describe('liveness over HTTP with generated videos', () => {
     assert.equal(r.body.liveness.warning, 'Resolution of image is too low. Please upload image with at least HD resolution to ensure accuracy');
     r = await send(V3, [['selfies', Buffer.from('not an image'), 'selfie.jpg']]);
     assert.deepEqual([r.body.code, r.body.message, r.body.face_match.code], ['409', 'Invalid upload image', '409']);
-    r = await send(V3, [['selfies', selfie, 'selfie.jpg'], ['video', shaken, 'video.mp4']]);
+    r = await send(V3, [
+      ['selfies', selfie, 'selfie.jpg'],
+      ['video', shaken, 'video.mp4'],
+    ]);
     assert.equal(r.body.code, '409');
     // A still image in the guide's words.
     r = await send(V3, [['video', await video('still'), 'video.mp4']]);

@@ -110,7 +110,10 @@ describe('face rules (pure)', () => {
       [800, 533],
       [799, 599],
     ])
-      assert.ok(tiles.some((t) => x >= t.x && x < t.x + t.w && y >= t.y && y < t.y + t.h), `${x},${y}`);
+      assert.ok(
+        tiles.some((t) => x >= t.x && x < t.x + t.w && y >= t.y && y < t.y + t.h),
+        `${x},${y}`,
+      );
     assert.ok(tiles[1].x < tiles[0].x + tiles[0].w);
   });
 });
@@ -128,7 +131,7 @@ function compared(r: AnalyzeResult): PlacedBox {
 }
 
 describe('face rules and subject on real photos', () => {
-  it('compares the portrait\'s face in every placement, with the same identity', async () => {
+  it("compares the portrait's face in every placement, with the same identity", async () => {
     const portrait = fixture('grace_hopper.jpg');
     const base = await subjectOf(portrait);
     const found = await placements(portrait, base.box, fixture('group.jpg'));
@@ -164,7 +167,10 @@ describe('face rules and subject on real photos', () => {
     // person-c in front of an enlarged, blurred copy of group.jpg: the background faces are as big as the subject's.
     const bg = await sharp(fixture('group.jpg')).resize(1400, 1000, { fit: 'cover' }).blur(10).toBuffer();
     const person = await sharp(fixture('person-c.jpg')).resize(420).toBuffer();
-    const composite = await sharp(bg).composite([{ input: person, left: 900, top: 1000 - (await sharp(person).metadata()).height! }]).jpeg({ quality: 90 }).toBuffer();
+    const composite = await sharp(bg)
+      .composite([{ input: person, left: 900, top: 1000 - (await sharp(person).metadata()).height! }])
+      .jpeg({ quality: 90 })
+      .toBuffer();
     const r = await run(composite);
     assert.ok(r.ok && r.primary);
     assert.ok(r.faces.length >= 2, `the blurred faces are still faces (${r.faces.length})`);
@@ -174,7 +180,12 @@ describe('face rules and subject on real photos', () => {
     assert.equal(assessFace(r, gates, { single: true }).kind, 'ok');
     // The same photo with a sharp background is unclear: several faces.
     const sharpBg = await sharp(fixture('group.jpg')).resize(1400, 1000, { fit: 'cover' }).toBuffer();
-    const crowded = await run(await sharp(sharpBg).composite([{ input: person, left: 900, top: 1000 - (await sharp(person).metadata()).height! }]).jpeg({ quality: 90 }).toBuffer());
+    const crowded = await run(
+      await sharp(sharpBg)
+        .composite([{ input: person, left: 900, top: 1000 - (await sharp(person).metadata()).height! }])
+        .jpeg({ quality: 90 })
+        .toBuffer(),
+    );
     assert.equal(assessFace(crowded, gates, { single: true }).kind, 'severalFaces');
   });
 
@@ -200,11 +211,17 @@ describe('face rules and subject on real photos', () => {
     const a = await run(await texture(2, blobs, 3));
     assert.ok(a.ok);
     assert.equal(a.faces.length, 0);
-    assert.ok(a.rejected.some((x) => /eye distance|order|nose|off the box|tilted/.test(x.reason)), JSON.stringify(a.rejected));
+    assert.ok(
+      a.rejected.some((x) => /eye distance|order|nose|off the box|tilted/.test(x.reason)),
+      JSON.stringify(a.rejected),
+    );
     const b = await run(await texture(6, dots, 0));
     assert.ok(b.ok);
     assert.equal(b.faces.length, 0);
-    assert.ok(b.rejected.some((x) => /embedding length/.test(x.reason)), JSON.stringify(b.rejected));
+    assert.ok(
+      b.rejected.some((x) => /embedding length/.test(x.reason)),
+      JSON.stringify(b.rejected),
+    );
     assert.equal(assessFace(b, gates, { single: true }).kind, 'noFace');
     // Real faces read well above the cut.
     const real = await run(fixture('person-c.jpg'));

@@ -15,7 +15,12 @@ async function filesUnder(dir: string): Promise<string[]> {
   const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true });
   return entries
     .filter((e) => e.isFile())
-    .map((e) => path.relative(dir, path.join(e.parentPath ?? e.path, e.name)).split(path.sep).join('/'))
+    .map((e) =>
+      path
+        .relative(dir, path.join(e.parentPath ?? e.path, e.name))
+        .split(path.sep)
+        .join('/'),
+    )
     .sort();
 }
 
@@ -112,7 +117,11 @@ describe('FsBlobStore on disk', () => {
       );
     await Promise.all(Array.from({ length: 6 }, (_, i) => store.put(key, contended(i + 1))));
     const files = await filesUnder(path.join(store.root, 'tts/app1'));
-    assert.deepEqual(files.filter((f) => f.startsWith('.')), [], 'temp files left behind');
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('.')),
+      [],
+      'temp files left behind',
+    );
     assert.ok(files.includes('atomic.mp3'));
     assert.ok(!files.includes('never.mp3'));
   });
@@ -144,8 +153,7 @@ describe('sendBlob over HTTP', () => {
     await fs.rm(root, { recursive: true, force: true });
   });
 
-  const get = (headers: Record<string, string> = {}, method = 'GET', file = key) =>
-    fetch(`${base}/files/${file}`, { method, headers });
+  const get = (headers: Record<string, string> = {}, method = 'GET', file = key) => fetch(`${base}/files/${file}`, { method, headers });
 
   test('200 with the whole blob and its headers', async () => {
     const response = await get();

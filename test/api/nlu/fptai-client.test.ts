@@ -160,7 +160,10 @@ describe('a client shaped like fptai-go, with only its base URL changed', () => 
     assert.equal(intents.data.history_id, 0);
     const entities = await client.getNLPPredict('ba mươi phần trăm', false, 'entity');
     assert.equal(entities.status.message, 'Recognize Entities successful');
-    assert.deepEqual(entities.data.entities.map((e: any) => [e.entity, e.start, e.end, e.real_value]), [['sys_percent', 0, 17, 30]]);
+    assert.deepEqual(
+      entities.data.entities.map((e: any) => [e.entity, e.start, e.end, e.real_value]),
+      [['sys_percent', 0, 17, 30]],
+    );
   });
 
   test('errors reach the client as errors, never as a 500', async () => {

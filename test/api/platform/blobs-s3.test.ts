@@ -125,7 +125,10 @@ describe('S3BlobStore specifics', () => {
     const mark = s3.requests.length;
     await assert.rejects(store.put('tts/app1/aborted.mp3', Readable.from(failing())), /source died/);
     const calls = s3.requests.slice(mark).filter((r) => r.includes('/aborted.mp3'));
-    assert.ok(calls.some((r) => r.startsWith('DELETE') && r.includes('uploadId=')), calls.join('\n'));
+    assert.ok(
+      calls.some((r) => r.startsWith('DELETE') && r.includes('uploadId=')),
+      calls.join('\n'),
+    );
     assert.equal(await store.stat('tts/app1/aborted.mp3'), undefined);
   });
 
@@ -225,7 +228,11 @@ describe('S3 settings', () => {
       { SAOLA_S3_ENDPOINT: 'http://127.0.0.1:9000' },
     ];
     for (const env of refused) {
-      assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && /SAOLA_S3_/.test(e.message), JSON.stringify(env));
+      assert.throws(
+        () => loadConfig(env),
+        (e: unknown) => e instanceof ConfigError && /SAOLA_S3_/.test(e.message),
+        JSON.stringify(env),
+      );
     }
   });
 

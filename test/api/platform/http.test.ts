@@ -137,7 +137,15 @@ describe('service error shapes, auth hook and lenient bodies', () => {
 
   test('an unknown route answers 404 whatever its body: multipart, broken JSON, over the body limit (the body is not parsed)', async () => {
     const boundary = '----saola-test';
-    const multipart = [`--${boundary}`, 'Content-Disposition: form-data; name="image"; filename="card.jpg"', 'Content-Type: image/jpeg', '', 'x'.repeat(200), `--${boundary}--`, ''].join('\r\n');
+    const multipart = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="image"; filename="card.jpg"',
+      'Content-Type: image/jpeg',
+      '',
+      'x'.repeat(200),
+      `--${boundary}--`,
+      '',
+    ].join('\r\n');
     const bodies: { type: string; payload: string }[] = [
       { type: `multipart/form-data; boundary=${boundary}`, payload: multipart },
       { type: 'application/json', payload: '{oops' },
@@ -159,9 +167,19 @@ describe('service error shapes, auth hook and lenient bodies', () => {
 
   test('bodies: JSON under any content type, form fields, raw bytes, empty', async () => {
     const headers = { api_key: apiKey };
-    const asForm = await app.inject({ method: 'POST', url: '/vision/echo', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: '{"a":1}' });
+    const asForm = await app.inject({
+      method: 'POST',
+      url: '/vision/echo',
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '{"a":1}',
+    });
     assert.deepEqual(asForm.json().body, { a: 1 });
-    const fields = await app.inject({ method: 'POST', url: '/vision/echo', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'a=1&b=x&b=y' });
+    const fields = await app.inject({
+      method: 'POST',
+      url: '/vision/echo',
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'a=1&b=x&b=y',
+    });
     assert.deepEqual(fields.json().body, { a: '1', b: ['x', 'y'] });
     const octet = await app.inject({ method: 'POST', url: '/vision/echo', headers: { ...headers, 'content-type': 'application/octet-stream' }, payload: '[1,2]' });
     assert.deepEqual(octet.json().body, [1, 2]);

@@ -102,10 +102,18 @@ describe('the service list', () => {
     // The usage rows (written every 5 s) name the service.
     let rows: { service: string; endpoint: string; count: number }[] = [];
     for (let i = 0; i < 40 && rows.length === 0; i++) {
-      rows = await t.deps.store.db.selectFrom('usage_daily').select(['service', 'endpoint', 'count']).where('app_code', '=', t.appCode).where('service', '=', 'liveness').execute();
+      rows = await t.deps.store.db
+        .selectFrom('usage_daily')
+        .select(['service', 'endpoint', 'count'])
+        .where('app_code', '=', t.appCode)
+        .where('service', '=', 'liveness')
+        .execute();
       if (rows.length === 0) await new Promise((r) => setTimeout(r, 250));
     }
-    assert.ok(rows.some((r) => r.endpoint === 'POST /dmp/liveness/v3' && Number(r.count) >= 1), JSON.stringify(rows));
+    assert.ok(
+      rows.some((r) => r.endpoint === 'POST /dmp/liveness/v3' && Number(r.count) >= 1),
+      JSON.stringify(rows),
+    );
   });
 
   it('liveness obeys SAOLA_MAX_IN_FLIGHT: while one upload is in hand, the next gets its 429', async () => {
@@ -149,7 +157,11 @@ describe('adding a service', () => {
       const r = await app.inject({ method: 'POST', url: '/echo/v1', payload: { hello: 'world' } });
       assert.equal(r.statusCode, 200);
       assert.deepEqual(r.json(), { echo: { hello: 'world' } });
-      await deps.store.db.withTables<{ echo_notes: { app_code: string; text: string } }>().insertInto('echo_notes').values({ app_code: created.app_code, text: 'x' }).execute();
+      await deps.store.db
+        .withTables<{ echo_notes: { app_code: string; text: string } }>()
+        .insertInto('echo_notes')
+        .values({ app_code: created.app_code, text: 'x' })
+        .execute();
       const report = await purgeApplication(deps, created.app_code, []);
       assert.equal(report.rows.echo_notes, 1, 'the platform purges a service table it was never told about');
     } finally {

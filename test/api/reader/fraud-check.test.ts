@@ -20,7 +20,11 @@ import { fixture, postForm, truth } from '../../support/reader/helpers.js';
 const task = (image: Buffer) => ({ image, maxPixels: 40_000_000, minCardArea: 0.12 });
 
 /** A multipart form whose field names may repeat (the two sides as two `image` parts). */
-async function postImages(url: string, apiKey: string, images: Buffer[]): Promise<{ status: number; body: { errorCode: number; errorMessage: string; data: Record<string, any>[] } }> {
+async function postImages(
+  url: string,
+  apiKey: string,
+  images: Buffer[],
+): Promise<{ status: number; body: { errorCode: number; errorMessage: string; data: Record<string, any>[] } }> {
   const form = new FormData();
   images.forEach((b, i) => form.append('image', new Blob([new Uint8Array(b)], { type: 'image/jpeg' }), `side${i}.jpg`));
   const res = await fetch(url, { method: 'POST', body: form, headers: { api_key: apiKey } });
@@ -60,7 +64,7 @@ describe('fraud check measurements', () => {
     const noise = new Float64Array(n * n);
     const gradient = new Float64Array(n * n);
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let y = 0; y < n; y++) {
       for (let x = 0; x < n; x++) {
         // A screen's grid seen slightly turned: a plane wave at about 0.3 cycles/pixel, plus some sensor noise.
@@ -78,7 +82,10 @@ describe('fraud check measurements', () => {
 
   it('printed texts: the headline lines and the side title found in OCR words, a slip allowed; backs have none', () => {
     const words = (text: string) => text.split(' ').map((w) => ({ text: w }) as CardWord);
-    const chip = printedTexts(words('CỘNG HOÀ XÃ HỘI CHỦ NGHĨA VIỆT NAM Độc lập - Tự do - Hạnh phúc CĂN CƯỚC CÔNG DÂN Citizen Identity Card Số / No.'), 'cccd_chip_front');
+    const chip = printedTexts(
+      words('CỘNG HOÀ XÃ HỘI CHỦ NGHĨA VIỆT NAM Độc lập - Tự do - Hạnh phúc CĂN CƯỚC CÔNG DÂN Citizen Identity Card Số / No.'),
+      'cccd_chip_front',
+    );
     assert.deepEqual(chip, { headline: [true, true], title: [true, true] });
     const covered = printedTexts(words('CỘNG HÒA XÃ HỘI CHU NGHIA VIET NAM Số Họ và tên'), 'cccd_12_front');
     assert.deepEqual(covered, { headline: [true, false], title: [false, undefined] });
@@ -101,14 +108,38 @@ describe('fraud check measurements', () => {
     assert.equal(r.recaptured_result, '0');
     assert.equal(r.check_mrz_result, 'passed');
     assert.deepEqual(r.low_score_result, ['features']);
-    for (const k of ['edited', 'check_emblem', 'check_title', 'check_headline', 'check_QRcode', 'check_chip', 'check_fingerprint', 'check_stamp', 'check_covering', 'corner_cut']) assert.equal(r[`${k}_result`], 'N/A', k);
-    const front = checkingResult({ ...card, kind: 'cccd_chip_front', mrz: undefined, printed: { headline: [true, false], title: [true, true] } } as ReadCard, { cardFound: true, colourSpread: 40, moire: 0.5 });
+    for (const k of [
+      'edited',
+      'check_emblem',
+      'check_title',
+      'check_headline',
+      'check_QRcode',
+      'check_chip',
+      'check_fingerprint',
+      'check_stamp',
+      'check_covering',
+      'corner_cut',
+    ])
+      assert.equal(r[`${k}_result`], 'N/A', k);
+    const front = checkingResult({ ...card, kind: 'cccd_chip_front', mrz: undefined, printed: { headline: [true, false], title: [true, true] } } as ReadCard, {
+      cardFound: true,
+      colourSpread: 40,
+      moire: 0.5,
+    });
     assert.equal(front.check_mrz_result, 'N/A', 'a front has no MRZ');
     assert.deepEqual([front.check_headline_result, front.check_headline_prob], ['passed', '0.50'], "one headline line read: enough on a chip card (the guide's 0.1)");
-    const barcode = checkingResult({ ...card, kind: 'cccd_12_front', mrz: undefined, printed: { headline: [true, false], title: [true, undefined] } } as ReadCard, { cardFound: true, colourSpread: 40, moire: 0.5 });
+    const barcode = checkingResult({ ...card, kind: 'cccd_12_front', mrz: undefined, printed: { headline: [true, false], title: [true, undefined] } } as ReadCard, {
+      cardFound: true,
+      colourSpread: 40,
+      moire: 0.5,
+    });
     assert.deepEqual([barcode.check_headline_result, barcode.check_headline_prob], ['failed', '0.50'], 'not on the others (0.7)');
     assert.deepEqual([front.check_title_result, front.check_title_prob], ['passed', ['1.00', '1.00']]);
-    const old = checkingResult({ ...card, kind: 'cmnd_09_front', mrz: undefined, printed: { headline: [true, true], title: [false, undefined] } } as ReadCard, { cardFound: true, colourSpread: 40, moire: 0.5 });
+    const old = checkingResult({ ...card, kind: 'cmnd_09_front', mrz: undefined, printed: { headline: [true, true], title: [false, undefined] } } as ReadCard, {
+      cardFound: true,
+      colourSpread: 40,
+      moire: 0.5,
+    });
     assert.deepEqual([old.check_headline_result, old.check_title_result, old.check_title_prob], ['passed', 'failed', ['0.00']]);
   });
 });
@@ -175,7 +206,9 @@ describe('POST /vision/vnm/id-fraudcheck', () => {
     assert.equal(postCheck([{ kind: front.kind as never, fields: front.fields }]).code, 'E00');
     assert.notEqual(expected.code, 'E00');
     const mixed = await postImages(url(), t.apiKey, [fixture('chip-front.jpg'), fixture('cccd12-back-near-edge.jpg')]);
-    assert.deepEqual(mixed.body.data[2], { post_check_result: { result: 'Failed', code: 'E15', message: 'Please send images of front and back side of same type ID (old or new ID)' } });
+    assert.deepEqual(mixed.body.data[2], {
+      post_check_result: { result: 'Failed', code: 'E15', message: 'Please send images of front and back side of same type ID (old or new ID)' },
+    });
     const three = await postImages(url(), t.apiKey, [fixture('chip-front.jpg'), fixture('chip-front.jpg'), fixture('chip-front.jpg')]);
     assert.equal(three.body.errorCode, 1);
   });

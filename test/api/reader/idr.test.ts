@@ -122,7 +122,10 @@ describe('POST /vision/idr/vnm', () => {
       // only where nothing is printed is read: test/reader/without-outline.test.ts).
       const photo = fixture('chip-front.jpg');
       const { width, height } = await sharp(photo).metadata();
-      const cut = await sharp(photo).extract({ left: 0, top: 0, width: Math.round(width! * 0.6), height: height! }).jpeg({ quality: 90 }).toBuffer();
+      const cut = await sharp(photo)
+        .extract({ left: 0, top: 0, width: Math.round(width! * 0.6), height: height! })
+        .jpeg({ quality: 90 })
+        .toBuffer();
       const r = await idr({ image: cut });
       assert.equal(r.status, 200);
       assert.equal(r.body.errorCode, 2, r.body.errorMessage);
@@ -133,7 +136,9 @@ describe('POST /vision/idr/vnm', () => {
       const noise = Buffer.alloc(900 * 700 * 3);
       for (let i = 0; i < noise.length; i++) noise[i] = (i * 7919) % 251;
       const cases = {
-        'no card': await sharp(noise, { raw: { width: 900, height: 700, channels: 3 } }).jpeg().toBuffer(),
+        'no card': await sharp(noise, { raw: { width: 900, height: 700, channels: 3 } })
+          .jpeg()
+          .toBuffer(),
         small: await sharp(fixture('chip-front.jpg')).resize(320).jpeg().toBuffer(),
         dark: await sharp(fixture('chip-front.jpg')).linear(0.08, 0).jpeg().toBuffer(),
         blurred: await sharp(fixture('chip-front.jpg')).blur(12).jpeg().toBuffer(),

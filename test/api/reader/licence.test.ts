@@ -53,10 +53,20 @@ describe('licence validation', () => {
   it("takes a paper front's one 12-digit number as its id when the number's label was read garbled", () => {
     const at = (text: string, left: number, top: number): CardWord => ({ text, conf: 92, left, top, width: text.length * 14, height: 22 });
     const page = (extra: CardWord[] = []) => [
-      at('GIẤY', 380, 70), at('PHÉP', 450, 70), at('LÁI', 520, 70), at('XE', 570, 70),
-      at('Sø:', 283, 139), at('047833259225', 340, 139),
-      at('Họ', 284, 185), at('tên:', 320, 185), at('HỒ', 390, 185), at('NGỌC', 440, 185), at('HẠNH', 520, 185),
-      at('Sinh', 283, 246), at('ngày:', 345, 246), at('12/08/1978', 430, 246),
+      at('GIẤY', 380, 70),
+      at('PHÉP', 450, 70),
+      at('LÁI', 520, 70),
+      at('XE', 570, 70),
+      at('Sø:', 283, 139),
+      at('047833259225', 340, 139),
+      at('Họ', 284, 185),
+      at('tên:', 320, 185),
+      at('HỒ', 390, 185),
+      at('NGỌC', 440, 185),
+      at('HẠNH', 520, 185),
+      at('Sinh', 283, 246),
+      at('ngày:', 345, 246),
+      at('12/08/1978', 430, 246),
       ...extra,
     ];
     const front = (words: CardWord[]) => readFront('dl_paper_front', anchorPage(words, modelOf('dl_paper_front')), 'before 2025');

@@ -179,10 +179,26 @@ describe('passport cross-validation', () => {
 
   it("takes a second reading's value from the line under its label's, never the label's", () => {
     const w = (text: string, line: string, top: number) => ({ text, line, top });
-    const band = [w('Nơi', 'a', 5), w('sinh/Place', 'a', 5), w('of', 'a', 5), w('birth', 'a', 5), w('Hà', 'b', 30), w('Tĩnh', 'b', 30), w('Số', 'c', 60), w('định', 'c', 60), w('danh/Personal', 'c', 60)];
-    assert.deepEqual(valueLine(band).map((x) => x.text), ['Hà', 'Tĩnh']);
+    const band = [
+      w('Nơi', 'a', 5),
+      w('sinh/Place', 'a', 5),
+      w('of', 'a', 5),
+      w('birth', 'a', 5),
+      w('Hà', 'b', 30),
+      w('Tĩnh', 'b', 30),
+      w('Số', 'c', 60),
+      w('định', 'c', 60),
+      w('danh/Personal', 'c', 60),
+    ];
+    assert.deepEqual(
+      valueLine(band).map((x) => x.text),
+      ['Hà', 'Tĩnh'],
+    );
     // The label read garbled ("sinhh", "búrth") is still the label.
-    assert.deepEqual(valueLine([w('Nơi', 'a', 5), w('sinhh/Place', 'a', 5), w('of', 'a', 5), w('búrth', 'a', 5), w('Sơn', 'b', 30), w('La', 'b', 30)]).map((x) => x.text), ['Sơn', 'La']);
+    assert.deepEqual(
+      valueLine([w('Nơi', 'a', 5), w('sinhh/Place', 'a', 5), w('of', 'a', 5), w('búrth', 'a', 5), w('Sơn', 'b', 30), w('La', 'b', 30)]).map((x) => x.text),
+      ['Sơn', 'La'],
+    );
   });
 
   it("finds the name's band from its label, or from the nationality label when the name's is lost", () => {
@@ -262,7 +278,10 @@ describe('POST /vision/passport/vnm', () => {
       'ID card': fixture('chip-front.jpg'),
     };
     if (fs.existsSync(face)) cases.face = fs.readFileSync(face);
-    else cases.face = await sharp({ create: { width: 900, height: 700, channels: 3, background: '#c8a080' } }).jpeg().toBuffer();
+    else
+      cases.face = await sharp({ create: { width: 900, height: 700, channels: 3, background: '#c8a080' } })
+        .jpeg()
+        .toBuffer();
     for (const [name, image] of Object.entries(cases)) {
       const r = await post({ image });
       assert.equal(r.status, 200);
@@ -281,7 +300,10 @@ describe('POST /vision/passport/vnm', () => {
     const s = await makePassportSample(930_005, { rotation: 2, glare: false, blurSigma: 0, width: 1400, cardFraction: 0.8 });
     // Cut the photo through the page's left part: its outline leaves the frame, its words still say passport.
     const left = Math.round((s.photo.corners[0].x + s.photo.corners[1].x) / 2 - 0.15 * (s.photo.corners[1].x - s.photo.corners[0].x));
-    const cut = await sharp(s.photo.jpeg).extract({ left, top: 0, width: s.photo.width - left, height: s.photo.height }).jpeg().toBuffer();
+    const cut = await sharp(s.photo.jpeg)
+      .extract({ left, top: 0, width: s.photo.width - left, height: s.photo.height })
+      .jpeg()
+      .toBuffer();
     const r = await post({ image: cut });
     assert.equal(r.body.errorCode, 2, r.body.errorMessage);
     assert.equal((await post({ image_url: 'ftp://example.invalid/x.jpg' })).body.errorCode, 6);

@@ -8,7 +8,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { startTestApp, type TestApp } from '../../support/app.js';
-import { blurScore, brightSpotsScore, glareSpots, luminanceScore, measureQualityTask, quadMask, qualityPassed, qualityResult, type QualityMeasures } from '../../../src/reader/quality-check.js';
+import {
+  blurScore,
+  brightSpotsScore,
+  glareSpots,
+  luminanceScore,
+  measureQualityTask,
+  quadMask,
+  qualityPassed,
+  qualityResult,
+  type QualityMeasures,
+} from '../../../src/reader/quality-check.js';
 import { fixture, postForm, truth } from '../../support/reader/helpers.js';
 
 const card = fixture('chip-front.jpg');
@@ -17,14 +27,20 @@ const measure = async (image: Buffer) => {
   assert.ok(out.ok);
   return { measures: out.measures, result: qualityResult(out.measures) };
 };
-const failed = (r: ReturnType<typeof qualityResult>) => Object.entries(r.final_result).filter(([, v]) => v === 'likely').map(([k]) => k);
+const failed = (r: ReturnType<typeof qualityResult>) =>
+  Object.entries(r.final_result)
+    .filter(([, v]) => v === 'likely')
+    .map(([k]) => k);
 
 /** A lamp's reflection: a blown-out disc with a soft rim, in the middle of the card. */
 async function withGlare(image: Buffer): Promise<Buffer> {
   const { width, height } = await sharp(image).metadata();
   const r = Math.round(Math.min(width!, height!) * 0.12);
   const svg = `<svg width="${width}" height="${height}"><defs><radialGradient id="g"><stop offset="0.6" stop-color="#fff" stop-opacity="1"/><stop offset="1" stop-color="#fff" stop-opacity="0"/></radialGradient></defs><circle cx="${width! * 0.55}" cy="${height! * 0.5}" r="${r}" fill="url(#g)"/></svg>`;
-  return sharp(image).composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 92 }).toBuffer();
+  return sharp(image)
+    .composite([{ input: Buffer.from(svg) }])
+    .jpeg({ quality: 92 })
+    .toBuffer();
 }
 
 describe('quality check measurements', () => {
@@ -75,7 +91,10 @@ describe('quality check measurements', () => {
   });
 
   it('refuses what is not an image (7) or is corrupt (8), as the reader does', async () => {
-    assert.deepEqual(await measureQualityTask({ image: Buffer.from('hello, not an image at all'), maxPixels: 1e7, minCardArea: 0.12 }).then((o) => (o.ok ? 0 : o.code)), 7);
+    assert.deepEqual(
+      await measureQualityTask({ image: Buffer.from('hello, not an image at all'), maxPixels: 1e7, minCardArea: 0.12 }).then((o) => (o.ok ? 0 : o.code)),
+      7,
+    );
     assert.deepEqual(await measureQualityTask({ image: card.subarray(0, 2000), maxPixels: 1e7, minCardArea: 0.12 }).then((o) => (o.ok ? 0 : o.code)), 8);
   });
 });
@@ -114,12 +133,28 @@ describe('quality check maps and rules', () => {
     fill(14, 0, 19, 5); // reaches the frame
     fill(11, 10, 11, 10); // a lone pixel
     const spots = glareSpots(clipped, w, h);
-    assert.equal(spots.reduce((a, b) => a + b, 0), 9, 'the 3x3 core of the enclosed 5x5 blob');
+    assert.equal(
+      spots.reduce((a, b) => a + b, 0),
+      9,
+      'the 3x3 core of the enclosed 5x5 blob',
+    );
     assert.equal(spots[6 * w + 6], 1);
     assert.equal(spots[2 * w + 16], 0);
     // With a card mask ending at x = 7, the first blob reaches the card's edge.
-    const mask = quadMask([{ x: 0, y: 0 }, { x: 7, y: 0 }, { x: 7, y: h - 1 }, { x: 0, y: h - 1 }], w, h);
-    assert.equal(glareSpots(clipped, w, h, mask).reduce((a, b) => a + b, 0), 0);
+    const mask = quadMask(
+      [
+        { x: 0, y: 0 },
+        { x: 7, y: 0 },
+        { x: 7, y: h - 1 },
+        { x: 0, y: h - 1 },
+      ],
+      w,
+      h,
+    );
+    assert.equal(
+      glareSpots(clipped, w, h, mask).reduce((a, b) => a + b, 0),
+      0,
+    );
   });
 });
 
@@ -137,7 +172,12 @@ describe('POST /vision/idr-qual/vnm and ?quality_check=1', () => {
     assert.equal(body.errorMessage, '');
     assert.equal(body.data.length, 1);
     assert.deepEqual(Object.keys(body.data[0]).sort(), ['blur_score', 'bright_spots_score', 'final_result', 'luminance_score', 'resolution']);
-    assert.deepEqual(body.data[0].final_result, { lowResolutionLikelihood: 'unlikely', havingBrightSpotsLikelihood: 'unlikely', blurredLikelihood: 'unlikely', badLumimanceLikelihood: 'unlikely' });
+    assert.deepEqual(body.data[0].final_result, {
+      lowResolutionLikelihood: 'unlikely',
+      havingBrightSpotsLikelihood: 'unlikely',
+      blurredLikelihood: 'unlikely',
+      badLumimanceLikelihood: 'unlikely',
+    });
     const bad = await postForm(`${t.url}/vision/idr-qual/vnm`, t.apiKey, { image: Buffer.from('plain text, not an image') });
     assert.deepEqual(bad.body, { errorCode: 7, errorMessage: 'The uploaded file is not an image', data: [] });
     const none = await postForm(`${t.url}/vision/idr-qual/vnm`, t.apiKey, {});

@@ -27,12 +27,20 @@ before(async () => {
   await t.deps.credentials.revokeCredential(revokedKey.token);
   revokedApp = await t.newTenant('revoked-app');
   await t.deps.credentials.revokeApp(revokedApp.appCode);
-  const login = await fetch(`${t.url}/console/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: PASSWORD }) });
+  const login = await fetch(`${t.url}/console/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ password: PASSWORD }),
+  });
   assert.equal(login.status, 200);
   const { csrf } = (await login.json()) as { csrf: string };
   signedOutCookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
   assert.match(signedOutCookie, /^saola_console=./);
-  const logout = await fetch(`${t.url}/console/api/logout`, { method: 'POST', headers: { cookie: signedOutCookie, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: '{}' });
+  const logout = await fetch(`${t.url}/console/api/logout`, {
+    method: 'POST',
+    headers: { cookie: signedOutCookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+    body: '{}',
+  });
   assert.equal(logout.status, 200);
 });
 after(() => t.close());
@@ -174,7 +182,11 @@ describe('authentication on every endpoint', () => {
     }
     // The console API takes the operator's password, or the session it signs in.
     assert.equal((await fetch(`${t.url}/console/api/apps`, { headers: { authorization: `Bearer ${PASSWORD}` } })).status, 200);
-    const login = await fetch(`${t.url}/console/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: PASSWORD }) });
+    const login = await fetch(`${t.url}/console/api/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ password: PASSWORD }),
+    });
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
     const apps = await fetch(`${t.url}/console/api/apps`, { headers: { cookie } });
     assert.equal(apps.status, 200);

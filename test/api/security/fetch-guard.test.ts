@@ -22,15 +22,55 @@ const reason = (r: string) => (err: unknown) => {
 
 describe('isPublicAddress', () => {
   const notPublic = [
-    '127.0.0.1', '127.255.255.254', '0.0.0.0', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254',
-    '100.64.0.1', '192.0.2.1', '198.18.0.1', '224.0.0.1', '255.255.255.255',
-    '::', '::1', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '2001:db8::1',
-    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '0:0:0:0:0:ffff:7f00:0001',
-    '64:ff9b::127.0.0.1', '64:ff9b::a00:1', '::127.0.0.1', '::7f00:1', '::a00:1', '2002:7f00:1::1', '2002:c0a8:101::',
-    '2001:0:4136:e378:8000:63bf:3fff:fdd2', '::ffff:0:7f00:1',
-    'localhost', 'not an address', '',
+    '127.0.0.1',
+    '127.255.255.254',
+    '0.0.0.0',
+    '10.0.0.1',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '192.0.2.1',
+    '198.18.0.1',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '2001:db8::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '::ffff:a9fe:a9fe',
+    '0:0:0:0:0:ffff:7f00:0001',
+    '64:ff9b::127.0.0.1',
+    '64:ff9b::a00:1',
+    '::127.0.0.1',
+    '::7f00:1',
+    '::a00:1',
+    '2002:7f00:1::1',
+    '2002:c0a8:101::',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '::ffff:0:7f00:1',
+    'localhost',
+    'not an address',
+    '',
   ];
-  const isPublic = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '2606:4700:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'];
+  const isPublic = [
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '172.32.0.1',
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ];
   it(`refuses ${notPublic.length} loopback, private, link-local, reserved and IPv6-wrapped forms`, () => {
     for (const a of notPublic) assert.equal(isPublicAddress(a), false, a);
   });
@@ -42,15 +82,38 @@ describe('isPublicAddress', () => {
 describe('assertPublicUrl', () => {
   it('refuses decimal, octal, hex, short and IPv6 spellings of internal addresses', async () => {
     const urls = [
-      'http://2130706433/', 'http://0177.0.0.1/', 'http://0x7f.0.0.1/', 'http://0x7f000001/', 'http://127.1/', 'http://0/',
-      'http://017700000001/', 'http://0xa9.0xfe.0xa9.0xfe/latest/meta-data/', 'http://3232235777/', 'http://[::1]:80/',
-      'http://[::ffff:127.0.0.1]/', 'http://[0:0:0:0:0:ffff:169.254.169.254]/', 'http://[::127.0.0.1]/', 'http://[fe80::1]/',
-      'https://[64:ff9b::10.0.0.1]/', 'http://127.0.0.1./', 'HTTP://LOCALHOST/',
+      'http://2130706433/',
+      'http://0177.0.0.1/',
+      'http://0x7f.0.0.1/',
+      'http://0x7f000001/',
+      'http://127.1/',
+      'http://0/',
+      'http://017700000001/',
+      'http://0xa9.0xfe.0xa9.0xfe/latest/meta-data/',
+      'http://3232235777/',
+      'http://[::1]:80/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[0:0:0:0:0:ffff:169.254.169.254]/',
+      'http://[::127.0.0.1]/',
+      'http://[fe80::1]/',
+      'https://[64:ff9b::10.0.0.1]/',
+      'http://127.0.0.1./',
+      'HTTP://LOCALHOST/',
     ];
     for (const u of urls) await assert.rejects(assertPublicUrl(u), reason('blocked_address'), u);
   });
   it('refuses other schemes, credentials in the URL and garbage', async () => {
-    for (const u of ['file:///etc/passwd', 'gopher://127.0.0.1:6379/_INFO', 'ftp://example.com/', 'data:text/plain,hi', 'javascript:alert(1)', 'http://user:pw@example.com/', 'not a url', 'http://', '']) {
+    for (const u of [
+      'file:///etc/passwd',
+      'gopher://127.0.0.1:6379/_INFO',
+      'ftp://example.com/',
+      'data:text/plain,hi',
+      'javascript:alert(1)',
+      'http://user:pw@example.com/',
+      'not a url',
+      'http://',
+      '',
+    ]) {
       await assert.rejects(assertPublicUrl(u), reason('invalid_url'), u);
     }
   });

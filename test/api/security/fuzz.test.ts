@@ -67,7 +67,26 @@ const junkText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.integer().map(String),
   fc.double().map(String),
-  fc.constantFrom('', ' ', '\u0000', 'null', 'undefined', '-1', '1e309', 'NaN', '../../../../etc/passwd', '<script>x</script>', "' OR 1=1 --", '%', '%00', '{}', '[]', 'x'.repeat(5000), '👍🏽', '\uFEFF\u202E'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    'null',
+    'undefined',
+    '-1',
+    '1e309',
+    'NaN',
+    '../../../../etc/passwd',
+    '<script>x</script>',
+    "' OR 1=1 --",
+    '%',
+    '%00',
+    '{}',
+    '[]',
+    'x'.repeat(5000),
+    '👍🏽',
+    '\uFEFF\u202E',
+  ),
 );
 const pathSegment = fc.oneof(
   junkText.map((s) => encodeURIComponent(s)),
@@ -89,14 +108,50 @@ const contentType = fc.constantFrom(
 );
 const jsonish = fc.jsonValue({ maxDepth: 4 });
 const extraHeaders = fc.dictionary(
-  fc.constantFrom('x-request-id', 'accept', 'range', 'if-none-match', 'if-modified-since', 'accept-encoding', 'voice', 'speed', 'format', 'callback_url', 'x-forwarded-for'),
+  fc.constantFrom(
+    'x-request-id',
+    'accept',
+    'range',
+    'if-none-match',
+    'if-modified-since',
+    'accept-encoding',
+    'voice',
+    'speed',
+    'format',
+    'callback_url',
+    'x-forwarded-for',
+  ),
   fc.string({ maxLength: 60 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
   { maxKeys: 3 },
 );
-const FIELD_NAMES = ['image', 'image_base64', 'image_url', 'face', 'file', 'file[]', 'files', 'collection', 'id', 'name', 'text', 'voice', 'speed', 'format', 'callback_url', 'limit', 'x'];
+const FIELD_NAMES = [
+  'image',
+  'image_base64',
+  'image_url',
+  'face',
+  'file',
+  'file[]',
+  'files',
+  'collection',
+  'id',
+  'name',
+  'text',
+  'voice',
+  'speed',
+  'format',
+  'callback_url',
+  'limit',
+  'x',
+];
 /** URL-ish field values point only at refused or loopback places: no DNS lookups of random names. */
-const fieldValue = fc.oneof(junkText, fc.constantFrom('http://127.0.0.1:1/x.jpg', 'http://169.254.169.254/latest', 'file:///etc/passwd', 'http://[::1]/', 'data:image/png;base64,AAAA'));
-const bytes = fc.oneof(fc.uint8Array({ maxLength: 4096 }), fc.constantFrom(new Uint8Array(0), new Uint8Array([0xff, 0xd8, 0xff]), new Uint8Array([0x89, 0x50, 0x4e, 0x47])));
+const fieldValue = fc.oneof(
+  junkText,
+  fc.constantFrom('http://127.0.0.1:1/x.jpg', 'http://169.254.169.254/latest', 'file:///etc/passwd', 'http://[::1]/', 'data:image/png;base64,AAAA'),
+);
+const bytes = fc.oneof(
+  fc.uint8Array({ maxLength: 4096 }),
+  fc.constantFrom(new Uint8Array(0), new Uint8Array([0xff, 0xd8, 0xff]), new Uint8Array([0x89, 0x50, 0x4e, 0x47])),
+);
 const multipart = fc.array(fc.tuple(fc.constantFrom(...FIELD_NAMES), fc.oneof(fieldValue, bytes)), { maxLength: 5 });
 
 function bodyFor(op: Operation) {
@@ -114,7 +169,17 @@ function bodyFor(op: Operation) {
   );
 }
 
-function build(op: Operation, c: { path: Record<string, string>; query: [string, string][]; headers: Record<string, string>; type: string | undefined; body: { kind: string; value: unknown }; auth: number }) {
+function build(
+  op: Operation,
+  c: {
+    path: Record<string, string>;
+    query: [string, string][];
+    headers: Record<string, string>;
+    type: string | undefined;
+    body: { kind: string; value: unknown };
+    auth: number;
+  },
+) {
   const url = new URL(t.url);
   const pathname = op.path.replace(/\{(\w+)\}/g, (_, name: string) => c.path[name] ?? 'x');
   let target = `${t.url}${pathname}`;
@@ -237,7 +302,9 @@ describe('hostile input', () => {
     const alive = await fetch(`${t.url}/healthz`);
     assert.equal(alive.status, 200);
     if (process.env.SAOLA_FUZZ_TIMINGS) console.log(timings.join('\n'));
-    console.log(`# fuzz: ${ops.length} operations (${documentedCount} documented, ${ops.length - documentedCount} of the console API), ${cases} requests, RSS baseline ${(baseline / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB`);
+    console.log(
+      `# fuzz: ${ops.length} operations (${documentedCount} documented, ${ops.length - documentedCount} of the console API), ${cases} requests, RSS baseline ${(baseline / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB`,
+    );
   });
 
   it('a corpus of malformed images, video, audio and JSON: no 5xx, no crash, memory bounded', async () => {
@@ -247,21 +314,93 @@ describe('hostile input', () => {
     const uploads: { name: string; send: (b: Buffer) => Promise<{ status: number; type: string; text: string }> }[] = [
       { name: 'POST /vision/idr/vnm', send: (b) => send('POST', `${t.url}/vision/idr/vnm`, { headers: { api_key: t.apiKey }, body: form([['image', b]]) }) },
       { name: 'POST /vision/idr-qual/vnm', send: (b) => send('POST', `${t.url}/vision/idr-qual/vnm`, { headers: { api_key: t.apiKey }, body: form([['image', b]]) }) },
-      { name: 'POST /vision/vnm/id-fraudcheck', send: (b) => send('POST', `${t.url}/vision/vnm/id-fraudcheck?quality_check=1`, { headers: { api_key: t.apiKey }, body: form([['image', b], ['face', '1']]) }) },
-      { name: 'POST /cmt', send: (b) => send('POST', `${t.url}/cmt`, { headers: { api_key: t.apiKey }, body: form([['image', b], ['face', '1']]) }) },
-      { name: 'POST /dmp/checkface/v1', send: (b) => send('POST', `${t.url}/dmp/checkface/v1`, { headers: { api_key: t.apiKey }, body: form([['file[]', b], ['file[]', b]]) }) },
-      { name: 'POST facesearch add', send: (b) => send('POST', `${t.url}/dmp/facesearch/v2/add`, { headers: { api_key: t.apiKey }, body: form([['collection', 'fuzz'], ['id', 'u'], ['file', b]]) }) },
-      { name: 'POST facesearch search', send: (b) => send('POST', `${t.url}/dmp/facesearch/v2/search`, { headers: { api_key: t.apiKey }, body: form([['collection', 'fuzz'], ['file', b]]) }) },
+      {
+        name: 'POST /vision/vnm/id-fraudcheck',
+        send: (b) =>
+          send('POST', `${t.url}/vision/vnm/id-fraudcheck?quality_check=1`, {
+            headers: { api_key: t.apiKey },
+            body: form([
+              ['image', b],
+              ['face', '1'],
+            ]),
+          }),
+      },
+      {
+        name: 'POST /cmt',
+        send: (b) =>
+          send('POST', `${t.url}/cmt`, {
+            headers: { api_key: t.apiKey },
+            body: form([
+              ['image', b],
+              ['face', '1'],
+            ]),
+          }),
+      },
+      {
+        name: 'POST /dmp/checkface/v1',
+        send: (b) =>
+          send('POST', `${t.url}/dmp/checkface/v1`, {
+            headers: { api_key: t.apiKey },
+            body: form([
+              ['file[]', b],
+              ['file[]', b],
+            ]),
+          }),
+      },
+      {
+        name: 'POST facesearch add',
+        send: (b) =>
+          send('POST', `${t.url}/dmp/facesearch/v2/add`, {
+            headers: { api_key: t.apiKey },
+            body: form([
+              ['collection', 'fuzz'],
+              ['id', 'u'],
+              ['file', b],
+            ]),
+          }),
+      },
+      {
+        name: 'POST facesearch search',
+        send: (b) =>
+          send('POST', `${t.url}/dmp/facesearch/v2/search`, {
+            headers: { api_key: t.apiKey },
+            body: form([
+              ['collection', 'fuzz'],
+              ['file', b],
+            ]),
+          }),
+      },
       { name: 'POST /hmi/asr/general', send: (b) => send('POST', `${t.url}/hmi/asr/general`, { headers: { api_key: t.apiKey }, body: new Uint8Array(b) }) },
       { name: 'POST /hmi/tts/v5', send: (b) => send('POST', `${t.url}/hmi/tts/v5`, { headers: { api_key: t.apiKey }, body: new Uint8Array(b) }) },
-      { name: 'POST /api/v3/sample', send: (b) => send('POST', `${t.url}/api/v3/sample`, { headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: new Uint8Array(b) }) },
+      {
+        name: 'POST /api/v3/sample',
+        send: (b) =>
+          send('POST', `${t.url}/api/v3/sample`, { headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: new Uint8Array(b) }),
+      },
       { name: 'POST /vision/dlr/vnm', send: (b) => send('POST', `${t.url}/vision/dlr/vnm`, { headers: { api_key: t.apiKey }, body: form([['image', b]]) }) },
       { name: 'POST /vision/passport/vnm', send: (b) => send('POST', `${t.url}/vision/passport/vnm`, { headers: { api_key: t.apiKey }, body: form([['image', b]]) }) },
       // Named .mp4 so the upload gets past the extension check to ffmpeg's probe and decoder.
-      { name: 'POST /dmp/checklive/v2', send: (b) => send('POST', `${t.url}/dmp/checklive/v2`, { headers: { api_key: t.apiKey }, body: form([['video', b]], 'clip.mp4') }) },
-      { name: 'POST /dmp/liveness/v3', send: (b) => send('POST', `${t.url}/dmp/liveness/v3`, { headers: { api_key: t.apiKey }, body: form([['video', b]], 'clip.mp4') }) },
-      { name: 'POST /console/api/playground/card-outline', send: (b) => send('POST', `${t.url}/console/api/playground/card-outline`, { headers: { authorization: `Bearer ${PASSWORD}`, 'content-type': 'application/json' }, body: JSON.stringify({ image_base64: b.toString('base64') }) }) },
-      { name: 'POST /api/v3/import', send: (b) => send('POST', `${t.url}/api/v3/import`, { headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: new Uint8Array(b) }) },
+      {
+        name: 'POST /dmp/checklive/v2',
+        send: (b) => send('POST', `${t.url}/dmp/checklive/v2`, { headers: { api_key: t.apiKey }, body: form([['video', b]], 'clip.mp4') }),
+      },
+      {
+        name: 'POST /dmp/liveness/v3',
+        send: (b) => send('POST', `${t.url}/dmp/liveness/v3`, { headers: { api_key: t.apiKey }, body: form([['video', b]], 'clip.mp4') }),
+      },
+      {
+        name: 'POST /console/api/playground/card-outline',
+        send: (b) =>
+          send('POST', `${t.url}/console/api/playground/card-outline`, {
+            headers: { authorization: `Bearer ${PASSWORD}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ image_base64: b.toString('base64') }),
+          }),
+      },
+      {
+        name: 'POST /api/v3/import',
+        send: (b) =>
+          send('POST', `${t.url}/api/v3/import`, { headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: new Uint8Array(b) }),
+      },
     ];
     let cases = 0;
     const only = process.env.SAOLA_FUZZ_ONLY;
@@ -276,7 +415,9 @@ describe('hostile input', () => {
     }
     assert.equal((await fetch(`${t.url}/healthz`)).status, 200);
     const grew = (peak - baseline) / 2 ** 20;
-    console.log(`# corpus: ${Object.keys(corpus).length} inputs x ${uploads.length} endpoints = ${cases} requests; RSS baseline ${(baseline / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB (+${grew.toFixed(0)} MB)`);
+    console.log(
+      `# corpus: ${Object.keys(corpus).length} inputs x ${uploads.length} endpoints = ${cases} requests; RSS baseline ${(baseline / 2 ** 20).toFixed(0)} MB, peak ${(peak / 2 ** 20).toFixed(0)} MB (+${grew.toFixed(0)} MB)`,
+    );
     assert.ok(grew < 1536, `RSS grew by ${grew.toFixed(0)} MB`);
   });
 });

@@ -54,7 +54,11 @@ describe('headers and leaks', () => {
     let cases = 0;
     for (const e of endpoints(t.app)) {
       const docs = e.url.startsWith('/docs');
-      const auth = e.url.startsWith('/api/v3') ? { authorization: `Bearer ${t.token}` } : isConsoleApi(e) ? { authorization: `Bearer ${PASSWORD}` } : { api_key: t.apiKey };
+      const auth = e.url.startsWith('/api/v3')
+        ? { authorization: `Bearer ${t.token}` }
+        : isConsoleApi(e)
+          ? { authorization: `Bearer ${PASSWORD}` }
+          : { api_key: t.apiKey };
       for (const headers of [{}, auth]) {
         for (const body of [undefined, '{"x":', '{}']) {
           if (body !== undefined && ['GET', 'HEAD'].includes(e.method)) continue;
@@ -75,7 +79,17 @@ describe('headers and leaks', () => {
       }
     }
     // Unknown routes and wrong methods, in each service's space.
-    for (const [method, path] of [['GET', '/nothing'], ['PATCH', '/api/v3/sample'], ['GET', '/cmt'], ['PUT', '/hmi/tts/v5'], ['GET', '/dmp/facesearch/v2/nothing'], ['OPTIONS', '/api/v3/sample'], ['GET', '/console/api/nothing'], ['PUT', '/dmp/liveness/v3'], ['GET', '/vision/passport/vnm']] as const) {
+    for (const [method, path] of [
+      ['GET', '/nothing'],
+      ['PATCH', '/api/v3/sample'],
+      ['GET', '/cmt'],
+      ['PUT', '/hmi/tts/v5'],
+      ['GET', '/dmp/facesearch/v2/nothing'],
+      ['OPTIONS', '/api/v3/sample'],
+      ['GET', '/console/api/nothing'],
+      ['PUT', '/dmp/liveness/v3'],
+      ['GET', '/vision/passport/vnm'],
+    ] as const) {
       const res = await fetch(t.url + path, { method });
       const text = await res.text();
       assert.ok([401, 404, 405].includes(res.status), `${method} ${path}: ${res.status}`);

@@ -36,7 +36,11 @@ export async function withSunglasses(src: Buffer, eyes: { left: [number, number]
   const [rx, ry] = eyes.right.map((v) => v * scale);
   const r = (rx - lx) * 0.42;
   const svg = `<svg width="${meta.width}" height="${meta.height}"><ellipse cx="${lx}" cy="${ly}" rx="${r}" ry="${r * 0.8}" fill="#111"/><ellipse cx="${rx}" cy="${ry}" rx="${r}" ry="${r * 0.8}" fill="#111"/><line x1="${lx + r}" y1="${ly}" x2="${rx - r}" y2="${ry}" stroke="#111" stroke-width="4"/></svg>`;
-  return sharp(src).rotate().composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 90 }).toBuffer();
+  return sharp(src)
+    .rotate()
+    .composite([{ input: Buffer.from(svg) }])
+    .jpeg({ quality: 90 })
+    .toBuffer();
 }
 
 /** A photo of an ID card: a light card with the portrait on its left and text lines, lying on a dark desk. */
@@ -66,7 +70,11 @@ export async function withMask(src: Buffer, landmarks: number[], scale = 1): Pro
   const meta = await sharp(await sharp(src).rotate().toBuffer()).metadata();
   const pts = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 28].map((i) => `${landmarks[2 * i] * scale},${landmarks[2 * i + 1] * scale}`).join(' ');
   const svg = `<svg width="${meta.width}" height="${meta.height}"><polygon points="${pts}" fill="#9cc8e8"/></svg>`;
-  return sharp(src).rotate().composite([{ input: Buffer.from(svg) }]).jpeg({ quality: 90 }).toBuffer();
+  return sharp(src)
+    .rotate()
+    .composite([{ input: Buffer.from(svg) }])
+    .jpeg({ quality: 90 })
+    .toBuffer();
 }
 
 /** A face box in pixels of an upright photo. */
@@ -114,7 +122,10 @@ export async function placements(portrait: Buffer, face: PlacedBox, crowd: Buffe
     const top = Math.round(H * 0.95 - ph);
     const small = await sharp(upright).resize(pw, ph, { fit: 'fill' }).toBuffer();
     const image = await sharp({ create: { width: W, height: H, channels: 3, background: '#8796a5' } })
-      .composite([{ input: Buffer.from(`<svg width="${W}" height="${H}"><rect y="${H * 0.6}" width="${W}" height="${H * 0.4}" fill="#6b5d4f"/></svg>`) }, { input: small, left, top }])
+      .composite([
+        { input: Buffer.from(`<svg width="${W}" height="${H}"><rect y="${H * 0.6}" width="${W}" height="${H * 0.4}" fill="#6b5d4f"/></svg>`) },
+        { input: small, left, top },
+      ])
       .jpeg({ quality: 88 })
       .toBuffer();
     out.push({ name: 'small in a wide shot', image, face: scaleBox(face, pw / w!, left, top) });
@@ -134,13 +145,24 @@ export async function placements(portrait: Buffer, face: PlacedBox, crowd: Buffe
     // The crowd photo's faces are about a fifth of its width.
     const cw = Math.round(Math.min(W, (faceW * 0.5) / 0.2));
     const ch = Math.round((crowdMeta.height! * cw) / crowdMeta.width!);
-    const tile = await sharp(crowd).resize(cw, ch).blur(Math.max(2, cw * 0.008)).toBuffer();
-    const tiles = Array.from({ length: Math.ceil(W / cw) }, (_, i) => ({ input: tile, left: i * cw, top: Math.max(0, Math.round(H * 0.55 - ch)) })).filter((t) => t.left < W);
-    const bg = await sharp({ create: { width: W, height: H, channels: 3, background: '#2b2d33' } }).composite(tiles).png().toBuffer();
+    const tile = await sharp(crowd)
+      .resize(cw, ch)
+      .blur(Math.max(2, cw * 0.008))
+      .toBuffer();
+    const tiles = Array.from({ length: Math.ceil(W / cw) }, (_, i) => ({ input: tile, left: i * cw, top: Math.max(0, Math.round(H * 0.55 - ch)) })).filter(
+      (t) => t.left < W,
+    );
+    const bg = await sharp({ create: { width: W, height: H, channels: 3, background: '#2b2d33' } })
+      .composite(tiles)
+      .png()
+      .toBuffer();
     const left = Math.round(W * 0.38);
     const top = H - ph;
     const person = await sharp(upright).resize(pw, ph, { fit: 'fill' }).toBuffer();
-    const image = await sharp(bg).composite([{ input: person, left, top }]).jpeg({ quality: 88 }).toBuffer();
+    const image = await sharp(bg)
+      .composite([{ input: person, left, top }])
+      .jpeg({ quality: 88 })
+      .toBuffer();
     out.push({ name: 'next to a blurred crowd', image, face: scaleBox(face, kk, left, top) });
   }
 
@@ -163,7 +185,10 @@ export async function placements(portrait: Buffer, face: PlacedBox, crowd: Buffe
   // Heavily downscaled: 240 px on the long side.
   {
     const k = 240 / Math.max(w!, h!);
-    const image = await sharp(upright).resize(Math.round(w! * k), Math.round(h! * k), { fit: 'fill' }).jpeg({ quality: 85 }).toBuffer();
+    const image = await sharp(upright)
+      .resize(Math.round(w! * k), Math.round(h! * k), { fit: 'fill' })
+      .jpeg({ quality: 85 })
+      .toBuffer();
     out.push({ name: 'downscaled to 240 px', image, face: scaleBox(face, k, 0, 0) });
   }
   return out;

@@ -33,7 +33,13 @@ export function ffmpegBinary(): Promise<string> {
 }
 
 const encoder = (format: string) =>
-  format === 'webm' ? ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '1M'] : format === 'flv' ? ['-c:v', 'flv', '-q:v', '5'] : format === 'avi' ? ['-c:v', 'mpeg4', '-q:v', '5'] : ['-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '23'];
+  format === 'webm'
+    ? ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '1M']
+    : format === 'flv'
+      ? ['-c:v', 'flv', '-q:v', '5']
+      : format === 'avi'
+        ? ['-c:v', 'mpeg4', '-q:v', '5']
+        : ['-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '23'];
 
 async function inTemp<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'saola-livegen-'));
@@ -52,7 +58,10 @@ export const SCENE_MARGIN = 1.3;
  * at `x`, 0-1) on a plain background, the scene SCENE_MARGIN times the frame
  * (`wide`: three frames wide, for a face that leaves the frame).
  */
-export async function scene(photo: Buffer, opts: { width: number; height: number; faceShare?: number; background?: string; wide?: boolean; x?: number }): Promise<Buffer> {
+export async function scene(
+  photo: Buffer,
+  opts: { width: number; height: number; faceShare?: number; background?: string; wide?: boolean; x?: number },
+): Promise<Buffer> {
   const SW = Math.round(opts.width * SCENE_MARGIN * (opts.wide ? 2.5 : 1));
   const SH = Math.round(opts.height * SCENE_MARGIN);
   const h = Math.round(opts.height * (opts.faceShare ?? 0.9));
@@ -118,7 +127,27 @@ export async function animate(sceneImage: Buffer, motion: Motion, o: VideoOption
     const vf = [motionFilter(motion, o.width, o.height), o.filter].filter(Boolean).join(',');
     await runProgram(
       ffmpeg,
-      ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-loop', '1', '-framerate', String(o.fps), '-i', src, '-t', String(o.seconds), '-vf', `${vf},format=yuv420p`, '-r', String(o.fps), ...encoder(format), out],
+      [
+        '-nostdin',
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-y',
+        '-loop',
+        '1',
+        '-framerate',
+        String(o.fps),
+        '-i',
+        src,
+        '-t',
+        String(o.seconds),
+        '-vf',
+        `${vf},format=yuv420p`,
+        '-r',
+        String(o.fps),
+        ...encoder(format),
+        out,
+      ],
       { maxBuffer: 1 << 20, timeoutMs: 120_000 },
     );
     return fs.readFile(out);
@@ -131,7 +160,32 @@ export async function encodeFrames(frames: Iterable<Uint8Array> | AsyncIterable<
   return inTemp(async (dir) => {
     const format = o.format ?? 'mp4';
     const out = path.join(dir, `out.${format}`);
-    const child = spawn(ffmpeg, ['-nostdin', '-hide_banner', '-loglevel', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${o.width}x${o.height}`, '-r', String(o.fps), '-i', 'pipe:0', ...(o.filter ? ['-vf', o.filter] : []), '-pix_fmt', 'yuv420p', ...encoder(format), out], { stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = spawn(
+      ffmpeg,
+      [
+        '-nostdin',
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-y',
+        '-f',
+        'rawvideo',
+        '-pix_fmt',
+        'rgb24',
+        '-s',
+        `${o.width}x${o.height}`,
+        '-r',
+        String(o.fps),
+        '-i',
+        'pipe:0',
+        ...(o.filter ? ['-vf', o.filter] : []),
+        '-pix_fmt',
+        'yuv420p',
+        ...encoder(format),
+        out,
+      ],
+      { stdio: ['pipe', 'ignore', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const done = new Promise<void>((resolve, reject) => {
@@ -157,7 +211,10 @@ export async function crossFade(photos: Buffer[], o: VideoOptions & { background
   const raws: Uint8Array[] = [];
   for (const p of photos) {
     // The photo whole, widened to the frame by repeating its edge pixels: no straight photo border in view.
-    const img = await sharp(p).rotate().resize({ width: W, height: Math.round(H * 0.96), fit: 'inside' }).toBuffer({ resolveWithObject: true });
+    const img = await sharp(p)
+      .rotate()
+      .resize({ width: W, height: Math.round(H * 0.96), fit: 'inside' })
+      .toBuffer({ resolveWithObject: true });
     const dx = W - img.info.width;
     const dy = H - img.info.height;
     const { data } = await sharp(img.data)
@@ -194,9 +251,15 @@ export async function printed(photo: Buffer): Promise<Buffer> {
   const img = await sharp(photo).rotate().resize({ height: 900 }).modulate({ saturation: 0.8, brightness: 0.95 }).linear(0.85, 20).toBuffer({ resolveWithObject: true });
   const { width, height } = img.info;
   const dots = `<svg width="${width}" height="${height}"><defs><pattern id="d" width="4" height="4" patternUnits="userSpaceOnUse"><circle cx="2" cy="2" r="0.9" fill="#000" fill-opacity="0.12"/></pattern></defs><rect width="100%" height="100%" fill="url(#d)"/></svg>`;
-  const face = await sharp(img.data).composite([{ input: Buffer.from(dots) }]).png().toBuffer();
+  const face = await sharp(img.data)
+    .composite([{ input: Buffer.from(dots) }])
+    .png()
+    .toBuffer();
   const m = Math.round(width * 0.08);
-  return sharp({ create: { width: width + 2 * m, height: height + 2 * m, channels: 3, background: '#f4f1ea' } }).composite([{ input: face, left: m, top: m }]).png().toBuffer();
+  return sharp({ create: { width: width + 2 * m, height: height + 2 * m, channels: 3, background: '#f4f1ea' } })
+    .composite([{ input: face, left: m, top: m }])
+    .png()
+    .toBuffer();
 }
 
 /** A photo on a phone screen: black bezel, a moiré of fine interfering lines and a specular glare patch. */
@@ -204,10 +267,16 @@ export async function onScreen(photo: Buffer): Promise<Buffer> {
   const img = await sharp(photo).rotate().resize({ height: 900 }).toBuffer({ resolveWithObject: true });
   const { width, height } = img.info;
   const lines = `<svg width="${width}" height="${height}"><defs><pattern id="m" width="3" height="3" patternUnits="userSpaceOnUse" patternTransform="rotate(7)"><rect width="3" height="1.2" fill="#000" fill-opacity="0.22"/></pattern><radialGradient id="g" cx="0.68" cy="0.3" r="0.22"><stop offset="0" stop-color="#fff" stop-opacity="1"/><stop offset="0.5" stop-color="#fff" stop-opacity="0.85"/><stop offset="1" stop-color="#fff" stop-opacity="0"/></radialGradient></defs><rect width="100%" height="100%" fill="url(#m)"/><rect width="100%" height="100%" fill="url(#g)"/></svg>`;
-  const screen = await sharp(img.data).composite([{ input: Buffer.from(lines) }]).png().toBuffer();
+  const screen = await sharp(img.data)
+    .composite([{ input: Buffer.from(lines) }])
+    .png()
+    .toBuffer();
   const b = Math.round(width * 0.06);
   const bezel = `<svg width="${width + 2 * b}" height="${height + 3 * b}"><rect width="100%" height="100%" rx="${2 * b}" fill="#111"/></svg>`;
-  return sharp(Buffer.from(bezel)).composite([{ input: screen, left: b, top: Math.round(1.5 * b) }]).png().toBuffer();
+  return sharp(Buffer.from(bezel))
+    .composite([{ input: screen, left: b, top: Math.round(1.5 * b) }])
+    .png()
+    .toBuffer();
 }
 
 /**
@@ -279,5 +348,7 @@ export async function turned(photo: Buffer, landmarks: number[], yawDegrees = 60
       }
     }
   }
-  return sharp(out, { raw: { width: W, height: H, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+  return sharp(out, { raw: { width: W, height: H, channels: 3 } })
+    .jpeg({ quality: 92 })
+    .toBuffer();
 }

@@ -29,7 +29,6 @@ export async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-
 export const AUDIO = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 251));
 
 /** Keys that could climb out of a store or mean different things on different systems. */
@@ -142,12 +141,18 @@ export function blobStoreSuite(harness: BlobStoreHarness): void {
       const key = 'tts/app1/long.wav';
       const chunkSize = 16 * 1024;
       const count = 40; // 640 KiB, more than one upload part where parts are small
-      const written = await store.put(key, chunked(count, chunkSize, (i) => i));
+      const written = await store.put(
+        key,
+        chunked(count, chunkSize, (i) => i),
+      );
       assert.equal(written.size, count * chunkSize);
       const whole = await readAll(await store.read(key));
       assert.equal(whole.length, count * chunkSize);
       for (let i = 0; i < count; i++) {
-        assert.ok(whole.subarray(i * chunkSize, (i + 1) * chunkSize).every((b) => b === i), `chunk ${i} is wrong`);
+        assert.ok(
+          whole.subarray(i * chunkSize, (i + 1) * chunkSize).every((b) => b === i),
+          `chunk ${i} is wrong`,
+        );
       }
       // A range across chunk (and part) boundaries.
       const start = 3 * chunkSize - 5;
@@ -248,7 +253,12 @@ export function blobStoreSuite(harness: BlobStoreHarness): void {
       let results;
       try {
         results = await Promise.all(
-          Array.from({ length: writers }, (_, w) => store.put(key, chunked(chunks, chunkSize, () => w + 1))),
+          Array.from({ length: writers }, (_, w) =>
+            store.put(
+              key,
+              chunked(chunks, chunkSize, () => w + 1),
+            ),
+          ),
         );
       } finally {
         writing = false;
@@ -262,7 +272,10 @@ export function blobStoreSuite(harness: BlobStoreHarness): void {
         assert.ok(seen.length > 0, 'the reader never saw the blob');
         for (const blob of seen) {
           assert.equal(blob.length, chunks * chunkSize, 'a reader saw a partial blob');
-          assert.ok(blob.every((b) => b === blob[0]), 'a reader saw a mixed blob');
+          assert.ok(
+            blob.every((b) => b === blob[0]),
+            'a reader saw a mixed blob',
+          );
         }
       }
       // Once the writers are done, one more overwrite is seen whole by everyone.

@@ -123,9 +123,7 @@ export function jobQueueSuite(harness: JobQueueHarness): void {
       const ids: string[] = [];
       for (const payload of payloads) ids.push((await queue.enqueue(name, payload)).id);
       const nothing = await queue.enqueue(name, { give: 'undefined' });
-      const worker = queue.work(name, async (job) =>
-        (job.payload as { give?: string } | null)?.give === 'undefined' ? undefined : { echo: job.payload },
-      );
+      const worker = queue.work(name, async (job) => ((job.payload as { give?: string } | null)?.give === 'undefined' ? undefined : { echo: job.payload }));
       try {
         for (let i = 0; i < ids.length; i++) {
           const done = await finished(ids[i], 'done');
@@ -208,9 +206,7 @@ export function jobQueueSuite(harness: JobQueueHarness): void {
         assert.notEqual(other.id, first.id);
       }
 
-      const racing = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => queue.enqueue(name, { i }, { key: 'burst', appCode: 'app1' })),
-      );
+      const racing = await Promise.all(Array.from({ length: 8 }, (_, i) => queue.enqueue(name, { i }, { key: 'burst', appCode: 'app1' })));
       assert.equal(racing.filter((r) => r.created).length, 1);
       assert.equal(new Set(racing.map((r) => r.id)).size, 1);
       assert.equal((await queue.counts(name)).queued, 5);

@@ -14,8 +14,4 @@ if (!redisUrl || !prefix || !queueName || !leaseMs) {
 }
 
 const queue = new BullJobQueue({ url: redisUrl, prefix });
-queue.work(
-  queueName,
-  endlessJob,
-  { concurrency: 4, leaseMs: leaseMs === 'default' ? undefined : Number(leaseMs) },
-);
+queue.work(queueName, endlessJob, { concurrency: 4, leaseMs: leaseMs === 'default' ? undefined : Number(leaseMs) });

@@ -29,7 +29,11 @@ function crc32(bytes: Buffer): number {
 
 /** A real 64 x 64 PNG with its IHDR rewritten (and its CRC recomputed) to claim 50000 x 50000 pixels. */
 async function pixelBomb(): Promise<Buffer> {
-  const png = Buffer.from(await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } }).png().toBuffer());
+  const png = Buffer.from(
+    await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } })
+      .png()
+      .toBuffer(),
+  );
   // Signature (8), IHDR length (4), 'IHDR' (4), width (4), height (4), ... CRC over type and data (17 bytes).
   png.writeUInt32BE(50_000, 16);
   png.writeUInt32BE(50_000, 20);
@@ -54,13 +58,23 @@ export function badInputCases(app: () => TestApp, route: string): void {
   it(`${route} 5 and 6: image_url empty, or aimed at loopback, private, link-local or non-http targets`, async () => {
     expectError(await post({ image_url: '' }), 5, 200, 'empty URL');
     expectError(await postUrlencoded(url(), app().apiKey, { image_url: '  ' }), 5, 200, 'blank URL (urlencoded)');
-    const inside = [`${app().url}/healthz`, 'http://127.0.0.1:9/x.jpg', 'http://10.1.2.3/x.jpg', 'http://192.168.0.1/x.jpg', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/x.jpg', 'http://[::ffff:127.0.0.1]/x.jpg', 'http://0.0.0.0/x.jpg'];
+    const inside = [
+      `${app().url}/healthz`,
+      'http://127.0.0.1:9/x.jpg',
+      'http://10.1.2.3/x.jpg',
+      'http://192.168.0.1/x.jpg',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::1]/x.jpg',
+      'http://[::ffff:127.0.0.1]/x.jpg',
+      'http://0.0.0.0/x.jpg',
+    ];
     for (const target of inside) {
       const r = await post({ image_url: target });
       expectError(r, 6, 200, target);
       assert.match(r.body.errorMessage, /private|loopback|link-local|not allowed|refused/i, `${target}: ${r.body.errorMessage}`);
     }
-    for (const target of ['ftp://example.invalid/x.jpg', 'file:///etc/passwd', 'not a url', 'gopher://127.0.0.1/']) expectError(await post({ image_url: target }), 6, 200, target);
+    for (const target of ['ftp://example.invalid/x.jpg', 'file:///etc/passwd', 'not a url', 'gopher://127.0.0.1/'])
+      expectError(await post({ image_url: target }), 6, 200, target);
   });
 
   it(`${route} 7 and 8: not an image, truncated, corrupt, unsupported or over the pixel limit`, async () => {
@@ -71,7 +85,8 @@ export function badInputCases(app: () => TestApp, route: string): void {
       pdf: Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n'),
       wav: Buffer.concat([Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt ', 'latin1'), Buffer.alloc(64)]),
       zeros: Buffer.alloc(4096),
-    })) expectError(await post({ image: body }), 7, 200, name);
+    }))
+      expectError(await post({ image: body }), 7, 200, name);
     for (const [name, body] of Object.entries({
       'truncated JPEG': jpeg.subarray(0, Math.floor(jpeg.length / 2)),
       'truncated PNG': png.subarray(0, Math.floor(png.length * 0.6)),
@@ -79,7 +94,8 @@ export function badInputCases(app: () => TestApp, route: string): void {
       'JPEG header only': jpeg.subarray(0, 40),
       // A small PNG whose header claims 50000 x 50000: refused by the pixel limit before it is decoded.
       'pixel bomb': await pixelBomb(),
-    })) expectError(await post({ image: body }), 8, 200, name);
+    }))
+      expectError(await post({ image: body }), 8, 200, name);
     assert.match((await post({ image: await pixelBomb() })).body.errorMessage, /pixels/, 'the pixel limit says so');
   });
 
@@ -89,7 +105,9 @@ export function badInputCases(app: () => TestApp, route: string): void {
     expectError(await post({ image_base64: '@@@ not base64 @@@' }), 10, 200, 'invalid base64');
     expectError(await postUrlencoded(url(), app().apiKey, { image_base64: 'a' }), 10, 200, 'one character');
     // Decoded and handed to the reader: a blank page is no document (3), whatever way it came.
-    const blank = await sharp({ create: { width: 1000, height: 700, channels: 3, background: '#d0d0d0' } }).jpeg().toBuffer();
+    const blank = await sharp({ create: { width: 1000, height: 700, channels: 3, background: '#d0d0d0' } })
+      .jpeg()
+      .toBuffer();
     expectError(await post({ image_base64: `data:image/jpeg;base64,${blank.toString('base64')}` }), 3, 200, 'blank page as a data: URL');
   });
 

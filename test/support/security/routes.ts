@@ -19,13 +19,13 @@ export const PUBLIC: Record<string, string> = {
   'GET /docs/*': 'the API reference and the OpenAPI document',
   'GET /docs/openapi.json': 'the OpenAPI document',
   'GET /docs/openapi.yaml': 'the OpenAPI document',
-  'GET /docs/js/scalar.js': 'the API reference\'s script',
+  'GET /docs/js/scalar.js': "the API reference's script",
   'GET /cmt/faces/:id': 'capability link handed out in a /cmt answer: a random UUIDv4 (122 bits), swept after 24 h',
-  'GET /hmi/tts/v5/audio/:file': 'capability link (the spec\'s `async` URL): a random token, not the request id',
-  'GET /console': 'the console\'s page: a static file of the build, no data (everything it shows comes from /console/api behind the operator\'s password)',
-  'GET /console/*': 'the console\'s built scripts, styles and icons (static files read at start-up) and its page for any other path',
-  'GET /console/api/status': 'tells the page whether the console is on and this browser is signed in (and the session\'s CSRF token to that session only); no records',
-  'POST /console/api/login': 'the operator\'s sign-in: takes the password itself, locked out after repeated failures (test/console)',
+  'GET /hmi/tts/v5/audio/:file': "capability link (the spec's `async` URL): a random token, not the request id",
+  'GET /console': "the console's page: a static file of the build, no data (everything it shows comes from /console/api behind the operator's password)",
+  'GET /console/*': "the console's built scripts, styles and icons (static files read at start-up) and its page for any other path",
+  'GET /console/api/status': "tells the page whether the console is on and this browser is signed in (and the session's CSRF token to that session only); no records",
+  'POST /console/api/login': "the operator's sign-in: takes the password itself, locked out after repeated failures (test/console)",
 };
 
 /** The console's admin API: the operator's password or session, never an application's key or token. */

@@ -111,7 +111,7 @@ describe('web console in chromium', { skip: missing }, () => {
     await page.getByLabel('ID card photo').setInputFiles(CARD);
     await page.getByRole('button', { name: 'Read card' }).click();
     await page.getByTestId('idcard-fields').waitFor({ timeout: 120_000 });
-    assert.match(await page.getByTestId('idcard-status').textContent() ?? '', /HTTP 200/);
+    assert.match((await page.getByTestId('idcard-status').textContent()) ?? '', /HTTP 200/);
     assert.match((await page.getByTestId('idcard-fields').textContent()) ?? '', /075180127481/);
     await page.getByTestId('card-outline').waitFor();
     await shot('03-idcard-playground');

@@ -93,10 +93,13 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       recorder.record(appCode, 'asr', 'POST /hmi/asr/general', 200, 5, midnight + 2000);
       await recorder.close();
       const report = await usage.report(appCode, '2026-01-01', '2026-01-02', 'asr');
-      assert.deepEqual(report.days.map((d) => [d.day, d.count]), [
-        ['2026-01-01', 1],
-        ['2026-01-02', 2],
-      ]);
+      assert.deepEqual(
+        report.days.map((d) => [d.day, d.count]),
+        [
+          ['2026-01-01', 1],
+          ['2026-01-02', 2],
+        ],
+      );
     });
 
     test('the day quota starts from what is stored today; the minute quota refuses past its limit', async () => {
@@ -204,7 +207,10 @@ describe('metering and quotas over HTTP, usage and quota CLI', () => {
     assert.equal((await call(app.url, 'GET', '/api/v3/sample', { token: app.token })).status, 200, 'nlu has no quota');
 
     const shown = await cli(quotaCommand, 'show', '--app', 'test-app', '--json');
-    assert.deepEqual(JSON.parse(shown.out).quotas.map((q: { service: string; per_minute: number }) => [q.service, q.per_minute]), [['credit', 2]]);
+    assert.deepEqual(
+      JSON.parse(shown.out).quotas.map((q: { service: string; per_minute: number }) => [q.service, q.per_minute]),
+      [['credit', 2]],
+    );
     const bad = await cli(quotaCommand, 'set', '--app', 'test-app', '--service', 'nope', '--per-minute', '2').catch((e: Error) => ({ code: 2, out: '', err: e.message }));
     assert.equal(bad.code, 2);
     assert.match(bad.err, /--service must be one of/);

@@ -41,21 +41,46 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     it('the migration numbers existing faces per collection in id order and sets each collection seq', async () => {
       const db = store.db as unknown as Kysely<any>;
       const now = new Date().toISOString();
-      await db.insertInto('face_collections').values([
-        { id: 'c1', app_code: 'app1', name: 'one', created_at: now },
-        { id: 'c2', app_code: 'app1', name: 'two', created_at: now },
-        { id: 'c3', app_code: 'app1', name: 'empty', created_at: now },
-      ]).execute();
-      await db.insertInto('face_users').values([
-        { id: 'u1', app_code: 'app1', collection_id: 'c1', user_id: 'a', name: 'a', created_at: now, updated_at: now },
-        { id: 'u2', app_code: 'app1', collection_id: 'c2', user_id: 'b', name: 'b', created_at: now, updated_at: now },
-      ]).execute();
-      const face = (id: string, coll: string, user: string) => ({ id, app_code: 'app1', collection_id: coll, user_row_id: user, embedding: encodeEmbedding(vec(id.charCodeAt(1))), model: 'm', created_at: now });
+      await db
+        .insertInto('face_collections')
+        .values([
+          { id: 'c1', app_code: 'app1', name: 'one', created_at: now },
+          { id: 'c2', app_code: 'app1', name: 'two', created_at: now },
+          { id: 'c3', app_code: 'app1', name: 'empty', created_at: now },
+        ])
+        .execute();
+      await db
+        .insertInto('face_users')
+        .values([
+          { id: 'u1', app_code: 'app1', collection_id: 'c1', user_id: 'a', name: 'a', created_at: now, updated_at: now },
+          { id: 'u2', app_code: 'app1', collection_id: 'c2', user_id: 'b', name: 'b', created_at: now, updated_at: now },
+        ])
+        .execute();
+      const face = (id: string, coll: string, user: string) => ({
+        id,
+        app_code: 'app1',
+        collection_id: coll,
+        user_row_id: user,
+        embedding: encodeEmbedding(vec(id.charCodeAt(1))),
+        model: 'm',
+        created_at: now,
+      });
       // Inserted out of id order: the seq follows the id (creation time), as the old catch-up did.
-      await db.insertInto('face_embeddings').values([face('f3', 'c1', 'u1'), face('f1', 'c1', 'u1'), face('f2', 'c2', 'u2'), face('f5', 'c1', 'u1')]).execute();
+      await db
+        .insertInto('face_embeddings')
+        .values([face('f3', 'c1', 'u1'), face('f1', 'c1', 'u1'), face('f2', 'c2', 'u2'), face('f5', 'c1', 'u1')])
+        .execute();
       await migrateToLatest(store, migrations);
       const rows = await db.selectFrom('face_embeddings').select(['id', 'seq']).orderBy('id').execute();
-      assert.deepEqual(rows.map((r) => [r.id, Number(r.seq)]), [['f1', 1], ['f2', 1], ['f3', 2], ['f5', 3]]);
+      assert.deepEqual(
+        rows.map((r) => [r.id, Number(r.seq)]),
+        [
+          ['f1', 1],
+          ['f2', 1],
+          ['f3', 2],
+          ['f5', 3],
+        ],
+      );
       assert.deepEqual(await faces.facesVersion('app1', 'c1'), { epoch: 0, seq: 3 });
       assert.deepEqual(await faces.facesVersion('app1', 'c2'), { epoch: 0, seq: 1 });
       assert.deepEqual(await faces.facesVersion('app1', 'c3'), { epoch: 0, seq: 0 });
@@ -66,12 +91,18 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.equal(coll.faces_seq, 0);
       const user = await faces.upsertUser('app2', coll.id, 'x', 'X');
       const added = await Promise.all(Array.from({ length: 12 }, (_, i) => faces.addFace('app2', coll.id, user.id, vec(i), 'm')));
-      assert.deepEqual(added.map((a) => a.seq).sort((a, b) => a - b), Array.from({ length: 12 }, (_, i) => i + 1));
+      assert.deepEqual(
+        added.map((a) => a.seq).sort((a, b) => a - b),
+        Array.from({ length: 12 }, (_, i) => i + 1),
+      );
       assert.ok(added.every((a) => a.epoch === 0));
       const found = await faces.findCollection('app2', 'people');
       assert.equal(Number(found?.faces_seq), 12);
       const page = await faces.listFaces('app2', coll.id, { afterSeq: 4, span: 5 });
-      assert.deepEqual(page.map((f) => f.seq), [5, 6, 7, 8, 9]);
+      assert.deepEqual(
+        page.map((f) => f.seq),
+        [5, 6, 7, 8, 9],
+      );
       // Each face's embedding is the one added with that seq.
       for (const f of page) assert.deepEqual(f.embedding, vec(added.findIndex((a) => a.seq === f.seq)));
 
@@ -105,8 +136,14 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       await faces.addFace('app4', coll.id, user.id, vec(5), 'model-a');
       await faces.addFace('app4', coll.id, user.id, vec(6), 'model-b');
       await faces.addFace('app4', coll.id, user.id, vec(7), 'model-a');
-      assert.deepEqual((await faces.listFaces('app4', coll.id, { model: 'model-a' })).map((f) => f.seq), [1, 3]);
-      assert.deepEqual((await faces.listFaces('app4', coll.id, { model: 'model-b', afterSeq: 0, span: 5 })).map((f) => f.embedding), [vec(6)]);
+      assert.deepEqual(
+        (await faces.listFaces('app4', coll.id, { model: 'model-a' })).map((f) => f.seq),
+        [1, 3],
+      );
+      assert.deepEqual(
+        (await faces.listFaces('app4', coll.id, { model: 'model-b', afterSeq: 0, span: 5 })).map((f) => f.embedding),
+        [vec(6)],
+      );
       assert.equal((await faces.listFaces('app4', coll.id)).length, 3);
     });
   });

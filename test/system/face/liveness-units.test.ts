@@ -94,7 +94,12 @@ describe('liveness: motion', () => {
   it('a face that changes shape over the video scores far above a noisy plane', () => {
     const noisy = (p: number[], k: number) => p.map((v, i) => v + (((i * 7919 + k * 104729) % 13) - 6) * 0.08);
     // The mouth drops a little more in every frame, with landmark noise on top.
-    const bending = Array.from({ length: 12 }, (_, k) => noisy(face.map((v, i) => (i >= 96 && i % 2 === 1 ? v + k * 1.5 : v)), k));
+    const bending = Array.from({ length: 12 }, (_, k) =>
+      noisy(
+        face.map((v, i) => (i >= 96 && i % 2 === 1 ? v + k * 1.5 : v)),
+        k,
+      ),
+    );
     const plane = Array.from({ length: 12 }, (_, k) => noisy(apply([1 + k * 0.01, 0.01 * k, 3 * k, 0, 1, -2 * k, 0, 0, 1], face), k));
     const bent = nonRigidity(bending, 0);
     const flat = nonRigidity(plane, 0);
@@ -162,12 +167,35 @@ describe('liveness: verdict and bodies', () => {
   const lm = (dx: number) => Array.from({ length: 136 }, (_, i) => (i % 2 ? 150 + (i % 7) * 5 : 280 + (i % 11) * 6 + dx));
   const frame = (over: Partial<FrameResult> = {}, dx = 0): FrameResult => ({
     faces: [{ x1: 250 + dx, y1: 100, x2: 400 + dx, y2: 280, score: 0.99 }],
-    face: { box: { x1: 250 + dx, y1: 100, x2: 400 + dx, y2: 280, score: 0.99 }, landmarks: lm(dx), eyeClosed: [0.1, 0.1], blur: 120, brightness: 120, eyeBrightness: 110, pose: { roll: 0, yaw: 3, pitch: 2 }, yaw: { landmarks: 3, contour: 4, box: 2, yaw: 3 }, cover: { darkness: [0.7, 0.7], darkShare: [0.3, 0.3] } },
+    face: {
+      box: { x1: 250 + dx, y1: 100, x2: 400 + dx, y2: 280, score: 0.99 },
+      landmarks: lm(dx),
+      eyeClosed: [0.1, 0.1],
+      blur: 120,
+      brightness: 120,
+      eyeBrightness: 110,
+      pose: { roll: 0, yaw: 3, pitch: 2 },
+      yaw: { landmarks: 3, contour: 4, box: 2, yaw: 3 },
+      cover: { darkness: [0.7, 0.7], darkShare: [0.3, 0.3] },
+    },
     diff: 3,
     diffFirst: 3,
     ...over,
   });
-  const analysis = (frames: FrameResult[]): LivenessAnalysis => ({ width: 640, height: 360, frames, best: 0, cueFrames: [0], antispoof: [0.5], antispoofAll: [0.5], skin: [{ upper: 0.8, lower: 0.7 }], moire: 0, glare: 0, border: 0, ms: 1 });
+  const analysis = (frames: FrameResult[]): LivenessAnalysis => ({
+    width: 640,
+    height: 360,
+    frames,
+    best: 0,
+    cueFrames: [0],
+    antispoof: [0.5],
+    antispoofAll: [0.5],
+    skin: [{ upper: 0.8, lower: 0.7 }],
+    moire: 0,
+    glare: 0,
+    border: 0,
+    ms: 1,
+  });
 
   it('maps each failure to its outcome', () => {
     const n = 10;
@@ -178,7 +206,8 @@ describe('liveness: verdict and bodies', () => {
     assert.equal(judge(analysis(ok.map((f) => ({ ...f, face: { ...f.face!, blur: 5 } }))), rules).outcome, 'faceBlurry');
     assert.equal(judge(analysis(ok.map((f) => ({ ...f, face: { ...f.face!, brightness: 20 } }))), rules).outcome, 'poorQuality');
     assert.equal(judge(analysis(ok.map((f) => ({ ...f, face: { ...f.face!, brightness: 20 } }))), { ...rules, version: 2 }).outcome, 'ok');
-    const turnedBy = (yaw: { landmarks: number; contour: number; box: number }) => ok.map((f) => ({ ...f, face: { ...f.face!, yaw: { ...yaw, yaw: [yaw.landmarks, yaw.contour, yaw.box].sort((x, y) => Math.abs(x) - Math.abs(y))[1] } } }));
+    const turnedBy = (yaw: { landmarks: number; contour: number; box: number }) =>
+      ok.map((f) => ({ ...f, face: { ...f.face!, yaw: { ...yaw, yaw: [yaw.landmarks, yaw.contour, yaw.box].sort((x, y) => Math.abs(x) - Math.abs(y))[1] } } }));
     // Two of the three yaw estimates must say "turned": the landmark net pulls a profile back towards frontal.
     assert.equal(judge(analysis(turnedBy({ landmarks: 17, contour: 40, box: 45 })), rules).outcome, 'notFrontal');
     assert.equal(judge(analysis(turnedBy({ landmarks: 40, contour: 8, box: 5 })), rules).outcome, 'ok');
@@ -219,25 +248,61 @@ describe('liveness: verdict and bodies', () => {
   it('v2 and v3 bodies', () => {
     const ok = { entry: LivenessErrors.ok, detail: 'Success', decision: { prob: 0.91234, isLive: true, needToReview: false }, warnings: [] };
     assert.deepEqual(renderV2({ ...ok, faceMatch: { isMatch: true, similarity: 93.5 } }), {
-      code: '200', message: 'request successful.', is_live: true, prob: '0.9123', need_to_review: false, deepfake_prob: 'N/A', face_match: { isMatch: true, similarity: 93.5 },
+      code: '200',
+      message: 'request successful.',
+      is_live: true,
+      prob: '0.9123',
+      need_to_review: false,
+      deepfake_prob: 'N/A',
+      face_match: { isMatch: true, similarity: 93.5 },
     });
     const v3 = renderV3({ ...ok, warnings: ['low'], faceMatch: { error: LivenessErrors.cmndNoFace, detail: 'No faces detected' } }) as any;
     assert.equal(v3.code, '407');
     assert.equal(v3.message, 'No faces detected in document');
-    assert.deepEqual(v3.liveness, { code: '200', message: 'liveness check successful', is_live: 'true', spoof_prob: '0.0877', need_to_review: 'false', is_deepfake: 'N/A', deepfake_prob: 'N/A', warning: 'low' });
+    assert.deepEqual(v3.liveness, {
+      code: '200',
+      message: 'liveness check successful',
+      is_live: 'true',
+      spoof_prob: '0.0877',
+      need_to_review: 'false',
+      is_deepfake: 'N/A',
+      deepfake_prob: 'N/A',
+      warning: 'low',
+    });
     assert.deepEqual(v3.face_match, { code: '407', message: 'No faces detected in document', isMatch: 'N/A', similarity: 'N/A', warning: 'N/A' });
     const good = renderV3({ ...ok, faceMatch: { isMatch: true, similarity: 99.97 } }) as any;
-    assert.deepEqual([good.code, good.message, good.liveness.warning, good.face_match.code, good.face_match.message], ['200', 'request successful', '', '200', 'face matching successful']);
+    assert.deepEqual(
+      [good.code, good.message, good.liveness.warning, good.face_match.code, good.face_match.message],
+      ['200', 'request successful', '', '200', 'face matching successful'],
+    );
     const other = renderV3({ ...ok, faceMatch: { isMatch: false, similarity: 0.7 } }) as any;
-    assert.deepEqual([other.code, other.message, other.face_match.code, other.face_match.message, other.face_match.isMatch], ['303', 'face is not matching with document', '303', 'face is not matching with document', 'false']);
+    assert.deepEqual(
+      [other.code, other.message, other.face_match.code, other.face_match.message, other.face_match.isMatch],
+      ['303', 'face is not matching with document', '303', 'face is not matching with document', 'false'],
+    );
     // Not live: 301 at the top, the liveness part itself succeeded.
     const spoof = renderV3({ ...ok, decision: { prob: 0.1, isLive: false, needToReview: false }, faceMatch: { isMatch: false, similarity: 1 } }) as any;
-    assert.deepEqual([spoof.code, spoof.message, spoof.liveness.code, spoof.liveness.is_live, spoof.liveness.spoof_prob], ['301', 'Face in video is spoof', '200', 'false', '0.9000']);
+    assert.deepEqual(
+      [spoof.code, spoof.message, spoof.liveness.code, spoof.liveness.is_live, spoof.liveness.spoof_prob],
+      ['301', 'Face in video is spoof', '200', 'false', '0.9000'],
+    );
     const still = renderV3({ entry: LivenessErrors.stillImage, detail: 'x', warnings: [] }) as any;
-    assert.deepEqual([still.code, still.message, still.liveness.message, still.liveness.is_live, still.liveness.need_to_review], ['413', 'Video may seem like image', 'Video may seem like image', 'false', 'false']);
+    assert.deepEqual(
+      [still.code, still.message, still.liveness.message, still.liveness.is_live, still.liveness.need_to_review],
+      ['413', 'Video may seem like image', 'Video may seem like image', 'false', 'false'],
+    );
     const invalid = renderV3({ entry: LivenessErrors.invalidVideo, detail: 'The video is too short', warnings: [] }) as any;
-    assert.deepEqual([invalid.code, invalid.message, invalid.liveness.message, invalid.liveness.warning, invalid.face_match.code, invalid.face_match.message], ['409', 'Invalid upload image', 'The video is too short', 'N/A', '409', 'Invalid upload image']);
-    assert.deepEqual(renderV2({ entry: LivenessErrors.severalFaces, detail: 'x', warnings: [] }), { code: '408', message: 'request successful.', is_live: false, need_to_review: false, data: 'x' });
+    assert.deepEqual(
+      [invalid.code, invalid.message, invalid.liveness.message, invalid.liveness.warning, invalid.face_match.code, invalid.face_match.message],
+      ['409', 'Invalid upload image', 'The video is too short', 'N/A', '409', 'Invalid upload image'],
+    );
+    assert.deepEqual(renderV2({ entry: LivenessErrors.severalFaces, detail: 'x', warnings: [] }), {
+      code: '408',
+      message: 'request successful.',
+      is_live: false,
+      need_to_review: false,
+      data: 'x',
+    });
     for (const v of Object.values(renderV3({ entry: LivenessErrors.faceLeftFrame, detail: 'gone', warnings: [] }).liveness as object)) assert.equal(typeof v, 'string');
   });
 });
@@ -290,7 +355,15 @@ describe('liveness: yaw from the face outline and the detector box', () => {
         const mirrored = head(yaw, roll).map((v, i) => (i % 2 === 0 ? 1000 - v : v));
         // Mirroring swaps left and right eyes and outlines: relabel to keep iBUG order.
         const swap = (lm: number[]) => {
-          const pairs: [number, number][] = [...Array.from({ length: 8 }, (_, i) => [i, 16 - i] as [number, number]), [36, 45], [37, 44], [38, 43], [39, 42], [40, 47], [41, 46]];
+          const pairs: [number, number][] = [
+            ...Array.from({ length: 8 }, (_, i) => [i, 16 - i] as [number, number]),
+            [36, 45],
+            [37, 44],
+            [38, 43],
+            [39, 42],
+            [40, 47],
+            [41, 46],
+          ];
           const out = [...lm];
           for (const [a, b] of pairs) {
             [out[2 * a], out[2 * b]] = [lm[2 * b], lm[2 * a]];

@@ -31,10 +31,46 @@ describe('face search on PostgreSQL', () => {
 
   it('indexes, persists embeddings, searches, deletes', async () => {
     app = await startTestApp({ databaseUrl: db.url });
-    assert.equal((await send(app, 'POST', `${S}/create`, [['collection', 'c'], ['id', 'g'], ['name', 'Grace']])).code, '200');
-    assert.equal((await send(app, 'POST', `${S}/add`, [['collection', 'c'], ['id', 'g'], ['file', fixture('grace_hopper.jpg')]])).code, '200');
-    assert.equal((await send(app, 'POST', `${S}/add`, [['collection', 'c'], ['id', 'g'], ['file', (await augment(fixture('grace_hopper.jpg'))).mirrored]])).code, '200');
-    assert.equal((await send(app, 'POST', `${S}/add`, [['collection', 'c'], ['id', 'p'], ['file', fixture('person-c.jpg')]])).code, '200');
+    assert.equal(
+      (
+        await send(app, 'POST', `${S}/create`, [
+          ['collection', 'c'],
+          ['id', 'g'],
+          ['name', 'Grace'],
+        ])
+      ).code,
+      '200',
+    );
+    assert.equal(
+      (
+        await send(app, 'POST', `${S}/add`, [
+          ['collection', 'c'],
+          ['id', 'g'],
+          ['file', fixture('grace_hopper.jpg')],
+        ])
+      ).code,
+      '200',
+    );
+    assert.equal(
+      (
+        await send(app, 'POST', `${S}/add`, [
+          ['collection', 'c'],
+          ['id', 'g'],
+          ['file', (await augment(fixture('grace_hopper.jpg'))).mirrored],
+        ])
+      ).code,
+      '200',
+    );
+    assert.equal(
+      (
+        await send(app, 'POST', `${S}/add`, [
+          ['collection', 'c'],
+          ['id', 'p'],
+          ['file', fixture('person-c.jpg')],
+        ])
+      ).code,
+      '200',
+    );
     // The embeddings are in the database (a fresh store handle reads them back as unit 512-d vectors).
     const store = new FaceStore(app.deps.store);
     const coll = await store.findCollection(app.appCode, 'c');
@@ -46,7 +82,10 @@ describe('face search on PostgreSQL', () => {
       assert.ok(Math.abs(dot(f.embedding, f.embedding) - 1) < 1e-4);
     }
     const again = app;
-    const hit = await send(again, 'POST', `${S}/search`, [['collection', 'c'], ['file', (await augment(fixture('grace_hopper.jpg'))).darker]]);
+    const hit = await send(again, 'POST', `${S}/search`, [
+      ['collection', 'c'],
+      ['file', (await augment(fixture('grace_hopper.jpg'))).darker],
+    ]);
     assert.equal(hit.code, '200', JSON.stringify(hit));
     assert.equal(hit.data.id, 'g');
     assert.deepEqual((await send(again, 'GET', `${S}/list?collection=c`, [])).data, [

@@ -21,7 +21,11 @@ describe('BullMQ selection', () => {
     assert.equal(config.redisPrefix, 'saola-prod');
     assert.equal(loadConfig({ SAOLA_REDIS_URL: 'rediss://cache:6380' }).redisUrl, 'rediss://cache:6380');
     for (const env of [{ SAOLA_REDIS_URL: 'http://cache:6379' }, { SAOLA_REDIS_URL: 'not a url' }, { SAOLA_REDIS_PREFIX: 'a:b' }]) {
-      assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && /SAOLA_REDIS_/.test(e.message), JSON.stringify(env));
+      assert.throws(
+        () => loadConfig(env),
+        (e: unknown) => e instanceof ConfigError && /SAOLA_REDIS_/.test(e.message),
+        JSON.stringify(env),
+      );
     }
   });
 

@@ -17,9 +17,7 @@ async function startCrashWorker(args: string[], count: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
-    child.on('exit', (code, signal) => resolve(signal ?? code)),
-  );
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
   const claimed: string[] = [];
   const lines = readline.createInterface({ input: child.stdout });
   try {

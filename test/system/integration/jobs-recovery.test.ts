@@ -73,7 +73,11 @@ function recoverySuite(harness: JobQueueHarness) {
               statuses = (await Promise.all(ids.map((id) => queue.get(id)))).map((job) => job?.status);
               return statuses.every((s) => s === 'done');
             },
-            { timeoutMs: killed.killedAt + RECOVERY_LIMIT_MS + 5_000 - Date.now(), intervalMs: 50, what: () => `not done 20 s after the kill: ${JSON.stringify(statuses)}` },
+            {
+              timeoutMs: killed.killedAt + RECOVERY_LIMIT_MS + 5_000 - Date.now(),
+              intervalMs: 50,
+              what: () => `not done 20 s after the kill: ${JSON.stringify(statuses)}`,
+            },
           );
         } finally {
           await survivor.stop();

@@ -105,8 +105,26 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
       assert.equal(tag.status, 200, JSON.stringify(tag.body));
 
       const grace = fs.readFileSync(new URL('grace_hopper.jpg', FIXTURES));
-      assert.equal((await faceForm(url, tenant.apiKey, 'create', [['collection', 'staff'], ['id', 'u1'], ['name', 'Grace']])).code, '200');
-      assert.equal((await faceForm(url, tenant.apiKey, 'add', [['collection', 'staff'], ['id', 'u1'], ['file', grace]])).code, '200');
+      assert.equal(
+        (
+          await faceForm(url, tenant.apiKey, 'create', [
+            ['collection', 'staff'],
+            ['id', 'u1'],
+            ['name', 'Grace'],
+          ])
+        ).code,
+        '200',
+      );
+      assert.equal(
+        (
+          await faceForm(url, tenant.apiKey, 'add', [
+            ['collection', 'staff'],
+            ['id', 'u1'],
+            ['file', grace],
+          ])
+        ).code,
+        '200',
+      );
 
       const tts = await fetch(`${url}/hmi/tts/v5`, { method: 'POST', headers: { api_key: tenant.apiKey }, body: 'Xin chào, dữ liệu này sẽ chuyển sang máy chủ.' });
       const accepted = (await tts.json()) as { async: string; request_id: string };
@@ -133,14 +151,29 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
       const quota = await run(quotaCommand, config, ['set', '--app', 'migrating', '--service', 'credit', '--per-minute', '100']);
       assert.equal(quota.code, 0, quota.out + quota.err);
       // A console session (the operator signed in) and an application's liveness threshold (`saola eval liveness --write`).
-      const login = await fetch(`${url}/console/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ password: 'migrate-store operator' }) });
+      const login = await fetch(`${url}/console/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ password: 'migrate-store operator' }),
+      });
       assert.equal(login.status, 200);
       await new LivenessThresholds(app.deps.store.db).set(tenant.appCode, 0.7);
       // A credit import in progress (a killed import's leftovers look the same) holds rows in the staging table.
       const now = new Date().toISOString();
       await (app.deps.store.db as unknown as import('kysely').Kysely<any>)
         .insertInto('credit_import_staging')
-        .values({ id: 'staged-1', app_code: tenant.appCode, event_key: 'k', phone: '84911111111', event_type: 'topup', occurred_at: now, amount: 1, days_late: null, import_id: 'import-in-progress', created_time: now })
+        .values({
+          id: 'staged-1',
+          app_code: tenant.appCode,
+          event_key: 'k',
+          phone: '84911111111',
+          event_type: 'topup',
+          occurred_at: now,
+          amount: 1,
+          days_late: null,
+          import_id: 'import-in-progress',
+          created_time: now,
+        })
         .execute();
     } finally {
       await app.close();
@@ -166,10 +199,15 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
 
   test('every table of every service is copied and verified, and the blobs too', async () => {
     const source = await tableCounts(config.databaseUrl);
-    const empty = Object.entries(source).filter(([, n]) => n === 0).map(([t]) => t);
+    const empty = Object.entries(source)
+      .filter(([, n]) => n === 0)
+      .map(([t]) => t);
     assert.deepEqual(empty, [], 'the populated store has a row in every table');
     const blobKeys = await fsBlobKeys(path.join(dir, 'blobs'));
-    assert.ok(blobKeys.some((k) => k.startsWith('tts/')), blobKeys.join(', '));
+    assert.ok(
+      blobKeys.some((k) => k.startsWith('tts/')),
+      blobKeys.join(', '),
+    );
 
     const first = await run(migrateStoreCommand, config, ['--to', target.url, '--blobs', `s3://${s3.bucket}`, '--json']);
     assert.equal(first.code, 0, first.out + first.err);
@@ -242,7 +280,10 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
       assert.equal(sample.status, 200);
       assert.equal(sample.body.content, 'tôi muốn bay đến Hà Nội ngày mai');
       const grace = fs.readFileSync(new URL('grace_hopper.jpg', FIXTURES));
-      const found = await faceForm(app.url, tenant.apiKey, 'search', [['collection', 'staff'], ['file', grace]]);
+      const found = await faceForm(app.url, tenant.apiKey, 'search', [
+        ['collection', 'staff'],
+        ['file', grace],
+      ]);
       assert.equal(found.data?.id, 'u1');
       const audio = await fetch(`${app.url}${ttsLink}`);
       assert.equal(audio.status, 200);

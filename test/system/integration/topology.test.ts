@@ -137,7 +137,6 @@ function freePort(): Promise<number> {
   });
 }
 
-
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 100): Promise<T> {
   const giveUpAt = Date.now() + timeoutMs;
   for (;;) {
@@ -297,12 +296,54 @@ describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
     const personA = fs.readFileSync(path.join(FIXTURES, 'person-a.jpg'));
     const personADarker = await sharp(personA).modulate({ brightness: 0.7 }).jpeg({ quality: 85 }).toBuffer();
     const personC = fs.readFileSync(path.join(FIXTURES, 'person-c.jpg'));
-    const search = async (base: string, photo: Buffer) => (await face(base, apiKey, 'POST', 'search', [['collection', 'staff'], ['file', photo]])).body;
+    const search = async (base: string, photo: Buffer) =>
+      (
+        await face(base, apiKey, 'POST', 'search', [
+          ['collection', 'staff'],
+          ['file', photo],
+        ])
+      ).body;
 
-    assert.equal((await face(a, apiKey, 'POST', 'create', [['collection', 'staff'], ['id', 'u1'], ['name', 'Grace']])).body.code, '200');
-    assert.equal((await face(a, apiKey, 'POST', 'add', [['collection', 'staff'], ['id', 'u1'], ['file', grace]])).body.code, '200');
-    assert.equal((await face(a, apiKey, 'POST', 'create', [['collection', 'staff'], ['id', 'u2'], ['name', 'A']])).body.code, '200');
-    assert.equal((await face(a, apiKey, 'POST', 'add', [['collection', 'staff'], ['id', 'u2'], ['file', personA]])).body.code, '200');
+    assert.equal(
+      (
+        await face(a, apiKey, 'POST', 'create', [
+          ['collection', 'staff'],
+          ['id', 'u1'],
+          ['name', 'Grace'],
+        ])
+      ).body.code,
+      '200',
+    );
+    assert.equal(
+      (
+        await face(a, apiKey, 'POST', 'add', [
+          ['collection', 'staff'],
+          ['id', 'u1'],
+          ['file', grace],
+        ])
+      ).body.code,
+      '200',
+    );
+    assert.equal(
+      (
+        await face(a, apiKey, 'POST', 'create', [
+          ['collection', 'staff'],
+          ['id', 'u2'],
+          ['name', 'A'],
+        ])
+      ).body.code,
+      '200',
+    );
+    assert.equal(
+      (
+        await face(a, apiKey, 'POST', 'add', [
+          ['collection', 'staff'],
+          ['id', 'u2'],
+          ['file', personA],
+        ])
+      ).body.code,
+      '200',
+    );
 
     // Both processes now hold the collection's index in memory.
     assert.equal((await search(b, graceAgain)).data?.id, 'u1');
@@ -310,17 +351,51 @@ describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
     assert.equal((await search(b, personADarker)).data?.id, 'u2');
 
     // A delete on one port: the other's next search no longer finds the face.
-    assert.equal((await face(a, apiKey, 'DELETE', 'delete_faces', [['collection', 'staff'], ['id', 'u1']])).body.code, '200');
+    assert.equal(
+      (
+        await face(a, apiKey, 'DELETE', 'delete_faces', [
+          ['collection', 'staff'],
+          ['id', 'u1'],
+        ])
+      ).body.code,
+      '200',
+    );
     assert.equal((await search(b, graceAgain)).code, '404');
     assert.equal((await search(a, graceAgain)).code, '404');
 
     // Re-added on the other port (same count of faces as before the delete): seen on the first.
-    assert.equal((await face(b, apiKey, 'POST', 'add', [['collection', 'staff'], ['id', 'u1'], ['file', grace]])).body.code, '200');
+    assert.equal(
+      (
+        await face(b, apiKey, 'POST', 'add', [
+          ['collection', 'staff'],
+          ['id', 'u1'],
+          ['file', grace],
+        ])
+      ).body.code,
+      '200',
+    );
     assert.equal((await search(a, graceAgain)).data?.id, 'u1');
 
     // One user deleted and another added on one port, in one go: the count is unchanged.
-    assert.equal((await face(b, apiKey, 'DELETE', 'delete', [['collection', 'staff'], ['id', 'u2']])).body.code, '200');
-    assert.equal((await face(b, apiKey, 'POST', 'add', [['collection', 'staff'], ['id', 'u3'], ['file', personC]])).body.code, '200');
+    assert.equal(
+      (
+        await face(b, apiKey, 'DELETE', 'delete', [
+          ['collection', 'staff'],
+          ['id', 'u2'],
+        ])
+      ).body.code,
+      '200',
+    );
+    assert.equal(
+      (
+        await face(b, apiKey, 'POST', 'add', [
+          ['collection', 'staff'],
+          ['id', 'u3'],
+          ['file', personC],
+        ])
+      ).body.code,
+      '200',
+    );
     assert.equal((await search(a, personADarker)).code, '404');
     assert.equal((await search(a, personC)).data?.id, 'u3');
     const listed = (await face(a, apiKey, 'GET', 'list?collection=staff')).body.data.map((u: any) => u.id).sort();
@@ -342,7 +417,10 @@ describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
     assert.deepEqual(fromB.body, fromA.body);
     const by = workers.filter((w) => w.lines.some((l) => l.msg === 'tts audio ready' && l.request_id === requestId));
     assert.equal(by.length, 1, 'exactly one worker synthesised it');
-    assert.ok(apis.every(({ proc }) => !proc.lines.some((l) => l.msg === 'tts synthesis started')), 'API processes run no jobs');
+    assert.ok(
+      apis.every(({ proc }) => !proc.lines.some((l) => l.msg === 'tts synthesis started')),
+      'API processes run no jobs',
+    );
   });
 
   test(`a revoked API key stops working on both ports within the auth cache time (${AUTH_CACHE_SECONDS} s)`, async (t) => {
@@ -355,7 +433,12 @@ describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
     const revokedAt = Date.now();
     const lag = await Promise.all(
       [a, b].map((base) =>
-        until(`${base} to refuse the revoked key`, async () => ((await face(base, key, 'GET', 'list?collection=staff')).status === 401 ? Date.now() - revokedAt : undefined), (AUTH_CACHE_SECONDS + 5) * 1000, 50),
+        until(
+          `${base} to refuse the revoked key`,
+          async () => ((await face(base, key, 'GET', 'list?collection=staff')).status === 401 ? Date.now() - revokedAt : undefined),
+          (AUTH_CACHE_SECONDS + 5) * 1000,
+          50,
+        ),
       ),
     );
     t.diagnostic(`revoked key refused after ${lag.join(' ms and ')} ms`);
@@ -374,18 +457,13 @@ describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
     assert.equal(accepted.body.error, 0);
     const { request_id: requestId } = accepted.body;
     const startedBy = await Promise.any(
-      workers.map((w) =>
-        w.waitForLine('tts synthesis started', (l) => l.msg === 'tts synthesis started' && l.request_id === requestId, 30_000).then(() => w),
-      ),
+      workers.map((w) => w.waitForLine('tts synthesis started', (l) => l.msg === 'tts synthesis started' && l.request_id === requestId, 30_000).then(() => w)),
     );
     startedBy.child.kill('SIGKILL');
     const killedAt = Date.now();
     assert.equal(await startedBy.exited, 'SIGKILL');
     const survivor = workers.find((w) => w !== startedBy)!;
-    assert.ok(
-      !startedBy.lines.some((l) => l.msg === 'tts audio ready' && l.request_id === requestId),
-      'the killed worker had not finished the job',
-    );
+    assert.ok(!startedBy.lines.some((l) => l.msg === 'tts audio ready' && l.request_id === requestId), 'the killed worker had not finished the job');
     // A client polls the status on either port.
     const doneAt = await until(
       'the job to complete on the other worker',

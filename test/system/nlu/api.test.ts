@@ -15,8 +15,7 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
     let t: TestApp;
     let pgdb: TestDatabase | undefined;
     let other: Tenant;
-    const api = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) =>
-      call(t.url, method, path, { token: t.token, ...opts });
+    const api = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) => call(t.url, method, path, { token: t.token, ...opts });
 
     before(async () => {
       if (engine === 'postgres') pgdb = await createTestDatabase();
@@ -238,9 +237,16 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       assert.deepEqual(listed.entities, ['destination']);
 
       const ofEntity = await api('GET', '/api/v3/entity/destination/samples');
-      assert.deepEqual(ofEntity.body.map((s: any) => s.code), [sample.code]);
+      assert.deepEqual(
+        ofEntity.body.map((s: any) => s.code),
+        [sample.code],
+      );
       const ofEntityPut = await api('PUT', '/api/v3/entity/destination/samples');
-      assert.deepEqual(ofEntityPut.body.map((s: any) => s.code), [sample.code], 'PUT lists too, as the spec request line says');
+      assert.deepEqual(
+        ofEntityPut.body.map((s: any) => s.code),
+        [sample.code],
+        'PUT lists too, as the spec request line says',
+      );
 
       assert.equal((await api('DELETE', `/api/v3/entity-sample/${tag.body.entity_sample_code}`)).status, 200);
       assert.deepEqual((await api('GET', `/api/v3/sample/${sample.code}`)).body.entities, []);
@@ -329,8 +335,14 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       assert.ok(all.length >= 5);
       const page1 = (await api('GET', '/api/v3/sample?limit=2')).body;
       const page2 = (await api('GET', '/api/v3/sample?limit=2&offset=2')).body;
-      assert.deepEqual(page1.map((s: any) => s.code), all.slice(0, 2).map((s: any) => s.code));
-      assert.deepEqual(page2.map((s: any) => s.code), all.slice(2, 4).map((s: any) => s.code));
+      assert.deepEqual(
+        page1.map((s: any) => s.code),
+        all.slice(0, 2).map((s: any) => s.code),
+      );
+      assert.deepEqual(
+        page2.map((s: any) => s.code),
+        all.slice(2, 4).map((s: any) => s.code),
+      );
       assert.deepEqual(page1, all.slice(0, 2), 'a page carries the same fields as the full list');
       assert.equal((await api('GET', '/api/v3/sample?limit=0')).status, 400);
       const intents = (await api('GET', '/api/v3/intent?limit=1&offset=1')).body;
@@ -381,15 +393,18 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       const theirIntent = (await as('POST', '/api/v3/intent', { label: 'private_intent' })).body;
       assert.equal((await as('POST', '/api/v3/intent-sample', { intent_code: theirIntent.code, sample_code: mine.code })).status, 404);
       const theirSample = (await as('POST', '/api/v3/sample', { content: 'abc' })).body;
-      assert.equal(
-        (await as('POST', '/api/v3/entity-sample', { entity_code: entity.code, sample_code: theirSample.code, value: 'a', start: 0, end: 1 })).status,
-        404,
-      );
+      assert.equal((await as('POST', '/api/v3/entity-sample', { entity_code: entity.code, sample_code: theirSample.code, value: 'a', start: 0, end: 1 })).status, 404);
       const theirImport = await as('POST', '/api/v3/intent-sample/import_intent_samples', [{ intent: 'private_intent', sample: 'dữ liệu riêng' }]);
       assert.equal(theirImport.body.number_of_duplicate_sample, 0, 'my sample does not count as their duplicate');
-      assert.equal((await as('GET', '/api/v3/export')).body.samples.some((s: any) => s.content === 'dữ liệu riêng'), true);
+      assert.equal(
+        (await as('GET', '/api/v3/export')).body.samples.some((s: any) => s.content === 'dữ liệu riêng'),
+        true,
+      );
       assert.equal((await api('GET', `/api/v3/sample/${mine.code}`)).body.content, 'dữ liệu riêng', 'mine is untouched');
-      assert.equal((await api('GET', '/api/v3/sample')).body.some((s: any) => s.content === 'abc'), false);
+      assert.equal(
+        (await api('GET', '/api/v3/sample')).body.some((s: any) => s.content === 'abc'),
+        false,
+      );
     });
 
     test('real clients: JSON sent as form-urlencoded, text/plain or with no Content-Type; form fields; empty DELETE body', async () => {

@@ -64,7 +64,13 @@ async function seed(url: string, token: string): Promise<void> {
     const name = CITIES.find((c) => sample.content.includes(c));
     if (!name) continue;
     const start = Array.from(sample.content.slice(0, sample.content.indexOf(name))).length;
-    const tagged = await api('POST', '/api/v3/entity-sample', { entity_code: city.code, sample_code: sample.code, value: name, start, end: start + Array.from(name).length });
+    const tagged = await api('POST', '/api/v3/entity-sample', {
+      entity_code: city.code,
+      sample_code: sample.code,
+      value: name,
+      start,
+      end: start + Array.from(name).length,
+    });
     assert.equal(tagged.status, 200);
   }
 }
@@ -111,12 +117,29 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       assert.equal(a.body.status[0].code, b.body.status[0].code, 'one training at a time per application');
       const job = a.body.status[0];
       assert.deepEqual(Object.keys(job).sort(), [
-        'accuracy', 'app_code', 'code', 'created_time', 'f1', 'finished_time', 'message', 'metrics', 'model_file', 'precision', 'recall', 'started_time', 'state', 'type',
+        'accuracy',
+        'app_code',
+        'code',
+        'created_time',
+        'f1',
+        'finished_time',
+        'message',
+        'metrics',
+        'model_file',
+        'precision',
+        'recall',
+        'started_time',
+        'state',
+        'type',
       ]);
       assert.ok([0, 1].includes(job.state));
       assert.equal(job.app_code, t.appCode);
 
-      const done = await waitFor('training', () => api('POST', '/api/v3/train/status'), (r) => r.body.status >= 2);
+      const done = await waitFor(
+        'training',
+        () => api('POST', '/api/v3/train/status'),
+        (r) => r.body.status >= 2,
+      );
       assert.equal(done.body.status, 2, JSON.stringify(done.body));
       assert.equal(done.body.trainable, false);
       assert.ok(!Number.isNaN(Date.parse(done.body.last_success_time)));
@@ -126,7 +149,11 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       const again = await api('POST', '/api/v3/train/intent');
       assert.notEqual(again.body.status[0].code, job.code);
       assert.equal(again.body.status[0].type, 1);
-      await waitFor('second training', () => api('POST', '/api/v3/train/status'), (r) => r.body.status >= 2);
+      await waitFor(
+        'second training',
+        () => api('POST', '/api/v3/train/status'),
+        (r) => r.body.status >= 2,
+      );
 
       const text = 'cho mình vé máy bay đi Sài Gòn lúc 9 giờ sáng mai';
       const predicted = await api('POST', '/api/v3/predict', { content: text });
@@ -148,7 +175,10 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       assert.equal(onlyIntents.body.status.message, 'Predict Intents successful');
       const onlyEntities = await api('POST', '/api/v3/predict/entity', { content: 'bay đi Huế' });
       assert.equal(onlyEntities.body.data.intents, undefined);
-      assert.deepEqual(onlyEntities.body.data.entities.map((e: any) => [e.entity, e.start, e.end]), [['city', 7, 10]]);
+      assert.deepEqual(
+        onlyEntities.body.data.entities.map((e: any) => [e.entity, e.start, e.end]),
+        [['city', 7, 10]],
+      );
     });
 
     test('threshold: per application, intents under it are left out, bad values refused', async () => {
@@ -182,9 +212,16 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
         { intent: 'no', sample: 'không' },
       ]);
       await as(other, 'POST', '/api/v3/train');
-      await waitFor('other training', () => as(other, 'GET', '/api/v3/train/status'), (r) => r.body.status >= 2);
+      await waitFor(
+        'other training',
+        () => as(other, 'GET', '/api/v3/train/status'),
+        (r) => r.body.status >= 2,
+      );
       const theirs = await as(other, 'POST', '/api/v3/predict/intent', { content: 'đặt vé máy bay' });
-      assert.ok(theirs.body.data.intents.every((i: any) => ['yes', 'no'].includes(i.label)), 'their own labels only');
+      assert.ok(
+        theirs.body.data.intents.every((i: any) => ['yes', 'no'].includes(i.label)),
+        'their own labels only',
+      );
       const mine = await api('POST', '/api/v3/predict/intent', { content: 'đặt vé máy bay' });
       assert.equal(mine.body.data.intents[0].label, 'book_flight', 'mine is untouched by theirs');
     });
@@ -226,7 +263,20 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       const service = new NluModelService(NluStore.over(t.deps.store.db), models, t.deps.jobs, t.deps.blobs);
       const before = (await models.currentModel(t.appCode))!;
       const tenant = t.appCode;
-      const row: ModelRow = { code: randomUUID(), app_code: tenant, type: 0, state: TrainState.waiting, message: '', model_file: '', metrics: '{}', data_fingerprint: '', running_app: null, created_time: new Date().toISOString(), started_time: null, finished_time: null };
+      const row: ModelRow = {
+        code: randomUUID(),
+        app_code: tenant,
+        type: 0,
+        state: TrainState.waiting,
+        message: '',
+        model_file: '',
+        metrics: '{}',
+        data_fingerprint: '',
+        running_app: null,
+        created_time: new Date().toISOString(),
+        started_time: null,
+        finished_time: null,
+      };
       await t.deps.store.db.withTables<{ nlu_models: ModelRow }>().insertInto('nlu_models').values(row).execute();
       assert.equal((await api('GET', '/api/v3/train/status')).body.status, 0);
       let release!: () => void;
@@ -236,7 +286,11 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
         throw new Error('engine exploded');
       };
       const run = service.runTraining({ app: tenant, code: row.code }, failing, true).catch((e: Error) => e);
-      await waitFor('training state', () => api('GET', '/api/v3/train/status'), (r) => r.body.status === 1);
+      await waitFor(
+        'training state',
+        () => api('GET', '/api/v3/train/status'),
+        (r) => r.body.status === 1,
+      );
       release();
       assert.match(String(await run), /engine exploded/);
       const status = (await api('GET', '/api/v3/train/status')).body;
@@ -248,12 +302,22 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       assert.deepEqual(await service.runTraining({ app: tenant, code: row.code }, failing, true), { skipped: true });
 
       // A request left "training" by a worker killed on its last attempt does not block the application for ever.
-      const stale: ModelRow = { ...row, code: randomUUID(), state: TrainState.training, running_app: tenant, started_time: new Date(Date.now() - 2 * 3600_000).toISOString() };
+      const stale: ModelRow = {
+        ...row,
+        code: randomUUID(),
+        state: TrainState.training,
+        running_app: tenant,
+        started_time: new Date(Date.now() - 2 * 3600_000).toISOString(),
+      };
       await t.deps.store.db.withTables<{ nlu_models: ModelRow }>().insertInto('nlu_models').values(stale).execute();
       const fresh = await api('POST', '/api/v3/train');
       assert.notEqual(fresh.body.status[0].code, stale.code);
       assert.equal((await models.find(tenant, stale.code))!.state, TrainState.failed);
-      await waitFor('the new training', () => api('GET', '/api/v3/train/status'), (r) => r.body.status >= 2);
+      await waitFor(
+        'the new training',
+        () => api('GET', '/api/v3/train/status'),
+        (r) => r.body.status >= 2,
+      );
     });
   });
 }
@@ -272,7 +336,11 @@ describe('NLU model pick-up across processes (PostgreSQL + Redis)', () => {
       await seed(worker.url, worker.token);
       // Asked on the server without workers: the worker process trains it.
       await api(server.url, 'POST', '/api/v3/train');
-      await waitFor('training by the worker', () => api(server.url, 'GET', '/api/v3/train/status'), (r) => r.body.status >= 2);
+      await waitFor(
+        'training by the worker',
+        () => api(server.url, 'GET', '/api/v3/train/status'),
+        (r) => r.body.status >= 2,
+      );
       const first = await api(server.url, 'POST', '/api/v3/predict/intent', { content: 'đặt vé máy bay đi Huế' });
       assert.equal(first.body.data.intents[0].label, 'book_flight');
       // A new intent, a new model: the server answers with it without a restart.
@@ -283,7 +351,11 @@ describe('NLU model pick-up across processes (PostgreSQL + Redis)', () => {
         { intent: 'goodbye', sample: 'tạm biệt bạn' },
       ]);
       await api(server.url, 'POST', '/api/v3/train');
-      await waitFor('second model', () => api(server.url, 'GET', '/api/v3/train/status'), (r) => r.body.status >= 2 && !r.body.trainable);
+      await waitFor(
+        'second model',
+        () => api(server.url, 'GET', '/api/v3/train/status'),
+        (r) => r.body.status >= 2 && !r.body.trainable,
+      );
       const second = await api(server.url, 'POST', '/api/v3/predict/intent', { content: 'tạm biệt nhé bạn' });
       assert.equal(second.body.data.intents[0].label, 'goodbye');
     } finally {

@@ -39,7 +39,10 @@ describe('configuration', () => {
   });
 
   test('invalid values are refused with the variable named', () => {
-    assert.throws(() => loadConfig({ SAOLA_PORT: 'eighty' }), (e: unknown) => e instanceof ConfigError && /SAOLA_PORT/.test(e.message));
+    assert.throws(
+      () => loadConfig({ SAOLA_PORT: 'eighty' }),
+      (e: unknown) => e instanceof ConfigError && /SAOLA_PORT/.test(e.message),
+    );
     assert.throws(() => loadConfig({ SAOLA_PORT: '70000' }), ConfigError);
     assert.throws(() => loadConfig({ SAOLA_DATABASE_URL: 'mysql://x' }), /SAOLA_DATABASE_URL/);
     assert.throws(() => loadConfig({ SAOLA_PUBLIC_URL: 'not a url' }), /SAOLA_PUBLIC_URL/);

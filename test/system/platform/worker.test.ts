@@ -54,6 +54,11 @@ describe('saola worker', () => {
     const audio = await fetch(answer.async);
     assert.equal(audio.status, 200);
     assert.equal(audio.headers.get('content-type'), 'audio/wav');
-    assert.equal(Buffer.from(await audio.arrayBuffer()).subarray(0, 4).toString('ascii'), 'RIFF');
+    assert.equal(
+      Buffer.from(await audio.arrayBuffer())
+        .subarray(0, 4)
+        .toString('ascii'),
+      'RIFF',
+    );
   });
 });

@@ -68,7 +68,10 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
     const numbers = Array.from({ length: 8 }, (_, i) => String(4170 + i * 1111));
     const images = await Promise.all(numbers.map((n) => textImage(`Số ${n}`)));
     const results = await Promise.all(images.map((png, i) => engine.recognize(png, { lang: 'vie', psm: i % 2 ? 6 : 11 })));
-    assert.deepEqual(results.map(words), numbers.map((n) => `Số ${n}`));
+    assert.deepEqual(
+      results.map(words),
+      numbers.map((n) => `Số ${n}`),
+    );
     assert.equal(engine.pids().length, 2);
   });
 
@@ -98,8 +101,15 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
     streams.close();
   });
 
-  it('ends with the reader worker thread that started it, also when the pool terminates the thread; the thread\'s images go with it', async () => {
-    const pool = new WorkerPool<ReaderTask, ReadResult>({ filename: new URL('../../../src/reader/worker.js', import.meta.url), name: 'reader-test', threads: 1, maxQueue: 4, timeoutMs: 60_000, onThreadEnd: removeThreadScratch });
+  it("ends with the reader worker thread that started it, also when the pool terminates the thread; the thread's images go with it", async () => {
+    const pool = new WorkerPool<ReaderTask, ReadResult>({
+      filename: new URL('../../../src/reader/worker.js', import.meta.url),
+      name: 'reader-test',
+      threads: 1,
+      maxQueue: 4,
+      timeoutMs: 60_000,
+      onThreadEnd: removeThreadScratch,
+    });
     const before = new Set(tesseractChildren());
     const threadDirs = () => (fs.existsSync(processScratchRoot()) ? fs.readdirSync(processScratchRoot()).filter((d) => d !== 't0') : []);
     const dirsBefore = new Set(threadDirs());
@@ -113,12 +123,15 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
     // Between tasks the idle thread runs nothing (piscina waits on Atomics): each image must be gone already.
     await sleep(300);
     const left = fs.readdirSync(path.join(processScratchRoot(), workerDirs[0]), { recursive: true }).map(String);
-    assert.deepEqual(left.filter((f) => f.endsWith('.png') && !f.endsWith('sentinel.png')), []);
+    assert.deepEqual(
+      left.filter((f) => f.endsWith('.png') && !f.endsWith('sentinel.png')),
+      [],
+    );
     await pool.close();
     // Their stdin closes with the thread; Tesseract then finishes its list and exits.
     for (let i = 0; i < 50 && started.some(alive); i++) await sleep(100);
     assert.deepEqual(started.filter(alive), []);
-    assert.equal(fs.existsSync(path.join(processScratchRoot(), workerDirs[0])), false, 'the terminated thread\'s folder is removed');
+    assert.equal(fs.existsSync(path.join(processScratchRoot(), workerDirs[0])), false, "the terminated thread's folder is removed");
   });
 
   it('close ends the processes and removes the scratch folder at once', async () => {
@@ -135,7 +148,7 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
     await assert.rejects(own.recognize(await textImage('x'), { lang: 'vie', psm: 6 }));
   });
 
-  it('removes the folders that killed processes left, and no live process\'s folder', async () => {
+  it("removes the folders that killed processes left, and no live process's folder", async () => {
     const gone = spawnSync('true').pid as number;
     const sleeper = spawn('sleep', ['30']);
     try {
@@ -150,7 +163,7 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
       assert.ok(sweepStaleScratch() >= 1);
       assert.equal(fs.existsSync(deadRoot), false);
       assert.equal(fs.existsSync(path.join(liveRoot, 't3', 'eAbc', '7.png')), true);
-      assert.equal(fs.existsSync(root), true, 'this process\'s own folder stays');
+      assert.equal(fs.existsSync(root), true, "this process's own folder stays");
       fs.rmSync(liveRoot, { recursive: true, force: true });
     } finally {
       sleeper.kill();

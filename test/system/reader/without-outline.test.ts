@@ -15,12 +15,33 @@ const word = (left: number, top: number, text = 'HỌ', conf = 90) => ({ text, c
 
 describe('reading without an outline: geometry', () => {
   it('takes the rectangle an outline covers inside the frame, long side horizontal', () => {
-    const landscape = frameRectangle([{ x: -30, y: 10 }, { x: 700, y: 20 }, { x: 690, y: 480 }, { x: -20, y: 470 }], 800, 600);
+    const landscape = frameRectangle(
+      [
+        { x: -30, y: 10 },
+        { x: 700, y: 20 },
+        { x: 690, y: 480 },
+        { x: -20, y: 470 },
+      ],
+      800,
+      600,
+    );
     assert.deepEqual(landscape[0], { x: 0, y: 10 });
     assert.deepEqual(landscape[2], { x: 700, y: 480 });
     // A portrait rectangle starts at its bottom-left corner: the card turned by 90 degrees, read upright.
-    const portrait = frameRectangle([{ x: 0, y: 0 }, { x: 399, y: 699 }], 400, 700);
-    assert.deepEqual(portrait, [{ x: 0, y: 699 }, { x: 0, y: 0 }, { x: 399, y: 0 }, { x: 399, y: 699 }]);
+    const portrait = frameRectangle(
+      [
+        { x: 0, y: 0 },
+        { x: 399, y: 699 },
+      ],
+      400,
+      700,
+    );
+    assert.deepEqual(portrait, [
+      { x: 0, y: 699 },
+      { x: 0, y: 0 },
+      { x: 399, y: 0 },
+      { x: 399, y: 699 },
+    ]);
   });
 
   it('knows an image of a card shape (a card cropped to itself) from a photo', () => {
@@ -55,7 +76,15 @@ describe('reading without an outline: generated cards', () => {
   const read = (image: Buffer) => readCard({ image, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
 
   it('reads a card that fills the frame, its edges leaving it, on wood', async () => {
-    const s = await makeSample(730_001, 'cccd_chip_front', { rotation: 0, tightCrop: -0.004, texture: 'wood', glare: false, blurSigma: 0, width: 1300, cardFraction: 0.7 });
+    const s = await makeSample(730_001, 'cccd_chip_front', {
+      rotation: 0,
+      tightCrop: -0.004,
+      texture: 'wood',
+      glare: false,
+      blurSigma: 0,
+      width: 1300,
+      cardFraction: 0.7,
+    });
     const r = await read(s.photo.jpeg);
     assert.ok(r.ok, !r.ok ? r.message : '');
     assert.equal(r.kind, 'cccd_chip_front');
@@ -77,7 +106,10 @@ describe('reading without an outline: generated cards', () => {
     const cardHeight = Math.max(...s.photo.corners.map((p) => p.y)) - cardTop;
     // The photo starts 1.5% of the card's height below its top edge: above the first printed line.
     const top = Math.round(cardTop + 0.015 * cardHeight);
-    const cut = await sharp(s.photo.jpeg).extract({ left: 0, top, width: s.photo.width, height: s.photo.height - top }).jpeg({ quality: 90 }).toBuffer();
+    const cut = await sharp(s.photo.jpeg)
+      .extract({ left: 0, top, width: s.photo.width, height: s.photo.height - top })
+      .jpeg({ quality: 90 })
+      .toBuffer();
     const r = await read(cut);
     assert.ok(r.ok, !r.ok ? r.message : '');
     assert.equal(r.fields.id?.value, s.truth.fields.id);

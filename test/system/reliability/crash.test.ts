@@ -233,13 +233,25 @@ async function verify(
   for (const x of samples) assert.match(x.content, /^mẫu \d+-\d+$/, 'no partial sample');
   const entities = new Set(((await get('/api/v3/entity', bearer)).body as { label: string }[]).map((e) => e.label));
   for (const label of acked.entities) assert.ok(entities.has(label), `acknowledged entity ${label} lost`);
-  assert.equal(await sqlCount('select count(*) as n from nlu_entity_samples es left join nlu_samples s on s.code = es.sample_code where s.code is null'), 0, 'a link to a missing sample');
+  assert.equal(
+    await sqlCount('select count(*) as n from nlu_entity_samples es left join nlu_samples s on s.code = es.sample_code where s.code is null'),
+    0,
+    'a link to a missing sample',
+  );
   for (const [link, sample] of acked.links) {
-    assert.equal(await sqlCount(`select count(*) as n from nlu_entity_samples where code = '${link}' and sample_code = '${sample}'`), 1, `acknowledged link ${link} lost`);
+    assert.equal(
+      await sqlCount(`select count(*) as n from nlu_entity_samples where code = '${link}' and sample_code = '${sample}'`),
+      1,
+      `acknowledged link ${link} lost`,
+    );
   }
   const faces = new Set(((await get('/dmp/facesearch/v2/list?collection=crash', { api_key: creds.api_key })).body.data as { id: string }[]).map((u) => u.id));
   for (const id of acked.faces) assert.ok(faces.has(id), `acknowledged face user ${id} lost`);
-  assert.equal(await sqlCount('select count(*) as n from face_users u left join face_embeddings e on e.user_row_id = u.id where e.id is null'), 0, 'a face user without its face');
+  assert.equal(
+    await sqlCount('select count(*) as n from face_users u left join face_embeddings e on e.user_row_id = u.id where e.id is null'),
+    0,
+    'a face user without its face',
+  );
   // Every TTS request, acknowledged or not, must finish: none may be left without a job.
   const deadline = Date.now() + 240_000;
   let unfinished = 0;
@@ -290,7 +302,10 @@ async function verifyImports(acked: Acked, files: Map<string, string[]>, sqlCoun
     assert.equal(Number(r.inserted), a.inserted, `import ${a.id}: recorded count differs from the acknowledged one`);
   }
   const perImport = new Map(
-    ((await sqlRows('select import_id, count(*) as n from credit_alpha_events group by import_id')) as { import_id: string; n: number | string }[]).map((r) => [r.import_id, Number(r.n)]),
+    ((await sqlRows('select import_id, count(*) as n from credit_alpha_events group by import_id')) as { import_id: string; n: number | string }[]).map((r) => [
+      r.import_id,
+      Number(r.n),
+    ]),
   );
   for (const [id, n] of perImport) {
     const r = byId.get(id);
@@ -374,15 +389,21 @@ for (const engine of ['embedded', 'postgres+redis'] as const) {
         const staged = await sqlCount('select count(*) as n from credit_import_staging');
         await verifyImports(acked, files, sqlCount, sqlRows);
         // One more import after the crashes: it drops what killed imports staged (silent for over a second by now).
-        const last = await promisify(execFile)(process.execPath, ['--import', 'tsx', main, 'credit', 'import', 'alpha', [...files.keys()][0], '--app', creds.app_code, '--json'], {
-          cwd: root,
-          env: { ...process.env, ...env, SAOLA_CREDIT_IMPORT_ABANDON_SECONDS: '1' },
-        });
+        const last = await promisify(execFile)(
+          process.execPath,
+          ['--import', 'tsx', main, 'credit', 'import', 'alpha', [...files.keys()][0], '--app', creds.app_code, '--json'],
+          {
+            cwd: root,
+            env: { ...process.env, ...env, SAOLA_CREDIT_IMPORT_ABANDON_SECONDS: '1' },
+          },
+        );
         const report = JSON.parse(last.stdout) as { import_id: string; inserted: number; duplicates: number };
         acked.imports.push({ id: report.import_id, file: [...files.keys()][0], inserted: report.inserted, duplicates: report.duplicates });
         await verifyImports(acked, files, sqlCount, sqlRows);
         assert.equal(await sqlCount('select count(*) as n from credit_import_staging'), 0, 'staging rows of killed imports left behind');
-        console.log(`# crash ${engine}: ${acked.importsKilled} credit imports killed (${staged} staged rows of killed imports before the clean-up), ${acked.imports.length - 1} acknowledged before it`);
+        console.log(
+          `# crash ${engine}: ${acked.importsKilled} credit imports killed (${staged} staged rows of killed imports before the clean-up), ${acked.imports.length - 1} acknowledged before it`,
+        );
       } catch (err) {
         (err as Error).message += `\nserver output:\n${server.output().slice(-3000)}`;
         throw err;
@@ -390,7 +411,9 @@ for (const engine of ['embedded', 'postgres+redis'] as const) {
         await store.close();
       }
       const total = acked.samples.size + acked.entities.size + acked.links.size + acked.faces.size + acked.tts.size;
-      console.log(`# crash ${engine}: ${ROUNDS} kills, acknowledged ${acked.samples.size} samples, ${acked.entities.size} entities, ${acked.links.size} links, ${acked.faces.size} face users, ${acked.tts.size} TTS requests (${total} writes), all present`);
+      console.log(
+        `# crash ${engine}: ${ROUNDS} kills, acknowledged ${acked.samples.size} samples, ${acked.entities.size} entities, ${acked.links.size} links, ${acked.faces.size} face users, ${acked.tts.size} TTS requests (${total} writes), all present`,
+      );
       assert.ok(acked.samples.size > 0 && acked.tts.size > 0 && acked.faces.size > 0, 'the writers got writes acknowledged');
       assert.ok(acked.imports.length > 1 && acked.importsKilled > 0, `credit imports: ${acked.imports.length} acknowledged, ${acked.importsKilled} killed`);
     });

@@ -28,10 +28,12 @@ describe('load shedding', () => {
     try {
       const post = () => fetch(`${t.url}/dmp/checkface/v1`, { method: 'POST', headers: { api_key: t.apiKey }, body: matchForm() });
       assert.equal((await post()).status, 200); // loads the models
-      const answers = await Promise.all(Array.from({ length: 8 }, async () => {
-        const res = await post();
-        return { status: res.status, retry: res.headers.get('retry-after'), body: (await res.json()) as { code: string; message: string; data: unknown } };
-      }));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          const res = await post();
+          return { status: res.status, retry: res.headers.get('retry-after'), body: (await res.json()) as { code: string; message: string; data: unknown } };
+        }),
+      );
       const ok = answers.filter((a) => a.status === 200);
       const refused = answers.filter((a) => a.status === 429);
       assert.equal(ok.length + refused.length, answers.length, JSON.stringify(answers));
@@ -59,7 +61,10 @@ describe('load shedding', () => {
       };
       const answers = [];
       for (let i = 0; i < 6; i++) answers.push(await post(i));
-      assert.deepEqual(answers.map((a) => a.status), [200, 200, 200, 429, 429, 429]);
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200, 429, 429, 429],
+      );
       for (const a of answers.slice(3)) {
         assert.equal(a.body.error, 9);
         assert.equal(a.body.async, '');
@@ -91,7 +96,12 @@ describe('load shedding', () => {
       const agent = newAgent(400);
       assert.equal((await send(agent, server.url, { method: 'POST', path: '/api/v3/intent', headers, body: Buffer.from('{"label":"x"}') })).status, 200);
       const rows = Array.from({ length: 2000 }, (_, i) => ({ intent: 'x', sample: `câu số ${i} để thử` }));
-      const seeded = await send(agent, server.url, { method: 'POST', path: '/api/v3/intent-sample/import_intent_samples', headers, body: Buffer.from(JSON.stringify(rows)) });
+      const seeded = await send(agent, server.url, {
+        method: 'POST',
+        path: '/api/v3/intent-sample/import_intent_samples',
+        headers,
+        body: Buffer.from(JSON.stringify(rows)),
+      });
       assert.equal(seeded.status, 200, seeded.body);
       // Each page of 2,000 samples is read and serialised on the event loop (synchronous SQLite).
       const page = { method: 'GET' as const, path: '/api/v3/sample?limit=2000', headers: { authorization: `Bearer ${app.token}` } };

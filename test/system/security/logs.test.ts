@@ -131,7 +131,13 @@ describe('secrets in logs', () => {
     for (const secret of secrets) {
       for (let i = 0; i + 16 <= secret.length; i += 8) {
         const piece = secret.slice(i, i + 16);
-        assert.ok(!output.includes(piece), `a piece of a secret (${secret.slice(0, 6)}…) is in the log: ${output.split('\n').find((l) => l.includes(piece))?.slice(0, 300)}`);
+        assert.ok(
+          !output.includes(piece),
+          `a piece of a secret (${secret.slice(0, 6)}…) is in the log: ${output
+            .split('\n')
+            .find((l) => l.includes(piece))
+            ?.slice(0, 300)}`,
+        );
       }
     }
   });

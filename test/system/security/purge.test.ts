@@ -61,11 +61,32 @@ async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
   // An import in progress (a killed import's leftovers look the same) holds A's rows in the staging table.
   await db
     .insertInto('credit_import_staging')
-    .values({ id: uuidv7(), app_code: who.appCode, event_key: 'k', phone: phone, event_type: 'topup', occurred_at: new Date(T * 1000).toISOString(), amount: 1, days_late: null, import_id: uuidv7(), created_time: new Date().toISOString() })
+    .values({
+      id: uuidv7(),
+      app_code: who.appCode,
+      event_key: 'k',
+      phone: phone,
+      event_type: 'topup',
+      occurred_at: new Date(T * 1000).toISOString(),
+      amount: 1,
+      days_late: null,
+      import_id: uuidv7(),
+      created_time: new Date().toISOString(),
+    })
     .execute();
   await db
     .insertInto('credit_models')
-    .values({ id: uuidv7(), app_code: who.appCode, source: 'beta', dltype: 1, version: 1, model: '{}', metrics: 'null', train_rows: 0, created_time: new Date().toISOString() })
+    .values({
+      id: uuidv7(),
+      app_code: who.appCode,
+      source: 'beta',
+      dltype: 1,
+      version: 1,
+      model: '{}',
+      metrics: 'null',
+      train_rows: 0,
+      created_time: new Date().toISOString(),
+    })
     .execute();
   // The operator's side: a quota, and the usage of the calls above (reading the report writes the pending counts).
   const admin = { authorization: `Bearer ${PASSWORD}` };
@@ -120,7 +141,9 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
     it("deletes every row and file of A in every service, and nothing of B's", async () => {
       const a = await counts(t, t.appCode);
-      const empty = Object.entries(a).filter(([, n]) => n === 0).map(([table]) => table);
+      const empty = Object.entries(a)
+        .filter(([, n]) => n === 0)
+        .map(([table]) => table);
       assert.deepEqual(empty, [], 'give application A a row in each of these tables in fill() so the purge is tested on it');
       const bBefore = await counts(t, b.appCode);
       const thresholds = new LivenessThresholds(t.deps.store.db);
@@ -137,11 +160,24 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
       // The serving process may still hold counts of A's last calls (written every 5 s) when the CLI purges:
       // a batch written after the purge leaves no row of A, and still writes B's.
-      const late = (appCode: string) => ({ app_code: appCode, day: utcDay(), service: 'nlu', endpoint: 'GET /late', status: 200, count: 1, latencySumMs: 1, latencyMaxMs: 1, buckets: [1] });
+      const late = (appCode: string) => ({
+        app_code: appCode,
+        day: utcDay(),
+        service: 'nlu',
+        endpoint: 'GET /late',
+        status: 200,
+        count: 1,
+        latencySumMs: 1,
+        latencyMaxMs: 1,
+        buckets: [1],
+      });
       await new UsageStore(t.deps.store).add([late(t.appCode), late(b.appCode)]);
 
       const after = await counts(t, t.appCode);
-      assert.ok(Object.values(after).every((n) => n === 0), JSON.stringify(after));
+      assert.ok(
+        Object.values(after).every((n) => n === 0),
+        JSON.stringify(after),
+      );
       assert.equal(await t.deps.blobs.stat(blobKeys.a), undefined, "A's audio file is gone");
       const app = await t.deps.store.db.selectFrom('applications').select('code').where('code', '=', t.appCode).executeTakeFirst();
       assert.equal(app, undefined);

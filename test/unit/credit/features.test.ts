@@ -52,7 +52,10 @@ describe('alpha features', () => {
   });
 
   test('no bills: the bill ratios are missing, not zero', () => {
-    const f = alphaFeatures(history.filter((e) => e.type !== 'bill_payment'), T);
+    const f = alphaFeatures(
+      history.filter((e) => e.type !== 'bill_payment'),
+      T,
+    );
     assert.equal(f?.late_payment_ratio_12m, null);
     assert.equal(f?.max_days_late_12m, null);
     assert.equal(f?.bill_payments_12m, 0);

@@ -28,8 +28,14 @@ describe('metrics', () => {
     const labels = scores.map((s) => (s >= 0.5 ? 1 : 0));
     const table = calibrationTable(scores, labels, 4);
     assert.equal(table.length, 4);
-    assert.deepEqual(table.map((r) => r.rows), [25, 25, 25, 25]);
-    assert.deepEqual(table.map((r) => r.observedRepaid), [0, 0, 1, 1]);
+    assert.deepEqual(
+      table.map((r) => r.rows),
+      [25, 25, 25, 25],
+    );
+    assert.deepEqual(
+      table.map((r) => r.observedRepaid),
+      [0, 0, 1, 1],
+    );
   });
 });
 
@@ -72,7 +78,11 @@ describe('binning and weight of evidence', () => {
       assert.ok(numeric[i].woe > numeric[i - 1].woe, 'repayment rises with x, so WoE must too');
     }
     assert.equal(bins.filter((b) => b.missing).length, 1);
-    assert.equal(bins.reduce((s, b) => s + b.good + b.bad, 0), 5000, 'every row is in one bin');
+    assert.equal(
+      bins.reduce((s, b) => s + b.good + b.bad, 0),
+      5000,
+      'every row is in one bin',
+    );
   });
   test('a constant feature has no bins (no information)', () => {
     assert.deepEqual(binFeature([1, 1, 1, 1, 1, 1], [1, 0, 1, 0, 1, 1]), []);
@@ -104,7 +114,10 @@ describe('scorecard training', () => {
     const names = model.features.map((f) => f.name);
     assert.ok(names.includes('good_signal'));
     assert.ok(!names.includes('noise'), 'pure noise has no information value');
-    assert.ok(model.features.every((f) => f.coefficient > 0), 'WoE weights are positive');
+    assert.ok(
+      model.features.every((f) => f.coefficient > 0),
+      'WoE weights are positive',
+    );
     assert.ok(model.holdout && model.holdout.auc > 0.8, `holdout AUC ${model.holdout?.auc}`);
     assert.equal(model.holdout?.rows, rows.filter((r) => isHoldout(r.phone)).length);
   });

@@ -44,7 +44,9 @@ describe('face engine: pure parts', () => {
   it('fits an exact similarity transform (Umeyama) when one exists', () => {
     const angle = 0.3;
     const scale = 1.7;
-    const src = ARCFACE_112.map(([x, y]) => [scale * (Math.cos(angle) * x - Math.sin(angle) * y) + 40, scale * (Math.sin(angle) * x + Math.cos(angle) * y) - 12] as [number, number]);
+    const src = ARCFACE_112.map(
+      ([x, y]) => [scale * (Math.cos(angle) * x - Math.sin(angle) * y) + 40, scale * (Math.sin(angle) * x + Math.cos(angle) * y) - 12] as [number, number],
+    );
     const m = umeyama(src, ARCFACE_112);
     for (let i = 0; i < 5; i++) {
       const [x, y] = src[i];
@@ -60,7 +62,16 @@ describe('face engine: pure parts', () => {
     assert.equal(out.length, 2);
     assert.ok(Math.abs(out[0].x1 - 10) < 1e-4 && out[0].score > 0.89);
     assert.ok(out[1].x1 > 59);
-    assert.equal(nms([{ x1: 0, y1: 0, x2: 10, y2: 10, score: 1 }, { x1: 20, y1: 20, x2: 30, y2: 30, score: 0.5 }], 0.4).length, 2);
+    assert.equal(
+      nms(
+        [
+          { x1: 0, y1: 0, x2: 10, y2: 10, score: 1 },
+          { x1: 20, y1: 20, x2: 30, y2: 30, score: 0.5 },
+        ],
+        0.4,
+      ).length,
+      2,
+    );
   });
 
   it('warps exactly on whole-pixel maps and averages when it shrinks', () => {
@@ -72,7 +83,8 @@ describe('face engine: pure parts', () => {
     // Identity and a whole-pixel shift reproduce the source pixels; outside repeats the border.
     assert.deepEqual(warpAffine(img, [1, 0, 0, 0, 1, 0], width, height).data, data);
     const shifted = warpAffine(img, [1, 0, 2, 0, 1, 1], 3, 2).data;
-    for (let y = 0; y < 2; y++) for (let x = 0; x < 3; x++) for (let c = 0; c < 3; c++) assert.equal(shifted[(y * 3 + x) * 3 + c], data[((y + 1) * width + x + 2) * 3 + c]);
+    for (let y = 0; y < 2; y++)
+      for (let x = 0; x < 3; x++) for (let c = 0; c < 3; c++) assert.equal(shifted[(y * 3 + x) * 3 + c], data[((y + 1) * width + x + 2) * 3 + c]);
     assert.deepEqual([...warpAffine(img, [1, 0, -5, 0, 1, -5], 1, 1).data], [...data.subarray(0, 3)]);
     // A black/white checkerboard shrunk 4x is supersampled to mid-grey, not aliased to black or white.
     const board = new Uint8Array(64 * 64 * 3);
@@ -96,7 +108,11 @@ describe('face engine: pure parts', () => {
     const model = readModel(original);
     assert.equal(rewritePRelu(model), 1);
     assert.ok(graphOf(model).node.every((n) => n.opType !== 'PRelu'));
-    const x = new ort.Tensor('float32', Float32Array.from({ length: 75 }, (_, i) => Math.cos(i * 0.7) * 3), [1, 3, 5, 5]);
+    const x = new ort.Tensor(
+      'float32',
+      Float32Array.from({ length: 75 }, (_, i) => Math.cos(i * 0.7) * 3),
+      [1, 3, 5, 5],
+    );
     const run1 = async (bytes: Uint8Array) => (await (await ort.InferenceSession.create(bytes, { graphOptimizationLevel: 'all' })).run({ x })).y.data as Float32Array;
     const [want, got] = [await run1(original), await run1(writeModel(model))];
     let negatives = 0;
@@ -155,7 +171,14 @@ describe('face engine: real models', () => {
       assert.ok(diff < 1e-4, `${p}: largest difference ${diff}`);
       // The engine's own embedding is this output, L2-normalised.
       const norm = Math.hypot(...a);
-      assert.ok(Math.abs(dot(r.primary.embedding, Float32Array.from(a, (v) => v / norm)) - 1) < 1e-5);
+      assert.ok(
+        Math.abs(
+          dot(
+            r.primary.embedding,
+            Float32Array.from(a, (v) => v / norm),
+          ) - 1,
+        ) < 1e-5,
+      );
     }
   });
 
@@ -189,7 +212,9 @@ describe('face engine: real models', () => {
   });
 
   it('finds no face in a landscape without people', async () => {
-    const noise = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#6a8caf' } }).jpeg().toBuffer();
+    const noise = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#6a8caf' } })
+      .jpeg()
+      .toBuffer();
     const r = await run(noise);
     assert.equal(assessFace(r, gates, { single: true }).kind, 'noFace');
   });

@@ -35,7 +35,10 @@ describe('face evaluation on labelled people', () => {
     fs.appendFileSync(path.join(dir, 'pairs.csv'), 'a.jpg,c.jpg,no\n');
     assert.throws(() => readLabels(dir), /impostor pair/);
     fs.writeFileSync(path.join(dir, 'labels.csv'), 'file,identity,group\nx.jpg,anna,vn\ny.jpg,binh,vn\n');
-    assert.deepEqual(readLabels(dir).photos, [{ file: 'x.jpg', identity: 'anna', group: 'vn' }, { file: 'y.jpg', identity: 'binh', group: 'vn' }]);
+    assert.deepEqual(readLabels(dir).photos, [
+      { file: 'x.jpg', identity: 'anna', group: 'vn' },
+      { file: 'y.jpg', identity: 'binh', group: 'vn' },
+    ]);
   });
 
   it('counts every pair, a photo without a face as a rejected genuine pair, and search top-1', () => {
@@ -50,9 +53,21 @@ describe('face evaluation on labelled people', () => {
     assert.ok(s.match.genuineAccepted <= 16);
     assert.equal(s.searchTop1.queries, 18);
     assert.ok(s.searchTop1.rank1 <= 17 && s.searchTop1.rank1 >= 15, `rank1 ${s.searchTop1.rank1}`);
-    assert.deepEqual(s.groups.map((g) => [g.group, g.genuine]), [['even', 9], ['odd', 9]]);
+    assert.deepEqual(
+      s.groups.map((g) => [g.group, g.genuine]),
+      [
+        ['even', 9],
+        ['odd', 9],
+      ],
+    );
     // A threshold above every genuine pair accepts none.
-    const none = summariseIdentities(photos, { knots: [[-1, 0], [0.999, 0.8], [1, 1]] });
+    const none = summariseIdentities(photos, {
+      knots: [
+        [-1, 0],
+        [0.999, 0.8],
+        [1, 1],
+      ],
+    });
     assert.equal(none.match.genuineAccepted, 0);
     assert.equal(none.searchTop1.rank1AtThreshold, 0);
   });
@@ -75,7 +90,10 @@ describe('face evaluation on labelled people', () => {
   it('cross-validates over people: every person held out once, held-out pairs only', () => {
     const photos = people(20, 4, 0.7, 3);
     const h = crossValidateMap(photos, 5);
-    assert.equal(h.folds.reduce((a, f) => a + f.people, 0), 20);
+    assert.equal(
+      h.folds.reduce((a, f) => a + f.people, 0),
+      20,
+    );
     // Genuine pairs all stay inside a fold; impostor pairs only within the held-out fold (4 people x 4 photos each).
     assert.equal(h.match.genuine, 20 * 6);
     assert.equal(h.match.impostor, 5 * ((16 * 15) / 2 - 4 * 6));

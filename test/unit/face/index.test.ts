@@ -145,10 +145,13 @@ describe('face search index', () => {
     const cut = dist[2];
     const found = kernel.gather(distAt, n, cut, outAt);
     const rows = [...new Uint32Array(memory.buffer, outAt, found)];
-    assert.deepEqual(rows, [...dist.keys()].filter((i) => dist[i] <= cut));
+    assert.deepEqual(
+      rows,
+      [...dist.keys()].filter((i) => dist[i] <= cut),
+    );
   });
 
-  it('sign codes: a face at a cosine stays within that cosine\'s Hamming cut', () => {
+  it("sign codes: a face at a cosine stays within that cosine's Hamming cut", () => {
     const rnd = seededRandom(11);
     const a = new Uint8Array(CODE_BYTES);
     const b = new Uint8Array(CODE_BYTES);
@@ -179,7 +182,8 @@ describe('face search index', () => {
     // 1500 users with 4 faces each (a base face plus variations at cosine 0.7-0.9), added in a shuffled order.
     const users = Array.from({ length: 1500 }, (_, u) => unit(50_000 + u));
     const faces: [string, Float32Array][] = [];
-    for (let u = 0; u < users.length; u++) for (let f = 0; f < 4; f++) faces.push([`user${u}`, f === 0 ? users[u] : at(users[u], unit(900_000 + u * 4 + f), 0.7 + 0.1 * rnd() * 2)]);
+    for (let u = 0; u < users.length; u++)
+      for (let f = 0; f < 4; f++) faces.push([`user${u}`, f === 0 ? users[u] : at(users[u], unit(900_000 + u * 4 + f), 0.7 + 0.1 * rnd() * 2)]);
     for (let i = faces.length - 1; i > 0; i--) {
       const j = Math.floor(rnd() * (i + 1));
       [faces[i], faces[j]] = [faces[j], faces[i]];
@@ -304,7 +308,15 @@ describe('face search index', () => {
       asked.push([afterSeq, limit]);
       return store.loader(afterSeq, limit);
     });
-    assert.deepEqual(asked, [[0, 3], [3, 3], [6, 2]], 'seq ranges up to the version, none past it');
+    assert.deepEqual(
+      asked,
+      [
+        [0, 3],
+        [3, 3],
+        [6, 2],
+      ],
+      'seq ranges up to the version, none past it',
+    );
     assert.equal(index.count, 8);
     assert.equal(index.search(unit(8), 1)[0].owner, 'u7');
   });

@@ -95,7 +95,14 @@ describe('keyword dictionary', () => {
 
   test('longest match wins, accent-insensitive, real value is the canonical one', () => {
     const text = prepare('bay tu ho chi minh ra Ha Noi roi ve SÀI GÒN');
-    const found = dict.match(text.tokens).map((m) => [m.entity, m.value, text.tokens.slice(m.first, m.last).map((t) => t.text).join(' ')]);
+    const found = dict.match(text.tokens).map((m) => [
+      m.entity,
+      m.value,
+      text.tokens
+        .slice(m.first, m.last)
+        .map((t) => t.text)
+        .join(' '),
+    ]);
     assert.deepEqual(found, [
       ['city', 'Hồ Chí Minh', 'ho chi minh'],
       ['city', 'Hà Nội', 'ha noi'],
@@ -108,7 +115,11 @@ describe('keyword dictionary', () => {
 describe('sequence tagger', () => {
   test('learns a free-text slot from its context and finds unseen values', () => {
     const names = ['Minh', 'Lan', 'Hùng', 'Thảo', 'Quân', 'Trâm'];
-    const frames = [['chuyển tiền cho', ''], ['gửi quà tới', 'nhé'], ['gọi cho', 'ngay']];
+    const frames = [
+      ['chuyển tiền cho', ''],
+      ['gửi quà tới', 'nhé'],
+      ['gọi cho', 'ngay'],
+    ];
     const sentences = [];
     for (const name of names) {
       for (const [before, after] of frames) {
@@ -148,7 +159,15 @@ describe('metrics', () => {
     const m = classificationMetrics(['a', 'a', 'b', 'b'], ['a', 'b', 'b', 'b']);
     assert.equal(m.accuracy, 0.75);
     assert.ok(Math.abs(m.f1 - (2 / 3 + 0.8) / 2) < 1e-9);
-    const s = spanMetrics([[{ entity: 'x', start: 0, end: 3 }]], [[{ entity: 'x', start: 0, end: 3 }, { entity: 'x', start: 4, end: 5 }]]);
+    const s = spanMetrics(
+      [[{ entity: 'x', start: 0, end: 3 }]],
+      [
+        [
+          { entity: 'x', start: 0, end: 3 },
+          { entity: 'x', start: 4, end: 5 },
+        ],
+      ],
+    );
     assert.equal(s.recall, 1);
     assert.equal(s.precision, 0.5);
   });
@@ -156,8 +175,22 @@ describe('metrics', () => {
 
 describe('the whole model', () => {
   const intents: Record<string, string[]> = {
-    book_flight: ['đặt vé máy bay đi Huế', 'mua vé bay ra Hà Nội', 'tôi muốn bay vào Sài Gòn', 'đặt chuyến bay đi Đà Nẵng', 'vé máy bay đi Huế giá bao nhiêu', 'book vé bay Hà Nội'],
-    weather: ['thời tiết Huế hôm nay', 'ngày mai Hà Nội có mưa không', 'trời Sài Gòn nóng không', 'dự báo thời tiết Đà Nẵng', 'nhiệt độ ở Huế bao nhiêu', 'Hà Nội có lạnh không'],
+    book_flight: [
+      'đặt vé máy bay đi Huế',
+      'mua vé bay ra Hà Nội',
+      'tôi muốn bay vào Sài Gòn',
+      'đặt chuyến bay đi Đà Nẵng',
+      'vé máy bay đi Huế giá bao nhiêu',
+      'book vé bay Hà Nội',
+    ],
+    weather: [
+      'thời tiết Huế hôm nay',
+      'ngày mai Hà Nội có mưa không',
+      'trời Sài Gòn nóng không',
+      'dự báo thời tiết Đà Nẵng',
+      'nhiệt độ ở Huế bao nhiêu',
+      'Hà Nội có lạnh không',
+    ],
     greeting: ['xin chào', 'chào bạn', 'chào buổi sáng', 'hello bạn ơi', 'chào em nhé', 'xin chào trợ lý'],
   };
   const cities = ['Huế', 'Hà Nội', 'Sài Gòn', 'Đà Nẵng'];

@@ -51,7 +51,7 @@ test('a task error reaches the caller', async () => {
   await assert.rejects(pool.run({ ms: 0, fail: true }), /failed on purpose/);
 });
 
-test('a task past its time limit is abandoned, and its thread\'s end is reported for clean-up', async () => {
+test("a task past its time limit is abandoned, and its thread's end is reported for clean-up", async () => {
   const ended: number[] = [];
   // The limit covers a new thread's start-up (loading the worker under tsx), which takes well over
   // 300 ms on a loaded machine; the abandoned task runs far past it.
@@ -69,7 +69,13 @@ test('a task past its time limit is abandoned, and its thread\'s end is reported
 });
 
 test('a worker module that cannot load fails its tasks without crashing the process', async () => {
-  const broken = new WorkerPool<Task, Result>({ filename: new URL('../../support/no-such-worker.js', import.meta.url), name: 'broken', threads: 1, maxQueue: 1, timeoutMs: 5_000 });
+  const broken = new WorkerPool<Task, Result>({
+    filename: new URL('../../support/no-such-worker.js', import.meta.url),
+    name: 'broken',
+    threads: 1,
+    maxQueue: 1,
+    timeoutMs: 5_000,
+  });
   try {
     await assert.rejects(broken.run({ ms: 1 }), (err: unknown) => err instanceof WorkerLoadError && /failed to start/.test(err.message));
   } finally {

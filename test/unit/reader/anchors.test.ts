@@ -2,7 +2,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DOCUMENTS } from '../../../src/reader/documents.js';
-import { assignValues, findLabels, isLabelPiece, segmentLines, splitRows, splitUnderLabels, strayColumnLead, toCardWords, valuesByShape, type CardWord } from '../../../src/reader/pipeline/anchors.js';
+import {
+  assignValues,
+  findLabels,
+  isLabelPiece,
+  segmentLines,
+  splitRows,
+  splitUnderLabels,
+  strayColumnLead,
+  toCardWords,
+  valuesByShape,
+  type CardWord,
+} from '../../../src/reader/pipeline/anchors.js';
 import { missingDigitsWidth } from '../../../src/reader/pipeline/run.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import { mergedId, normaliseFields, rawFromLines, repairMarkNoun, voteName } from '../../../src/reader/pipeline/fields.js';
@@ -39,11 +50,17 @@ describe('lines by geometry', () => {
     const wide = [{ text: 'LƯƠNG', conf: 93, left: 254, top: 312, width: 244, height: 24 }, ...line('ĐỨC HÙNG', 356, 309)];
     const segs = segmentLines(wide);
     assert.equal(segs.length, 1);
-    assert.deepEqual(segs[0].words.map((w) => w.text), ['LƯƠNG', 'ĐỨC', 'HÙNG']);
+    assert.deepEqual(
+      segs[0].words.map((w) => w.text),
+      ['LƯƠNG', 'ĐỨC', 'HÙNG'],
+    );
   });
   it('splits a label glued to its value at the colon, in card pixels', () => {
     const w = toCardWords([{ text: 'tên:NGUYỄN', conf: 90, left: 120, top: 60, width: 120, height: 24, line: '1.1.1' }], 1.2, 14);
-    assert.deepEqual(w.map((x) => x.text), ['tên:', 'NGUYỄN']);
+    assert.deepEqual(
+      w.map((x) => x.text),
+      ['tên:', 'NGUYỄN'],
+    );
     assert.equal(Math.round(w[0].left), 86);
   });
   it('splits words OCR glued across a slash before a capital and between a small letter and a capital', () => {
@@ -60,9 +77,21 @@ describe('lines by geometry', () => {
     type OcrWordLike = { text: string; conf: number; left: number; top: number; width: number; height: number; line: string };
     const words = toCardWords(
       [
-        w('Nơi', 232, 504, 29, 13), w('thường', 269, 503, 60, 18), w('trú/Place', 336, 503, 78, 15), w('of', 421, 504, 17, 13), w('residence:', 444, 503, 88, 14),
-        w('Có', 27, 531, 15, 10), w('giá', 51, 534, 19, 11), w('trị', 78, 532, 15, 10), w('đến/ate', 99, 530, 65, 12, 42), w('of', 169, 530, 13, 12),
-        w('expiryXóm', 188, 530, 88, 18, 47), w('28,', 284, 531, 29, 19), w('Phường', 323, 530, 72, 23), w('Hoà', 404, 530, 37, 18), w('Nghĩa,', 449, 530, 62, 23),
+        w('Nơi', 232, 504, 29, 13),
+        w('thường', 269, 503, 60, 18),
+        w('trú/Place', 336, 503, 78, 15),
+        w('of', 421, 504, 17, 13),
+        w('residence:', 444, 503, 88, 14),
+        w('Có', 27, 531, 15, 10),
+        w('giá', 51, 534, 19, 11),
+        w('trị', 78, 532, 15, 10),
+        w('đến/ate', 99, 530, 65, 12, 42),
+        w('of', 169, 530, 13, 12),
+        w('expiryXóm', 188, 530, 88, 18, 47),
+        w('28,', 284, 531, 29, 19),
+        w('Phường', 323, 530, 72, 23),
+        w('Hoà', 404, 530, 37, 18),
+        w('Nghĩa,', 449, 530, 62, 23),
       ],
       1,
     );
@@ -161,10 +190,19 @@ describe('values by geometry', () => {
   it('ends a value at a label OCR read only part of', () => {
     // As read on held-out card 247059: the start of "Nơi đăng ký khai sinh / Place of birth" lost, the rest
     // taken as the address's next line ("Số 19 Ngõ 1 ký khai sinh Place of ...").
-    const back = read('cccd_2024_back', [...line('Nơi cư trú / Place of residence:', 30, 68), ...line('Số 19 Ngõ 13, Long Cang', 30, 92), ...line('ký khai nh / Plac', 40, 118)]);
+    const back = read('cccd_2024_back', [
+      ...line('Nơi cư trú / Place of residence:', 30, 68),
+      ...line('Số 19 Ngõ 13, Long Cang', 30, 92),
+      ...line('ký khai nh / Plac', 40, 118),
+    ]);
     assert.equal(back.text.address, 'Số 19 Ngõ 13, Long Cang');
     // A label's end lost: "Ngày, tháng" (năm cấp) is not the place of birth's second line.
-    const birth = read('cccd_2024_back', [...line('Nơi đăng ký khai sinh / Place of birth:', 30, 136), ...line('Trừng Xá, Bắc Ninh', 30, 160), ...line('Ngày, tháng', 32, 185), ...line('26/01/2006', 345, 186)]);
+    const birth = read('cccd_2024_back', [
+      ...line('Nơi đăng ký khai sinh / Place of birth:', 30, 136),
+      ...line('Trừng Xá, Bắc Ninh', 30, 160),
+      ...line('Ngày, tháng', 32, 185),
+      ...line('26/01/2006', 345, 186),
+    ]);
     assert.equal(birth.text.pob, 'Trừng Xá, Bắc Ninh');
     // Address lines that happen to hold label words are still taken.
     const words = read('cccd_chip_front', [...line('Nơi thường trú / Place of residence:', 30, 400), ...line('Số 5 Ngõ 2,', 30, 425), ...line('Tỉnh Nam Định', 30, 450)]);
@@ -208,12 +246,19 @@ describe('values by geometry', () => {
     // Seeds 131018, 131198, 131238: "Z^" (57, 41 px tall, not tall enough to be set apart) at the portrait's
     // edge opened the name's line and raised its top to the label's row: the name was answered N/A.
     const mark = { text: 'Z^', conf: 57, left: 84, top: 313, width: 113, height: 41 };
-    const words = [...line('Họ, chữ đệm và tên khai sinh / Surname, middle name and given name', 256, 299), mark, ...line('VŨ BẢO HẰNG', 254, 329).map((w) => ({ ...w, height: 26 }))];
+    const words = [
+      ...line('Họ, chữ đệm và tên khai sinh / Surname, middle name and given name', 256, 299),
+      mark,
+      ...line('VŨ BẢO HẰNG', 254, 329).map((w) => ({ ...w, height: 26 })),
+    ];
     assert.equal(read('cccd_2024_front', words).text.name, 'VŨ BẢO HẰNG');
     // Words of the value a space apart are kept, even when the value starts left of its label.
     const shifted = [...line('Họ và tên:', 321, 209), ...line('TÔ THU NGÂN', 280, 240)];
     assert.equal(read('cccd_12_front', shifted).text.name, 'TÔ THU NGÂN');
-    assert.deepEqual(strayColumnLead(line('TÔ THU', 280, 240), 321, 20).map((w) => w.text), ['TÔ', 'THU']);
+    assert.deepEqual(
+      strayColumnLead(line('TÔ THU', 280, 240), 321, 20).map((w) => w.text),
+      ['TÔ', 'THU'],
+    );
   });
   it('takes a name line whose first word was read unsurely', () => {
     // Seed 131144, as read: "NGUYÊN" at 15 of NGUYỄN THU NGÂN; the line's sure words start at THU, right of
@@ -245,15 +290,25 @@ describe('values by geometry', () => {
     const mixed = [...name, ...label].sort((a, b) => a.left - b.left);
     const rows = splitRows(mixed);
     assert.equal(rows.length, 2);
-    assert.deepEqual(rows[0].map((x) => x.text), ['PHẠM', 'THANH', 'HOA']);
-    assert.deepEqual(rows[1].map((x) => x.text), ['Ngày', 'sinh', 'Date']);
+    assert.deepEqual(
+      rows[0].map((x) => x.text),
+      ['PHẠM', 'THANH', 'HOA'],
+    );
+    assert.deepEqual(
+      rows[1].map((x) => x.text),
+      ['Ngày', 'sinh', 'Date'],
+    );
     // One row whose words differ in size and accents stays one row; a dash beside it stays with it.
     const one = [...line('Giới tính / Sex:', 259, 346), w('Nam', 420, 343, 22), w('-', 470, 353, 3, 10), w('Việt', 500, 341, 24)];
     assert.equal(splitRows(one).length, 1);
   });
   it('splits the expiry line that OCR ran on into the address line under the address label', () => {
     // Seed 111184: the expiry and the address's second line, not quite level, were read as one line.
-    const words = [...line('Nơi thường trú: Số 173 Trần Hưng Đạo, Xã Mỹ', 343, 500), ...line('Có giá trị đến: 28/06/2022', 53, 550), ...line('Lương, Huyện Cái Bè, Tỉnh Tiền Giang', 342, 543)];
+    const words = [
+      ...line('Nơi thường trú: Số 173 Trần Hưng Đạo, Xã Mỹ', 343, 500),
+      ...line('Có giá trị đến: 28/06/2022', 53, 550),
+      ...line('Lương, Huyện Cái Bè, Tỉnh Tiền Giang', 342, 543),
+    ];
     const model = DOCUMENTS.cccd_12_front;
     let segments = segmentLines(words);
     assert.equal(segments.length, 2);
@@ -267,7 +322,7 @@ describe('values by geometry', () => {
     const alone = segmentLines([...line('Nơi thường trú: Số 173 Trần Hưng Đạo', 343, 500), ...line('Có giá trị đến: 28/06/2022', 53, 550)]);
     assert.equal(splitUnderLabels(alone, findLabels(alone, model), model), alone);
   });
-  it('never takes the date of birth for a name\'s second line', () => {
+  it("never takes the date of birth for a name's second line", () => {
     // Seed 113086: the date beside its label, a little higher than it and aligned with the name above.
     const words = [...line('Họ và tên / Full name: HỒ BẢO BẢO HẰNG', 234, 210), ...line('Ngày sinh / Date of birth:', 240, 244), ...line('25/09/2002', 458, 241)];
     const r = read('cccd_chip_front', words);
@@ -339,7 +394,8 @@ describe('values by geometry', () => {
     const second = { text: '049085566783”', conf: 60 };
     const merged = mergedId(first, second, 12);
     assert.equal(merged?.text, '049083566783');
-    const card = (id: { text: string; conf: number }) => normaliseFields(LAYOUTS.cccd_chip_front, { id, dob: { text: '03/09/1983', conf: 95 }, sex: { text: 'Nam', conf: 95 } }).fields.id;
+    const card = (id: { text: string; conf: number }) =>
+      normaliseFields(LAYOUTS.cccd_chip_front, { id, dob: { text: '03/09/1983', conf: 95 }, sex: { text: 'Nam', conf: 95 } }).fields.id;
     assert.equal(card(second)?.invalid, true); // the year 85 is not 1983
     assert.equal(card(merged!)?.valid, true);
     // Readings that disagree in more than one digit, or a first reading far too short: nothing merged.
@@ -347,11 +403,11 @@ describe('values by geometry', () => {
     assert.equal(mergedId({ text: '01008426', conf: 97 }, { text: '0100834254287', conf: 62 }, 12), undefined);
     assert.equal(mergedId({ text: '049083566783', conf: 96 }, second, 12), undefined);
   });
-  it('restores a street number\'s type word that lost its first letter', () => {
+  it("restores a street number's type word that lost its first letter", () => {
     assert.equal(parseAddress('ố 171, Trà Vân, Nam Trà My, Quảng Nam').street, 'Số 171');
     assert.equal(parseAddress('ổ 20, Tân Bình, Bình Thuận').street, 'Tổ 20');
   });
-  it('takes a line that is only the start of one field\'s label for that label, its value below', () => {
+  it("takes a line that is only the start of one field's label for that label, its value below", () => {
     // Seed 117002: "thường" read as "rờng", its box starting late: "Nơi ĐKHK" and "rờng trú" two lines.
     const words = [...line('Nơi ĐKHK', 291, 418), ...line('rờng trú', 440, 419), ...line('Xóm 30, Duy Nhất, Vũ Thư, Thái Bình', 290, 449)];
     const r = read('cmnd_12_front', words);
@@ -362,7 +418,7 @@ describe('values by geometry', () => {
     // A start two fields' wordings share ("Nơi" + ...) is nobody's label.
     assert.equal(read('cccd_2024_back', line('Nơi cư', 60, 45)).hits.filter((h) => h.field).length, 0);
   });
-  it('takes no lone character for a value\'s first line, and no name that ends in a middle name for a whole one', () => {
+  it("takes no lone character for a value's first line, and no name that ends in a middle name for a whole one", () => {
     // Seed 119036: "Ì" (81) left of the address line and a little higher was taken for the whole address.
     const mark = { text: 'Ì', conf: 81, left: 228, top: 486, width: 5, height: 16 };
     const r = read('cccd_chip_front', [...line('Nơi thường trú / Place of residence:', 240, 466), mark, ...line('Xóm 7, Hòa Hiệp, Cư Kuin, Đắk Lắk', 239, 494)]);
@@ -410,7 +466,16 @@ describe('values by geometry', () => {
     // on a line of its own, read "'Plạce of re%Ó@n»sc®-".
     const line1 = (t: string, conf = 90) => t.split(' ').map((text) => ({ text, conf }));
     assert.equal(rawFromLines('address', [line1('gi trị đón ate of expi: Tổ 26, Ia Đal,')]).text, 'Tổ 26, Ia Đal,');
-    assert.equal(rawFromLines('address', [[{ text: "'Plạce", conf: 52 }, { text: 'of', conf: 69 }], line1('Số 173 Ngõ 9,')]).text, 'Số 173 Ngõ 9,');
+    assert.equal(
+      rawFromLines('address', [
+        [
+          { text: "'Plạce", conf: 52 },
+          { text: 'of', conf: 69 },
+        ],
+        line1('Số 173 Ngõ 9,'),
+      ]).text,
+      'Số 173 Ngõ 9,',
+    );
     assert.equal(rawFromLines('features', [line1('Sẹo chấm C: 3cm')]).text, 'Sẹo chấm C: 3cm', 'marks keep their colon');
     // Held-out card 247256: "Số" read as "*$ố" at 0.
     assert.equal(rawFromLines('address', [[{ text: '*$ố', conf: 0 }, ...words.slice(2)]]).text, '*$ố 30, Xã Tịnh Phong,');
@@ -441,7 +506,14 @@ describe('kind and side from content', () => {
   it('does not take a 2024 front for an older card or a back', () => {
     // Seed 131148: the name "VŨ CÔNG VĂN NGHĨA" is one letter from "công dân", and the id's label
     // "Personal identification number" holds the chip back's heading: it was read as a chip back.
-    const front = ['CĂN CƯỚC', 'IDENTITY CARD', 'Số định danh cá nhân / Personal identification number:', '030069850239', 'Họ, chữ đệm và tên khai sinh / Full name:', 'VŨ CÔNG VĂN NGHĨA'];
+    const front = [
+      'CĂN CƯỚC',
+      'IDENTITY CARD',
+      'Số định danh cá nhân / Personal identification number:',
+      '030069850239',
+      'Họ, chữ đệm và tên khai sinh / Full name:',
+      'VŨ CÔNG VĂN NGHĨA',
+    ];
     assert.equal(kindOf(...front), 'cccd_2024_front');
     assert.notEqual(kindOf('Số định danh cá nhân / Personal identification number:', '030069850239'), 'cccd_chip_back');
   });
@@ -472,7 +544,9 @@ describe('MRZ cross-check', () => {
     crossCheckMrz(fields, mrz);
     assert.equal(fields.name.invalid, true);
     assert.ok(fieldProbability(fields.name) < 50);
-    const broken = readMrz(writeMrz({ id: '001090012345', dob: '01/01/1990', doe: '01/01/2030', sex: 'NAM', nameAscii: 'NGUYEN VAN AN' }).map((l, i) => (i === 1 ? '900102' + l.slice(6) : l)))!;
+    const broken = readMrz(
+      writeMrz({ id: '001090012345', dob: '01/01/1990', doe: '01/01/2030', sex: 'NAM', nameAscii: 'NGUYEN VAN AN' }).map((l, i) => (i === 1 ? '900102' + l.slice(6) : l)),
+    )!;
     assert.equal(broken.dobOk, false);
     const dob = { dob: { value: '07/01/1990', conf: 90 } };
     assert.deepEqual(crossCheckMrz(dob, broken), {});
@@ -515,8 +589,12 @@ describe('confidence', () => {
     const doeOk = normaliseFields(layout, { dob: { text: '25/09/1990', conf: 97 }, doe: { text: '25/09/2015', conf: 98 } });
     assert.ok(fieldProbability(doeOk.fields.doe!) >= 95);
   });
-  it('votes a name\'s tone marks between two readings and keeps a disputed name under 80', () => {
-    const raw = (text: string, confs: number[]) => ({ text, conf: confs.reduce((a, b) => a + b, 0) / confs.length, words: text.split(' ').map((t, i) => ({ text: t, conf: confs[i] })) });
+  it("votes a name's tone marks between two readings and keeps a disputed name under 80", () => {
+    const raw = (text: string, confs: number[]) => ({
+      text,
+      conf: confs.reduce((a, b) => a + b, 0) / confs.length,
+      words: text.split(' ').map((t, i) => ({ text: t, conf: confs[i] })),
+    });
     // Held-out 101000: HÀNG for HẰNG at 96; the line's own reading was surer of HẰNG.
     const voted = voteName(raw('PHẠM THỊ HÀNG', [96, 95, 39]), raw('PHẠM THỊ HẰNG', [95, 93, 90]));
     assert.equal(voted.text, 'PHẠM THỊ HẰNG');

@@ -31,7 +31,11 @@ describe('2024 citizen card answer', () => {
     const item = service.idrItem(
       card(
         'cccd_2024_back',
-        { address: { value: 'Số 5 Trần Hưng Đạo, Tân Lập, Bắc Sơn, Lạng Sơn', prob: 98 }, pob: { value: 'Châu Thành, Sóc Trăng', prob: 97 }, doe: { value: '02/09/2036', prob: 99 } },
+        {
+          address: { value: 'Số 5 Trần Hưng Đạo, Tân Lập, Bắc Sơn, Lạng Sơn', prob: 98 },
+          pob: { value: 'Châu Thành, Sóc Trăng', prob: 97 },
+          doe: { value: '02/09/2036', prob: 99 },
+        },
         entities,
       ),
     );

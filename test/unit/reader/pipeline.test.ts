@@ -23,7 +23,15 @@ describe('band stacking', () => {
   it('never fails on a box off the card, empty or inverted (a band is at least one pixel)', async () => {
     const { stackBands } = await import('../../../src/reader/pipeline/crops.js');
     const gray = Buffer.alloc(1000 * 630, 200);
-    const stack = await stackBands(gray, [{ x: 990, y: 620, w: -40, h: -3 }, { x: -50, y: -20, w: 30, h: 10 }, { x: 1200, y: 700, w: 10, h: 10 }], 1.8);
+    const stack = await stackBands(
+      gray,
+      [
+        { x: 990, y: 620, w: -40, h: -3 },
+        { x: -50, y: -20, w: 30, h: 10 },
+        { x: 1200, y: 700, w: 10, h: 10 },
+      ],
+      1.8,
+    );
     assert.equal(stack.spans.length, 3);
     assert.ok(stack.png.length > 0);
   });
@@ -126,8 +134,14 @@ describe('address matching against the official unit list', () => {
     assert.equal(danglingStreet(''), false);
     // "số 8Ngõ 21" read with the glued word unsure: both halves are kept (they were dropped as noise before).
     const words = [
-      { text: 'số', conf: 83 }, { text: '8Ngõ', conf: 50 }, { text: '21,', conf: 93 }, { text: 'Phước', conf: 97 },
-      { text: 'Lộc,', conf: 97 }, { text: 'Hồ', conf: 97 }, { text: 'Chí', conf: 97 }, { text: 'Minh', conf: 97 },
+      { text: 'số', conf: 83 },
+      { text: '8Ngõ', conf: 50 },
+      { text: '21,', conf: 93 },
+      { text: 'Phước', conf: 97 },
+      { text: 'Lộc,', conf: 97 },
+      { text: 'Hồ', conf: 97 },
+      { text: 'Chí', conf: 97 },
+      { text: 'Minh', conf: 97 },
     ];
     const f = normaliseFields(LAYOUTS.cccd_chip_front, { address: { text: words.map((w) => w.text).join(' '), conf: 89, words } });
     assert.equal(f.fields.address?.value, 'Số 8 Ngõ 21, Phước Lộc, Hồ Chí Minh');
@@ -157,9 +171,18 @@ describe('field normalisation', () => {
     assert.equal(normaliseSex('Nam'), 'NAM');
   });
   it('strips printed labels, also glued to the value', () => {
-    assert.deepEqual(stripLabel([word('Số/No.:'), word('0123')], 'Số / No.:').map((w) => w.text), ['0123']);
-    assert.deepEqual(stripLabel([word('nhận'), word('dạng:Sẹo'), word('dài')], 'Đặc điểm nhận dạng:').map((w) => w.text), ['Sẹo', 'dài']);
-    assert.deepEqual(stripLabel([word('Ngày'), word('17')], 'Ngày').map((w) => w.text), ['17']);
+    assert.deepEqual(
+      stripLabel([word('Số/No.:'), word('0123')], 'Số / No.:').map((w) => w.text),
+      ['0123'],
+    );
+    assert.deepEqual(
+      stripLabel([word('nhận'), word('dạng:Sẹo'), word('dài')], 'Đặc điểm nhận dạng:').map((w) => w.text),
+      ['Sẹo', 'dài'],
+    );
+    assert.deepEqual(
+      stripLabel([word('Ngày'), word('17')], 'Ngày').map((w) => w.text),
+      ['17'],
+    );
   });
   it('restores the tone marks of a known family name, and only the first word', () => {
     assert.equal(fixSurname('NGUYÊN VĂN NAM'), 'NGUYỄN VĂN NAM');
@@ -180,13 +203,18 @@ describe('field normalisation', () => {
     assert.equal(read(word('MINH', 0, 92), word('TRẦN', 90, 5), word('ĐẠT', 160, 97))?.text, 'MINH ĐẠT', 'only the first word');
   });
   it('repairs a birth year misread only in its century from the 12-digit id', () => {
-    const f = normaliseFields(LAYOUTS.cccd_chip_front, { id: { text: '030170110781', conf: 90 }, dob: { text: '04/10/1870', conf: 60 }, sex: { text: 'Nữ', conf: 90 } }).fields;
+    const f = normaliseFields(LAYOUTS.cccd_chip_front, {
+      id: { text: '030170110781', conf: 90 },
+      dob: { text: '04/10/1870', conf: 60 },
+      sex: { text: 'Nữ', conf: 90 },
+    }).fields;
     assert.equal(f.dob?.value, '04/10/1970');
     assert.equal(f.id?.valid, true);
   });
   it("takes a citizen card's expiry day and month from the birthday its year names (25, 40, 60)", () => {
     const read = (doe: string) =>
-      normaliseFields(LAYOUTS.cccd_chip_front, { id: { text: '019156532302', conf: 90 }, dob: { text: '04/05/1956', conf: 90 }, doe: { text: doe, conf: 60 } }).fields.doe?.value;
+      normaliseFields(LAYOUTS.cccd_chip_front, { id: { text: '019156532302', conf: 90 }, dob: { text: '04/05/1956', conf: 90 }, doe: { text: doe, conf: 60 } }).fields.doe
+        ?.value;
     assert.equal(read('34/05/2016'), '04/05/2016');
     assert.equal(read('04/06/2016'), '04/05/2016');
     assert.equal(read('04/06/2017'), '04/06/2017'); // not a 25/40/60 birthday: as read
@@ -231,7 +259,14 @@ describe('band background flattening', () => {
   it('equals a closing computed pixel by pixel, windows clipped at the edges', () => {
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    for (const [w, h, k] of [[1000, 40, 17], [37, 23, 17], [9, 30, 17], [50, 5, 17], [64, 64, 5], [3, 3, 17]] as const) {
+    for (const [w, h, k] of [
+      [1000, 40, 17],
+      [37, 23, 17],
+      [9, 30, 17],
+      [50, 5, 17],
+      [64, 64, 5],
+      [3, 3, 17],
+    ] as const) {
       const band = Buffer.from(Array.from({ length: w * h }, () => Math.floor(next() * 256)));
       const r = k >> 1;
       const window = (img: Uint8Array, x: number, y: number, pick: (a: number, b: number) => number) => {
@@ -306,16 +341,28 @@ describe('decode and input', () => {
         return (err as ReaderFailure).code;
       }
     };
-    const jpeg = await sharp({ create: { width: 700, height: 500, channels: 3, background: '#888' } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 700, height: 500, channels: 3, background: '#888' } })
+      .jpeg()
+      .toBuffer();
     assert.equal(await code(jpeg), 0);
     assert.equal(await code(Buffer.from('%PDF-1.4 not an image at all')), 7);
     assert.equal(await code(jpeg.subarray(0, jpeg.length - 200)), 8);
     assert.equal(await code(Buffer.concat([Buffer.from('BM'), Buffer.alloc(100)])), 8);
     // Over the pixel limit (decompression bomb guard).
-    assert.equal(await code(await sharp({ create: { width: 4000, height: 4000, channels: 3, background: '#888' } }).png().toBuffer()), 8);
+    assert.equal(
+      await code(
+        await sharp({ create: { width: 4000, height: 4000, channels: 3, background: '#888' } })
+          .png()
+          .toBuffer(),
+      ),
+      8,
+    );
   });
   it('EXIF orientation is applied', async () => {
-    const jpeg = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#888' } }).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#888' } })
+      .withMetadata({ orientation: 6 })
+      .jpeg()
+      .toBuffer();
     const img = await decodeImage(jpeg, 1e7);
     assert.deepEqual([img.width, img.height], [600, 800]);
   });
@@ -337,7 +384,8 @@ describe('decode and input', () => {
     assert.equal(codeOf(Buffer.alloc(2000).toString('base64')), 1);
   });
   it('parses Tesseract TSV words', () => {
-    const tsv = 'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n5\t1\t1\t1\t1\t1\t10\t20\t30\t40\t96.5\tHÀ\n5\t1\t1\t1\t1\t2\t50\t20\t30\t40\t-1\t \n';
+    const tsv =
+      'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n5\t1\t1\t1\t1\t1\t10\t20\t30\t40\t96.5\tHÀ\n5\t1\t1\t1\t1\t2\t50\t20\t30\t40\t-1\t \n';
     assert.deepEqual(parseTsv(tsv), [{ text: 'HÀ', conf: 96.5, left: 10, top: 20, width: 30, height: 40, line: '1.1.1' }]);
   });
 });

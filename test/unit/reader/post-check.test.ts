@@ -11,9 +11,22 @@ const NOW = { day: 25, month: 11, year: 2026 };
 /** A man born 15/03/1990 (id: Hà Nội 001, century-and-sex 0, year 90), card issued at 31: valid to his 40th birthday. */
 const front = (fields: Record<string, string> = {}, kind: ReadSide['kind'] = 'cccd_chip_front'): ReadSide => ({
   kind,
-  fields: { id: '001090012345', name: 'NGUYỄN VĂN AN', dob: '15/03/1990', sex: 'Nam', nationality: 'Việt Nam', home: 'Hà Nội', address: 'Hà Nội', doe: '15/03/2030', ...fields },
+  fields: {
+    id: '001090012345',
+    name: 'NGUYỄN VĂN AN',
+    dob: '15/03/1990',
+    sex: 'Nam',
+    nationality: 'Việt Nam',
+    home: 'Hà Nội',
+    address: 'Hà Nội',
+    doe: '15/03/2030',
+    ...fields,
+  },
 });
-const back = (fields: Record<string, string> = {}, kind: ReadSide['kind'] = 'cccd_chip_back'): ReadSide => ({ kind, fields: { issue_date: '10/05/2021', features: 'N/A', ...fields } });
+const back = (fields: Record<string, string> = {}, kind: ReadSide['kind'] = 'cccd_chip_back'): ReadSide => ({
+  kind,
+  fields: { issue_date: '10/05/2021', features: 'N/A', ...fields },
+});
 const code = (sides: ReadSide[]) => postCheck(sides, NOW).code;
 
 describe('post-check rules, one at a time', () => {

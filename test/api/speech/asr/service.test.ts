@@ -203,7 +203,14 @@ describe('helpers', () => {
     assert.equal(joined.length, 2);
     assert.ok(joined[0].start < 1 * sr && joined[0].end > 3 * sr, 'the first two are one padded segment');
     assert.ok(joined.every((s) => s.end - s.start <= 8.5 * sr));
-    const capped = joinSegments([{ start: 0, end: 4 * sr }, { start: 4.1 * sr, end: 8 * sr }], 8 * sr, 5 * sr);
+    const capped = joinSegments(
+      [
+        { start: 0, end: 4 * sr },
+        { start: 4.1 * sr, end: 8 * sr },
+      ],
+      8 * sr,
+      5 * sr,
+    );
     assert.equal(capped.length, 2, 'not joined past the limit');
     assert.ok(capped[1].start >= capped[0].end, 'no overlap');
   });
@@ -251,7 +258,10 @@ describe('long stretches and scoring', () => {
       fs.writeFileSync(path.join(dir, 'prompts.txt'), 'SPK01_001 XIN CHÀO\nSPK01_002 TẠM BIỆT\n');
       fs.writeFileSync(path.join(dir, 'waves', 'SPK01', 'SPK01_001.wav'), 'x');
       const items = loadDataset(dir);
-      assert.deepEqual(items.map((i) => [i.id, i.reference]), [['SPK01_001', 'XIN CHÀO']]);
+      assert.deepEqual(
+        items.map((i) => [i.id, i.reference]),
+        [['SPK01_001', 'XIN CHÀO']],
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -69,7 +69,10 @@ describe('POST /hmi/tts/v5: the answer', () => {
     const res = await postTts(t.url, 'Một hai ba bốn năm sáu bảy tám chín mười. '.repeat(20), { api_key: t.apiKey });
     assert.equal(res.body.error, 0);
     const { statuses, final } = await pollUntilReady(res.body.async);
-    assert.ok(statuses.slice(0, -1).every((s) => s === 404), statuses.join(','));
+    assert.ok(
+      statuses.slice(0, -1).every((s) => s === 404),
+      statuses.join(','),
+    );
     assert.equal(final.status, 200);
   });
 
@@ -147,7 +150,7 @@ describe('POST /hmi/tts/v5: the answer', () => {
     }
   });
 
-  test('an Ace variant speaks with its speaker\'s voice; ngoclam and myan (both central women) differ', async () => {
+  test("an Ace variant speaks with its speaker's voice; ngoclam and myan (both central women) differ", async () => {
     const audio = async (voice: string) => {
       const res = await postTts(t.url, 'Một hai ba bốn năm.', { api_key: t.apiKey, voice, format: 'wav' });
       assert.equal(res.body.error, 0, res.raw);
@@ -191,13 +194,7 @@ describe('POST /hmi/tts/v5: the answer', () => {
 });
 
 describe('POST /hmi/tts/v5: errors', () => {
-  async function expectError(
-    text: string | Buffer,
-    headers: Record<string, string>,
-    error: number,
-    status: number,
-    message?: RegExp,
-  ): Promise<void> {
+  async function expectError(text: string | Buffer, headers: Record<string, string>, error: number, status: number, message?: RegExp): Promise<void> {
     const res = await postTts(t.url, text, headers);
     assert.equal(res.status, status, res.raw);
     assert.equal(res.body.error, error, res.raw);

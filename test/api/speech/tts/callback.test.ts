@@ -161,7 +161,11 @@ describe('callbacks', () => {
 
   test('a refused target is not retried: the job fails at once', async () => {
     // allowPrivate is on here, so use a scheme the guard never fetches, queued directly.
-    const job = await t.deps.jobs.enqueue('tts.callback', { requestId: 'x', url: 'file:///etc/passwd', body: { message: 'm', success: 'true' } }, { appCode: t.appCode, maxAttempts: 5 });
+    const job = await t.deps.jobs.enqueue(
+      'tts.callback',
+      { requestId: 'x', url: 'file:///etc/passwd', body: { message: 'm', success: 'true' } },
+      { appCode: t.appCode, maxAttempts: 5 },
+    );
     let seen;
     for (let i = 0; i < 100; i++) {
       seen = await t.deps.jobs.get(job.id);

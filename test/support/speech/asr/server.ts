@@ -37,12 +37,7 @@ export interface AsrReply {
 }
 
 /** POSTs audio the way clients of the original do: the file as the body. */
-export async function postAudio(
-  app: { url: string; apiKey: string },
-  audio: Buffer | string,
-  headers: Record<string, string> = {},
-  query = '',
-): Promise<AsrReply> {
+export async function postAudio(app: { url: string; apiKey: string }, audio: Buffer | string, headers: Record<string, string> = {}, query = ''): Promise<AsrReply> {
   const res = await fetch(`${app.url}/hmi/asr/general${query}`, {
     method: 'POST',
     headers: { api_key: app.apiKey, ...headers },

@@ -24,7 +24,6 @@ export const TINY_SYLLABLES = (
   'hà nội sài gòn việt nam được cảm ơn rất vui gặp hôm nay mai đẹp quá muốn đặt vé máy bay'
 ).split(' ');
 
-
 function weights(name: string, dims: number[], next: () => number, scale: number): Tensor {
   const n = dims.reduce((a, b) => a * b, 1);
   const data = new Float32Array(n);
@@ -103,11 +102,7 @@ export function buildTinyTransducer(dir: string, opts: { seed?: number; hidden?:
     name: 'tiny_decoder',
     inputs: [{ name: 'y', elemType: DataType.INT64, shape: ['N', CONTEXT_SIZE] }],
     outputs: [{ name: 'decoder_out', elemType: DataType.FLOAT, shape: ['N', C] }],
-    initializers: [
-      weights('embedding', [V, C], next, 1),
-      int64('flat_shape', [0, -1]),
-      weights('wd', [CONTEXT_SIZE * C, C], next, Math.sqrt(3 / (CONTEXT_SIZE * C))),
-    ],
+    initializers: [weights('embedding', [V, C], next, 1), int64('flat_shape', [0, -1]), weights('wd', [CONTEXT_SIZE * C, C], next, Math.sqrt(3 / (CONTEXT_SIZE * C)))],
     nodes: [
       { op: 'Gather', inputs: ['embedding', 'y'], outputs: ['emb'], attributes: { axis: 0 } },
       { op: 'Reshape', inputs: ['emb', 'flat_shape'], outputs: ['emb_flat'] },
@@ -145,10 +140,7 @@ export function buildTinyTransducer(dir: string, opts: { seed?: number; hidden?:
     tokens: path.join(dir, 'tokens.txt'),
   };
   fs.writeFileSync(files.encoder, writeModel(encoder, { comment: note }));
-  fs.writeFileSync(
-    files.decoder,
-    writeModel(decoder, { vocab_size: String(V), context_size: String(CONTEXT_SIZE), comment: note }),
-  );
+  fs.writeFileSync(files.decoder, writeModel(decoder, { vocab_size: String(V), context_size: String(CONTEXT_SIZE), comment: note }));
   fs.writeFileSync(files.joiner, writeModel(joiner, { comment: note }));
   fs.writeFileSync(files.tokens, vocab.map((t, i) => `${t} ${i}`).join('\n') + '\n');
   return files;

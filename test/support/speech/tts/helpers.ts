@@ -34,12 +34,7 @@ export function rawRequest(
   });
 }
 
-export async function postTts(
-  base: string,
-  text: string | Buffer,
-  headers: Record<string, string>,
-  query = '',
-): Promise<TtsAnswer> {
+export async function postTts(base: string, text: string | Buffer, headers: Record<string, string>, query = ''): Promise<TtsAnswer> {
   const res = await rawRequest(`${base}/hmi/tts/v5${query}`, { method: 'POST', headers, body: text });
   const raw = res.body.toString('utf8');
   return { status: res.status, raw, body: JSON.parse(raw), headers: res.headers };

@@ -20,7 +20,7 @@ export const TINY_VITS_HOP = 256;
 export const TINY_VITS_SAMPLE_RATE = 16_000;
 
 /** Lower-case Vietnamese letters with their tone marks, digits, space and a little punctuation. */
-const CHARACTERS = [...new Set([...' abcdefghijklmnopqrstuvwxyzđ0123456789.,?!:' + 'àáảãạăằắẳẵặâầấẩẫậèéẻẽẹêềếểễệìíỉĩịòóỏõọôồốổỗộơờớởỡợùúủũụưừứửữựỳýỷỹỵ'])];
+const CHARACTERS = [...new Set([...(' abcdefghijklmnopqrstuvwxyzđ0123456789.,?!:' + 'àáảãạăằắẳẵặâầấẩẫậèéẻẽẹêềếểễệìíỉĩịòóỏõọôồốổỗộơờớởỡợùúủũụưừứửữựỳýỷỹỵ')])];
 
 const float = (name: string, values: number[], dims: number[] = [values.length]): Tensor => ({ name, dims, data: Float32Array.from(values) });
 const int64 = (name: string, values: number[], dims: number[] = [values.length]): Tensor => ({
@@ -39,7 +39,7 @@ function weights(name: string, dims: number[], next: () => number, scale: number
 /** Piper's symbols: pad, start, end, space, punctuation, and the IPA eSpeak NG writes (tone letters included). */
 const PIPER_SYMBOLS = [
   ...new Set([
-    ...'_^$ !\'(),-.:;?',
+    ..."_^$ !'(),-.:;?",
     ...'abcdefghijklmnopqrstuvwxyz0123456789',
     ...'æçðøħŋœǀǁǂǃɐɑɒɓɔɕɖɗɘəɚɛɜɞɟɠɡɢɣɤɥɦɧɨɪɫɬɭɮɯɰɱɲɳɴɵɶɸɹɺɻɽɾʀʁʂʃʄʈʉʊʋʌʍʎʏʐʑʒʔʕʘʙʛʜʝʟʡʢʤʧʰʲʷˈˌːˑ˞ˠˤ˥˦˧˨˩̩̃βθχᵻⱱ',
   ]),

@@ -47,7 +47,10 @@ describe('eval:asr --real', () => {
     const bad = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-asr-truth-'));
     try {
       fs.writeFileSync(path.join(bad, 'truth.jsonl'), '{"file":"nope.wav","text":"x"}\nnot json\n{"file":"x.wav"}\n');
-      assert.throws(() => loadTruth(bad), (err: Error) => /line 1: nope.wav does not exist/.test(err.message) && /line 2: not JSON/.test(err.message) && /line 3/.test(err.message));
+      assert.throws(
+        () => loadTruth(bad),
+        (err: Error) => /line 1: nope.wav does not exist/.test(err.message) && /line 2: not JSON/.test(err.message) && /line 3/.test(err.message),
+      );
       fs.rmSync(path.join(bad, 'truth.jsonl'));
       assert.throws(() => loadTruth(bad), /truth.jsonl does not exist/);
     } finally {
@@ -65,7 +68,10 @@ describe('eval:asr --real', () => {
       summary: { files: number; audioSeconds: number; wer: number; cer: number; rtf: number; cpuPerAudioSecond: number; kind: string };
       rows: { id: string; status: number; seconds: number; words: number; wordErrors: number; reference: string; rtf: number; cpuPerSecond: number }[];
     };
-    assert.deepEqual(rows.map((r) => r.id), ['a.wav', 'day1/b.mp3', 'c.m4a']);
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      ['a.wav', 'day1/b.mp3', 'c.m4a'],
+    );
     assert.equal(summary.kind, 'transducer');
     assert.equal(summary.files, 3);
     // The references are normalised: digits read out, punctuation and case gone.

@@ -62,7 +62,11 @@ describe('model folders', () => {
   });
 
   test('a manifest names the kind and files', () => {
-    const dir = folder('manifest', { 'am.onnx': 'x', 'units.txt': 'a 0\nb 1\n', [MANIFEST]: JSON.stringify({ kind: 'nemo-ctc', files: { model: 'am.onnx', tokens: 'units.txt' } }) });
+    const dir = folder('manifest', {
+      'am.onnx': 'x',
+      'units.txt': 'a 0\nb 1\n',
+      [MANIFEST]: JSON.stringify({ kind: 'nemo-ctc', files: { model: 'am.onnx', tokens: 'units.txt' } }),
+    });
     const spec = detectModel(dir);
     assert.equal(spec.kind, 'nemo-ctc');
     assert.equal(spec.files.model, path.join(dir, 'am.onnx'));

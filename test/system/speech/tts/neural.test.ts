@@ -57,7 +57,10 @@ describe('voice model folders', () => {
     fs.mkdirSync(dir, { recursive: true });
     assert.throws(() => detectVitsModel(dir), /No .onnx file/);
     fs.writeFileSync(path.join(dir, 'a.onnx'), 'x');
-    assert.throws(() => detectVitsModel(dir), (err: Error) => err instanceof ModelError && /No tokens.txt/.test(err.message));
+    assert.throws(
+      () => detectVitsModel(dir),
+      (err: Error) => err instanceof ModelError && /No tokens.txt/.test(err.message),
+    );
     fs.writeFileSync(path.join(dir, 'tokens.txt'), 'a 1\nb 2\n');
     fs.writeFileSync(path.join(dir, 'b.onnx'), 'x');
     assert.throws(() => detectVitsModel(dir), /several .onnx files/);
@@ -107,7 +110,13 @@ describe('saola models add tts', () => {
     assert.equal(result.code, 0, result.err);
     assert.match(result.out, /3 speaker\(s\)/);
     const map = readVoiceMap(modelsDir);
-    assert.deepEqual([map.leminh, map.giahuy], [{ model: 'trio', speaker: 1 }, { model: 'trio', speaker: 2 }]);
+    assert.deepEqual(
+      [map.leminh, map.giahuy],
+      [
+        { model: 'trio', speaker: 1 },
+        { model: 'trio', speaker: 2 },
+      ],
+    );
     const tooFar = await cli(ttsModelsAddCommand, dataDir, [source, '--name', 'trio2', '--voice', 'myan:5']);
     assert.equal(tooFar.code, 1);
     assert.match(tooFar.err, /has 3 speaker\(s\).*speaker 5 does not exist/);
@@ -229,7 +238,7 @@ describe('neural voices in the server', () => {
     return parseWav(final.body);
   }
 
-  test('/readyz names each voice\'s engine; an Ace variant follows its speaker; a spoilt model is reported', async () => {
+  test("/readyz names each voice's engine; an Ace variant follows its speaker; a spoilt model is reported", async () => {
     let tts: { voices: Record<string, string>; neural: Record<string, { state: string; error?: string }> } | undefined;
     for (let i = 0; i < 100; i++) {
       tts = JSON.parse((await rawRequest(`${t.url}/readyz`)).body.toString()).checks.tts;
@@ -252,11 +261,11 @@ describe('neural voices in the server', () => {
     // "xin chào" read by the normaliser is unchanged: 8 characters, a blank around each: 17 tokens.
     assert.equal(neural.samples.length, 17 * TINY_VITS_HOP);
     const ace = await wav('banmaiace', 'xin chào');
-    assert.deepEqual([...ace.samples], [...neural.samples], 'banmaiace speaks with banmai\'s model');
+    assert.deepEqual([...ace.samples], [...neural.samples], "banmaiace speaks with banmai's model");
     const espeak = await wav('myan', 'xin chào');
     assert.equal(espeak.sampleRate, 22050);
     const fallback = await wav('thuminh', 'xin chào');
-    assert.equal(fallback.sampleRate, 22050, 'the spoilt model\'s voice falls back to eSpeak NG');
+    assert.equal(fallback.sampleRate, 22050, "the spoilt model's voice falls back to eSpeak NG");
   });
 
   test('speed -3..+3 sets the length scale', async () => {
