@@ -1,4 +1,5 @@
 import type { Box, RgbImage } from '../face/engine/kit.js';
+import { powerSpectrum2d } from '../platform/vision/fft.js';
 
 /**
  * Reproduction cues that need no model: the moiré of a screen filmed by a
@@ -8,37 +9,6 @@ import type { Box, RgbImage } from '../face/engine/kit.js';
  * sheet of paper around the face (scored in the worker with the platform's
  * quadrilateral finder).
  */
-
-/** In-place radix-2 FFT of (re, im), length a power of two. */
-function fft(re: Float64Array, im: Float64Array): void {
-  const n = re.length;
-  for (let i = 1, j = 0; i < n; i++) {
-    let bit = n >> 1;
-    for (; j & bit; bit >>= 1) j ^= bit;
-    j ^= bit;
-    if (i < j) {
-      [re[i], re[j]] = [re[j], re[i]];
-      [im[i], im[j]] = [im[j], im[i]];
-    }
-  }
-  for (let len = 2; len <= n; len <<= 1) {
-    const ang = (-2 * Math.PI) / len;
-    for (let i = 0; i < n; i += len) {
-      for (let k = 0; k < len / 2; k++) {
-        const wr = Math.cos(ang * k);
-        const wi = Math.sin(ang * k);
-        const a = i + k;
-        const b = a + len / 2;
-        const xr = re[b] * wr - im[b] * wi;
-        const xi = re[b] * wi + im[b] * wr;
-        re[b] = re[a] - xr;
-        im[b] = im[a] - xi;
-        re[a] += xr;
-        im[a] += xi;
-      }
-    }
-  }
-}
 
 export const MOIRE_PATCH = 64;
 
@@ -56,43 +26,22 @@ export function moireScore(img: RgbImage, box: Box): number {
   const x0 = cx - N / 2;
   const y0 = cy - N / 2;
   if (box.x2 - box.x1 < N * 0.8 || x0 < 0 || y0 < 0 || x0 + N > img.width || y0 + N > img.height) return 0;
-  const re = new Float64Array(N * N);
-  const im = new Float64Array(N * N);
+  const patch = new Float64Array(N * N);
   let mean = 0;
   for (let y = 0; y < N; y++) {
     for (let x = 0; x < N; x++) {
       const i = ((y0 + y) * img.width + x0 + x) * 3;
       const v = 0.299 * img.data[i] + 0.587 * img.data[i + 1] + 0.114 * img.data[i + 2];
-      re[y * N + x] = v;
+      patch[y * N + x] = v;
       mean += v;
     }
   }
   mean /= N * N;
   for (let y = 0; y < N; y++) {
     const wy = 0.5 - 0.5 * Math.cos((2 * Math.PI * y) / (N - 1));
-    for (let x = 0; x < N; x++) re[y * N + x] = (re[y * N + x] - mean) * wy * (0.5 - 0.5 * Math.cos((2 * Math.PI * x) / (N - 1)));
+    for (let x = 0; x < N; x++) patch[y * N + x] = (patch[y * N + x] - mean) * wy * (0.5 - 0.5 * Math.cos((2 * Math.PI * x) / (N - 1)));
   }
-  // Rows, then columns.
-  const rr = new Float64Array(N);
-  const ri = new Float64Array(N);
-  for (let y = 0; y < N; y++) {
-    rr.set(re.subarray(y * N, y * N + N));
-    ri.set(im.subarray(y * N, y * N + N));
-    fft(rr, ri);
-    re.set(rr, y * N);
-    im.set(ri, y * N);
-  }
-  for (let x = 0; x < N; x++) {
-    for (let y = 0; y < N; y++) {
-      rr[y] = re[y * N + x];
-      ri[y] = im[y * N + x];
-    }
-    fft(rr, ri);
-    for (let y = 0; y < N; y++) {
-      re[y * N + x] = rr[y];
-      im[y * N + x] = ri[y];
-    }
-  }
+  const power = powerSpectrum2d(patch, N);
   const band: number[] = [];
   let peak = 0;
   for (let v = 0; v < N; v++) {
@@ -104,7 +53,7 @@ export function moireScore(img: RgbImage, box: Box): number {
       if (fy === 0 && fx < 0) continue;
       const r = Math.hypot(fx, fy);
       if (r < 6 || r > 28) continue;
-      const p = re[v * N + u] ** 2 + im[v * N + u] ** 2;
+      const p = power[v * N + u];
       band.push(p);
       if (p > peak) peak = p;
     }
