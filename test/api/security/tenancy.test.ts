@@ -16,6 +16,7 @@ import { startTestApp, type Tenant, type TestApp } from '../../support/app.js';
 import { call, type Reply } from '../../support/http.js';
 import { historyCsv, importCsv } from '../../support/credit/support.js';
 import { waitForStatus } from '../../support/speech/tts/helpers.js';
+import { eventually } from '../../support/wait.js';
 import { endpoints, fill, isConsoleApi, isPublic, type Endpoint } from '../../support/security/routes.js';
 
 const T = Math.floor(Date.parse('2025-03-01T00:00:00Z') / 1000);
@@ -34,6 +35,7 @@ const a = {
   intentSample: '',
   entitySample: '',
   ttsRequest: '',
+  history: '',
 };
 
 /** NLU calls as A (default) or as B. */
@@ -60,6 +62,10 @@ async function snapshotOfA() {
     intents: (await nlu(t, 'GET', '/intent')).body,
     export: (await nlu(t, 'GET', '/export')).body,
     entitySamples: (await nlu(t, 'GET', `/entity/${a.entity}/samples`)).body,
+    history: (await nlu(t, 'GET', '/history')).body,
+    settings: (await nlu(t, 'GET', '/settings')).body,
+    trainStatus: (await nlu(t, 'GET', '/train/status')).body,
+    keywords: (await nlu(t, 'GET', `/entity/${a.entity}/keywords`)).body,
     faces: (await faceList(t, 'sec')).body,
     tts: (await call(t.url, 'GET', `/hmi/tts/v5/status/${a.ttsRequest}`, { headers: { api_key: t.apiKey } })).body,
     credit: (await call(t.url, 'GET', `/dmp/creditscoring/v1?phone=${PHONE}&dltype=1&decision_time=${T}`, { headers: { api_key: t.apiKey } })).body,
@@ -165,6 +171,43 @@ const probes: Record<string, () => Promise<number>> = {
     for (const i of (await nlu(b, 'GET', '/intent')).body) await nlu(b, 'DELETE', `/intent/${i.code}`);
     return 1;
   },
+  // B has no model, no history, no keywords and its own threshold: A's never answer B, and B's calls never change A's.
+  'POST /api/v3/predict': async () => {
+    const r = await nlu(b, 'POST', '/predict', { content: 'riêng của A', save_history: true });
+    assert.equal(r.status, 409, `B predicts with no model of its own: ${r.text}`);
+    assert.ok(!r.text.includes('sec_intent'), "B's prediction names A's intent");
+    return 1;
+  },
+  'POST /api/v3/predict/intent': async () => (assert.equal((await nlu(b, 'POST', '/predict/intent', { content: 'riêng của A' })).status, 409), 1),
+  'POST /api/v3/predict/entity': async () => (assert.equal((await nlu(b, 'POST', '/predict/entity', { content: 'riêng của A' })).status, 409), 1),
+  'POST /api/v3/train': async () => {
+    const r = await nlu(b, 'POST', '/train');
+    assert.equal(r.status, 400, `B has nothing to learn from, whatever A has: ${r.text}`);
+    return 1;
+  },
+  'POST /api/v3/train/intent': async () => (assert.equal((await nlu(b, 'POST', '/train/intent')).status, 400), 1),
+  'POST /api/v3/train/entity': async () => (assert.equal((await nlu(b, 'POST', '/train/entity')).status, 400), 1),
+  'GET /api/v3/train/status': async () => {
+    const r = await nlu(b, 'GET', '/train/status');
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.last_success_time, '', "B sees A's model");
+    assert.notEqual(r.body.status, 2);
+    return 1;
+  },
+  'POST /api/v3/train/status': async () => (assert.equal((await nlu(b, 'POST', '/train/status')).body.last_success_time, ''), 1),
+  'GET /api/v3/history': async () => {
+    const r = await nlu(b, 'GET', '/history');
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.total, 0, "B lists A's history");
+    return 1;
+  },
+  'DELETE /api/v3/history': async () => (assert.equal((await nlu(b, 'DELETE', '/history')).status, 200), 1),
+  'DELETE /api/v3/history/:history_id': async () => (notFound(await nlu(b, 'DELETE', `/history/${a.history}`), 'DELETE history item'), 1),
+  'GET /api/v3/settings': async () => (assert.equal((await nlu(b, 'GET', '/settings')).body.threshold, 0.3, "B reads A's threshold"), 1),
+  'PUT /api/v3/settings': async () => (assert.equal((await nlu(b, 'PUT', '/settings', { threshold: 0.9 })).status, 200), 1),
+  'GET /api/v3/entity/:label/keywords': async () => (notFound(await nlu(b, 'GET', `/entity/${a.entity}/keywords`), 'GET keywords'), 1),
+  'POST /api/v3/entity/:label/keywords': async () => (notFound(await nlu(b, 'POST', `/entity/${a.entity}/keywords`, { value: 'chiếm' }), 'POST keywords'), 1),
+  'DELETE /api/v3/entity/:label/keywords': async () => (notFound(await nlu(b, 'DELETE', `/entity/${a.entity}/keywords?value=riêng`), 'DELETE keywords'), 1),
   'GET /api/v3/export': async () => {
     const r = await nlu(b, 'GET', '/export');
     assert.equal(r.status, 200);
@@ -283,6 +326,17 @@ describe('tenancy over every endpoint', () => {
     a.entitySample = tag.body.entity_sample_code;
     assert.equal((await face(t, 'POST', '/create', { collection: 'sec', id: 'a_user', name: 'Người A' })).body.code, '200');
     assert.equal((await face(t, 'POST', '/add', { collection: 'sec', id: 'a_user', file: grace() })).body.code, '200');
+    // A's model (two intents with samples), a saved prediction, its threshold and a listed value.
+    const second = await nlu(t, 'POST', '/sample', { content: 'một câu khác của A' });
+    const otherIntent = (await nlu(t, 'POST', '/intent', { label: 'sec_other' })).body.code;
+    assert.equal((await nlu(t, 'POST', '/intent-sample', { intent_code: otherIntent, sample_code: second.body.code })).status, 200);
+    assert.equal((await nlu(t, 'POST', '/train')).status, 200);
+    await eventually(async () => (await nlu(t, 'GET', '/train/status')).body.status === 2, { timeoutMs: 60_000, intervalMs: 200 });
+    const predicted = await nlu(t, 'POST', '/predict', { content: 'riêng của A', save_history: true });
+    assert.equal(predicted.status, 200, predicted.text);
+    a.history = String(predicted.body.data.history_id);
+    assert.equal((await nlu(t, 'PUT', '/settings', { threshold: 0.55 })).status, 200);
+    assert.equal((await nlu(t, 'POST', `/entity/${a.entity}/keywords`, { value: 'riêng', synonyms: ['rieng'] })).status, 200);
     const tts = await fetch(`${t.url}/hmi/tts/v5`, { method: 'POST', headers: { api_key: t.apiKey }, body: 'Dữ liệu của A.' });
     a.ttsRequest = ((await tts.json()) as { request_id: string }).request_id;
     // Finished before the snapshots, so its status cannot move between them.
@@ -345,7 +399,7 @@ describe('tenancy over every endpoint', () => {
 
   it("B's credentials against A's records get not-found, lists and counts never include them, and A's records are untouched", async () => {
     const before = await snapshotOfA();
-    assert.equal(before.samples.length, 1);
+    assert.equal(before.samples.length, 2, 'A has two samples (two intents to train on)');
     assert.equal(before.faces.data.length, 1);
     assert.ok(before.credit.alpha_score > 0);
     let cases = 0;
