@@ -68,7 +68,7 @@ describe('BullMQ selection', () => {
       import { createRequire } from 'node:module';
       import { loadConfig } from './src/platform/config.ts';
       import { openPlatform } from './src/platform/index.ts';
-      import { migrations } from './src/migrations.ts';
+      import { migrations } from './src/services.ts';
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-lazy-'));
       const deps = await openPlatform(loadConfig({ SAOLA_DATA_DIR: dataDir }), migrations);
       await deps.blobs.put('a/b.txt', Buffer.from('x'));

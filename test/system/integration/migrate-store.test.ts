@@ -103,6 +103,15 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
         end: 23,
       });
       assert.equal(tag.status, 200, JSON.stringify(tag.body));
+      // A trained model (two intents with samples), a saved prediction, a threshold and a listed value.
+      const other = await api(url, 'POST', '/api/v3/sample', tenant.token, { content: 'hủy vé của tôi' });
+      const cancel = await api(url, 'POST', '/api/v3/intent', tenant.token, { label: 'cancel_ticket', description: 'hủy vé', type: 1 });
+      assert.equal((await api(url, 'POST', '/api/v3/intent-sample', tenant.token, { intent_code: cancel.body.code, sample_code: other.body.code })).status, 200);
+      assert.equal((await api(url, 'POST', '/api/v3/train', tenant.token)).status, 200);
+      await eventually(async () => (await api(url, 'GET', '/api/v3/train/status', tenant.token)).body.status === 2, { timeoutMs: 60_000, intervalMs: 200 });
+      assert.equal((await api(url, 'POST', '/api/v3/predict', tenant.token, { content: 'đặt vé đi Hà Nội', save_history: true })).status, 200);
+      assert.equal((await api(url, 'PUT', '/api/v3/settings', tenant.token, { threshold: 0.4 })).status, 200);
+      assert.equal((await api(url, 'POST', '/api/v3/entity/destination/keywords', tenant.token, { value: 'Hà Nội', synonyms: ['ha noi'] })).status, 200);
 
       const grace = fs.readFileSync(new URL('grace_hopper.jpg', FIXTURES));
       assert.equal(
