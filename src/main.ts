@@ -156,9 +156,22 @@ async function deleteApplication(config: Config, codeOrName: string, purge: bool
   }
 }
 
+/**
+ * The app over an open platform; when a service refuses to start (a setting it cannot honour), what the services
+ * before it started (job workers, pools) and the platform are closed, so the process ends with the error instead of hanging.
+ */
+async function buildAppOrClose(platform: Awaited<ReturnType<typeof openPlatform>>): Promise<Awaited<ReturnType<typeof buildApp>>> {
+  try {
+    return await buildApp(platform);
+  } catch (err) {
+    await platform.lifecycle.close();
+    throw err;
+  }
+}
+
 export async function serve(config: Config): Promise<() => Promise<void>> {
   const platform = await openPlatform(config, migrations);
-  const app = await buildApp(platform);
+  const app = await buildAppOrClose(platform);
   if (platform.migrated.length) app.log.info({ migrations: platform.migrated }, 'database migrated');
   await app.listen({ host: config.host, port: config.port });
   app.log.info(
@@ -179,7 +192,7 @@ export async function serve(config: Config): Promise<() => Promise<void>> {
 /** Job workers and engines only, no HTTP listener: for scale-out next to `saola serve` processes. */
 export async function work(config: Config): Promise<() => Promise<void>> {
   const platform = await openPlatform({ ...config, runWorkers: true }, migrations);
-  const app = await buildApp(platform);
+  const app = await buildAppOrClose(platform);
   await app.ready();
   app.log.info({ database: platform.store.describe }, 'Saola worker is running (no HTTP listener)');
   let closing: Promise<void> | undefined;

@@ -64,7 +64,13 @@ export async function startTestApp(
   let app: FastifyInstance;
   try {
     deps = await openPlatform(config, migrations);
-    app = await buildApp(deps);
+    try {
+      app = await buildApp(deps);
+    } catch (err) {
+      // A service that refuses to start: close what the others started, or the test process never ends.
+      await deps.lifecycle.close();
+      throw err;
+    }
   } finally {
     for (const [k, v] of saved) {
       if (v === undefined) delete process.env[k];
