@@ -88,3 +88,15 @@ export function runSherpaProbe<T extends { ok: boolean }>(script: string, args: 
     );
   });
 }
+
+/** Every named file of a model exists and its tokens.txt lists tokens (a model folder's first check, ASR and TTS alike). */
+export function checkModelFiles(files: { tokens: string } & Record<string, string | undefined>): void {
+  for (const [role, file] of Object.entries(files)) {
+    if (file && !fs.existsSync(file)) throw new ModelError(`The ${role} file ${file} does not exist`);
+  }
+  const tokenLines = fs
+    .readFileSync(files.tokens, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
+  if (tokenLines.length < 2) throw new ModelError(`${files.tokens} holds no tokens`);
+}

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ModelError, runSherpaProbe } from '../models.js';
+import { checkModelFiles, ModelError, runSherpaProbe } from '../models.js';
 
 export { ModelError, sherpaModulePath } from '../models.js';
 
@@ -93,14 +93,7 @@ export function detectModel(dirArg: string, kind?: ModelKind): ModelSpec {
 }
 
 function checkFiles(spec: ModelSpec): ModelSpec {
-  for (const [role, file] of Object.entries(spec.files)) {
-    if (file && !fs.existsSync(file)) throw new ModelError(`The ${role} file ${file} does not exist`);
-  }
-  const tokenLines = fs
-    .readFileSync(spec.files.tokens, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim());
-  if (tokenLines.length < 2) throw new ModelError(`${spec.files.tokens} holds no tokens`);
+  checkModelFiles(spec.files);
   return spec;
 }
 

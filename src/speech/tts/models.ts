@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ModelError, runSherpaProbe, writeJsonAtomic } from '../models.js';
+import { checkModelFiles, ModelError, runSherpaProbe, writeJsonAtomic } from '../models.js';
 import { parseVoice, type Voice } from './voices.js';
 
 /**
@@ -94,14 +94,7 @@ function readPiperConfig(dir: string, model: string): { lengthScale?: number; no
 }
 
 function checkFiles(spec: VitsModelSpec): VitsModelSpec {
-  for (const [role, file] of Object.entries(spec.files)) {
-    if (file && !fs.existsSync(file)) throw new ModelError(`The ${role} file ${file} does not exist`);
-  }
-  const tokenLines = fs
-    .readFileSync(spec.files.tokens, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim());
-  if (tokenLines.length < 2) throw new ModelError(`${spec.files.tokens} holds no tokens`);
+  checkModelFiles(spec.files);
   if (spec.files.dataDir && !fs.statSync(spec.files.dataDir).isDirectory()) throw new ModelError(`${spec.files.dataDir} is not a folder`);
   return spec;
 }
