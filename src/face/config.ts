@@ -20,6 +20,8 @@ export interface FaceConfig {
   subjectCentreWeight: number;
   /** Laplacian variance of the aligned face below which it is "too blurry" (0 = gate off). */
   minBlurVariance: number;
+  /** Face search `add`: embedding length (the face's `quality`) below which a face is not enrolled (0 = gate off). */
+  minAddQuality: number;
   /** Face search: default similarity threshold (0-1). */
   searchThreshold: number;
   /** Face match: similarity (0-100) from which isMatch is true. */
@@ -39,6 +41,7 @@ export function loadFaceConfig(env: Env = process.env, poolThreads = 2): FaceCon
     secondFaceSharpness: numberSetting(env, 'SAOLA_FACE_SECOND_FACE_SHARPNESS', 0.3, 0, 1, { integer: false }),
     subjectCentreWeight: numberSetting(env, 'SAOLA_FACE_SUBJECT_CENTRE_WEIGHT', 0.5, 0, 1, { integer: false }),
     minBlurVariance: numberSetting(env, 'SAOLA_FACE_MIN_BLUR_VARIANCE', 0, 0, 100_000, { integer: false }),
+    minAddQuality: numberSetting(env, 'SAOLA_FACE_MIN_ADD_QUALITY', 0, 0, 10, { integer: false }),
     searchThreshold: numberSetting(env, 'SAOLA_FACE_SEARCH_THRESHOLD', 0.85, 0, 1, { integer: false }),
     indexSnapshotFrom: integerSetting(env, 'SAOLA_FACE_INDEX_SNAPSHOT_FROM', 50_000, 0, 1_000_000_000),
     matchThreshold: numberSetting(env, 'SAOLA_FACE_MATCH_THRESHOLD', 80, 0, 100, { integer: false }),

@@ -11,6 +11,8 @@ export const SearchErrors = defineCatalogue({
   severalFaces: { code: 400, message: 'Multiple faces detected', status: 200 },
   faceTooSmall: { code: 400, message: 'Face too small', status: 200 },
   faceBlurry: { code: 400, message: 'Face too blurry', status: 200 },
+  /** `add` only, when SAOLA_FACE_MIN_ADD_QUALITY is set: the embedding net reads the face poorly (blur, pose, low resolution). */
+  lowQuality: { code: 400, message: 'Face quality too low', status: 200 },
   notFound: { code: 404, message: 'Not found', status: 200 },
   occluded: { code: 406, message: 'Face is covered by a mask, hat or sunglasses', status: 200 },
   idCard: { code: 410, message: 'Photo is id card', status: 200 },

@@ -83,6 +83,8 @@ export class FaceSearchService {
     const collection = required(fields, 'collection');
     const id = required(fields, 'id');
     const face = await this.faceOf(file, parseBool(fields.allow_id_card));
+    // An enrolled face is compared with every later query: a face the net reads poorly (short embedding) is refused here only.
+    if (this.cfg.minAddQuality > 0 && face.quality < this.cfg.minAddQuality) throw new ServiceError(SearchErrors.lowQuality);
     const coll = await this.store.ensureCollection(appCode, collection);
     // The user and its face land together (one transaction), or neither does.
     const added = await this.store.addUserFace(appCode, coll.id, id, fields.name?.trim() || undefined, face.embedding, EMBEDDING_MODEL);
