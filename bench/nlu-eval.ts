@@ -22,7 +22,10 @@ import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
 import type { FeatureSetName } from '../src/nlu/model/features.js';
 import type { LinearKind } from '../src/nlu/model/linear.js';
 
-const SEED = 20261125;
+// The development seed; `--seed N` draws other samples of the same templates, `--final` tests on the final paraphrase templates.
+const seedAt = process.argv.indexOf('--seed');
+const SEED = seedAt > 0 ? Number(process.argv[seedAt + 1]) : 20261125;
+const FINAL = process.argv.includes('--final');
 const ref = { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES };
 
 function definitionsOf(entities: Record<string, EntitySpec>): EntityDefinition[] {
@@ -75,7 +78,7 @@ const add = (benchmark: string, metric: string, value: number, unit: string, goa
 
 const onlyReal = process.argv.includes('--only-real');
 // 1-2. The generated set, every candidate.
-const data = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED });
+const data = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED, final: FINAL });
 const definitions = definitionsOf(data.entities);
 const labels = new Set(Object.keys(data.entities));
 const examples = toExamples(data.train);
@@ -87,7 +90,7 @@ const candidates: { featureSet: FeatureSetName; classifier: LinearKind }[] = [
 ];
 if (!onlyReal)
   console.log(
-    `generated: ${data.train.length} training samples, ${new Set(data.train.map((s) => s.intent)).size} intents, ${data.test.written.length} test paraphrases per variant`,
+    `generated (seed ${SEED}, ${FINAL ? 'final' : 'development'} paraphrases): ${data.train.length} training samples, ${new Set(data.train.map((s) => s.intent)).size} intents, ${data.test.written.length} test paraphrases per variant`,
   );
 for (const c of onlyReal ? [] : candidates) {
   const options: Partial<TrainOptions> = { ...c, holdout: 0, seed: SEED };
@@ -102,6 +105,14 @@ for (const c of onlyReal ? [] : candidates) {
   add(name, 'intent accuracy, written', written.accuracy, '', '>= 0.90');
   add(name, 'intent accuracy, no diacritics', noMarks.accuracy, '', '>= 0.85');
   add(name, 'intent accuracy, slang+typos', noisy.accuracy, '');
+  add(
+    name,
+    'intent accuracy, out-of-vocabulary paraphrases',
+    score(model!, data.test.outOfVocabulary, labels).accuracy,
+    '',
+    undefined,
+    'no distinctive word shared with training',
+  );
   add(name, 'intent macro F1, written', written.macroF1, '');
   add(name, 'intent macro F1, no diacritics', noMarks.macroF1, '');
   // The entity extractor does not depend on the classifier: its rows once, with the default.
