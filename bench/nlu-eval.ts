@@ -77,28 +77,42 @@ const add = (benchmark: string, metric: string, value: number, unit: string, goa
   rows.push({ benchmark, metric, value: Math.round(value * 1000) / 1000, unit, goal, note });
 
 const onlyReal = process.argv.includes('--only-real');
+// `--quick`: the candidates only (no in-distribution rows, no latency).
+const quick = process.argv.includes('--quick');
 // 1-2. The generated set, every candidate.
 const data = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED, final: FINAL });
 const definitions = definitionsOf(data.entities);
 const labels = new Set(Object.keys(data.entities));
 const examples = toExamples(data.train);
-const candidates: { featureSet: FeatureSetName; classifier: LinearKind }[] = [
-  { featureSet: 'syllablesOnly', classifier: 'softmax' },
-  { featureSet: 'syllablesFolded', classifier: 'softmax' },
-  { featureSet: 'syllablesFoldedChars', classifier: 'softmax' },
-  { featureSet: 'syllablesFoldedChars', classifier: 'svm' },
+const candidates: { name: string; options: Partial<TrainOptions> }[] = [
+  { name: 'softmax, syllables', options: { featureSet: 'syllablesOnly', classifier: 'softmax', maskFreeText: false } },
+  { name: 'softmax, syllables + folded', options: { featureSet: 'syllablesFolded', classifier: 'softmax', maskFreeText: false } },
+  { name: 'softmax, syllables + folded + chars (binary)', options: { featureSet: 'syllablesFoldedChars', classifier: 'softmax', maskFreeText: false } },
+  { name: 'svm, syllables + folded + chars (binary)', options: { featureSet: 'syllablesFoldedChars', classifier: 'svm', maskFreeText: false } },
+  { name: 'softmax, weighted', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: false } },
+  { name: 'softmax, weighted, free-text masks', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: true } },
+  { name: 'softmax, weighted, folded copies', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: false, foldedCopies: true } },
+  { name: 'svm, weighted', options: { featureSet: 'weighted', classifier: 'svm', maskFreeText: false } },
+  { name: 'nb, weighted', options: { featureSet: 'weighted', classifier: 'nb', maskFreeText: false } },
+  { name: 'nb, weighted, folded copies', options: { featureSet: 'weighted', classifier: 'nb', maskFreeText: false, foldedCopies: true } },
 ];
+// `--candidates 1,5`: only those (1-based), while iterating.
+const only = process.argv.indexOf('--candidates');
+if (only > 0) {
+  const wanted = new Set(process.argv[only + 1]!.split(',').map(Number));
+  candidates.splice(0, candidates.length, ...candidates.filter((_, i) => wanted.has(i + 1)));
+}
 if (!onlyReal)
   console.log(
     `generated (seed ${SEED}, ${FINAL ? 'final' : 'development'} paraphrases): ${data.train.length} training samples, ${new Set(data.train.map((s) => s.intent)).size} intents, ${data.test.written.length} test paraphrases per variant`,
   );
 for (const c of onlyReal ? [] : candidates) {
-  const options: Partial<TrainOptions> = { ...c, holdout: 0, seed: SEED };
+  const options: Partial<TrainOptions> = { ...c.options, holdout: 0, seed: SEED };
   let model: NluModel | undefined;
   const time = cpuSeconds(() => {
     model = new NluModel(trainModel({ examples, entities: definitions, parts: { intent: true, entity: true }, options }));
   });
-  const name = `${c.classifier} ${c.featureSet}`;
+  const name = c.name;
   const written = score(model!, data.test.written, labels);
   const noMarks = score(model!, data.test.noMarks, labels);
   const noisy = score(model!, data.test.noisy, labels);
@@ -116,7 +130,7 @@ for (const c of onlyReal ? [] : candidates) {
   add(name, 'intent macro F1, written', written.macroF1, '');
   add(name, 'intent macro F1, no diacritics', noMarks.macroF1, '');
   // The entity extractor does not depend on the classifier: its rows once, with the default.
-  if (c.classifier === DEFAULT_TRAIN_OPTIONS.classifier && c.featureSet === DEFAULT_TRAIN_OPTIONS.featureSet) {
+  if (c === candidates[0]) {
     add('entities (any classifier)', 'entity F1, written', written.entityF1, '', '>= 0.85', 'exact spans, application entities');
     add('entities (any classifier)', 'entity F1, no diacritics', noMarks.entityF1, '');
     add('entities (any classifier)', 'entity F1, slang+typos', noisy.entityF1, '', undefined, 'noise only outside entity values');
@@ -125,7 +139,7 @@ for (const c of onlyReal ? [] : candidates) {
 }
 
 // In-distribution, for contrast: the API's own held-out split (20% of each intent's samples, same templates).
-if (!onlyReal) {
+if (!onlyReal && !quick) {
   let data0!: ReturnType<typeof trainModel>;
   const time = cpuSeconds(() => {
     data0 = trainModel({ examples, entities: definitions, parts: { intent: true, entity: true }, options: { seed: SEED } });
@@ -143,7 +157,7 @@ if (!onlyReal) {
 }
 
 // 3. Predict latency, 20 intents, the default model.
-if (!onlyReal) {
+if (!onlyReal && !quick) {
   const twenty = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED + 1, intents: 20 });
   const model = new NluModel(trainModel({ examples: toExamples(twenty.train), entities: definitions, parts: { intent: true, entity: true }, options: { holdout: 0 } }));
   const texts = [...twenty.test.written, ...twenty.test.noisy].map((s) => s.text);
