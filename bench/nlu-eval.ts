@@ -19,8 +19,6 @@ import { generateDataset, type EntitySpec, type GeneratedSample } from './nlu-da
 import { classificationMetrics, spanMetrics } from '../src/nlu/model/metrics.js';
 import { DEFAULT_TRAIN_OPTIONS, NluModel, trainModel, type EntityDefinition, type TrainOptions, type TrainingExample } from '../src/nlu/model/model.js';
 import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
-import type { FeatureSetName } from '../src/nlu/model/features.js';
-import type { LinearKind } from '../src/nlu/model/linear.js';
 
 // The development seed; `--seed N` draws other samples of the same templates, `--final` tests on the final paraphrase templates.
 const seedAt = process.argv.indexOf('--seed');
@@ -112,7 +110,8 @@ for (const c of onlyReal ? [] : candidates) {
   const time = cpuSeconds(() => {
     model = new NluModel(trainModel({ examples, entities: definitions, parts: { intent: true, entity: true }, options }));
   });
-  const name = c.name;
+  const isDefault = (['featureSet', 'classifier', 'maskFreeText', 'foldedCopies'] as const).every((k) => c.options[k] === DEFAULT_TRAIN_OPTIONS[k]);
+  const name = isDefault ? `${c.name} (default)` : c.name;
   const written = score(model!, data.test.written, labels);
   const noMarks = score(model!, data.test.noMarks, labels);
   const noisy = score(model!, data.test.noisy, labels);
@@ -130,7 +129,7 @@ for (const c of onlyReal ? [] : candidates) {
   add(name, 'intent macro F1, written', written.macroF1, '');
   add(name, 'intent macro F1, no diacritics', noMarks.macroF1, '');
   // The entity extractor does not depend on the classifier: its rows once, with the default.
-  if (c === candidates[0]) {
+  if (isDefault) {
     add('entities (any classifier)', 'entity F1, written', written.entityF1, '', '>= 0.85', 'exact spans, application entities');
     add('entities (any classifier)', 'entity F1, no diacritics', noMarks.entityF1, '');
     add('entities (any classifier)', 'entity F1, slang+typos', noisy.entityF1, '', undefined, 'noise only outside entity values');
