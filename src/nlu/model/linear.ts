@@ -67,8 +67,12 @@ export function featureValues(features: number[], featureWeights: Float32Array |
 
 /** Raw scores of one example (features already mapped to indices). */
 export function scores(model: LinearModel, features: number[], out = new Float64Array(model.classes)): Float64Array {
+  return scoresWith(model, features, featureValues(features, model.featureWeights), out);
+}
+
+/** Raw scores from features and their values (see `featureValues`). */
+function scoresWith(model: LinearModel, features: number[], values: number[], out: Float64Array): Float64Array {
   const { classes, weights, bias } = model;
-  const values = featureValues(features, model.featureWeights);
   for (let c = 0; c < classes; c++) out[c] = bias[c]!;
   for (let i = 0; i < features.length; i++) {
     const row = features[i]! * classes;
@@ -105,17 +109,17 @@ function trainSoftmax(examples: Example[], classes: number, features: number, o:
   const biasSq = new Float64Array(classes).fill(1e-8);
   const cw = classWeights(examples, classes, o.balanceClasses);
   const model: LinearModel = { kind: 'softmax', classes, features, weights, bias, ...(featureWeights ? { featureWeights } : {}) };
-  const order = examples.slice();
+  const values = examples.map((e) => featureValues(e.features, featureWeights));
+  const order = examples.map((_, i) => i);
   const random = seededRandom(o.seed);
   const probs = new Float64Array(classes);
-  const values = examples.map((e) => featureValues(e.features, featureWeights));
-  const index = new Map(examples.map((e, i) => [e, i]));
   for (let epoch = 0; epoch < o.epochs; epoch++) {
     shuffleInPlace(order, random);
-    for (const ex of order) {
-      scores(model, ex.features, probs);
+    for (const n of order) {
+      const ex = examples[n]!;
+      const value = values[n]!;
+      scoresWith(model, ex.features, value, probs);
       softmaxInPlace(probs);
-      const value = values[index.get(ex)!]!;
       const w = cw[ex.label]!;
       for (let c = 0; c < classes; c++) {
         const g = (probs[c]! - (c === ex.label ? 1 : 0)) * w;
@@ -174,15 +178,15 @@ function trainSvm(examples: Example[], classes: number, features: number, o: Lin
   const cw = classWeights(examples, classes, o.balanceClasses);
   const model: LinearModel = { kind: 'svm', classes, features, weights, bias, ...(featureWeights ? { featureWeights } : {}) };
   const values = examples.map((e) => featureValues(e.features, featureWeights));
-  const index = new Map(examples.map((e, i) => [e, i]));
-  const order = examples.slice();
+  const order = examples.map((_, i) => i);
   const random = seededRandom(o.seed);
   const s = new Float64Array(classes);
   let t = 1;
   for (let epoch = 0; epoch < o.epochs; epoch++) {
     shuffleInPlace(order, random);
-    for (const ex of order) {
-      scores(model, ex.features, s);
+    for (const n of order) {
+      const ex = examples[n]!;
+      scoresWith(model, ex.features, values[n]!, s);
       let rival = -1;
       let best = -Infinity;
       for (let c = 0; c < classes; c++) {
@@ -194,7 +198,7 @@ function trainSvm(examples: Example[], classes: number, features: number, o: Lin
       }
       if (rival >= 0 && s[ex.label]! - best < 1) {
         const step = (o.learningRate * cw[ex.label]!) / (1 + epoch * 0.5);
-        const exValues = values[index.get(ex)!]!;
+        const exValues = values[n]!;
         for (let i = 0; i < ex.features.length; i++) {
           const value = step * exValues[i]!;
           const ky = ex.features[i]! * classes + ex.label;

@@ -108,6 +108,22 @@ function decodeFloats(text: string): Float32Array {
 
 // Intents
 
+/** A text typed without any diacritics (every syllable is its own folded form). */
+export function unmarked(text: PreparedText): boolean {
+  return text.tokens.every((t) => t.text === t.folded);
+}
+
+/**
+ * The features of a text typed without diacritics, read through the folded
+ * features only: its syllables "as written" are the folded ones, and where
+ * they meet the vocabulary it is by accident (the "ban" of "bạn" is the "ban"
+ * of "ban công"). Without them the folded features carry the whole (unit)
+ * weight of the example, as the written ones do for a text with diacritics.
+ */
+export function foldedView(features: string[]): string[] {
+  return features.filter((f) => !f.startsWith('w:') && !f.startsWith('b:'));
+}
+
 const TEMPERATURE: Record<LinearKind, number> = { softmax: 1, svm: 0.25, nb: 0.1 };
 
 const TRAINING_REFERENCE: ReferenceTime = { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES };
@@ -334,7 +350,8 @@ export class NluModel {
     const text = typeof input === 'string' ? prepare(input) : input;
     const system = systemFound ?? systemEntities(text, TRAINING_REFERENCE);
     const freeText = this.freeTextMasks(text, system);
-    const features = this.vocabulary.lookup(intentFeatures(text, this.data.intent.featureSet, this.intentDictionary, system, freeText));
+    const strings = intentFeatures(text, this.data.intent.featureSet, this.intentDictionary, system, freeText);
+    const features = this.vocabulary.lookup(FEATURE_SETS[this.data.intent.featureSet].folded && unmarked(text) ? foldedView(strings) : strings);
     if (features.length === 0) return [];
     const probs = scores(this.linear, features);
     // Margins of the SVM and naive Bayes log-likelihoods of a unit-length example are on a smaller scale than log-odds; sharpen before normalising.

@@ -4,7 +4,7 @@ import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
 import { featureStrings, FEATURE_SETS, spreadWeights } from '../../../src/nlu/model/features.js';
 import { DEFAULT_LINEAR, featureValues, scores, trainLinear } from '../../../src/nlu/model/linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit } from '../../../src/nlu/model/metrics.js';
-import { NluModel, trainModel, type TrainingExample } from '../../../src/nlu/model/model.js';
+import { foldedView, NluModel, trainModel, unmarked, type TrainingExample } from '../../../src/nlu/model/model.js';
 import { parseNumeral } from '../../../src/nlu/model/numbers.js';
 import { systemEntities, type ReferenceTime } from '../../../src/nlu/model/system-entities.js';
 import { PerceptronTagger, spansOf } from '../../../src/nlu/model/tagger.js';
@@ -364,6 +364,24 @@ describe('intent features and linear models', () => {
     assert.ok(!off.intent?.vocabulary.includes('e:song'));
     const model = new NluModel(masked);
     assert.equal(model.intents('mở bài Chúng ta của hiện tại')[0]?.label, 'music');
+  });
+
+  test('a text typed without any diacritics is read through its folded features only', () => {
+    assert.equal(unmarked(prepare('dat ve di hue 15/8')), true);
+    assert.equal(unmarked(prepare('dat vé di hue')), false);
+    const features = featureStrings('dat ve', FEATURE_SETS.weighted);
+    const view = foldedView(features);
+    assert.ok(view.length > 0 && view.length < features.length);
+    assert.ok(view.every((f) => !f.startsWith('w:') && !f.startsWith('b:')));
+    assert.ok(view.includes('f:dat') && view.includes('fb:dat ve') && view.some((f) => f.startsWith('c:')));
+    // "ban" as written is a word of the training data ("ban công"), but the unmarked "ban" of "bạn" is not taken for it.
+    const examples: TrainingExample[] = [
+      ...['ban công tối quá', 'ban công nóng quá', 'ban công có gió', 'đèn ban công', 'ban công bẩn'].map((text) => ({ text, intent: 'home', entities: [] })),
+      ...['chào bạn nhé', 'bạn khỏe không', 'bạn tên gì', 'hỏi bạn chút', 'bạn ở đâu'].map((text) => ({ text, intent: 'chat', entities: [] })),
+    ];
+    const model = new NluModel(trainModel({ examples, entities: [], parts: { intent: true, entity: false }, options: { holdout: 0 } }));
+    // Read with its syllables as written, "ban à" typed bare would be "ban công" (the features w:ban, b:<s> ban).
+    assert.equal(model.intents('ban a')[0]?.label, 'chat');
   });
 
   test('folded copies: the model also learns each sample as typed without diacritics', () => {
