@@ -2,15 +2,19 @@
  * `npm run eval:nlu`: what the NLU engine (src/nlu/model) is worth.
  *   1. Generated five-domain dataset (bench/nlu-dataset.ts): train on the
  *      training templates, test on paraphrase templates never trained on,
- *      as written, without diacritics, and with slang and typos. Intent
- *      accuracy, macro F1, entity exact-span F1 (the application's entities).
- *   2. The same for each candidate feature set / linear model (the comparison
- *      that chose the default).
+ *      as written, without diacritics, and with slang and typos (and apart,
+ *      the paraphrases that share no distinctive word with training). Intent
+ *      accuracy, macro F1, coverage at the default threshold, entity
+ *      exact-span F1 (the application's entities).
+ *   2. The same for each candidate feature set / linear model / option (the
+ *      comparison that chose the default).
  *   3. Train time (CPU) for 2,000 samples / 30 intents; predict latency (p50,
  *      p95) in process for a 20-intent model.
  *   `--real DIR`: also measure on DIR/data.jsonl, lines of
  *   {text, intent, entities: [{entity, value, start, end}], split: "train"|"test"}
- *   (`--only-real`: that alone).
+ *   (`--only-real`: that alone). `--seed N`: other samples of the same
+ *   templates; `--final`: the final paraphrase templates (measured once);
+ *   `--quick`: candidates only; `--candidates 3,5`: those candidates.
  */
 import fs from 'node:fs';
 import path from 'node:path';
