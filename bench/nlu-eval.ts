@@ -2,15 +2,19 @@
  * `npm run eval:nlu`: what the NLU engine (src/nlu/model) is worth.
  *   1. Generated five-domain dataset (bench/nlu-dataset.ts): train on the
  *      training templates, test on paraphrase templates never trained on,
- *      as written, without diacritics, and with slang and typos. Intent
- *      accuracy, macro F1, entity exact-span F1 (the application's entities).
- *   2. The same for each candidate feature set / linear model (the comparison
- *      that chose the default).
+ *      as written, without diacritics, and with slang and typos (and apart,
+ *      the paraphrases that share no distinctive word with training). Intent
+ *      accuracy, macro F1, coverage at the default threshold, entity
+ *      exact-span F1 (the application's entities).
+ *   2. The same for each candidate feature set / linear model / option (the
+ *      comparison that chose the default).
  *   3. Train time (CPU) for 2,000 samples / 30 intents; predict latency (p50,
  *      p95) in process for a 20-intent model.
  *   `--real DIR`: also measure on DIR/data.jsonl, lines of
  *   {text, intent, entities: [{entity, value, start, end}], split: "train"|"test"}
- *   (`--only-real`: that alone).
+ *   (`--only-real`: that alone). `--seed N`: other samples of the same
+ *   templates; `--final`: the final paraphrase templates (measured once);
+ *   `--quick`: candidates only; `--candidates 3,5`: those candidates.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,10 +23,11 @@ import { generateDataset, type EntitySpec, type GeneratedSample } from './nlu-da
 import { classificationMetrics, spanMetrics } from '../src/nlu/model/metrics.js';
 import { DEFAULT_TRAIN_OPTIONS, NluModel, trainModel, type EntityDefinition, type TrainOptions, type TrainingExample } from '../src/nlu/model/model.js';
 import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
-import type { FeatureSetName } from '../src/nlu/model/features.js';
-import type { LinearKind } from '../src/nlu/model/linear.js';
 
-const SEED = 20261125;
+// The development seed; `--seed N` draws other samples of the same templates, `--final` tests on the final paraphrase templates.
+const seedAt = process.argv.indexOf('--seed');
+const SEED = seedAt > 0 ? Number(process.argv[seedAt + 1]) : 20261125;
+const FINAL = process.argv.includes('--final');
 const ref = { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES };
 
 function definitionsOf(entities: Record<string, EntitySpec>): EntityDefinition[] {
@@ -41,10 +46,17 @@ interface Score {
   accuracy: number;
   macroF1: number;
   entityF1: number;
+  /** At the API's default threshold (0.3): the part answered, and the accuracy of those answers. */
+  answered: number;
+  answeredAccuracy: number;
 }
 
+const THRESHOLD = 0.3;
+
 function score(model: NluModel, test: GeneratedSample[], labels: Set<string>): Score {
-  const predicted = test.map((s) => model.intents(s.text, 1)[0]?.label);
+  const top = test.map((s) => model.intents(s.text, 1)[0]);
+  const predicted = top.map((t) => t?.label);
+  const kept = test.map((s, i) => ({ gold: s.intent, top: top[i] })).filter((x) => x.top && x.top.confidence >= THRESHOLD);
   const m = classificationMetrics(
     test.map((s) => s.intent),
     predicted,
@@ -54,7 +66,13 @@ function score(model: NluModel, test: GeneratedSample[], labels: Set<string>): S
     withSpans.map((s) => s.entities),
     withSpans.map((s) => model.extract(s.text, ref).filter((e) => labels.has(e.entity))),
   );
-  return { accuracy: m.accuracy, macroF1: m.f1, entityF1: spans.f1 };
+  return {
+    accuracy: m.accuracy,
+    macroF1: m.f1,
+    entityF1: spans.f1,
+    answered: kept.length / Math.max(1, test.length),
+    answeredAccuracy: kept.filter((x) => x.top!.label === x.gold).length / Math.max(1, kept.length),
+  };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -74,38 +92,62 @@ const add = (benchmark: string, metric: string, value: number, unit: string, goa
   rows.push({ benchmark, metric, value: Math.round(value * 1000) / 1000, unit, goal, note });
 
 const onlyReal = process.argv.includes('--only-real');
+// `--quick`: the candidates only (no in-distribution rows, no latency).
+const quick = process.argv.includes('--quick');
 // 1-2. The generated set, every candidate.
-const data = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED });
+const data = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED, final: FINAL });
 const definitions = definitionsOf(data.entities);
 const labels = new Set(Object.keys(data.entities));
 const examples = toExamples(data.train);
-const candidates: { featureSet: FeatureSetName; classifier: LinearKind }[] = [
-  { featureSet: 'syllablesOnly', classifier: 'softmax' },
-  { featureSet: 'syllablesFolded', classifier: 'softmax' },
-  { featureSet: 'syllablesFoldedChars', classifier: 'softmax' },
-  { featureSet: 'syllablesFoldedChars', classifier: 'svm' },
+const candidates: { name: string; options: Partial<TrainOptions> }[] = [
+  { name: 'softmax, syllables', options: { featureSet: 'syllablesOnly', classifier: 'softmax', maskFreeText: false } },
+  { name: 'softmax, syllables + folded', options: { featureSet: 'syllablesFolded', classifier: 'softmax', maskFreeText: false } },
+  { name: 'softmax, syllables + folded + chars (binary)', options: { featureSet: 'syllablesFoldedChars', classifier: 'softmax', maskFreeText: false } },
+  { name: 'svm, syllables + folded + chars (binary)', options: { featureSet: 'syllablesFoldedChars', classifier: 'svm', maskFreeText: false } },
+  { name: 'softmax, weighted', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: false } },
+  { name: 'softmax, weighted, free-text masks', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: true } },
+  { name: 'softmax, weighted, folded copies', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: false, foldedCopies: true } },
+  { name: 'svm, weighted', options: { featureSet: 'weighted', classifier: 'svm', maskFreeText: false } },
+  { name: 'nb, weighted', options: { featureSet: 'weighted', classifier: 'nb', maskFreeText: false } },
+  { name: 'nb, weighted, folded copies', options: { featureSet: 'weighted', classifier: 'nb', maskFreeText: false, foldedCopies: true } },
 ];
+// `--candidates 1,5`: only those (1-based), while iterating.
+const only = process.argv.indexOf('--candidates');
+if (only > 0) {
+  const wanted = new Set(process.argv[only + 1]!.split(',').map(Number));
+  candidates.splice(0, candidates.length, ...candidates.filter((_, i) => wanted.has(i + 1)));
+}
 if (!onlyReal)
   console.log(
-    `generated: ${data.train.length} training samples, ${new Set(data.train.map((s) => s.intent)).size} intents, ${data.test.written.length} test paraphrases per variant`,
+    `generated (seed ${SEED}, ${FINAL ? 'final' : 'development'} paraphrases): ${data.train.length} training samples, ${new Set(data.train.map((s) => s.intent)).size} intents, ${data.test.written.length} test paraphrases per variant`,
   );
 for (const c of onlyReal ? [] : candidates) {
-  const options: Partial<TrainOptions> = { ...c, holdout: 0, seed: SEED };
+  const options: Partial<TrainOptions> = { ...c.options, holdout: 0, seed: SEED };
   let model: NluModel | undefined;
   const time = cpuSeconds(() => {
     model = new NluModel(trainModel({ examples, entities: definitions, parts: { intent: true, entity: true }, options }));
   });
-  const name = `${c.classifier} ${c.featureSet}`;
+  const isDefault = (['featureSet', 'classifier', 'maskFreeText', 'foldedCopies'] as const).every((k) => (c.options[k] ?? false) === (DEFAULT_TRAIN_OPTIONS[k] ?? false));
+  const name = isDefault ? `${c.name} (default)` : c.name;
   const written = score(model!, data.test.written, labels);
   const noMarks = score(model!, data.test.noMarks, labels);
   const noisy = score(model!, data.test.noisy, labels);
   add(name, 'intent accuracy, written', written.accuracy, '', '>= 0.90');
   add(name, 'intent accuracy, no diacritics', noMarks.accuracy, '', '>= 0.85');
   add(name, 'intent accuracy, slang+typos', noisy.accuracy, '');
+  add(
+    name,
+    'intent accuracy, out-of-vocabulary paraphrases',
+    score(model!, data.test.outOfVocabulary, labels).accuracy,
+    '',
+    undefined,
+    'no distinctive word shared with training',
+  );
   add(name, 'intent macro F1, written', written.macroF1, '');
+  add(name, `written: answered at threshold ${THRESHOLD} / accuracy of those`, written.answered, '', undefined, `accuracy ${written.answeredAccuracy.toFixed(2)}`);
   add(name, 'intent macro F1, no diacritics', noMarks.macroF1, '');
   // The entity extractor does not depend on the classifier: its rows once, with the default.
-  if (c.classifier === DEFAULT_TRAIN_OPTIONS.classifier && c.featureSet === DEFAULT_TRAIN_OPTIONS.featureSet) {
+  if (isDefault) {
     add('entities (any classifier)', 'entity F1, written', written.entityF1, '', '>= 0.85', 'exact spans, application entities');
     add('entities (any classifier)', 'entity F1, no diacritics', noMarks.entityF1, '');
     add('entities (any classifier)', 'entity F1, slang+typos', noisy.entityF1, '', undefined, 'noise only outside entity values');
@@ -114,7 +156,7 @@ for (const c of onlyReal ? [] : candidates) {
 }
 
 // In-distribution, for contrast: the API's own held-out split (20% of each intent's samples, same templates).
-if (!onlyReal) {
+if (!onlyReal && !quick) {
   let data0!: ReturnType<typeof trainModel>;
   const time = cpuSeconds(() => {
     data0 = trainModel({ examples, entities: definitions, parts: { intent: true, entity: true }, options: { seed: SEED } });
@@ -132,7 +174,7 @@ if (!onlyReal) {
 }
 
 // 3. Predict latency, 20 intents, the default model.
-if (!onlyReal) {
+if (!onlyReal && !quick) {
   const twenty = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED + 1, intents: 20 });
   const model = new NluModel(trainModel({ examples: toExamples(twenty.train), entities: definitions, parts: { intent: true, entity: true }, options: { holdout: 0 } }));
   const texts = [...twenty.test.written, ...twenty.test.noisy].map((s) => s.text);

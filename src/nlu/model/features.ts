@@ -12,13 +12,61 @@ export interface FeatureSet {
   folded: boolean;
   /** Character n-gram lengths, e.g. [3, 4]; empty for none. */
   chars: number[];
+  /**
+   * Weight of each feature group (the prefix before ":" of a feature string:
+   * `w` syllables, `b` syllable bigrams, `f`/`fb` the same folded, `c`
+   * character n-grams, `e` entities); 1 when not given. Whole words carry an
+   * unseen phrasing better than the many character n-grams of its function
+   * words, so the sets below give bigrams and n-grams less.
+   */
+  groupWeights?: Partial<Record<FeatureGroup, number>>;
+  /** Multiply each feature by its spread weight learnt from the training data (`spreadWeights`). */
+  spread?: boolean;
 }
+
+export type FeatureGroup = 'w' | 'b' | 'f' | 'fb' | 'c' | 'e';
 
 export const FEATURE_SETS = {
   syllablesOnly: { syllables: true, folded: false, chars: [] },
   syllablesFolded: { syllables: true, folded: true, chars: [] },
   syllablesFoldedChars: { syllables: true, folded: true, chars: [2, 3, 4] },
+  /** The same features, words first: bigrams and character n-grams at half weight, each feature times its spread weight. */
+  weighted: { syllables: true, folded: true, chars: [2, 3, 4], groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
 } as const satisfies Record<string, FeatureSet>;
+
+/** The group of a feature string (its prefix). */
+export function featureGroup(feature: string): FeatureGroup {
+  return feature.slice(0, feature.indexOf(':')) as FeatureGroup;
+}
+
+/**
+ * Per-feature weights for the linear models: the group weight times, with
+ * `spread`, log((k + 1) / (k_f + 1)) + 1 where k is the number of classes and
+ * k_f the number of classes whose training examples hold the feature. A word
+ * every intent uses ("cho", "giúp", "không", an opener) weighs 1; one only a
+ * single intent uses weighs log((k + 1) / 2) + 1: function words are weighted
+ * down by what the data shows, without a stop-word list.
+ */
+export function spreadWeights(vocabulary: string[], examples: { features: number[]; label: number }[], classes: number, set: FeatureSet): Float32Array {
+  const out = new Float32Array(vocabulary.length);
+  const seen = new Uint8Array(vocabulary.length * classes);
+  const spread = new Uint16Array(vocabulary.length);
+  if (set.spread) {
+    for (const e of examples) {
+      for (const f of e.features) {
+        const k = f * classes + e.label;
+        if (seen[k]) continue;
+        seen[k] = 1;
+        spread[f]! += 1;
+      }
+    }
+  }
+  for (let f = 0; f < vocabulary.length; f++) {
+    const group = set.groupWeights?.[featureGroup(vocabulary[f]!)] ?? 1;
+    out[f] = group * (set.spread ? Math.log((classes + 1) / (spread[f]! + 1)) + 1 : 1);
+  }
+  return out;
+}
 
 export type FeatureSetName = keyof typeof FEATURE_SETS;
 

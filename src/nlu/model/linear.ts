@@ -1,11 +1,15 @@
 import { seededRandom, shuffleInPlace } from './random.js';
 
 /**
- * Linear multi-class models over sparse binary features (each example
- * L2-normalised). Weights are laid out feature-major (`w[f * classes + c]`) so
- * scoring an utterance touches only its own features' rows.
+ * Linear multi-class models over sparse features: a feature present in an
+ * example has the value of its weight (`featureWeights`, 1 when absent), each
+ * example L2-normalised. Weights are laid out feature-major
+ * (`w[f * classes + c]`) so scoring an utterance touches only its own
+ * features' rows. `nb` is multinomial naive Bayes (log P(feature | class) as
+ * the weights, the log prior as the bias): the same scoring, trained by
+ * counting.
  */
-export type LinearKind = 'softmax' | 'svm';
+export type LinearKind = 'softmax' | 'svm' | 'nb';
 
 export interface LinearOptions {
   kind: LinearKind;
@@ -16,9 +20,11 @@ export interface LinearOptions {
   seed: number;
   /** Weight each class by n / (k * n_class) so small intents are not drowned. */
   balanceClasses: boolean;
+  /** Naive Bayes smoothing (added to every feature's weighted count). */
+  alpha: number;
 }
 
-export const DEFAULT_LINEAR: LinearOptions = { kind: 'softmax', epochs: 30, l2: 1e-5, learningRate: 0.5, seed: 7, balanceClasses: true };
+export const DEFAULT_LINEAR: LinearOptions = { kind: 'softmax', epochs: 30, l2: 1e-5, learningRate: 0.5, seed: 7, balanceClasses: true, alpha: 0.1 };
 
 export interface LinearModel {
   kind: LinearKind;
@@ -26,6 +32,8 @@ export interface LinearModel {
   features: number;
   weights: Float32Array;
   bias: Float32Array;
+  /** Value of each feature when present, before the example is normalised; all 1 when absent. */
+  featureWeights?: Float32Array;
 }
 
 export interface Example {
@@ -43,13 +51,32 @@ function classWeights(examples: Example[], classes: number, balance: boolean): F
   return weights;
 }
 
+/** The values of an example's features: each feature's weight, the vector L2-normalised. */
+export function featureValues(features: number[], featureWeights: Float32Array | undefined, out: number[] = []): number[] {
+  out.length = features.length;
+  let sum = 0;
+  for (let i = 0; i < features.length; i++) {
+    const w = featureWeights ? featureWeights[features[i]!]! : 1;
+    out[i] = w;
+    sum += w * w;
+  }
+  const scale = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+  for (let i = 0; i < out.length; i++) out[i]! *= scale;
+  return out;
+}
+
 /** Raw scores of one example (features already mapped to indices). */
 export function scores(model: LinearModel, features: number[], out = new Float64Array(model.classes)): Float64Array {
+  return scoresWith(model, features, featureValues(features, model.featureWeights), out);
+}
+
+/** Raw scores from features and their values (see `featureValues`). */
+function scoresWith(model: LinearModel, features: number[], values: number[], out: Float64Array): Float64Array {
   const { classes, weights, bias } = model;
-  const value = features.length > 0 ? 1 / Math.sqrt(features.length) : 0;
   for (let c = 0; c < classes; c++) out[c] = bias[c]!;
-  for (const f of features) {
-    const row = f * classes;
+  for (let i = 0; i < features.length; i++) {
+    const row = features[i]! * classes;
+    const value = values[i]!;
     for (let c = 0; c < classes; c++) out[c]! += weights[row + c]! * value;
   }
   return out;
@@ -68,35 +95,39 @@ export function softmaxInPlace(values: Float64Array, temperature = 1): Float64Ar
   return values;
 }
 
-export function trainLinear(examples: Example[], classes: number, features: number, options: LinearOptions): LinearModel {
-  return options.kind === 'softmax' ? trainSoftmax(examples, classes, features, options) : trainSvm(examples, classes, features, options);
+/** `featureWeights`: each feature's value when present (see `featureValues`); all 1 when absent. */
+export function trainLinear(examples: Example[], classes: number, features: number, options: LinearOptions, featureWeights?: Float32Array): LinearModel {
+  if (options.kind === 'nb') return trainNaiveBayes(examples, classes, features, options, featureWeights);
+  return options.kind === 'softmax' ? trainSoftmax(examples, classes, features, options, featureWeights) : trainSvm(examples, classes, features, options, featureWeights);
 }
 
 /** Multinomial logistic regression by AdaGrad SGD, L2 applied to the rows an example touches. */
-function trainSoftmax(examples: Example[], classes: number, features: number, o: LinearOptions): LinearModel {
+function trainSoftmax(examples: Example[], classes: number, features: number, o: LinearOptions, featureWeights?: Float32Array): LinearModel {
   const weights = new Float32Array(features * classes);
   const bias = new Float32Array(classes);
   const gradSq = new Float32Array(features * classes).fill(1e-8);
   const biasSq = new Float64Array(classes).fill(1e-8);
   const cw = classWeights(examples, classes, o.balanceClasses);
-  const model: LinearModel = { kind: 'softmax', classes, features, weights, bias };
-  const order = examples.slice();
+  const model: LinearModel = { kind: 'softmax', classes, features, weights, bias, ...(featureWeights ? { featureWeights } : {}) };
+  const values = examples.map((e) => featureValues(e.features, featureWeights));
+  const order = examples.map((_, i) => i);
   const random = seededRandom(o.seed);
   const probs = new Float64Array(classes);
   for (let epoch = 0; epoch < o.epochs; epoch++) {
     shuffleInPlace(order, random);
-    for (const ex of order) {
-      scores(model, ex.features, probs);
+    for (const n of order) {
+      const ex = examples[n]!;
+      const value = values[n]!;
+      scoresWith(model, ex.features, value, probs);
       softmaxInPlace(probs);
-      const value = ex.features.length > 0 ? 1 / Math.sqrt(ex.features.length) : 0;
       const w = cw[ex.label]!;
       for (let c = 0; c < classes; c++) {
         const g = (probs[c]! - (c === ex.label ? 1 : 0)) * w;
         biasSq[c]! += g * g;
         bias[c]! -= (o.learningRate * g) / Math.sqrt(biasSq[c]!);
-        for (const f of ex.features) {
-          const k = f * classes + c;
-          const grad = g * value + o.l2 * weights[k]!;
+        for (let i = 0; i < ex.features.length; i++) {
+          const k = ex.features[i]! * classes + c;
+          const grad = g * value[i]! + o.l2 * weights[k]!;
           gradSq[k]! += grad * grad;
           weights[k]! -= (o.learningRate * grad) / Math.sqrt(gradSq[k]!);
         }
@@ -107,10 +138,37 @@ function trainSoftmax(examples: Example[], classes: number, features: number, o:
 }
 
 /**
+ * Multinomial naive Bayes over the normalised feature values: weight =
+ * log P(feature | class) with `alpha` smoothing, bias = log P(class) (uniform
+ * when classes are balanced).
+ */
+function trainNaiveBayes(examples: Example[], classes: number, features: number, o: LinearOptions, featureWeights?: Float32Array): LinearModel {
+  const counts = new Float64Array(features * classes);
+  const totals = new Float64Array(classes);
+  const perClass = new Float64Array(classes);
+  for (const ex of examples) {
+    const values = featureValues(ex.features, featureWeights);
+    perClass[ex.label]! += 1;
+    for (let i = 0; i < ex.features.length; i++) {
+      counts[ex.features[i]! * classes + ex.label]! += values[i]!;
+      totals[ex.label]! += values[i]!;
+    }
+  }
+  const weights = new Float32Array(features * classes);
+  const bias = new Float32Array(classes);
+  for (let c = 0; c < classes; c++) {
+    const denominator = Math.log(totals[c]! + o.alpha * features);
+    for (let f = 0; f < features; f++) weights[f * classes + c] = Math.log(counts[f * classes + c]! + o.alpha) - denominator;
+    bias[c] = o.balanceClasses || perClass[c] === 0 ? 0 : Math.log(perClass[c]! / examples.length);
+  }
+  return { kind: 'nb', classes, features, weights, bias, ...(featureWeights ? { featureWeights } : {}) };
+}
+
+/**
  * Crammer-Singer multi-class hinge loss by SGD with a decaying step, weights
  * averaged over all steps (the average generalises better than the last iterate).
  */
-function trainSvm(examples: Example[], classes: number, features: number, o: LinearOptions): LinearModel {
+function trainSvm(examples: Example[], classes: number, features: number, o: LinearOptions, featureWeights?: Float32Array): LinearModel {
   const size = features * classes;
   const weights = new Float32Array(size);
   const bias = new Float32Array(classes);
@@ -118,15 +176,17 @@ function trainSvm(examples: Example[], classes: number, features: number, o: Lin
   const acc = new Float64Array(size);
   const biasAcc = new Float64Array(classes);
   const cw = classWeights(examples, classes, o.balanceClasses);
-  const model: LinearModel = { kind: 'svm', classes, features, weights, bias };
-  const order = examples.slice();
+  const model: LinearModel = { kind: 'svm', classes, features, weights, bias, ...(featureWeights ? { featureWeights } : {}) };
+  const values = examples.map((e) => featureValues(e.features, featureWeights));
+  const order = examples.map((_, i) => i);
   const random = seededRandom(o.seed);
   const s = new Float64Array(classes);
   let t = 1;
   for (let epoch = 0; epoch < o.epochs; epoch++) {
     shuffleInPlace(order, random);
-    for (const ex of order) {
-      scores(model, ex.features, s);
+    for (const n of order) {
+      const ex = examples[n]!;
+      scoresWith(model, ex.features, values[n]!, s);
       let rival = -1;
       let best = -Infinity;
       for (let c = 0; c < classes; c++) {
@@ -138,10 +198,11 @@ function trainSvm(examples: Example[], classes: number, features: number, o: Lin
       }
       if (rival >= 0 && s[ex.label]! - best < 1) {
         const step = (o.learningRate * cw[ex.label]!) / (1 + epoch * 0.5);
-        const value = ex.features.length > 0 ? step / Math.sqrt(ex.features.length) : 0;
-        for (const f of ex.features) {
-          const ky = f * classes + ex.label;
-          const kr = f * classes + rival;
+        const exValues = values[n]!;
+        for (let i = 0; i < ex.features.length; i++) {
+          const value = step * exValues[i]!;
+          const ky = ex.features[i]! * classes + ex.label;
+          const kr = ex.features[i]! * classes + rival;
           weights[ky]! += value;
           weights[kr]! -= value;
           acc[ky]! += t * value;

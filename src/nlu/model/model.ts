@@ -1,10 +1,10 @@
 import { KeywordDictionary, type KeywordEntry } from './dictionary.js';
-import { FEATURE_SETS, featureStrings, Vocabulary, type EntityMask, type FeatureSetName } from './features.js';
+import { FEATURE_SETS, featureStrings, spreadWeights, Vocabulary, type EntityMask, type FeatureSet, type FeatureSetName } from './features.js';
 import { DEFAULT_LINEAR, scores, softmaxInPlace, trainLinear, type LinearKind, type LinearModel } from './linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
 import { PerceptronTagger, spansOf, type TaggedSentence, type TaggerData } from './tagger.js';
-import { normalisedSpan, originalSpan, prepare, slicePoints, type PreparedText } from './text.js';
+import { foldText, lowerText, normalisedSpan, originalSpan, prepare, slicePoints, type PreparedText } from './text.js';
 
 /**
  * The language-understanding model of one application: an intent classifier
@@ -38,9 +38,13 @@ export interface TrainOptions {
   holdout: number;
   epochs?: number;
   taggerEpochs?: number;
+  /** Free-text entities' spans stand as "<entity>" in the intent features (the tagger finds them at prediction). */
+  maskFreeText?: boolean;
+  /** Also learn intents from each sample written without diacritics (chat is often typed so). */
+  foldedCopies?: boolean;
 }
 
-export const DEFAULT_TRAIN_OPTIONS: TrainOptions = { featureSet: 'syllablesFoldedChars', classifier: 'softmax', seed: 7, holdout: 0.2 };
+export const DEFAULT_TRAIN_OPTIONS: TrainOptions = { featureSet: 'weighted', classifier: 'softmax', seed: 7, holdout: 0.2, maskFreeText: false, foldedCopies: false };
 
 export interface ModelMetrics {
   intent?: { accuracy: number; precision: number; recall: number; f1: number; test_size: number; train_size: number };
@@ -57,6 +61,10 @@ export interface IntentModelData {
   /** Float32 little-endian, base64. */
   weights: string;
   bias: number[];
+  /** Each feature's value when present (group and spread weights), Float32 base64; absent for binary features. */
+  featureWeights?: string;
+  /** Free-text entities whose spans stood as "<entity>" in training; at prediction the entity tagger finds them. */
+  freeText?: string[];
 }
 
 export interface EntityModelData {
@@ -100,44 +108,99 @@ function decodeFloats(text: string): Float32Array {
 
 // Intents
 
+/** A text typed without any diacritics (every syllable is its own folded form). */
+export function unmarked(text: PreparedText): boolean {
+  return text.tokens.every((t) => t.text === t.folded);
+}
+
+/**
+ * The features of a text typed without diacritics, read through the folded
+ * features only: its syllables "as written" are the folded ones, and where
+ * they meet the vocabulary it is by accident (the "ban" of "bạn" is the "ban"
+ * of "ban công"). Without them the folded features carry the whole (unit)
+ * weight of the example, as the written ones do for a text with diacritics.
+ */
+export function foldedView(features: string[]): string[] {
+  return features.filter((f) => !f.startsWith('w:') && !f.startsWith('b:'));
+}
+
+const TEMPERATURE: Record<LinearKind, number> = { softmax: 1, svm: 0.25, nb: 0.1 };
+
 const TRAINING_REFERENCE: ReferenceTime = { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES };
 
-/** Token runs the intent features see as entities: listed keywords first, then system entities. */
-function entityMasks(text: PreparedText, dictionary: KeywordDictionary | undefined, system?: SystemEntityMatch[]): EntityMask[] {
-  const masks: EntityMask[] = dictionary ? dictionary.match(text.tokens).map((m) => ({ entity: m.entity, first: m.first, last: m.last })) : [];
+/**
+ * Token runs the intent features see as entities: listed keywords first, then
+ * free-text entities (the tagged spans in training, the tagger's at
+ * prediction), then system entities; no two overlap.
+ */
+function entityMasks(text: PreparedText, dictionary: KeywordDictionary | undefined, system?: SystemEntityMatch[], freeText: EntityMask[] = []): EntityMask[] {
+  const masks: EntityMask[] = [];
   const taken = new Set<number>();
-  for (const m of masks) for (let i = m.first; i < m.last; i++) taken.add(i);
+  const take = (m: EntityMask) => {
+    for (let i = m.first; i < m.last; i++) if (taken.has(i)) return;
+    for (let i = m.first; i < m.last; i++) taken.add(i);
+    masks.push(m);
+  };
+  if (dictionary) for (const m of dictionary.match(text.tokens)) take({ entity: m.entity, first: m.first, last: m.last });
+  for (const m of freeText) take(m);
   // Spans do not depend on the reference time, only values do.
   for (const s of system ?? systemEntities(text, TRAINING_REFERENCE)) {
     const first = text.tokens.findIndex((t) => t.start === s.start);
     const last = text.tokens.findIndex((t) => t.end === s.end) + 1;
-    if (first < 0 || last <= first) continue;
-    let free = true;
-    for (let i = first; i < last; i++) if (taken.has(i)) free = false;
-    if (free) masks.push({ entity: s.entity, first, last });
+    if (first >= 0 && last > first) take({ entity: s.entity, first, last });
   }
   return masks;
 }
 
-function intentFeatures(text: PreparedText, featureSet: FeatureSetName, dictionary: KeywordDictionary | undefined, system?: SystemEntityMatch[]): string[] {
-  return featureStrings(text, FEATURE_SETS[featureSet], entityMasks(text, dictionary, system));
+export function intentFeatures(
+  text: PreparedText,
+  featureSet: FeatureSetName,
+  dictionary: KeywordDictionary | undefined,
+  system?: SystemEntityMatch[],
+  freeText?: EntityMask[],
+): string[] {
+  return featureStrings(text, FEATURE_SETS[featureSet], entityMasks(text, dictionary, system, freeText));
 }
 
-function trainIntents(examples: TrainingExample[], options: TrainOptions, keywords: KeywordEntry[]): IntentModelData {
+/** The tokens a tagged span (code points of the text as stored) covers, as a mask. */
+function spanMask(text: PreparedText, span: { entity: string; start: number; end: number }): EntityMask | undefined {
+  const n = normalisedSpan(text, span.start, span.end);
+  if (!n) return undefined;
+  const inside = text.tokens.map((t, i) => (t.end > n.start && t.start < n.end ? i : -1)).filter((i) => i >= 0);
+  return inside.length > 0 ? { entity: span.entity, first: inside[0]!, last: inside[inside.length - 1]! + 1 } : undefined;
+}
+
+/** `freeText`: labels of the free-text entities (types 1 and 3) whose tagged spans stand as "<entity>" in the features. */
+function trainIntents(examples: TrainingExample[], options: TrainOptions, keywords: KeywordEntry[], freeText: Set<string>): IntentModelData {
   const labels = [...new Set(examples.map((e) => e.intent))].sort();
   const labelIndex = new Map(labels.map((l, i) => [l, i]));
   const dictionary = keywords.length > 0 ? new KeywordDictionary(keywords) : undefined;
   const vocabulary = new Vocabulary();
-  const data = examples.map((e) => ({
-    features: intentFeatures(prepare(e.text), options.featureSet, dictionary).map((f) => vocabulary.add(f)),
-    label: labelIndex.get(e.intent)!,
-  }));
-  const model = trainLinear(data, labels.length, vocabulary.size, {
-    ...DEFAULT_LINEAR,
-    kind: options.classifier,
-    seed: options.seed,
-    epochs: options.epochs ?? DEFAULT_LINEAR.epochs,
-  });
+  const data: { features: number[]; label: number }[] = [];
+  for (const e of examples) {
+    const text = prepare(e.text);
+    const masks = e.entities
+      .filter((s) => freeText.has(s.entity))
+      .map((s) => spanMask(text, s))
+      .filter((m): m is EntityMask => m !== undefined);
+    const label = labelIndex.get(e.intent)!;
+    data.push({ features: intentFeatures(text, options.featureSet, dictionary, undefined, masks).map((f) => vocabulary.add(f)), label });
+    // The copy without diacritics has the same tokens, so the same masks.
+    const folded = foldText(e.text);
+    if (options.foldedCopies && folded !== lowerText(e.text)) {
+      data.push({ features: intentFeatures(prepare(folded), options.featureSet, dictionary, undefined, masks).map((f) => vocabulary.add(f)), label });
+    }
+  }
+  const set = FEATURE_SETS[options.featureSet] as FeatureSet;
+  const weighted = set.spread === true || set.groupWeights !== undefined;
+  const featureWeights = weighted ? spreadWeights(vocabulary.entries(), data, labels.length, set) : undefined;
+  const model = trainLinear(
+    data,
+    labels.length,
+    vocabulary.size,
+    { ...DEFAULT_LINEAR, kind: options.classifier, seed: options.seed, epochs: options.epochs ?? DEFAULT_LINEAR.epochs },
+    featureWeights,
+  );
   return {
     labels,
     keywords,
@@ -146,12 +209,14 @@ function trainIntents(examples: TrainingExample[], options: TrainOptions, keywor
     vocabulary: vocabulary.entries(),
     weights: encodeFloats(model.weights),
     bias: Array.from(model.bias),
+    ...(featureWeights ? { featureWeights: encodeFloats(featureWeights) } : {}),
+    freeText: [...freeText].sort(),
   };
 }
 
 // Entities
 
-function keywordEntries(examples: TrainingExample[], definitions: EntityDefinition[]): KeywordEntry[] {
+export function keywordEntries(examples: TrainingExample[], definitions: EntityDefinition[]): KeywordEntry[] {
   const kinds = new Map(definitions.map((d) => [d.label, d.type]));
   const entries: KeywordEntry[] = [];
   for (const d of definitions) for (const k of d.keywords ?? []) entries.push({ entity: d.label, value: k.value, synonyms: k.synonyms });
@@ -229,6 +294,7 @@ export class NluModel {
   private readonly intentDictionary: KeywordDictionary | undefined;
   private readonly linear: LinearModel | undefined;
   private readonly entities: EntityRuntime | undefined;
+  private lastTagged: { text: PreparedText; spans: { entity: string; first: number; last: number }[] } | undefined;
 
   constructor(readonly data: NluModelData) {
     if (data.intent) {
@@ -240,6 +306,7 @@ export class NluModel {
         features: data.intent.vocabulary.length,
         weights: decodeFloats(data.intent.weights),
         bias: Float32Array.from(data.intent.bias),
+        ...(data.intent.featureWeights ? { featureWeights: decodeFloats(data.intent.featureWeights) } : {}),
       };
     }
     if (data.entity) {
@@ -259,15 +326,36 @@ export class NluModel {
     return this.entities !== undefined;
   }
 
+  /** The tagger's spans of a text, kept for the last text so a prediction tags it once. */
+  private taggerSpans(text: PreparedText, system: SystemEntityMatch[]): { entity: string; first: number; last: number }[] {
+    const tagger = this.entities?.tagger;
+    if (!tagger) return [];
+    if (this.lastTagged?.text === text) return this.lastTagged.spans;
+    const spans = spansOf(tagger.tag(sentenceOf(text, this.entities!.dictionary, system)));
+    this.lastTagged = { text, spans };
+    return spans;
+  }
+
+  /** The tagger's spans of the free-text entities the intent features mask. */
+  private freeTextMasks(text: PreparedText, system: SystemEntityMatch[]): EntityMask[] {
+    const wanted = this.data.intent?.freeText;
+    if (!wanted || wanted.length === 0) return [];
+    const labels = new Set(wanted);
+    return this.taggerSpans(text, system).filter((s) => labels.has(s.entity));
+  }
+
   /** Intents ranked by confidence (0-1), at most `limit`. */
-  intents(input: string | PreparedText, limit = 5, system?: SystemEntityMatch[]): IntentScore[] {
+  intents(input: string | PreparedText, limit = 5, systemFound?: SystemEntityMatch[]): IntentScore[] {
     if (!this.linear || !this.vocabulary || !this.data.intent) return [];
     const text = typeof input === 'string' ? prepare(input) : input;
-    const features = this.vocabulary.lookup(intentFeatures(text, this.data.intent.featureSet, this.intentDictionary, system));
+    const system = systemFound ?? systemEntities(text, TRAINING_REFERENCE);
+    const freeText = this.freeTextMasks(text, system);
+    const strings = intentFeatures(text, this.data.intent.featureSet, this.intentDictionary, system, freeText);
+    const features = this.vocabulary.lookup(FEATURE_SETS[this.data.intent.featureSet].folded && unmarked(text) ? foldedView(strings) : strings);
     if (features.length === 0) return [];
     const probs = scores(this.linear, features);
-    // Margins of the SVM are on a smaller scale than log-odds; sharpen before normalising.
-    softmaxInPlace(probs, this.linear.kind === 'svm' ? 0.25 : 1);
+    // Margins of the SVM and naive Bayes log-likelihoods of a unit-length example are on a smaller scale than log-odds; sharpen before normalising.
+    softmaxInPlace(probs, TEMPERATURE[this.linear.kind]);
     const ranked = Array.from(probs, (confidence, i) => ({ label: this.data.intent!.labels[i]!, confidence })).sort((a, b) => b.confidence - a.confidence);
     return ranked.slice(0, limit).map((r) => ({ label: r.label, confidence: Math.round(r.confidence * 1e4) / 1e4 }));
   }
@@ -293,8 +381,7 @@ export class NluModel {
         if (definitions.get(m.entity) !== 3) own.push({ ...m, fromDictionary: true });
       }
       if (tagger) {
-        const tags = tagger.tag(sentenceOf(text, dictionary, system));
-        for (const s of spansOf(tags)) if (definitions.get(s.entity) !== 2) own.push({ ...s, fromDictionary: false });
+        for (const s of this.taggerSpans(text, system)) if (definitions.get(s.entity) !== 2) own.push({ ...s, fromDictionary: false });
       }
     }
     // Longest first, the dictionary first among equals; no two of the application's entities overlap.
@@ -352,11 +439,27 @@ export function trainModel(request: TrainRequest): NluModelData {
   const { train, test } =
     options.holdout > 0 ? stratifiedSplit(request.examples, (e) => e.intent || '\u0000none', options.holdout, options.seed) : { train: request.examples, test: [] };
   const keywords = keywordEntries(request.examples, request.entities);
-  if (request.parts.intent && new Set(withIntent.map((e) => e.intent)).size >= 2) {
-    const testIntents = test.filter((e) => e.intent);
+  const entityLabels = new Set(request.entities.map((d) => d.label));
+  const freeText = new Set(options.maskFreeText === false ? [] : request.entities.filter((d) => d.type === 1 || d.type === 3).map((d) => d.label));
+  const tagged = (list: TrainingExample[]) => list.map((e) => ({ ...e, entities: e.entities.filter((s) => entityLabels.has(s.entity)) }));
+  const wantIntents = request.parts.intent && new Set(withIntent.map((e) => e.intent)).size >= 2;
+  const wantEntities = request.parts.entity && request.entities.length > 0;
+  const testIntents = wantIntents ? test.filter((e) => e.intent) : [];
+  const testTagged = wantEntities ? tagged(test).filter((e) => e.entities.length > 0) : [];
+  // The entity half trained on the split serves both measurements: the intent features read its tagger's spans.
+  const splitEntity =
+    request.entities.length > 0 && (testTagged.length > 0 || (testIntents.length > 0 && freeText.size > 0))
+      ? trainEntities(tagged(train), request.entities, options)
+      : undefined;
+  if (wantIntents) {
     if (testIntents.length > 0) {
       const trainIntentsSet = train.filter((e) => e.intent);
-      const measured = new NluModel({ format: 'saola.nlu.model.v1', intent: trainIntents(trainIntentsSet, options, keywords), entity: undefined, metrics: {} });
+      const measured = new NluModel({
+        format: 'saola.nlu.model.v1',
+        intent: trainIntents(trainIntentsSet, options, keywords, freeText),
+        entity: splitEntity,
+        metrics: {},
+      });
       const guessed = testIntents.map((e) => measured.intents(e.text, 1)[0]?.label);
       const m = classificationMetrics(
         testIntents.map((e) => e.intent),
@@ -364,14 +467,11 @@ export function trainModel(request: TrainRequest): NluModelData {
       );
       metrics.intent = { accuracy: m.accuracy, precision: m.precision, recall: m.recall, f1: m.f1, test_size: m.support, train_size: trainIntentsSet.length };
     }
-    intent = trainIntents(withIntent, options, keywords);
+    intent = trainIntents(withIntent, options, keywords, freeText);
   }
-  const entityLabels = new Set(request.entities.map((d) => d.label));
-  const tagged = (list: TrainingExample[]) => list.map((e) => ({ ...e, entities: e.entities.filter((s) => entityLabels.has(s.entity)) }));
-  if (request.parts.entity && request.entities.length > 0) {
-    const testTagged = tagged(test).filter((e) => e.entities.length > 0);
-    if (testTagged.length > 0) {
-      const measured = new NluModel({ format: 'saola.nlu.model.v1', intent: undefined, entity: trainEntities(tagged(train), request.entities, options), metrics: {} });
+  if (wantEntities) {
+    if (testTagged.length > 0 && splitEntity) {
+      const measured = new NluModel({ format: 'saola.nlu.model.v1', intent: undefined, entity: splitEntity, metrics: {} });
       const ref: ReferenceTime = { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES };
       const predicted = testTagged.map((e) => measured.extract(e.text, ref).filter((p) => entityLabels.has(p.entity)));
       const m = spanMetrics(

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
-import { featureStrings, FEATURE_SETS } from '../../../src/nlu/model/features.js';
+import { featureStrings, FEATURE_SETS, spreadWeights } from '../../../src/nlu/model/features.js';
+import { DEFAULT_LINEAR, featureValues, scores, trainLinear } from '../../../src/nlu/model/linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit } from '../../../src/nlu/model/metrics.js';
-import { NluModel, trainModel, type TrainingExample } from '../../../src/nlu/model/model.js';
+import { foldedView, NluModel, trainModel, unmarked, type TrainingExample } from '../../../src/nlu/model/model.js';
 import { parseNumeral } from '../../../src/nlu/model/numbers.js';
 import { systemEntities, type ReferenceTime } from '../../../src/nlu/model/system-entities.js';
 import { PerceptronTagger, spansOf } from '../../../src/nlu/model/tagger.js';
@@ -259,5 +260,136 @@ describe('the whole model', () => {
     assert.ok(plain.some((f) => marked.has(f)));
     const onlySyllables = new Set(featureStrings('đặt vé', FEATURE_SETS.syllablesOnly));
     assert.ok(!featureStrings('dat ve', FEATURE_SETS.syllablesOnly).some((f) => onlySyllables.has(f)));
+  });
+});
+
+describe('intent features and linear models', () => {
+  test('spread weights: a feature every class uses weighs its group weight, one only a class uses weighs more', () => {
+    const vocabulary = ['w:cho', 'w:bay', 'c:ay', 'b:<s> cho'];
+    // Three classes; "cho" in all of them, "bay" and its n-gram in class 0 only.
+    const examples = [
+      { features: [0, 1, 2, 3], label: 0 },
+      { features: [0], label: 1 },
+      { features: [0, 3], label: 2 },
+    ];
+    const set = { syllables: true, folded: false, chars: [2], groupWeights: { c: 0.5, b: 0.5 }, spread: true };
+    const w = spreadWeights(vocabulary, examples, 3, set);
+    const single = Math.log(4 / 2) + 1;
+    assert.ok(Math.abs(w[0]! - 1) < 1e-6, 'in every class');
+    assert.ok(Math.abs(w[1]! - single) < 1e-6, 'in one class');
+    assert.ok(Math.abs(w[2]! - 0.5 * single) < 1e-6, 'a character n-gram at half weight');
+    assert.ok(Math.abs(w[3]! - 0.5 * (Math.log(4 / 3) + 1)) < 1e-6, 'a bigram in two classes');
+    assert.deepEqual(Array.from(spreadWeights(vocabulary, examples, 3, { ...set, spread: false })), [1, 1, 0.5, 0.5]);
+  });
+
+  test("feature values are the features' weights scaled to unit length; without weights all equal", () => {
+    const values = featureValues([0, 2], Float32Array.from([3, 9, 4]));
+    assert.ok(Math.abs(values[0]! - 0.6) < 1e-6 && Math.abs(values[1]! - 0.8) < 1e-6);
+    const plain = featureValues([0, 1, 2, 3], undefined);
+    assert.ok(plain.every((v) => Math.abs(v - 0.5) < 1e-9));
+    assert.deepEqual(featureValues([], undefined), []);
+  });
+
+  test('the three linear models learn a separable toy set; naive Bayes counts, with a uniform prior when classes are balanced', () => {
+    // Features 0-1 mark class 0, 2-3 class 1, 4 is everywhere; class 1 has twice the examples.
+    const examples = [
+      { features: [0, 4], label: 0 },
+      { features: [1, 4], label: 0 },
+      { features: [2, 4], label: 1 },
+      { features: [3, 4], label: 1 },
+      { features: [2, 3, 4], label: 1 },
+      { features: [2, 3], label: 1 },
+    ];
+    const weights = Float32Array.from([2, 2, 2, 2, 1]);
+    for (const kind of ['softmax', 'svm', 'nb'] as const) {
+      const model = trainLinear(examples, 2, 5, { ...DEFAULT_LINEAR, kind }, weights);
+      assert.equal(model.kind, kind);
+      for (const [features, label] of [
+        [[0, 4], 0],
+        [[1], 0],
+        [[3, 4], 1],
+      ] as const) {
+        const s = scores(model, [...features]);
+        assert.equal(s[label]! > s[1 - label]!, true, `${kind} ${features.join(',')}`);
+      }
+    }
+    const nb = trainLinear(examples, 2, 5, { ...DEFAULT_LINEAR, kind: 'nb', balanceClasses: true });
+    assert.deepEqual(Array.from(nb.bias), [0, 0]);
+    const prior = trainLinear(examples, 2, 5, { ...DEFAULT_LINEAR, kind: 'nb', balanceClasses: false });
+    assert.ok(prior.bias[1]! > prior.bias[0]!, 'the larger class has the larger prior');
+  });
+
+  const toy: TrainingExample[] = [
+    ['mua giúp em cái áo', 'order'],
+    ['đặt mua đôi giày nhé', 'order'],
+    ['mình mua cái balo', 'order'],
+    ['mua thêm cái mũ', 'order'],
+    ['mở bài Lạc trôi', 'music'],
+    ['phát bài Nơi này có anh', 'music'],
+    ['nghe bài Hãy trao cho anh', 'music'],
+    ['mở bài Bạc phận đi', 'music'],
+  ].map(([text, intent]) => {
+    const value = text!.match(/(?<=cái |đôi |bài ).*?(?= nhé| đi|$)/u)![0];
+    const start = Array.from(text!.slice(0, text!.indexOf(value))).length;
+    return { text: text!, intent: intent!, entities: [{ entity: intent === 'order' ? 'product' : 'song', start, end: start + Array.from(value).length }] };
+  });
+  const toyEntities = [
+    { label: 'product', type: 3 as const },
+    { label: 'song', type: 3 as const },
+  ];
+
+  test('the weighted model stores its feature weights and answers the same after a JSON round trip', () => {
+    const data = trainModel({ examples: toy, entities: toyEntities, parts: { intent: true, entity: false }, options: { featureSet: 'weighted', holdout: 0 } });
+    assert.ok(data.intent?.featureWeights);
+    const reloaded = new NluModel(JSON.parse(JSON.stringify(data)));
+    const direct = new NluModel(data);
+    for (const text of ['mua cái áo khoác', 'mở bài See tình']) assert.deepEqual(reloaded.intents(text), direct.intents(text));
+    assert.equal(reloaded.intents('mua cái quần')[0]?.label, 'order');
+    const binary = trainModel({
+      examples: toy,
+      entities: toyEntities,
+      parts: { intent: true, entity: false },
+      options: { featureSet: 'syllablesFoldedChars', holdout: 0 },
+    });
+    assert.equal(binary.intent?.featureWeights, undefined);
+  });
+
+  test('free-text masks: tagged spans stand as <entity> in training, the tagger finds them at prediction', () => {
+    const masked = trainModel({ examples: toy, entities: toyEntities, parts: { intent: true, entity: true }, options: { maskFreeText: true, holdout: 0 } });
+    assert.deepEqual(masked.intent?.freeText, ['product', 'song']);
+    assert.ok(masked.intent?.vocabulary.includes('e:song'));
+    assert.ok(masked.intent?.vocabulary.includes('b:bài <song>'));
+    const off = trainModel({ examples: toy, entities: toyEntities, parts: { intent: true, entity: true }, options: { maskFreeText: false, holdout: 0 } });
+    assert.deepEqual(off.intent?.freeText, []);
+    assert.ok(!off.intent?.vocabulary.includes('e:song'));
+    const model = new NluModel(masked);
+    assert.equal(model.intents('mở bài Chúng ta của hiện tại')[0]?.label, 'music');
+  });
+
+  test('a text typed without any diacritics is read through its folded features only', () => {
+    assert.equal(unmarked(prepare('dat ve di hue 15/8')), true);
+    assert.equal(unmarked(prepare('dat vé di hue')), false);
+    const features = featureStrings('dat ve', FEATURE_SETS.weighted);
+    const view = foldedView(features);
+    assert.ok(view.length > 0 && view.length < features.length);
+    assert.ok(view.every((f) => !f.startsWith('w:') && !f.startsWith('b:')));
+    assert.ok(view.includes('f:dat') && view.includes('fb:dat ve') && view.some((f) => f.startsWith('c:')));
+    // "ban" as written is a word of the training data ("ban công"), but the unmarked "ban" of "bạn" is not taken for it.
+    const examples: TrainingExample[] = [
+      ...['ban công tối quá', 'ban công nóng quá', 'ban công có gió', 'đèn ban công', 'ban công bẩn'].map((text) => ({ text, intent: 'home', entities: [] })),
+      ...['chào bạn nhé', 'bạn khỏe không', 'bạn tên gì', 'hỏi bạn chút', 'bạn ở đâu'].map((text) => ({ text, intent: 'chat', entities: [] })),
+    ];
+    const model = new NluModel(trainModel({ examples, entities: [], parts: { intent: true, entity: false }, options: { holdout: 0 } }));
+    // Read with its syllables as written, "ban à" typed bare would be "ban công" (the features w:ban, b:<s> ban).
+    assert.equal(model.intents('ban a')[0]?.label, 'chat');
+  });
+
+  test('folded copies: the model also learns each sample as typed without diacritics', () => {
+    const withCopies = trainModel({ examples: toy, entities: toyEntities, parts: { intent: true, entity: false }, options: { foldedCopies: true, holdout: 0 } });
+    const without = trainModel({ examples: toy, entities: toyEntities, parts: { intent: true, entity: false }, options: { foldedCopies: false, holdout: 0 } });
+    // The syllables as written now include the unmarked spellings.
+    assert.ok(withCopies.intent?.vocabulary.includes('w:dat'));
+    assert.ok(!without.intent?.vocabulary.includes('w:dat'));
+    assert.equal(new NluModel(withCopies).intents('dat mua doi giay')[0]?.label, 'order');
   });
 });
