@@ -19,16 +19,7 @@ export default tseslint.config(
       parserOptions: {
         // Files outside every tsconfig (plain JS scripts, the console's Vite config) get a default project.
         projectService: {
-          allowDefaultProject: [
-            '*.js',
-            'scripts/*.mjs',
-            'scripts/prepare-face-models.ts',
-            'scripts/onnx-qdq.ts',
-            'scripts/tflite-to-onnx.ts',
-            'bench/support/*.mjs',
-            'test/support/*.mjs',
-            'console-ui/vite.config.ts',
-          ],
+          allowDefaultProject: ['*.js', 'scripts/*.mjs', 'bench/support/*.mjs', 'test/support/*.mjs', 'console-ui/vite.config.ts'],
         },
         tsconfigRootDir: import.meta.dirname,
       },

@@ -153,7 +153,7 @@ async function check(tflite: string, onnxFile: string, tfjsDir: string): Promise
   await tf.ready();
   const run = tfliteRunner(tf, tflite);
   const session = await ort.InferenceSession.create(onnxFile, { intraOpNumThreads: 1, interOpNumThreads: 1 });
-  const [, c, h, w] = (session.inputMetadata[0] as { shape: number[] }).shape;
+  const [, c, h, w] = (session.inputMetadata[0] as unknown as { shape: number[] }).shape;
   let maxDiff = 0;
   let minCos = 1;
   const cpu: number[] = [];
