@@ -32,14 +32,14 @@ export interface Td3Reading {
   doeOk: boolean;
   personalOk: boolean;
   compositeOk: boolean;
-  /** Every check digit passed (the `mrz` package's verdict on the final lines). */
+  /** Every check digit passed and both dates are dates. */
   valid: boolean;
   /** Positions changed because a check digit proved the change (line 2 indices). */
   corrections: { index: number; from: string; to: string }[];
   lines: [string, string];
 }
 
-const LETTER_FOR: Record<string, string[]> = { '0': ['O', 'D', 'Q'], '1': ['I', 'L'], '2': ['Z'], '5': ['S'], '6': ['G'], '8': ['B'] };
+const LETTER_FOR: Record<string, string[]> = { '0': ['O', 'D', 'Q'], '1': ['I', 'L'], '2': ['Z'], '5': ['S'], '6': ['G'], '8': ['B'], K: ['<'], C: ['<'] };
 const DIGIT_FOR: Record<string, string> = { O: '0', D: '0', Q: '0', U: '0', I: '1', L: '1', T: '7', Z: '2', S: '5', G: '6', B: '8', A: '4' };
 /** Digits OCR mistakes for one another (each is tried only where a check digit fails). */
 const DIGIT_CONFUSIONS: Record<string, string[]> = {
@@ -123,15 +123,18 @@ function td3Date(v: string, kind: 'birth' | 'expiry'): string | undefined {
 }
 
 /**
- * Line 1's name field: filler read as K or C in long runs is filler. The run starts after a '<': the
- * last letter of a name ending in C (NGOC, PHUC, DUC) is a letter, not filler.
+ * Line 1's name field: filler read as letters is filler. A run starts after a '<': the last letter of a
+ * name ending in C (NGOC, PHUC, DUC) is a letter, not filler.
  */
 export function fixLine1(l1: string): string {
   const head = 'P' + l1[1] + l1.slice(2, 5).replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? d);
   const name = l1
     .slice(5)
     .replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? '<')
-    .replace(/(?<=<)[KC<]{3,}$/, (run) => '<'.repeat(run.length));
+    // OCR reads the filler's chevron as K or C (and in long runs as E, R, S, G): a lone K or C between two
+    // fillers is one, and so is a run of those letters to the end of the line holding two fillers or more.
+    .replace(/(?<=<)[KC](?=<)/g, '<')
+    .replace(/(?<=<)[KCERSGQ<]{3,}$/, (run) => ((run.match(/</g) ?? []).length >= 2 || /^[KC<]+$/.test(run) ? '<'.repeat(run.length) : run));
   return (head + name).slice(0, 44);
 }
 
@@ -193,7 +196,12 @@ function readTd3Lines(line1: string, line2: string): Td3Reading {
   const personalRaw = l2.slice(28, 42);
   let personalOk = false;
   if (/^<+$/.test(personalRaw)) personalOk = l2[42] === '<' || l2[42] === '0';
-  else {
+  else if (l1.slice(2, 5) !== 'VNM') {
+    // Another state's optional data: letters, digits and filler as its issuer chooses; fixed only where its check digit proves it.
+    const p = fixPart(l2, 28, 42, false, corrections);
+    l2 = p.line;
+    personalOk = p.ok;
+  } else {
     const digits = personalRaw.replace(/<+$/, '');
     const filled = digitsOf(digits).padEnd(14, '<');
     l2 = l2.slice(0, 28) + filled + l2.slice(42);
@@ -214,6 +222,16 @@ function readTd3Lines(line1: string, line2: string): Td3Reading {
       part.ok = true;
       corrections.push({ index: end, from: before[end], to: l2[end] });
     } else l2 = before;
+  }
+  // A part mended by a substitution is vouched for only when the composite check digit then passes too:
+  // a misread check digit "mended" to fit a misread part (907... with its check made 4) passes its own check.
+  if (/^\d$/.test(l2[43]) && !composite()) {
+    for (const [part, start, end] of [
+      [num, 0, 9],
+      [dob, 13, 19],
+      [doe, 21, 27],
+    ] as const)
+      if (part.ok && corrections.some((c) => c.index >= start && c.index <= end)) part.ok = false;
   }
   let result: ReturnType<typeof parse> | undefined;
   try {
@@ -241,7 +259,8 @@ function readTd3Lines(line1: string, line2: string): Td3Reading {
     doeOk: doe.ok,
     personalOk,
     compositeOk: composite(),
-    valid: !!result?.valid,
+    // Every check digit passing and real dates (the `mrz` package also refuses states it does not list, ICAO's UTO among them).
+    valid: !!result && num.ok && dob.ok && doe.ok && personalOk && composite() && !!td3Date(l2.slice(13, 19), 'birth') && !!td3Date(l2.slice(21, 27), 'expiry'),
     corrections,
     lines: [l1, l2],
   };
