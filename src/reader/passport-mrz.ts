@@ -7,6 +7,8 @@
 import { findMrzBands, type MrzBand } from './pipeline/mrz-band.js';
 import type { OcrEngine } from './pipeline/ocr.js';
 import { readTd3, type Td3Reading } from './pipeline/mrz-td3.js';
+import { mrzCharacters } from './pipeline/mrz.js';
+import { withFillers } from './pipeline/mrz-glyphs.js';
 
 export const MRZ_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<';
 
@@ -16,6 +18,16 @@ export interface PhotoMrz {
   turns: number;
   /** Check digits passing (number, dob, doe, personal number, composite). */
   checks: number;
+}
+
+/**
+ * The OCR lines with the filler put back where the crop's glyphs are chevrons (mrz-glyphs.ts), when the
+ * MRZ-long lines read are as many as the glyph lines counted; otherwise as read.
+ */
+export function withChevrons(lines: string[], fillers: (boolean[] | undefined)[]): string[] {
+  const long = lines.map(mrzCharacters).filter((l) => l.length >= 20);
+  if (long.length !== fillers.length) return lines;
+  return long.map((l, i) => (fillers[i] ? withFillers(l, fillers[i]!) : l));
 }
 
 /** How many of a reading's check digits pass. */
@@ -44,7 +56,7 @@ export async function readPhotoMrz(ocr: OcrEngine, gray: Buffer, width: number, 
       [band.png, 0],
       [band.pngTurned, 180],
     ] as const) {
-      const reading = readTd3(await mrzLines(ocr, png));
+      const reading = readTd3(withChevrons(await mrzLines(ocr, png), flip ? band.fillersTurned : band.fillers));
       if (!reading) continue;
       const checks = td3Checks(reading);
       if (checks === 0 || (best && best.checks >= checks)) continue;
@@ -67,7 +79,7 @@ async function confirmByAnotherBand(ocr: OcrEngine, best: PhotoMrz, band: MrzBan
   const c = centre(band);
   const twin = bands.find((b) => b !== band && Math.hypot(centre(b).x - c.x, centre(b).y - c.y) < 3 * band.lines[0].thickness);
   if (!twin) return best;
-  const other = readTd3(await mrzLines(ocr, flip ? twin.pngTurned : twin.png));
+  const other = readTd3(withChevrons(await mrzLines(ocr, flip ? twin.pngTurned : twin.png), flip ? twin.fillersTurned : twin.fillers));
   if (!other?.valid) return best;
   const r = { ...best.reading };
   if (other.passportNumber !== r.passportNumber) r.numberOk = false;

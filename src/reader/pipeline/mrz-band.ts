@@ -10,6 +10,7 @@
  */
 import sharp from 'sharp';
 import { loadOpenCv } from '../../platform/vision/card-outline.js';
+import { fillerCells } from './mrz-glyphs.js';
 
 /** One text line's rotated rectangle in the photo's pixels (angle in degrees, its long side along the text). */
 export interface LineBox {
@@ -32,6 +33,9 @@ export interface MrzBand {
   png: Buffer;
   /** The same crop turned by 180 degrees (the group may have been found upside down). */
   pngTurned: Buffer;
+  /** Per line of each crop (top to bottom): which cells hold the filler chevron (mrz-glyphs.ts). */
+  fillers: (boolean[] | undefined)[];
+  fillersTurned: (boolean[] | undefined)[];
   /** How well the group looks like an MRZ (longer, straighter, more equal lines first). */
   score: number;
 }
@@ -163,12 +167,19 @@ export async function findMrzBands(gray: Buffer, width: number, height: number, 
   }
   found.sort((a, b) => b.score - a.score);
   const out: MrzBand[] = [];
-  for (const g of found.slice(0, max)) out.push({ ...g, ...(await cutBand(cv, gray, width, height, g.lines)) });
+  for (const g of found.slice(0, max)) out.push({ ...g, ...(await cutBand(cv, gray, width, height, g.lines, count === 2 ? 44 : 30)) });
   return out;
 }
 
 /** The group's band cut out of the photo along its own direction, letters LETTER_HEIGHT tall, binarised, both ways up. */
-async function cutBand(cv: OpenCv, gray: Buffer, width: number, height: number, lines: LineBox[]): Promise<{ png: Buffer; pngTurned: Buffer }> {
+async function cutBand(
+  cv: OpenCv,
+  gray: Buffer,
+  width: number,
+  height: number,
+  lines: LineBox[],
+  cells: number,
+): Promise<Pick<MrzBand, 'png' | 'pngTurned' | 'fillers' | 'fillersTurned'>> {
   const cx = lines.reduce((s, l) => s + l.cx, 0) / lines.length;
   const cy = lines.reduce((s, l) => s + l.cy, 0) / lines.length;
   const angle = lines.reduce((s, l) => s + l.angle, 0) / lines.length;
@@ -195,11 +206,16 @@ async function cutBand(cv: OpenCv, gray: Buffer, width: number, height: number, 
     const png = await sharp(raw, { raw: { width: outW, height: outH, channels: 1 } })
       .png()
       .toBuffer();
-    const pngTurned = await sharp(raw, { raw: { width: outW, height: outH, channels: 1 } })
-      .rotate(180)
+    const turned = Buffer.from(raw).reverse();
+    const pngTurned = await sharp(turned, { raw: { width: outW, height: outH, channels: 1 } })
       .png()
       .toBuffer();
-    return { png, pngTurned };
+    return {
+      png,
+      pngTurned,
+      fillers: fillerCells(raw, outW, outH, cells, LETTER_HEIGHT),
+      fillersTurned: fillerCells(turned, outW, outH, cells, LETTER_HEIGHT),
+    };
   } finally {
     for (const x of [m, src, dst]) x.delete();
   }
