@@ -192,7 +192,9 @@ async function cutBand(
   const spread = Math.max(...across) - Math.min(...across) + Math.max(0, ...lines.map((l) => (l.merged ? l.thickness - thickness : 0)));
   const k = LETTER_HEIGHT / thickness;
   const outW = Math.round((length + 3 * thickness) * k);
-  const outH = Math.round((spread + 2.6 * thickness) * k);
+  // A merged blob may be one MRZ line joined to a rule or a frame beside it: its crop reaches a line further each way.
+  const reach = lines.some((l) => l.merged) ? 2.4 * thickness : 0;
+  const outH = Math.round((spread + 2.6 * thickness + 2 * reach) * k);
   // Affine map from the photo to the crop: rotate by -angle about the band's centre, scale by k, centre in the crop.
   const cos = Math.cos(rad) * k;
   const sin = Math.sin(rad) * k;

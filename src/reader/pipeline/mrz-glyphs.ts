@@ -114,7 +114,9 @@ export function withFillers(read: string, chevrons: boolean[]): string {
   const GAP = 0.8;
   // A letter OCR reads for a chevron, added beside a filler ("<K"), is the likeliest to drop: ties between
   // dropping it and dropping a letter elsewhere go its way.
-  const drop = (i: number) => ('KCESRG'.includes(read[i]) && (read[i - 1] === '<' || read[i + 1] === '<') ? 0.6 : GAP);
+  // So is a character OCR doubled (00 read 000).
+  const drop = (i: number) =>
+    'KCESRG'.includes(read[i]) && (read[i - 1] === '<' || read[i + 1] === '<') ? 0.6 : read[i] === read[i - 1] || read[i] === read[i + 1] ? 0.7 : GAP;
   const cost: number[][] = Array.from({ length: m + 1 }, () => new Array<number>(n + 1).fill(0));
   for (let i = 1; i <= m; i++) cost[i][0] = cost[i - 1][0] + drop(i - 1);
   for (let j = 1; j <= n; j++) cost[0][j] = j * GAP;

@@ -110,6 +110,28 @@ function fixPart(line: string, start: number, end: number, numeric: boolean, fix
   return { line: put(part, check), ok: false };
 }
 
+/**
+ * A document number OCR read with several digits as letters (0 as O or D, the usual slips): numbers are
+ * mostly a short letter prefix and digits, so the number with every confusable letter after a prefix of
+ * one to three letters made a digit is taken when exactly one such reading passes the check digit. Its
+ * check digit is mod 10 (one wrong reading in ten passes), and the composite's weights fall on the number
+ * as its own do: the number stays unvouched (numberOk false), its value only is mended.
+ */
+function digitNumber(l2: string): string {
+  const part = l2.slice(0, 9);
+  const check = l2[9];
+  if (!/^\d$/.test(check)) return l2;
+  const passing = new Set<string>();
+  for (const prefix of [1, 2, 3]) {
+    const tail = part.slice(prefix).replace(/<+$/, '');
+    const digits = tail.replace(/[A-Z]/g, (c) => DIGIT_FOR[c] ?? c);
+    if (digits === tail || !/^\d+$/.test(digits)) continue;
+    const p = (part.slice(0, prefix) + digits).padEnd(9, '<');
+    if (checkDigit(p) === check) passing.add(p);
+  }
+  return passing.size === 1 ? [...passing][0] + l2.slice(9) : l2;
+}
+
 /** YYMMDD to dd/mm/yyyy; birth dates in the future belong to the previous century. */
 function td3Date(v: string, kind: 'birth' | 'expiry'): string | undefined {
   if (!/^\d{6}$/.test(v)) return undefined;
@@ -186,8 +208,10 @@ function readTd3Lines(line1: string, line2: string): Td3Reading {
     const head = l2[0].replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? d);
     l2 = head + digitsOf(l2.slice(1, 8)) + l2.slice(8);
   }
+  const asRead = l2;
   const num = fixPart(l2, 0, 9, false, corrections);
   l2 = num.line;
+  if (!num.ok) l2 = digitNumber(l2);
   const dob = fixPart(l2, 13, 19, true, corrections);
   l2 = dob.line;
   const doe = fixPart(l2, 21, 27, true, corrections);
@@ -231,7 +255,14 @@ function readTd3Lines(line1: string, line2: string): Td3Reading {
       [dob, 13, 19],
       [doe, 21, 27],
     ] as const)
-      if (part.ok && corrections.some((c) => c.index >= start && c.index <= end)) part.ok = false;
+      if (part.ok && corrections.some((c) => c.index >= start && c.index <= end)) {
+        // Unvouched, and back as read (a check digit "mended" would hide the part's own reading).
+        part.ok = false;
+        const back = part === num ? asRead.slice(start, end + 1) : digitsOf(asRead.slice(start, end)) + asRead[end];
+        l2 = l2.slice(0, start) + back + l2.slice(end + 1);
+        for (let i = corrections.length - 1; i >= 0; i--) if (corrections[i].index >= start && corrections[i].index <= end) corrections.splice(i, 1);
+        if (part === num) l2 = digitNumber(l2);
+      }
   }
   let result: ReturnType<typeof parse> | undefined;
   try {
