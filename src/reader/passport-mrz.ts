@@ -18,6 +18,8 @@ export interface PhotoMrz {
   turns: number;
   /** Check digits passing (number, dob, doe, personal number, composite). */
   checks: number;
+  /** Another band's fully valid reading of the same lines that differs from this one (which is then unvouched). */
+  rival?: Td3Reading;
 }
 
 /**
@@ -86,5 +88,24 @@ async function confirmByAnotherBand(ocr: OcrEngine, best: PhotoMrz, band: MrzBan
   if (other.dob !== r.dob) r.dobOk = false;
   if (other.doe !== r.doe) r.doeOk = false;
   if (other.lines[1] !== r.lines[1]) r.compositeOk = r.valid = false;
-  return { ...best, reading: r, checks: td3Checks(r) };
+  return { ...best, reading: r, checks: td3Checks(r), rival: other.lines[1] !== best.reading.lines[1] ? other : undefined };
+}
+
+/** A document number as printed in the visual zone: letters and digits, spaces dropped. */
+const plain = (s: string) => s.toUpperCase().replace(/[^A-Z0-9]/g, '');
+
+/**
+ * The passport number settled by the visual zone's words when the MRZ could not vouch for it (its check
+ * passing by chance, or two readings of the band disagreeing): a printed word equal to the MRZ's number,
+ * or to a rival reading's, is two independent readings agreeing. Undefined when no word settles it.
+ */
+export function numberFromPage(mrz: Td3Reading, rival: Td3Reading | undefined, words: { text: string }[]): string | undefined {
+  const printed = new Set(words.map((w) => plain(w.text)).filter((w) => w.length >= 6));
+  const joined = words.map((w) => plain(w.text)).join('');
+  const seen = (n: string | undefined) => !!n && n.length >= 6 && (printed.has(n) || joined.includes(n));
+  const mine = seen(mrz.passportNumber);
+  const theirs = seen(rival?.passportNumber);
+  if (mine && !theirs) return mrz.passportNumber;
+  if (theirs && !mine) return rival!.passportNumber;
+  return undefined;
 }

@@ -19,7 +19,7 @@ import { ReaderFailure } from './pipeline/failure.js';
 import { fixSurname, normaliseDate, normaliseId, normaliseName, normaliseSex, rawFromLines, wordsByBand, type FieldValue } from './pipeline/fields.js';
 import { fuzzyHas } from './pipeline/kind.js';
 import { anchorPage, lineUnder, readFlatPage, type FlatPage } from './document-page.js';
-import { readPhotoMrz, td3Checks } from './passport-mrz.js';
+import { numberFromPage, readPhotoMrz, td3Checks } from './passport-mrz.js';
 import { decodeImage, type DecodedImage } from './pipeline/decode.js';
 import sharp from 'sharp';
 import { readTd3, type Td3Reading } from './pipeline/mrz-td3.js';
@@ -291,6 +291,8 @@ interface VisualZone {
   readings: NameWord[][];
   /** The MRZ read on the flat page (when the photo's was not fully valid). */
   flatMrz?: Td3Reading;
+  /** The flat page's words (whole-page reading). */
+  words: CardWord[];
 }
 
 /**
@@ -340,7 +342,7 @@ async function readVisualZone(page: FlatPage<'passport'>, ocr: OcrEngine, readFl
   }
   // Its own call: stacked with the narrow bands above, the wide name band changes how Tesseract reads them.
   const bandName = nameBox ? nameOf(nameLine(await ocr.recognize((await stackBands(gray, [nameBox], 1.4)).png, { lang: 'vie', psm: 6 }))) : [];
-  return { normal, readings: [bandName, pageName].filter((r) => r.length > 0), flatMrz };
+  return { normal, readings: [bandName, pageName].filter((r) => r.length > 0), flatMrz, words };
 }
 
 /** The decoded photo turned clockwise by `turns` quarter turns (a page photographed sideways or upside down). */
@@ -367,7 +369,7 @@ export async function readPassport(task: ReadTask, ocr: OcrEngine): Promise<Pass
     const photo = await readPhotoMrz(ocr, image.gray, image.width, image.height);
     lap('mrz');
     if (photo && photo.turns) image = await turnPhoto(image, photo.turns);
-    let zone: VisualZone = { normal: {}, readings: [] };
+    let zone: VisualZone = { normal: {}, readings: [], words: [] };
     try {
       // With an MRZ the photo is a passport, already upright: no words need say so.
       const recognise = (w: CardWord[]) => (photo || looksLikePassport(w) ? ('passport' as const) : undefined);
@@ -383,6 +385,11 @@ export async function readPassport(task: ReadTask, ocr: OcrEngine): Promise<Pass
     const normal = zone.normal;
     lap('fields');
     crossValidate(normal, mrz, zone.readings);
+    // A number the MRZ could not vouch for, settled by the page printing it (any issuer's format).
+    if (mrz && !(mrz.numberOk && mrz.compositeOk && !photo?.rival)) {
+      const settled = numberFromPage(mrz, mrz === photo?.reading ? photo.rival : undefined, zone.words);
+      if (settled) normal.passport_number = { value: settled, conf: 90, valid: true };
+    }
     lap('cross');
     const fields: ReadPassport['fields'] = {};
     for (const f of PASSPORT_FIELDS) {

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { crossValidate } from '../../../src/reader/passport.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import { readTd3 } from '../../../src/reader/pipeline/mrz-td3.js';
+import { numberFromPage } from '../../../src/reader/passport-mrz.js';
 import { icaoCheck, td3Lines, type Td3Person } from '../../support/reader/td3-page.js';
 
 const UTOPIA: Td3Person = {
@@ -85,5 +86,17 @@ describe('TD3 MRZ of any issuing state', () => {
     const right = {};
     crossValidate(right, readTd3([l1, l2])!, []);
     assert.ok(fieldProbability((right as Record<string, { value: string; conf: number; valid?: boolean }>).passport_number) >= 95);
+  });
+
+  it('settles an unvouched number by the page printing it, and only by an unambiguous print', () => {
+    const right = readTd3(td3Lines(UTOPIA))!;
+    const rival = readTd3(td3Lines({ ...UTOPIA, number: 'L89B9O2C' }))!;
+    const page = (n: string) => [{ text: 'Passport No.' }, { text: n }, { text: 'ERIKSSON' }];
+    assert.equal(numberFromPage(rival, right, page('L898902C')), 'L898902C');
+    assert.equal(numberFromPage(right, rival, page('L898902C')), 'L898902C');
+    // Printed with a space, as some issuers do.
+    assert.equal(numberFromPage(rival, right, [{ text: 'L898' }, { text: '902C' }]), 'L898902C');
+    assert.equal(numberFromPage(right, rival, page('X0000000')), undefined);
+    assert.equal(numberFromPage(right, undefined, []), undefined);
   });
 });
