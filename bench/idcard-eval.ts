@@ -6,7 +6,8 @@
  *
  *   npm run eval:idcard -- [--n 120] [--seed 1000] [--engine auto|native|once|js] [--kind K] [--misses 40]
  *                          [--classic] [--jitter 0.04] [--fonts "DejaVu Serif,DejaVu Sans"] [--tessdata DIR]
- *   npm run eval:idcard -- --real DIR      (DIR/truth.jsonl: one {"file","kind", fields...} a line)
+ *   npm run eval:idcard -- --real DIR [--kind passport,cccd_chip_back]   (DIR/truth.jsonl: one {"file","kind", fields...} a line;
+ *                                          a passport is scored on the number, name and dates its MRZ carries)
  *
  * By default the cards are printed with per-card variation (idcard-variation.ts: printing offsets, fonts, label
  * wordings, wrapping; the 2024 card too); a new seed is a new set. `--classic` prints the classic templates instead.
@@ -92,7 +93,7 @@ await readCard({ image: (await makeSample(1, 'cccd_chip_front')).photo.jpeg, fac
 
 if (values.real) {
   const before = cpuSeconds();
-  await evaluateFolder(values.real, ocr, scores);
+  await evaluateFolder(values.real, ocr, scores, values.kind?.split(','));
   console.log(`ID card evaluation: ${scores.cards} photos of ${values.real} (truth.jsonl), OCR ${ocr.name}`);
   console.log(`CPU per image (read only, incl. tesseract children): ${((cpuSeconds() - before) / Math.max(1, scores.cards)).toFixed(3)} s`);
   for (const line of scores.report()) console.log(line);

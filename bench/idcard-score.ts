@@ -8,6 +8,8 @@ import path from 'node:path';
 import { LAYOUTS, type CardKind } from '../src/reader/layouts.js';
 import type { OcrEngine } from '../src/reader/pipeline/ocr.js';
 import { readCard, type ReadResult } from '../src/reader/pipeline/run.js';
+import { readPassport } from '../src/reader/passport.js';
+import { backTruthFromMrz, passportTruthFromMrz } from './mrz-truth.js';
 import { fold } from '../src/reader/pipeline/text.js';
 
 export type Tally = { right: number; total: number };
@@ -216,6 +218,11 @@ export function readTruthFile(dir: string): RealEntry[] {
     }
     if (typeof o.file !== 'string' || typeof o.kind !== 'string') throw new Error(`truth.jsonl line ${i + 1}: "file" and "kind" are required`);
     const { file, kind, fields, address_entities, ...rest } = o;
+    // A passport is scored on what its MRZ carries (its printed dates are in the issuer's own form).
+    if (kind === 'passport') {
+      out.push({ file, kind, fields: passportTruthFromMrz(rest.mrz) });
+      return;
+    }
     const all = { ...(fields as Record<string, unknown> | undefined), ...rest };
     // Only the answer's fields are scored: notes, sources and the printed lines kept apart are not answers.
     const strings = Object.fromEntries(
@@ -223,19 +230,40 @@ export function readTruthFile(dir: string): RealEntry[] {
         .filter(([k, v]) => typeof v === 'string' && ANSWER_FIELDS.has(k))
         .map(([k, v]) => [k, k === 'sex' ? (v as string).toUpperCase() : (v as string)]),
     ) as Record<string, string>;
+    // A back's MRZ is scored on its own fields (the answer carries no id: the MRZ does).
+    if (Array.isArray(rest.mrz) && rest.mrz.length === 3) {
+      delete strings.id;
+      Object.assign(strings, backTruthFromMrz(rest.mrz));
+    }
     out.push({ file, kind: TRUTH_KINDS[kind] ?? kind, fields: strings, address_entities: address_entities as RealEntry['address_entities'] });
   });
   return out;
 }
 
-/** Reads every photo of `DIR/truth.jsonl` and scores it. */
-export async function evaluateFolder(dir: string, ocr: OcrEngine, scores = new Scores()): Promise<Scores> {
+/** Reads every photo of `DIR/truth.jsonl` (of `kinds` only, when given) and scores it. */
+export async function evaluateFolder(dir: string, ocr: OcrEngine, scores = new Scores(), kinds?: string[]): Promise<Scores> {
   for (const e of readTruthFile(dir)) {
-    // Passports have their own pipeline and evaluation (bench/documents-eval.ts).
-    if (!(e.kind in LAYOUTS)) continue;
+    if (kinds && !kinds.includes(e.kind)) continue;
     const image = fs.readFileSync(path.join(dir, e.file));
+    if (e.kind === 'passport') {
+      const p = await readPassport({ image, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
+      scores.add(e.file, e.kind, e.fields, p.ok ? { ...p, corners: [], kind: 'passport' as CardKind } : p);
+      continue;
+    }
+    if (!(e.kind in LAYOUTS)) continue;
     const r = await readCard({ image, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
-    scores.add(e.file, e.kind, e.fields, r, e.address_entities);
+    scores.add(e.file, e.kind, e.fields, withMrzFields(r), e.address_entities);
   }
   return scores;
+}
+
+/** A back's MRZ reading as fields `mrz_id`, `mrz_dob`, `mrz_doe`: confident (99) where the whole MRZ is valid, else 50. */
+function withMrzFields(r: ReadResult): ReadResult {
+  if (!r.ok || !r.mrz) return r;
+  const prob = r.mrz.valid ? 99 : 50;
+  const extra: Record<string, { value: string; prob: number }> = {};
+  if (r.mrz.id) extra.mrz_id = { value: r.mrz.id, prob };
+  if (r.mrz.dob) extra.mrz_dob = { value: r.mrz.dob, prob };
+  if (r.mrz.doe) extra.mrz_doe = { value: r.mrz.doe, prob };
+  return { ...r, fields: { ...r.fields, ...extra } };
 }

@@ -8,7 +8,7 @@
 import sharp from 'sharp';
 import type { DocumentModel } from './documents.js';
 import { assignValues, findLabels, segmentLines, splitUnderLabels, type AnchoredValue, type CardWord, type LabelHit, type Segment } from './pipeline/anchors.js';
-import { decodeImage } from './pipeline/decode.js';
+import { decodeImage, type DecodedImage } from './pipeline/decode.js';
 import { ReaderFailure } from './pipeline/failure.js';
 import { checkCornersInside, locateCard } from './pipeline/locate.js';
 import type { OcrEngine } from './pipeline/ocr.js';
@@ -39,7 +39,7 @@ async function photoSays<K>(ocr: OcrEngine, gray: Buffer, width: number, height:
 
 /**
  * Finds, flattens and reads the page; `recognise` names the document from its
- * words (undefined: not this document). Refusals are ReaderFailures: 3 when no
+ * words (undefined: not this document). `decoded`: the photo already decoded (and turned) by the caller. Refusals are ReaderFailures: 3 when no
  * page says it is the document, 2 when it does but its corners are outside the photo.
  */
 export async function readFlatPage<K>(
@@ -48,8 +48,9 @@ export async function readFlatPage<K>(
   what: string,
   recognise: (words: CardWord[]) => K | undefined,
   lap: (name: string) => void,
+  decoded?: DecodedImage,
 ): Promise<FlatPage<K>> {
-  const image = await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels);
+  const image = decoded ?? (await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels));
   checkQuality(image.gray, image.width, image.height);
   const located = await locateCard(image.gray, image.width, image.height, task.minCardArea);
   const corners = located.whole ? located.corners : refineCorners(image.gray, image.width, image.height, located.corners);

@@ -18,7 +18,10 @@ import { stackBands } from './pipeline/crops.js';
 import { ReaderFailure } from './pipeline/failure.js';
 import { fixSurname, normaliseDate, normaliseId, normaliseName, normaliseSex, rawFromLines, wordsByBand, type FieldValue } from './pipeline/fields.js';
 import { fuzzyHas } from './pipeline/kind.js';
-import { anchorPage, lineUnder, readFlatPage } from './document-page.js';
+import { anchorPage, lineUnder, readFlatPage, type FlatPage } from './document-page.js';
+import { numberFromPage, readPhotoMrz, td3Checks } from './passport-mrz.js';
+import { decodeImage, type DecodedImage } from './pipeline/decode.js';
+import sharp from 'sharp';
 import { readTd3, type Td3Reading } from './pipeline/mrz-td3.js';
 import { matchProvince } from './province.js';
 import { nameBand, nameFromZones, nameWords, type NameWord } from './passport-name.js';
@@ -136,13 +139,19 @@ export function crossValidate(fields: Partial<Record<PassportField, FieldValue>>
   for (const [f, value, ok] of parts) {
     if (!value) continue;
     const v = fields[f];
-    if (ok) fields[f] = v && v.value === value ? { ...v, valid: true, invalid: false, conf: Math.max(v.conf, 97) } : { value, conf: 95, valid: true };
+    // A part's own check digit passes by chance once in ten misreadings (two misread characters, the check
+    // digit one of them): it vouches for the part only when the composite check digit passes too.
+    if (ok && mrz.compositeOk) fields[f] = v && v.value === value ? { ...v, valid: true, invalid: false, conf: Math.max(v.conf, 97) } : { value, conf: 95, valid: true };
+    else if (ok) fields[f] = v && v.value === value ? { ...v, valid: true, invalid: false, conf: Math.max(v.conf, 90) } : { value, conf: 70 };
     else if (v && v.value !== value) fields[f] = { ...v, valid: false, invalid: true };
     else if (!v) fields[f] = { value, conf: 50 };
   }
   if (mrz.nationality === 'VNM' && mrz.compositeOk) {
     const v = fields.nationality;
     fields.nationality = { value: 'VIỆT NAM', conf: Math.max(v?.conf ?? 0, 95), valid: true };
+  } else if (mrz.nationality && mrz.nationality !== 'VNM' && !fields.nationality) {
+    // Another state's passport: its ICAO code as the MRZ writes it (D for Germany), vouched for by the composite check.
+    fields.nationality = mrz.compositeOk ? { value: mrz.nationality, conf: 95, valid: true } : { value: mrz.nationality, conf: 50 };
   }
   // The name: its letters from the MRZ, its marks from the visual zone's readings (passport-name.ts).
   const readings = nameReadings ?? (fields.name ? [nameWords([{ text: fields.name.value, conf: fields.name.conf }])] : []);
@@ -276,56 +285,112 @@ export function nameLine<W extends { line: string; height: number; text: string 
   return [...lines.values()].sort((x, y) => median(y) - median(x))[0] ?? [];
 }
 
+/** What the visual zone gave: its normalised fields and the readings of the name, best first. */
+interface VisualZone {
+  normal: Partial<Record<PassportField, FieldValue>>;
+  readings: NameWord[][];
+  /** The MRZ read on the flat page (when the photo's was not fully valid). */
+  flatMrz?: Td3Reading;
+  /** The flat page's words (whole-page reading). */
+  words: CardWord[];
+}
+
+/**
+ * The visual zone of the flat page: labels as anchors, the line under a label, a second reading of the
+ * fields no check digit covers, and the name's band read on its own.
+ */
+async function readVisualZone(page: FlatPage<'passport'>, ocr: OcrEngine, readFlatMrz: boolean, timings: Record<string, number>): Promise<VisualZone> {
+  const { gray, words } = page;
+  const a = anchorPage(words, PASSPORT_MODEL);
+  const { hits } = a;
+  const anchored = a.values;
+  const raw: Partial<Record<PassportField, { text: string; conf: number }>> = {};
+  for (const f of PASSPORT_FIELDS) {
+    const a = anchored[PASSPORT_KEYS[f]];
+    if (a) raw[f] = rawFromLines(PASSPORT_KEYS[f], a.lines);
+  }
+  // A value the anchors left unassigned: the line under its label.
+  const first = normalise(raw);
+  for (const f of PASSPORT_FIELDS) {
+    const hit = hits.find((h) => h.field === PASSPORT_KEYS[f]);
+    const under = !first[f] && hit ? lineUnder(a, hit) : undefined;
+    if (under) raw[f] = rawFromLines(PASSPORT_KEYS[f], [under.words]);
+  }
+  let normal = normalise(raw);
+  // The whole page's reading of the name (a reading holding the nationality is not the name).
+  const pageName = nameOf(a.values.name ? rawFromLines('name', a.values.name.lines).words : undefined);
+  const flatMrz = readFlatMrz ? await readTd3Band(ocr, gray, td3Band(words)) : undefined;
+  // Second reading, in one more OCR call: the visual-zone-only fields that came out missing or unconfirmed
+  // (the band under and beside their label, enlarged; the data page prints values under labels), and always
+  // the name's line with its label (nameBand): the whole page's reading often drops it or its marks.
+  const retry = RETRY_FIELDS.filter((f) => !normal[f]?.valid)
+    .map((f) => ({ f, hit: hits.find((h) => h.field === PASSPORT_KEYS[f]) }))
+    .filter((x): x is { f: PassportField; hit: LabelHit } => !!x.hit);
+  const nameBox = nameBand(hits, { name: 'name', nationality: 'nationality', dob: 'dob', column: ['dob', 'sex', 'issue_date'] });
+  const boxes = retry.map(({ hit }) => valueBand(hit, hits));
+  if (boxes.length > 0) {
+    const stack = await stackBands(gray, boxes, 1.8);
+    const byBand = wordsByBand(await ocr.recognize(stack.png, { lang: 'vie', psm: 6 }), stack.spans);
+    const second = { ...raw };
+    retry.forEach(({ f }, i) => {
+      const words = valueLine(byBand[i] ?? []);
+      if (words.length) second[f] = rawFromLines(PASSPORT_KEYS[f], [words]);
+    });
+    const again = normalise(second);
+    for (const { f } of retry) if (again[f] && (again[f]!.valid || !normal[f])) normal = { ...normal, [f]: again[f] };
+    timings.retried = retry.length;
+  }
+  // Its own call: stacked with the narrow bands above, the wide name band changes how Tesseract reads them.
+  const bandName = nameBox ? nameOf(nameLine(await ocr.recognize((await stackBands(gray, [nameBox], 1.4)).png, { lang: 'vie', psm: 6 }))) : [];
+  return { normal, readings: [bandName, pageName].filter((r) => r.length > 0), flatMrz, words };
+}
+
+/** The decoded photo turned clockwise by `turns` quarter turns (a page photographed sideways or upside down). */
+async function turnPhoto(image: DecodedImage, turns: number): Promise<DecodedImage> {
+  const { data, info } = await sharp(image.rgb, { raw: { width: image.width, height: image.height, channels: 3 } })
+    .rotate(turns * 90)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const gray = Buffer.alloc(info.width * info.height);
+  for (let i = 0, j = 0; i < gray.length; i++, j += 3) gray[i] = (data[j] * 77 + data[j + 1] * 150 + data[j + 2] * 29) >> 8;
+  return { rgb: data, gray, width: info.width, height: info.height };
+}
+
+/**
+ * Reads a passport data page: the MRZ in the photo first (any issuing state, any quarter turn), then the
+ * page flattened and its visual zone, the two cross-validated. A page whose MRZ was read but that could
+ * not be flattened or recognised is answered from its MRZ alone; a photo with no MRZ found is read as
+ * before (the page's words must say passport, and its MRZ is read on the flat page).
+ */
 export async function readPassport(task: ReadTask, ocr: OcrEngine): Promise<PassportResult> {
   const { timings, lap } = stageTimer();
   try {
-    const page = await readFlatPage(task, ocr, 'passport data page', (w) => (looksLikePassport(w) ? 'passport' : undefined), lap);
-    const { gray, words } = page;
-    const a = anchorPage(words, PASSPORT_MODEL);
-    const { hits } = a;
-    const anchored = a.values;
-    const raw: Partial<Record<PassportField, { text: string; conf: number }>> = {};
-    for (const f of PASSPORT_FIELDS) {
-      const a = anchored[PASSPORT_KEYS[f]];
-      if (a) raw[f] = rawFromLines(PASSPORT_KEYS[f], a.lines);
-    }
-    // A value the anchors left unassigned: the line under its label.
-    const first = normalise(raw);
-    for (const f of PASSPORT_FIELDS) {
-      const hit = hits.find((h) => h.field === PASSPORT_KEYS[f]);
-      const under = !first[f] && hit ? lineUnder(a, hit) : undefined;
-      if (under) raw[f] = rawFromLines(PASSPORT_KEYS[f], [under.words]);
-    }
-    let normal = normalise(raw);
-    // The whole page's reading of the name (a reading holding the nationality is not the name).
-    const pageName = nameOf(a.values.name ? rawFromLines('name', a.values.name.lines).words : undefined);
-    // Second reading, in one more OCR call: the visual-zone-only fields that came out missing or unconfirmed
-    // (the band under and beside their label, enlarged; the data page prints values under labels), and always
-    // the name's line with its label (nameBand): the whole page's reading often drops it or its marks.
-    const mrz = await readTd3Band(ocr, gray, td3Band(words));
-    const retry = RETRY_FIELDS.filter((f) => !normal[f]?.valid)
-      .map((f) => ({ f, hit: hits.find((h) => h.field === PASSPORT_KEYS[f]) }))
-      .filter((x): x is { f: PassportField; hit: LabelHit } => !!x.hit);
-    const nameBox = nameBand(hits, { name: 'name', nationality: 'nationality', dob: 'dob', column: ['dob', 'sex', 'issue_date'] });
-    const boxes = retry.map(({ hit }) => valueBand(hit, hits));
-    if (boxes.length > 0) {
-      const stack = await stackBands(gray, boxes, 1.8);
-      const byBand = wordsByBand(await ocr.recognize(stack.png, { lang: 'vie', psm: 6 }), stack.spans);
-      const second = { ...raw };
-      retry.forEach(({ f }, i) => {
-        const words = valueLine(byBand[i] ?? []);
-        if (words.length) second[f] = rawFromLines(PASSPORT_KEYS[f], [words]);
-      });
-      const again = normalise(second);
-      for (const { f } of retry) if (again[f] && (again[f]!.valid || !normal[f])) normal = { ...normal, [f]: again[f] };
-      timings.retried = retry.length;
-    }
-    // Its own call: stacked with the narrow bands above, the wide name band changes how Tesseract reads them.
-    const bandName = nameBox ? nameOf(nameLine(await ocr.recognize((await stackBands(gray, [nameBox], 1.4)).png, { lang: 'vie', psm: 6 }))) : [];
-    const readings = [bandName, pageName].filter((r) => r.length > 0);
-    lap('fields');
-    crossValidate(normal, mrz, readings);
+    let image = await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels);
+    const photo = await readPhotoMrz(ocr, image.gray, image.width, image.height);
     lap('mrz');
+    if (photo && photo.turns) image = await turnPhoto(image, photo.turns);
+    let zone: VisualZone = { normal: {}, readings: [], words: [] };
+    try {
+      // With an MRZ the photo is a passport, already upright: no words need say so.
+      const recognise = (w: CardWord[]) => (photo || looksLikePassport(w) ? ('passport' as const) : undefined);
+      const page = await readFlatPage(task, ocr, 'passport data page', recognise, lap, image);
+      zone = await readVisualZone(page, ocr, !photo?.reading.valid, timings);
+    } catch (err) {
+      // No page found or flattened (an open booklet, a screenshot): the MRZ's fields alone.
+      if (!(photo && err instanceof ReaderFailure && (err.code === 2 || err.code === 3))) throw err;
+      timings.mrzOnly = 1;
+    }
+    let mrz = photo?.reading;
+    if (zone.flatMrz && (!mrz || td3Checks(zone.flatMrz) > td3Checks(mrz))) mrz = zone.flatMrz;
+    const normal = zone.normal;
+    lap('fields');
+    crossValidate(normal, mrz, zone.readings);
+    // A number the MRZ could not vouch for, settled by the page printing it (any issuer's format).
+    if (mrz && !(mrz.numberOk && mrz.compositeOk && !photo?.rival)) {
+      const settled = numberFromPage(mrz, mrz === photo?.reading ? photo.rival : undefined, zone.words);
+      if (settled) normal.passport_number = { value: settled, conf: 90, valid: true };
+    }
+    lap('cross');
     const fields: ReadPassport['fields'] = {};
     for (const f of PASSPORT_FIELDS) {
       const v = normal[f];

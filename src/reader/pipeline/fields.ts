@@ -441,10 +441,16 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
         break;
       }
       case 'dob':
-      case 'doe':
-      case 'issue_date': {
+      case 'doe': {
         const v = normaliseDate(r.text);
         if (v) fields[field] = { value: v, conf, valid: true };
+        break;
+      }
+      case 'issue_date': {
+        // A back's issue date has nothing to be checked against (the MRZ does not carry it): a digit read
+        // wrong still makes a real date (a real back's 07/03 read 07/02 at 85), so it stays unconfirmed.
+        const v = normaliseDate(r.text);
+        if (v) fields.issue_date = { value: v, conf };
         break;
       }
       case 'name': {

@@ -32,14 +32,14 @@ export interface Td3Reading {
   doeOk: boolean;
   personalOk: boolean;
   compositeOk: boolean;
-  /** Every check digit passed (the `mrz` package's verdict on the final lines). */
+  /** Every check digit passed and both dates are dates. */
   valid: boolean;
   /** Positions changed because a check digit proved the change (line 2 indices). */
   corrections: { index: number; from: string; to: string }[];
   lines: [string, string];
 }
 
-const LETTER_FOR: Record<string, string[]> = { '0': ['O', 'D', 'Q'], '1': ['I', 'L'], '2': ['Z'], '5': ['S'], '6': ['G'], '8': ['B'] };
+const LETTER_FOR: Record<string, string[]> = { '0': ['O', 'D', 'Q'], '1': ['I', 'L'], '2': ['Z'], '5': ['S'], '6': ['G'], '8': ['B'], K: ['<'], C: ['<'] };
 const DIGIT_FOR: Record<string, string> = { O: '0', D: '0', Q: '0', U: '0', I: '1', L: '1', T: '7', Z: '2', S: '5', G: '6', B: '8', A: '4' };
 /** Digits OCR mistakes for one another (each is tried only where a check digit fails). */
 const DIGIT_CONFUSIONS: Record<string, string[]> = {
@@ -110,6 +110,28 @@ function fixPart(line: string, start: number, end: number, numeric: boolean, fix
   return { line: put(part, check), ok: false };
 }
 
+/**
+ * A document number OCR read with several digits as letters (0 as O or D, the usual slips): numbers are
+ * mostly a short letter prefix and digits, so the number with every confusable letter after a prefix of
+ * one to three letters made a digit is taken when exactly one such reading passes the check digit. Its
+ * check digit is mod 10 (one wrong reading in ten passes), and the composite's weights fall on the number
+ * as its own do: the number stays unvouched (numberOk false), its value only is mended.
+ */
+function digitNumber(l2: string): string {
+  const part = l2.slice(0, 9);
+  const check = l2[9];
+  if (!/^\d$/.test(check)) return l2;
+  const passing = new Set<string>();
+  for (const prefix of [1, 2, 3]) {
+    const tail = part.slice(prefix).replace(/<+$/, '');
+    const digits = tail.replace(/[A-Z]/g, (c) => DIGIT_FOR[c] ?? c);
+    if (digits === tail || !/^\d+$/.test(digits)) continue;
+    const p = (part.slice(0, prefix) + digits).padEnd(9, '<');
+    if (checkDigit(p) === check) passing.add(p);
+  }
+  return passing.size === 1 ? [...passing][0] + l2.slice(9) : l2;
+}
+
 /** YYMMDD to dd/mm/yyyy; birth dates in the future belong to the previous century. */
 function td3Date(v: string, kind: 'birth' | 'expiry'): string | undefined {
   if (!/^\d{6}$/.test(v)) return undefined;
@@ -123,15 +145,18 @@ function td3Date(v: string, kind: 'birth' | 'expiry'): string | undefined {
 }
 
 /**
- * Line 1's name field: filler read as K or C in long runs is filler. The run starts after a '<': the
- * last letter of a name ending in C (NGOC, PHUC, DUC) is a letter, not filler.
+ * Line 1's name field: filler read as letters is filler. A run starts after a '<': the last letter of a
+ * name ending in C (NGOC, PHUC, DUC) is a letter, not filler.
  */
 export function fixLine1(l1: string): string {
   const head = 'P' + l1[1] + l1.slice(2, 5).replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? d);
   const name = l1
     .slice(5)
     .replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? '<')
-    .replace(/(?<=<)[KC<]{3,}$/, (run) => '<'.repeat(run.length));
+    // OCR reads the filler's chevron as K or C (and in long runs as E, R, S, G): a lone K or C between two
+    // fillers is one, and so is a run of those letters to the end of the line holding two fillers or more.
+    .replace(/(?<=<)[KC](?=<)/g, '<')
+    .replace(/(?<=<)[KCERSGQ<]{3,}$/, (run) => ((run.match(/</g) ?? []).length >= 2 || /^[KC<]+$/.test(run) ? '<'.repeat(run.length) : run));
   return (head + name).slice(0, 44);
 }
 
@@ -183,8 +208,10 @@ function readTd3Lines(line1: string, line2: string): Td3Reading {
     const head = l2[0].replace(/[0-9]/g, (d) => LETTER_FOR[d]?.[0] ?? d);
     l2 = head + digitsOf(l2.slice(1, 8)) + l2.slice(8);
   }
+  const asRead = l2;
   const num = fixPart(l2, 0, 9, false, corrections);
   l2 = num.line;
+  if (!num.ok) l2 = digitNumber(l2);
   const dob = fixPart(l2, 13, 19, true, corrections);
   l2 = dob.line;
   const doe = fixPart(l2, 21, 27, true, corrections);
@@ -193,7 +220,12 @@ function readTd3Lines(line1: string, line2: string): Td3Reading {
   const personalRaw = l2.slice(28, 42);
   let personalOk = false;
   if (/^<+$/.test(personalRaw)) personalOk = l2[42] === '<' || l2[42] === '0';
-  else {
+  else if (l1.slice(2, 5) !== 'VNM') {
+    // Another state's optional data: letters, digits and filler as its issuer chooses; fixed only where its check digit proves it.
+    const p = fixPart(l2, 28, 42, false, corrections);
+    l2 = p.line;
+    personalOk = p.ok;
+  } else {
     const digits = personalRaw.replace(/<+$/, '');
     const filled = digitsOf(digits).padEnd(14, '<');
     l2 = l2.slice(0, 28) + filled + l2.slice(42);
@@ -214,6 +246,23 @@ function readTd3Lines(line1: string, line2: string): Td3Reading {
       part.ok = true;
       corrections.push({ index: end, from: before[end], to: l2[end] });
     } else l2 = before;
+  }
+  // A part mended by a substitution is vouched for only when the composite check digit then passes too:
+  // a misread check digit "mended" to fit a misread part (907... with its check made 4) passes its own check.
+  if (/^\d$/.test(l2[43]) && !composite()) {
+    for (const [part, start, end] of [
+      [num, 0, 9],
+      [dob, 13, 19],
+      [doe, 21, 27],
+    ] as const)
+      if (part.ok && corrections.some((c) => c.index >= start && c.index <= end)) {
+        // Unvouched, and back as read (a check digit "mended" would hide the part's own reading).
+        part.ok = false;
+        const back = part === num ? asRead.slice(start, end + 1) : digitsOf(asRead.slice(start, end)) + asRead[end];
+        l2 = l2.slice(0, start) + back + l2.slice(end + 1);
+        for (let i = corrections.length - 1; i >= 0; i--) if (corrections[i].index >= start && corrections[i].index <= end) corrections.splice(i, 1);
+        if (part === num) l2 = digitNumber(l2);
+      }
   }
   let result: ReturnType<typeof parse> | undefined;
   try {
@@ -241,7 +290,8 @@ function readTd3Lines(line1: string, line2: string): Td3Reading {
     doeOk: doe.ok,
     personalOk,
     compositeOk: composite(),
-    valid: !!result?.valid,
+    // Every check digit passing and real dates (the `mrz` package also refuses states it does not list, ICAO's UTO among them).
+    valid: !!result && num.ok && dob.ok && doe.ok && personalOk && composite() && !!td3Date(l2.slice(13, 19), 'birth') && !!td3Date(l2.slice(21, 27), 'expiry'),
     corrections,
     lines: [l1, l2],
   };
