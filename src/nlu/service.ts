@@ -88,12 +88,12 @@ export class NluService {
     );
   }
 
-  /** The full list of an application's samples as JSON text (the bare GET /sample), cached where safe. */
-  async listSamplesJson(app: string): Promise<string> {
+  /** The full list of an application's samples as JSON (UTF-8 bytes: the bare GET /sample), cached where safe. */
+  async listSamplesJson(app: string): Promise<Buffer> {
     const cached = this.listCache?.get(app);
     if (cached !== undefined) return cached;
     const generation = this.listCache?.generation(app) ?? 0;
-    const json = JSON.stringify(await this.store.listSamples(app, {}));
+    const json = Buffer.from(JSON.stringify(await this.store.listSamples(app, {})));
     this.listCache?.set(app, json, generation);
     return json;
   }
