@@ -55,9 +55,7 @@ export async function buildApp(deps: ServiceDeps, modules: readonly ServiceModul
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
+  // The request id goes out with the security headers: one onSend hook for both.
   securityHeaders(app);
   indexRoutes(app);
   installLenientParsers(app);

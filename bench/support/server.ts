@@ -39,8 +39,26 @@ export interface BenchServer {
   token: string;
   apiKey: string;
   child: ChildProcess;
+  /** CPU time (user + system) the server process has used so far, ms. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
+
+/** User + system CPU of a process, ms, from /proc (Linux). NaN elsewhere. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(rest[11]) + Number(rest[12]);
+    return (ticks * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Kernel clock ticks per second (USER_HZ): 100 on every Linux this runs on. */
+const CLOCK_TICKS = 100;
 
 /**
  * Starts `saola serve` in its own process (so the load generator here does not
@@ -50,10 +68,15 @@ export async function startSaola(env: Record<string, string> = {}): Promise<Benc
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-bench-'));
   const port = await freePort();
   const fullEnv = { ...process.env, SAOLA_DATA_DIR: dataDir, SAOLA_PORT: String(port), SAOLA_HOST: '127.0.0.1', SAOLA_LOG_LEVEL: 'warn', ...env };
-  const entry = fs.existsSync('dist/main.js') ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+  // BENCH_ENTRY: a compiled main.js elsewhere (e.g. `tsc -p tsconfig.build.json --outDir .bench/dist`), so a change is
+  // measured as built JavaScript (as `npm run bench` does with dist/) without touching dist/.
+  const built = process.env.BENCH_ENTRY ?? 'dist/main.js';
+  const entry = fs.existsSync(built) ? [built] : ['--import', 'tsx', 'src/main.ts'];
   const { stdout } = await run(process.execPath, [...entry, 'app', 'create', '--name', `bench-${port}-${Date.now()}`, '--json'], { env: fullEnv });
   const app = JSON.parse(stdout) as { token: string; api_key: string };
-  const child = spawn(process.execPath, [...entry, 'serve'], { env: fullEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_CPU_PROF=<folder>: the server writes a V8 CPU profile there when it exits (bench/support/cpuprofile-summary.ts reads it).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
+  const child = spawn(process.execPath, [...prof, ...entry, 'serve'], { env: fullEnv, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/healthz`);
   return {
@@ -61,6 +84,7 @@ export async function startSaola(env: Record<string, string> = {}): Promise<Benc
     token: app.token,
     apiKey: app.api_key,
     child,
+    cpuMs: () => processCpuMs(child.pid!),
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -69,7 +93,7 @@ export async function startSaola(env: Record<string, string> = {}): Promise<Benc
   };
 }
 
-export async function startHello(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startHello(): Promise<{ url: string; cpuMs(): number; stop(): Promise<void> }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/support/hello.ts'], {
     env: { ...process.env, PORT: String(port) },
@@ -79,6 +103,7 @@ export async function startHello(): Promise<{ url: string; stop(): Promise<void>
   await waitFor(url);
   return {
     url,
+    cpuMs: () => processCpuMs(child.pid!),
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

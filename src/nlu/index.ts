@@ -3,10 +3,11 @@ import type { Store } from '../platform/db/database.js';
 import type { ServiceDeps } from '../platform/deps.js';
 import type { PurgeHook } from '../platform/purge.js';
 import { WorkerPool } from '../platform/pool/index.js';
+import { integerSetting } from '../platform/settings.js';
 import { SampleListCache } from './list-cache.js';
 import type { TrainRequest } from './model/model.js';
 import { ModelStore } from './model-store.js';
-import { modelFolder, NluModelService, TRAIN_QUEUE, type TrainJobPayload } from './model-service.js';
+import { DEFAULT_RECHECK_MS, modelFolder, NluModelService, TRAIN_QUEUE, type TrainJobPayload } from './model-service.js';
 import { nluRoutes } from './routes.js';
 import { NluService } from './service.js';
 import { NluStore } from './store.js';
@@ -24,7 +25,9 @@ const TRAIN_TIMEOUT_MS = 30 * 60 * 1000;
 
 export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
   const service = createNluService(deps.store);
-  const models = new NluModelService(NluStore.over(deps.store.db), new ModelStore(deps.store.db), deps.jobs, deps.blobs);
+  // How stale a prediction's model and threshold may be when another process changed them (this process's changes: none).
+  const recheckMs = integerSetting(process.env, 'SAOLA_NLU_MODEL_RECHECK_MS', DEFAULT_RECHECK_MS, 0, 60_000);
+  const models = new NluModelService(NluStore.over(deps.store.db), new ModelStore(deps.store.db), deps.jobs, deps.blobs, recheckMs);
   const log = app.log.child({ service: 'nlu' });
   if (deps.config.runWorkers) {
     // One training thread: trainings are CPU-bound and rare; requests keep the other cores.

@@ -1,18 +1,19 @@
 /**
- * The full sample list of an application, serialised once and reused until
+ * The full sample list of an application, serialised once (as the UTF-8 bytes sent, so a hit encodes
+ * nothing) and reused until
  * this process changes that application's training data. Only safe where one
  * process owns the writes (the embedded SQLite store); on PostgreSQL several
  * processes may write, so the cache is not used there.
  */
 export class SampleListCache {
-  private readonly entries = new Map<string, string>();
+  private readonly entries = new Map<string, Buffer>();
   /** Bumped on every change, so a list read before a change is never stored after it. */
   private readonly generations = new Map<string, number>();
   private bytes = 0;
 
   constructor(private readonly maxBytes = 64 * 1024 * 1024) {}
 
-  get(app: string): string | undefined {
+  get(app: string): Buffer | undefined {
     const hit = this.entries.get(app);
     if (hit !== undefined) {
       // Refresh recency: Map keeps insertion order, the oldest is evicted first.
@@ -27,7 +28,7 @@ export class SampleListCache {
   }
 
   /** Stores a list read at `generation`, unless the application changed since. */
-  set(app: string, json: string, generation: number): void {
+  set(app: string, json: Buffer, generation: number): void {
     if (generation !== this.generation(app)) return;
     this.drop(app);
     if (json.length > this.maxBytes) return;

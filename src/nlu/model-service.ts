@@ -13,6 +13,10 @@ export const TRAIN_QUEUE = 'nlu-train';
 export const DEFAULT_THRESHOLD = 0.3;
 const MAX_PREDICT_CHARS = 2_000;
 const CACHED_MODELS = 64;
+/** Applications whose serving model and threshold are remembered (each entry is small: the model is shared with `cache`). */
+const SERVED_APPS = 10_000;
+/** How long predictions use the model and threshold last read before reading them again (SAOLA_NLU_MODEL_RECHECK_MS). */
+export const DEFAULT_RECHECK_MS = 1000;
 
 export interface TrainJobPayload {
   app: string;
@@ -145,12 +149,23 @@ function toJob(row: ModelRow): TrainJob {
 export class NluModelService {
   private readonly cache = new Map<string, { code: string; model: NluModel }>();
   private readonly loading = new Map<string, Promise<NluModel>>();
+  /**
+   * What predictions of an application use (its newest model and its threshold) and when the store was last
+   * asked: within `recheckMs` a prediction reads neither table. Changes made in this process are seen at once;
+   * a model trained or a threshold set by another process within `recheckMs`.
+   */
+  private readonly serving = new Map<string, { model: NluModel | undefined; code: string; threshold: number; checkedAt: number }>();
+  private readonly checking = new Map<string, Promise<{ model: NluModel | undefined; threshold: number }>>();
+  /** Bumped by a change made here, so a check that read the store before it is not kept. */
+  private generation = 0;
 
   constructor(
     private readonly data: NluStore,
     private readonly models: ModelStore,
     private readonly jobs: JobQueue,
     private readonly blobs: BlobStore,
+    /** How long a prediction may use the model and threshold it last read (ms; 0: read them for every prediction). */
+    private readonly recheckMs = DEFAULT_RECHECK_MS,
   ) {}
 
   // Training
@@ -198,6 +213,9 @@ export class NluModelService {
   async status(app: string): Promise<TrainStatus> {
     const [latest, success, set] = await Promise.all([this.models.latest(app), this.models.lastSuccess(app), this.trainingSet(app)]);
     const metrics = success ? parseMetrics(success.metrics) : {};
+    // A newer model than the one predictions here use (trained by another process): use it from now on.
+    const served = this.serving.get(app);
+    if (served && served.code !== (success?.code ?? '')) this.forgetServing(app);
     return {
       last_success_time: success?.finished_time ?? '',
       status: latest?.state ?? TrainState.waiting,
@@ -244,6 +262,7 @@ export class NluModelService {
         message: `Trained on ${set.examples.length} samples`,
         at: now(),
       });
+      this.forgetServing(app);
       return { model_file: key };
     } catch (err) {
       if (lastAttempt || err instanceof PermanentJobError) {
@@ -298,10 +317,14 @@ export class NluModelService {
 
   /** The newest successful model, loaded once per process and version (another process may have trained it). */
   private async currentModel(app: string): Promise<NluModel | undefined> {
+    return (await this.newestModel(app))?.model;
+  }
+
+  private async newestModel(app: string): Promise<{ code: string; model: NluModel } | undefined> {
     const current = await this.models.currentModel(app);
     if (!current) return undefined;
     const cached = this.cache.get(app);
-    if (cached?.code === current.code) return cached.model;
+    if (cached?.code === current.code) return cached;
     const key = `${app}\u0000${current.code}`;
     let pending = this.loading.get(key);
     if (!pending) {
@@ -316,16 +339,55 @@ export class NluModelService {
       })().finally(() => this.loading.delete(key));
       this.loading.set(key, pending);
     }
+    return { code: current.code, model: await pending };
+  }
+
+  /** Forgets what predictions of `app` use, so the next one reads the store (a change made in this process). */
+  private forgetServing(app: string): void {
+    this.generation++;
+    this.serving.delete(app);
+    // A check that started before the change may have read the old state: later predictions start their own.
+    this.checking.delete(app);
+  }
+
+  /**
+   * The model and threshold a prediction uses: kept for `recheckMs` after they were read, so a prediction
+   * usually awaits nothing; then read again (the newest model's code and the threshold: two indexed
+   * queries, shared by the predictions that arrive meanwhile; the model document only when its code changed).
+   */
+  private serveModel(app: string): { model: NluModel | undefined; threshold: number } | Promise<{ model: NluModel | undefined; threshold: number }> {
+    const hit = this.serving.get(app);
+    const at = Date.now();
+    if (hit && at - hit.checkedAt < this.recheckMs) return hit;
+    let pending = this.checking.get(app);
+    if (!pending) {
+      const generation = this.generation;
+      pending = Promise.all([this.newestModel(app), this.threshold(app)])
+        .then(([newest, threshold]) => {
+          const model = newest?.model;
+          if (generation === this.generation && this.recheckMs > 0) {
+            this.serving.delete(app);
+            this.serving.set(app, { model, code: newest?.code ?? '', threshold, checkedAt: at });
+            while (this.serving.size > SERVED_APPS) this.serving.delete(this.serving.keys().next().value!);
+          }
+          return { model, threshold };
+        })
+        .finally(() => {
+          if (this.checking.get(app) === pending) this.checking.delete(app);
+        });
+      this.checking.set(app, pending);
+    }
     return pending;
   }
 
   async predict(app: string, input: { content: string; save_history?: boolean }, part: TrainPart): Promise<PredictAnswer> {
     const content = input.content;
     if (!content.trim()) throw new ServiceError(NluErrors.emptyContent, 'content must not be empty');
-    if (Array.from(content).length > MAX_PREDICT_CHARS) {
+    if (content.length > MAX_PREDICT_CHARS && Array.from(content).length > MAX_PREDICT_CHARS) {
       throw new ServiceError(NluErrors.invalidRequest, `content is limited to ${MAX_PREDICT_CHARS} characters`);
     }
-    const [model, threshold] = await Promise.all([this.currentModel(app), this.threshold(app)]);
+    const served = this.serveModel(app);
+    const { model, threshold } = served instanceof Promise ? await served : served;
     if (!model) throw new ServiceError(NluErrors.noModel);
     const data: PredictAnswer['data'] = { history_id: 0 };
     const found = model.predict(content, { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES }, { intent: part !== 'entity', entity: part !== 'intent' });
@@ -362,6 +424,7 @@ export class NluModelService {
       throw new ServiceError(NluErrors.invalidThreshold, `threshold must be a number from 0 to 1, got ${threshold}`);
     }
     await this.models.setThreshold(app, threshold, now());
+    this.forgetServing(app);
     return { threshold };
   }
 

@@ -69,11 +69,12 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
   useServiceErrors(scope, nluErrorShape);
   scope.addHook('onRequest', requireBearer(opts.credentials));
   // Runs after the handler's writes committed and before the client hears back.
-  scope.addHook('onSend', async (request) => {
-    if (request.method === 'GET' || request.method === 'HEAD' || !request.appCode) return;
+  scope.addHook('onSend', (request, _reply, payload, done) => {
     // Training, prediction and their settings leave the training data as it was.
-    if ((request.routeOptions.config as { keepsData?: boolean } | undefined)?.keepsData) return;
-    service.dataChanged(request.appCode);
+    if (request.method !== 'GET' && request.method !== 'HEAD' && request.appCode && !(request.routeOptions.config as { keepsData?: boolean } | undefined)?.keepsData) {
+      service.dataChanged(request.appCode);
+    }
+    done(null, payload);
   });
   const deleted = (what: string) => ({ message: `${what} deleted` });
 

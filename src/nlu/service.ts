@@ -1,6 +1,7 @@
 import { uuidv7 } from 'uuidv7';
 import { isUniqueViolation } from '../platform/db/database.js';
-import type { EntityRow, IntentRow } from './schema.js';
+import { WriteBatcher } from '../platform/db/write-batcher.js';
+import type { EntityRow, IntentRow, SampleRow } from './schema.js';
 import { ServiceError } from '../platform/http/errors.js';
 import { NluErrors } from './errors.js';
 import type {
@@ -73,18 +74,26 @@ function toIntent(row: IntentRow): Intent {
  * between them, for one application at a time.
  */
 export class NluService {
+  /** Samples created at the same time are committed together (one statement per turn of the event loop). */
+  private readonly sampleWrites: WriteBatcher<SampleRow>;
+
   constructor(
     private readonly store: NluStore,
     /** Only given on the embedded store, where this process owns every write. */
     private readonly listCache?: SampleListCache,
-  ) {}
+  ) {
+    this.sampleWrites = new WriteBatcher(
+      (rows) => store.insertSamples(rows),
+      (row) => store.insertSample(row),
+    );
+  }
 
-  /** The full list of an application's samples as JSON text (the bare GET /sample), cached where safe. */
-  async listSamplesJson(app: string): Promise<string> {
+  /** The full list of an application's samples as JSON (UTF-8 bytes: the bare GET /sample), cached where safe. */
+  async listSamplesJson(app: string): Promise<Buffer> {
     const cached = this.listCache?.get(app);
     if (cached !== undefined) return cached;
     const generation = this.listCache?.generation(app) ?? 0;
-    const json = JSON.stringify(await this.store.listSamples(app, {}));
+    const json = Buffer.from(JSON.stringify(await this.store.listSamples(app, {})));
     this.listCache?.set(app, json, generation);
     return json;
   }
@@ -102,7 +111,7 @@ export class NluService {
 
   async createSample(app: string, content: string): Promise<SampleCreated> {
     const row = { code: uuidv7(), app_code: app, content: cleanContent(content), created_time: now() };
-    await this.store.insertSample(row);
+    await this.sampleWrites.write(row);
     return row;
   }
 

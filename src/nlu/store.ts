@@ -26,6 +26,11 @@ export class NluStore {
     return this.db.insertInto('nlu_samples').values(row).execute();
   }
 
+  /** Several samples in one statement: all land or none does. */
+  insertSamples(rows: SampleRow[]): Promise<unknown> {
+    return this.db.insertInto('nlu_samples').values(rows).execute();
+  }
+
   findSample(app: string, code: string): Promise<SampleRow | undefined> {
     return this.db.selectFrom('nlu_samples').selectAll().where('app_code', '=', app).where('code', '=', code).executeTakeFirst();
   }

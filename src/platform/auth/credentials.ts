@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash, randomBytes } from 'node:crypto';
 import { uuidv7 } from 'uuidv7';
 import type { Store } from '../db/database.js';
@@ -36,9 +37,12 @@ export class AuthAdminError extends Error {}
 
 const SECRET_PREFIX: Record<CredentialKind, string> = { api_key: 'sk_', token: 'st_' };
 
+/** Node's one-shot digest (20.12 and later): a third of createHash's cost, and every request hashes its secret. */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
 /** Secrets are 256 random bits, so one sha256 is enough (no password stretching needed). */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
+  return oneShotHash ? oneShotHash('sha256', secret, 'hex') : createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
 /**

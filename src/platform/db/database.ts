@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { sqliteFile } from '../config.js';
 import type { Database } from './schema.js';
@@ -39,6 +39,34 @@ function redact(databaseUrl: string): string {
   }
 }
 
+/** Statements kept per SQLite connection (distinct SQL texts: an `in (...)` list of each length is one). */
+const PREPARED_STATEMENTS = 500;
+
+/**
+ * The SQLite connection as Kysely sees it, with each SQL text prepared once: Kysely's driver prepares every
+ * query it runs, and preparing (parsing and planning) cost more than running the small queries of a request.
+ * A statement still being iterated (a streamed query) is busy, so that query gets a fresh one.
+ */
+export function preparedOnce(sqlite: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    prepare(sql: string) {
+      const cached = statements.get(sql);
+      if (cached && !cached.busy) return cached;
+      const statement = sqlite.prepare(sql);
+      if (!cached) {
+        if (statements.size >= PREPARED_STATEMENTS) statements.delete(statements.keys().next().value!);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+    close() {
+      statements.clear();
+      sqlite.close();
+    },
+  };
+}
+
 export function openStore(databaseUrl: string): Store {
   const file = sqliteFile(databaseUrl);
   if (file !== undefined) {
@@ -50,7 +78,7 @@ export function openStore(databaseUrl: string): Store {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: preparedOnce(sqlite) }) });
     return { db, dialect: 'sqlite', describe: `sqlite:${file}`, close: () => db.destroy() };
   }
   // pg answers int8 (count(*)) as text; our counts fit in a double.

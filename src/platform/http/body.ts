@@ -1,4 +1,4 @@
-import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyContentTypeParser, type FastifyInstance, type FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import { PlatformError } from './errors.js';
 
@@ -97,7 +97,7 @@ function readBody(request: FastifyRequest, payload: NodeJS.ReadableStream, limit
  */
 export function installLenientParsers(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (request, payload, done) => {
+  const lenient: FastifyContentTypeParser = (request, payload, done) => {
     if (request.is404) {
       done(null, undefined);
       return;
@@ -112,5 +112,9 @@ export function installLenientParsers(app: FastifyInstance): void {
       },
       (err: Error) => done(err, undefined),
     );
-  });
+  };
+  app.addContentTypeParser('*', lenient);
+  // The same parser under the usual type: fastify remembers the parser of a Content-Type it found by name,
+  // while the catch-all is looked for again (the header parsed) on every request.
+  app.addContentTypeParser('application/json', lenient);
 }

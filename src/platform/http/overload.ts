@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { ServicePaths } from '../service-module.js';
 import { PlatformError } from './errors.js';
@@ -8,6 +9,9 @@ export interface OverloadSettings {
   /** Event-loop delay (ms) above which new requests are refused (0: not checked). */
   maxEventLoopDelayMs: number;
 }
+
+const SERVICE = Symbol('saola.inFlightService');
+type CountedResponse = ServerResponse & { [SERVICE]?: string };
 
 /** How often the event loop marks its progress. */
 const TICK_MS = 20;
@@ -52,10 +56,16 @@ export function installOverloadGuard(app: FastifyInstance, settings: OverloadSet
       return done(new PlatformError('busy', `The ${service} service is overloaded; try again shortly`));
     }
     inFlight.set(service, (inFlight.get(service) ?? 0) + 1);
-    // 'close' comes once the answer is sent or the connection is gone, whichever way the request ends.
-    reply.raw.once('close', () => inFlight.set(service, (inFlight.get(service) ?? 1) - 1));
+    // 'close' comes once the answer is sent or the connection is gone, whichever way the request ends, and
+    // only once: one shared listener, no closure or once-wrapper per request.
+    (reply.raw as CountedResponse)[SERVICE] = service;
+    reply.raw.on('close', countDown);
     done();
   };
+  function countDown(this: CountedResponse): void {
+    const service = this[SERVICE]!;
+    inFlight.set(service, (inFlight.get(service) ?? 1) - 1);
+  }
   app.addHook('onRequest', guard);
   return {
     close() {

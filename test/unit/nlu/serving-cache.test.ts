@@ -1,0 +1,98 @@
+/**
+ * Predictions keep their application's model and threshold for `recheckMs` instead of reading both tables
+ * per request. A change made in the same process is used at once; one made by another process (here: a second
+ * service object over the same store and blob folder) within the bound, or at once after train/status
+ * has seen the newer model.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { FsBlobStore } from '../../../src/platform/blobs/fs-store.js';
+import { SqlJobQueue } from '../../../src/platform/jobs/sql-queue.js';
+import { Credentials } from '../../../src/platform/auth/credentials.js';
+import { ServiceError } from '../../../src/platform/http/errors.js';
+import { trainModel } from '../../../src/nlu/model/model.js';
+import { NluModelService, type Trainer } from '../../../src/nlu/model-service.js';
+import { ModelStore } from '../../../src/nlu/model-store.js';
+import { NluService } from '../../../src/nlu/service.js';
+import { NluStore } from '../../../src/nlu/store.js';
+import { useMigratedStore } from '../../support/store.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const trainer: Trainer = async (request) => JSON.stringify(trainModel(request));
+
+const ROWS = [
+  ['greeting', ['xin chào', 'chào bạn', 'chào buổi sáng', 'xin chào bạn nhé']],
+  ['goodbye', ['tạm biệt', 'hẹn gặp lại', 'tạm biệt bạn nhé', 'chào tạm biệt']],
+  ['weather', ['thời tiết hôm nay thế nào', 'trời có mưa không', 'dự báo thời tiết', 'hôm nay trời nắng không']],
+] as const;
+
+describe('NLU prediction: model and threshold kept per application', () => {
+  const store = useMigratedStore('sqlite', 'saola-nlu-serving-');
+  let blobDir: string;
+  let app: string;
+  const service = (recheckMs: number) => {
+    const s = store();
+    return new NluModelService(NluStore.over(s.db), new ModelStore(s.db), new SqlJobQueue(s), new FsBlobStore(blobDir), recheckMs);
+  };
+
+  before(async () => {
+    blobDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-nlu-serving-blobs-'));
+    app = (await new Credentials(store(), 0).createApp('serving-cache')).app_code;
+    const rows = ROWS.flatMap(([intent, samples]) => samples.map((sample) => ({ intent, sample })));
+    const imported = await new NluService(NluStore.over(store().db)).importIntentSamples(app, rows);
+    assert.equal(imported.number_of_imported_sample, rows.length);
+  });
+  after(() => fs.rmSync(blobDir, { recursive: true, force: true }));
+
+  test('a model trained elsewhere: used after the bound, or at once after train/status saw it', async () => {
+    const here = service(60_000);
+    const elsewhere = service(60_000);
+    await assert.rejects(here.predict(app, { content: 'xin chào' }, 'all'), (err) => err instanceof ServiceError && err.entry.code === 'MODEL_NOT_TRAINED');
+
+    const queued = await elsewhere.train(app, 'all');
+    await elsewhere.runTraining({ app, code: queued.status[0]!.code }, trainer, true);
+    // Elsewhere, where it was trained, it is used at once.
+    assert.equal((await elsewhere.predict(app, { content: 'xin chào bạn' }, 'intent')).data.intents?.[0]?.label, 'greeting');
+    // Here, "no model" was read less than the bound ago: still no model (no query per prediction)...
+    await assert.rejects(here.predict(app, { content: 'xin chào' }, 'all'), (err) => err instanceof ServiceError && err.entry.code === 'MODEL_NOT_TRAINED');
+    // ...until train/status, which reads the newest model anyway, sees a newer one than predictions use.
+    const status = await here.status(app);
+    assert.equal(status.status, 2);
+    assert.equal((await here.predict(app, { content: 'tạm biệt nhé' }, 'intent')).data.intents?.[0]?.label, 'goodbye');
+
+    // A process that only predicts picks it up within its bound.
+    const short = service(150);
+    assert.equal((await short.predict(app, { content: 'trời mưa không' }, 'intent')).data.intents?.[0]?.label, 'weather');
+  });
+
+  test('a threshold set elsewhere is used within the bound; one set here at once', async () => {
+    const short = service(200);
+    const elsewhere = service(200);
+    const ask = async (s: NluModelService) => (await s.predict(app, { content: 'thời tiết hôm nay' }, 'intent')).data.intents!.length;
+    await elsewhere.setThreshold(app, 0.5);
+    await sleep(250);
+    assert.ok((await ask(short)) <= 1, 'at 0.5 at most one of three intents is listed');
+    await elsewhere.setThreshold(app, 0);
+    // Within the bound: the threshold it read (0.5) still applies.
+    assert.ok((await ask(short)) <= 1);
+    await sleep(250);
+    assert.equal(await ask(short), 3, 'at 0 every intent is listed');
+    // Set in this process: the next prediction uses it.
+    await short.setThreshold(app, 0.5);
+    assert.ok((await ask(short)) <= 1);
+    await short.setThreshold(app, 0);
+    assert.equal(await ask(short), 3);
+  });
+
+  test('with a bound of 0 every prediction reads the store', async () => {
+    const always = service(0);
+    const elsewhere = service(0);
+    await elsewhere.setThreshold(app, 0);
+    assert.equal((await always.predict(app, { content: 'chào bạn' }, 'intent')).data.intents!.length, 3);
+    await elsewhere.setThreshold(app, 0.5);
+    assert.ok((await always.predict(app, { content: 'chào bạn' }, 'intent')).data.intents!.length <= 1);
+  });
+});
