@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LivenessErrors } from '../../../src/liveness/errors.js';
 import { antispoofCrop, antispoofTensor, liveProbability } from '../../../src/liveness/antispoof.js';
-import { countBlinks, decide, evidence } from '../../../src/liveness/fusion.js';
+import sharp from 'sharp';
+import { countBlinks, decide, evidence, FUSION } from '../../../src/liveness/fusion.js';
 import { fitHomography, homographyResidual, nonRigidity } from '../../../src/liveness/motion.js';
 import { eyeCover, eyesCovered, type EyeCover } from '../../../src/liveness/occlusion.js';
 import { asymmetryToYaw, boxYaw, contourYaw, cylinderAsymmetry, estimateYaw } from '../../../src/liveness/pose.js';
@@ -12,7 +13,7 @@ import { inRuns, judge, type VerdictRules } from '../../../src/liveness/verdict.
 import { frameSize, parseHeader, readHeader, VideoInputError } from '../../../src/liveness/video.js';
 import { locateFfmpeg, withTempFile } from '../../../src/platform/media/ffmpeg.js';
 import { fixture } from '../../support/face/helpers.js';
-import { animate, scene } from '../../support/face/liveness-videos.js';
+import { animate, faceOverRoom, scene } from '../../support/face/liveness-videos.js';
 import type { FrameResult, LivenessAnalysis } from '../../../src/liveness/worker.js';
 import { seededRandom } from '../../../src/platform/random.js';
 
@@ -205,6 +206,43 @@ describe('liveness: do the surroundings move with the face', () => {
       0,
     );
     assert.ok(Math.abs(plain.score) < 0.25, JSON.stringify(plain));
+  });
+});
+
+describe('liveness: the scene cue on generated videos (decoded and analysed as the server does)', () => {
+  const o = { width: 640, height: 360, fps: 25, seconds: 5.5 };
+  const analyse = async (video: Buffer) => {
+    const { loadFaceConfig } = await import('../../../src/face/config.js');
+    const { loadLivenessConfig } = await import('../../../src/liveness/config.js');
+    const { LivenessEngine } = await import('../../../src/liveness/engine.js');
+    const { decodeFrames } = await import('../../../src/liveness/video.js');
+    const cfg = loadFaceConfig(process.env, 1);
+    const lcfg = { ...loadLivenessConfig(process.env, 1), threads: 1 };
+    const engine = new LivenessEngine(cfg, lcfg, { maxQueue: 2, timeoutMs: 120_000 });
+    try {
+      const ffmpeg = await locateFfmpeg('auto');
+      const frames = await withTempFile('saola-live-test-', video, async (file) =>
+        decodeFrames(ffmpeg, file, await readHeader(ffmpeg, file, 20_000), { fps: lcfg.sampleFps, side: lcfg.frameSide, maxSeconds: 7, timeoutMs: 60_000 }),
+      );
+      return await engine.analyze(frames, { embed: false });
+    } finally {
+      await engine.close();
+    }
+  };
+
+  it('a photo moved as a whole: the surroundings follow the face (evidence against); a face swaying in front of a still room: they do not', async () => {
+    const photo = fixture('grace_hopper.jpg');
+    const moved = await analyse(await animate(await scene(photo, o), 'shake', o));
+    assert.ok(moved.scene.frames >= SCENE.minFrames, JSON.stringify(moved.scene));
+    assert.ok(moved.scene.score < FUSION.sceneFrom, JSON.stringify(moved.scene));
+    const { analyze } = await import('../../../src/face/engine/worker.js');
+    const found = await analyze({ image: photo, detectThreshold: 0.7, checkCard: false });
+    assert.ok(found.ok && found.primary);
+    const k = (await sharp(photo).rotate().metadata()).width! / found.width;
+    const b = found.primary.box;
+    const room = await analyse(await faceOverRoom(photo, { x1: b.x1 * k, y1: b.y1 * k, x2: b.x2 * k, y2: b.y2 * k }, o));
+    assert.ok(room.scene.frames >= SCENE.minFrames, JSON.stringify(room.scene));
+    assert.ok(room.scene.score > 0, JSON.stringify(room.scene));
   });
 });
 
