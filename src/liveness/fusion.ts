@@ -2,7 +2,7 @@
  * Fusion of the liveness cues into one live probability. Each cue becomes a
  * bounded piece of evidence (positive: live; negative: reproduction) and the
  * weighted sum goes through a logistic function. The weights below are the
- * whole model: docs/face.md ("Liveness") lists them with the reason for each.
+ * whole model: docs/liveness.md ("Cues and fusion", "The scene cue") lists them with the reason for each.
  */
 export interface LivenessCues {
   /** Mean live probability of the anti-spoof model over the best frames (0-1). */
