@@ -345,7 +345,7 @@ for (const r of misses) console.log(`  ! ${r.c.name}: ${r.result.entry.code} ${r
 
 // Cue distributions, for the documentation of the weights.
 const cueRows = rows.filter((r) => r.c.kind !== 'error' && r.trace.verdict?.cues);
-for (const key of ['antispoof', 'nonRigidity', 'blinks', 'moire', 'glare', 'border'] as const) {
+for (const key of ['antispoof', 'nonRigidity', 'blinks', 'moire', 'glare', 'border', 'scene'] as const) {
   const line = (['attack', 'live'] as const).map((k) => {
     const v = cueRows
       .filter((r) => r.c.kind === k)

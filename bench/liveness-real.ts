@@ -147,7 +147,7 @@ export async function evalReal(opts: {
   for (const r of rows) {
     const c = r.trace.verdict?.cues;
     const cues = c
-      ? `as ${c.antispoof.toFixed(2)} nr ${c.nonRigidity.toFixed(1)} bl ${c.blinks} mo ${c.moire.toFixed(2)} gl ${c.glare.toFixed(3)} bo ${c.border.toFixed(2)}`
+      ? `as ${c.antispoof.toFixed(2)} nr ${c.nonRigidity.toFixed(1)} bl ${c.blinks} mo ${c.moire.toFixed(2)} gl ${c.glare.toFixed(3)} bo ${c.border.toFixed(2)} sc ${c.scene.toFixed(2)}`
       : '-';
     const d = r.result.decision;
     console.log(

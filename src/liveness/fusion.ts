@@ -2,7 +2,7 @@
  * Fusion of the liveness cues into one live probability. Each cue becomes a
  * bounded piece of evidence (positive: live; negative: reproduction) and the
  * weighted sum goes through a logistic function. The weights below are the
- * whole model: docs/face.md ("Liveness") lists them with the reason for each.
+ * whole model: docs/liveness.md ("Cues and fusion", "The scene cue") lists them with the reason for each.
  */
 export interface LivenessCues {
   /** Mean live probability of the anti-spoof model over the best frames (0-1). */
@@ -17,14 +17,16 @@ export interface LivenessCues {
   glare: number;
   /** Score (0-1) of a phone or paper border around the face, 0 when none. */
   border: number;
+  /** Whether the face's surroundings move with it (scene.ts): negative when they follow the face as one picture, 0 when nothing tells. */
+  scene: number;
 }
 
 export const FUSION = {
-  version: 'liveness-fusion-2026-11-v4',
+  version: 'liveness-fusion-2026-11-v5',
   bias: 0,
   // From the per-cue measurements in docs/liveness.md ("Cues measured"): the anti-spoof pair separates real live from
   // real replays and from generated prints and screens; the others only add where they were seen to separate.
-  weights: { antispoof: 1.5, nonRigidity: 0.5, blink: 0.8, moire: 0.5, glare: 0.8, border: 0 },
+  weights: { antispoof: 1.5, nonRigidity: 0.5, blink: 0.8, moire: 0.5, glare: 0.8, border: 0, scene: 2.5 },
   /** Non-rigidity ratio at which its evidence is 0, and its scale. Real live heads measured 1.8-7.2, so below the centre it only counts down to -1. */
   nonRigidityCentre: 4,
   nonRigidityScale: 1,
@@ -37,6 +39,9 @@ export const FUSION = {
   glareUnit: 0.01,
   /** Border score from which a frame-in-frame counts (weight 0: it fired on live webcams, 0.63-0.78). */
   borderFrom: 0.75,
+  /** Scene score (scene.ts) below which the surroundings following the face count against it (never for), and the scale. */
+  sceneFrom: -0.15,
+  sceneScale: 0.25,
 } as const;
 
 const clip = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, v));
@@ -51,6 +56,7 @@ export function evidence(c: LivenessCues): Record<keyof typeof FUSION.weights, n
     moire: -clip((c.moire - FUSION.moireCentre) / FUSION.moireScale, 0, 3),
     glare: -clip(c.glare / FUSION.glareUnit, 0, 3),
     border: -(c.border >= FUSION.borderFrom ? clip((c.border - FUSION.borderFrom) * 6, 0, 3) : 0),
+    scene: clip((c.scene - FUSION.sceneFrom) / FUSION.sceneScale, -3, 0),
   };
 }
 
@@ -75,9 +81,18 @@ export function decide(c: LivenessCues, threshold: number, margin: number, opts:
   if (opts.selfies) {
     e.nonRigidity = 0;
     e.blink = 0;
+    e.scene = 0;
   }
   const w = FUSION.weights;
-  const z = FUSION.bias + w.antispoof * e.antispoof + w.nonRigidity * e.nonRigidity + w.blink * e.blink + w.moire * e.moire + w.glare * e.glare + w.border * e.border;
+  const z =
+    FUSION.bias +
+    w.antispoof * e.antispoof +
+    w.nonRigidity * e.nonRigidity +
+    w.blink * e.blink +
+    w.moire * e.moire +
+    w.glare * e.glare +
+    w.border * e.border +
+    w.scene * e.scene;
   let prob = 1 / (1 + Math.exp(-z));
   if (!opts.selfies && c.nonRigidity < FUSION.planeBelow) prob = Math.min(prob, threshold + margin - 1e-4);
   const isLive = prob >= threshold;

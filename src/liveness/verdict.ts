@@ -120,6 +120,7 @@ export function judge(a: LivenessAnalysis, rules: VerdictRules): Verdict {
     moire: a.moire,
     glare: a.glare,
     border: a.border,
+    scene: a.scene?.score ?? 0,
   };
   const decision = decide(cues, rules.liveThreshold, rules.reviewMargin, { selfies: rules.selfies });
   return { outcome: 'ok', reason: `live probability ${decision.prob.toFixed(4)}`, cues, decision };

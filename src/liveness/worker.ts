@@ -31,6 +31,7 @@ import { ANTISPOOF_SPECS, antispoofCrop, antispoofTensor, liveProbability } from
 import { meanAbsDifference, thumbnail } from './motion.js';
 import { eyeCover, type EyeCover } from './occlusion.js';
 import { estimateYaw, type YawEstimates } from './pose.js';
+import { sceneFollowsFace, type SceneFollow } from './scene.js';
 import { glareShare, moireScore } from './screen.js';
 
 export interface LivenessTask {
@@ -95,6 +96,8 @@ export interface LivenessAnalysis {
   moire: number;
   glare: number;
   border: number;
+  /** Whether the face's surroundings move with it (scene.ts), against the best frame. */
+  scene: SceneFollow;
   embedding?: Float32Array;
   ms: number;
 }
@@ -213,6 +216,7 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
   let moire = 0;
   let glare = 0;
   let border = 0;
+  let scene: SceneFollow = { score: 0, frames: 0 };
   let embedding: Float32Array | undefined;
   if (best !== undefined) {
     const nets = await antispoofNets(task);
@@ -248,8 +252,30 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
     const cy = (face.box.y1 + face.box.y2) / 2;
     // A quadrilateral around the face, smaller than the frame: the edge of a phone or a sheet of paper.
     if (outline && outline.areaRatio < 0.9 && insideBounds(outline.corners, cx, cy)) border = outline.score;
+    scene = sceneFollowsFace(
+      (i) => task.frames.subarray(i * size, (i + 1) * size),
+      width,
+      height,
+      frames.map((f) => f.face),
+      best,
+    );
   }
-  return { width, height, frames, best, cueFrames, antispoof: scores, antispoofAll: allScores, skin, moire, glare, border, embedding, ms: performance.now() - started };
+  return {
+    width,
+    height,
+    frames,
+    best,
+    cueFrames,
+    antispoof: scores,
+    antispoofAll: allScores,
+    skin,
+    moire,
+    glare,
+    border,
+    scene,
+    embedding,
+    ms: performance.now() - started,
+  };
 }
 
 export default analyzeVideo;

@@ -352,3 +352,64 @@ export async function turned(photo: Buffer, landmarks: number[], yawDegrees = 60
     .jpeg({ quality: 92 })
     .toBuffer();
 }
+
+/**
+ * A face moving in front of a room that stays still: the head (an ellipse cut from `photo` around `box`, the
+ * face's detector box in the EXIF-upright photo's pixels) drawn over a still, textured background and moved by
+ * a slow sway. Not a live person either (the head is flat), but its surroundings do not move with it, as a
+ * live person's do in front of a fixed camera; the scene cue (src/liveness/scene.ts) is about exactly that.
+ */
+export async function faceOverRoom(photo: Buffer, box: { x1: number; y1: number; x2: number; y2: number }, o: VideoOptions): Promise<Buffer> {
+  const W = o.width;
+  const H = o.height;
+  // The head: the box widened to take hair and chin, cut as an ellipse.
+  const bw = box.x2 - box.x1;
+  const bh = box.y2 - box.y1;
+  const meta = await sharp(photo).rotate().metadata();
+  const left = Math.max(0, Math.round(box.x1 - 0.15 * bw));
+  const top = Math.max(0, Math.round(box.y1 - 0.25 * bh));
+  const width = Math.min(meta.width! - left, Math.round(1.3 * bw));
+  const height = Math.min(meta.height! - top, Math.round(1.4 * bh));
+  const headH = Math.round(H * 0.6);
+  const headW = Math.round((width * headH) / height);
+  const ellipse = Buffer.from(
+    `<svg width="${headW}" height="${headH}"><ellipse cx="${headW / 2}" cy="${headH / 2}" rx="${headW / 2}" ry="${headH / 2}" fill="#fff"/></svg>`,
+  );
+  const head = await sharp(photo)
+    .rotate()
+    .extract({ left, top, width, height })
+    .resize(headW, headH, { fit: 'fill' })
+    .ensureAlpha()
+    .composite([{ input: ellipse, blend: 'dest-in' }])
+    .png()
+    .toBuffer();
+  // The room: shelves, frames and spots of a fixed pseudo-random layout (no photo border anywhere).
+  let seed = 17;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const shapes = Array.from({ length: 60 }, () => {
+    const g = Math.round(40 + rnd() * 180);
+    const fill = `rgb(${g},${Math.round(g * (0.7 + rnd() * 0.5))},${Math.round(g * (0.6 + rnd() * 0.5))})`;
+    return rnd() < 0.5
+      ? `<rect x="${(rnd() * W).toFixed(0)}" y="${(rnd() * H).toFixed(0)}" width="${(10 + rnd() * 90).toFixed(0)}" height="${(10 + rnd() * 60).toFixed(0)}" fill="${fill}"/>`
+      : `<circle cx="${(rnd() * W).toFixed(0)}" cy="${(rnd() * H).toFixed(0)}" r="${(4 + rnd() * 30).toFixed(0)}" fill="${fill}"/>`;
+  });
+  const room = await sharp(Buffer.from(`<svg width="${W}" height="${H}"><rect width="100%" height="100%" fill="#8c8577"/>${shapes.join('')}</svg>`))
+    .removeAlpha()
+    .png()
+    .toBuffer();
+  const count = Math.round(o.seconds * o.fps);
+  async function* frames() {
+    for (let i = 0; i < count; i++) {
+      const t = i / o.fps;
+      const x = Math.round((W - headW) / 2 + W * 0.04 * Math.sin((2 * Math.PI * t) / 1.7));
+      const y = Math.round((H - headH) / 2 + H * 0.03 * Math.sin((2 * Math.PI * t) / 2.3));
+      const { data } = await sharp(room)
+        .composite([{ input: head, left: x, top: y }])
+        .removeAlpha()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      yield new Uint8Array(data.buffer, data.byteOffset, data.length);
+    }
+  }
+  return encodeFrames(frames(), o);
+}

@@ -2,16 +2,18 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LivenessErrors } from '../../../src/liveness/errors.js';
 import { antispoofCrop, antispoofTensor, liveProbability } from '../../../src/liveness/antispoof.js';
-import { countBlinks, decide } from '../../../src/liveness/fusion.js';
+import sharp from 'sharp';
+import { countBlinks, decide, evidence, FUSION } from '../../../src/liveness/fusion.js';
 import { fitHomography, homographyResidual, nonRigidity } from '../../../src/liveness/motion.js';
 import { eyeCover, eyesCovered, type EyeCover } from '../../../src/liveness/occlusion.js';
 import { asymmetryToYaw, boxYaw, contourYaw, cylinderAsymmetry, estimateYaw } from '../../../src/liveness/pose.js';
 import { renderV2, renderV3 } from '../../../src/liveness/responses.js';
+import { SCENE, sceneFollowsFace } from '../../../src/liveness/scene.js';
 import { inRuns, judge, type VerdictRules } from '../../../src/liveness/verdict.js';
 import { frameSize, parseHeader, readHeader, VideoInputError } from '../../../src/liveness/video.js';
 import { locateFfmpeg, withTempFile } from '../../../src/platform/media/ffmpeg.js';
 import { fixture } from '../../support/face/helpers.js';
-import { animate, scene } from '../../support/face/liveness-videos.js';
+import { animate, faceOverRoom, scene } from '../../support/face/liveness-videos.js';
 import type { FrameResult, LivenessAnalysis } from '../../../src/liveness/worker.js';
 import { seededRandom } from '../../../src/platform/random.js';
 
@@ -114,8 +116,138 @@ describe('liveness: motion', () => {
   });
 });
 
+describe('liveness: do the surroundings move with the face', () => {
+  // A textured scene (smooth blobs and edges, seeded) and a face drawn on it with 68 landmarks.
+  const W = 320;
+  const H = 240;
+  const rnd = seededRandom(11);
+  const blobs = Array.from({ length: 40 }, () => [rnd() * W * 1.4 - 0.2 * W, rnd() * H * 1.4 - 0.2 * H, 6 + rnd() * 20, rnd() * 200]);
+  const texture = (x: number, y: number) => {
+    let v = 40 + 20 * Math.sin(x / 7) * Math.cos(y / 9);
+    for (const [bx, by, r, g] of blobs) v += g * Math.exp(-((x - bx) ** 2 + (y - by) ** 2) / (2 * r * r));
+    return Math.max(0, Math.min(255, v));
+  };
+  const baseLm = Array.from({ length: 136 }, (_, i) => {
+    const k = Math.floor(i / 2);
+    const a = (k / 68) * 2 * Math.PI * 3;
+    return i % 2 ? 120 + 40 * Math.sin(a) * (0.4 + (k % 5) / 8) : 160 + 35 * Math.cos(a) * (0.4 + (k % 7) / 10);
+  });
+  for (let i = 36; i < 42; i++) {
+    baseLm[2 * i] = 145;
+    baseLm[2 * i + 1] = 110;
+    baseLm[2 * (i + 6)] = 175;
+    baseLm[2 * (i + 6) + 1] = 110;
+  }
+  const box = (lm: number[]) => {
+    const xs = lm.filter((_, i) => i % 2 === 0);
+    const ys = lm.filter((_, i) => i % 2 === 1);
+    return { x1: Math.min(...xs), y1: Math.min(...ys), x2: Math.max(...xs), y2: Math.max(...ys) };
+  };
+  /** A frame: background shifted by (bx, by), face (its disc of texture, inside the box's ring, and its landmarks) shifted by (fx, fy); `noise` grey levels. */
+  const frame = (bx: number, by: number, fx: number, fy: number, noise: number, seed: number) => {
+    const r = seededRandom(seed);
+    const out = new Uint8Array(W * H * 3);
+    for (let y = 0; y < H; y++)
+      for (let x = 0; x < W; x++) {
+        const inFace = (x - 160 - fx) ** 2 / 38 ** 2 + (y - 120 - fy) ** 2 / 40 ** 2 < 1;
+        const v = inFace ? texture(x - fx + 500, y - fy) : texture(x - bx, y - by);
+        const g = Math.max(0, Math.min(255, Math.round(v + (r() - 0.5) * 2 * noise)));
+        out.set([g, g, g], 3 * (y * W + x));
+      }
+    const lm = baseLm.map((v, i) => v + (i % 2 ? fy : fx));
+    return { rgb: out, face: { landmarks: lm, box: box(lm) } };
+  };
+  const score = (moves: [number, number, number, number][], noise = 1) => {
+    const frames = moves.map(([bx, by, fx, fy], k) => frame(bx, by, fx, fy, noise, k + 1));
+    return sceneFollowsFace(
+      (i) => frames[i].rgb,
+      W,
+      H,
+      frames.map((f) => f.face),
+      0,
+    );
+  };
+  const path = <T>(f: (k: number) => T): T[] => Array.from({ length: 8 }, (_, k) => f(k));
+
+  it('a picture moved as a whole (face and surroundings together) scores well below 0', () => {
+    const s = score(path((k): [number, number] => [3 * Math.sin(k), 2 * Math.cos(k * 1.3)]).map(([x, y]): [number, number, number, number] => [x, y, x, y]));
+    assert.ok(s.frames >= SCENE.minFrames, JSON.stringify(s));
+    assert.ok(s.score < -0.5, JSON.stringify(s));
+  });
+  it('a face moving in front of a background that stays scores above 0', () => {
+    const s = score(path((k): [number, number] => [3 * Math.sin(k), 2 * Math.cos(k * 1.3)]).map(([x, y]): [number, number, number, number] => [0, 0, x, y]));
+    assert.ok(s.frames >= SCENE.minFrames, JSON.stringify(s));
+    assert.ok(s.score > 0.2, JSON.stringify(s));
+  });
+  it('a hand-held camera (the background moves half as far as the face) is not taken for one picture', () => {
+    const s = score(path((k): [number, number] => [4 * Math.sin(k), 3 * Math.cos(k * 1.3)]).map(([x, y]): [number, number, number, number] => [x / 2, y / 2, x, y]));
+    assert.ok(s.score > -0.3, JSON.stringify(s));
+    assert.equal(evidence({ antispoof: 0.9, nonRigidity: 4, blinks: 0, moire: 2, glare: 0, border: 0, scene: s.score }).scene, 0, JSON.stringify(s));
+  });
+  it('no motion, or a plain background, gives no evidence either way', () => {
+    const still = score(path((): [number, number, number, number] => [0, 0, 0, 0]));
+    assert.equal(still.score, 0);
+    assert.equal(still.frames, 0);
+    // Plain surroundings: the warped and the unwarped ring are equally good (compression-like noise only).
+    const frames = path((k): [number, number] => [3 * Math.sin(k), 2 * Math.cos(k)]).map(([x, y], k) => {
+      const f = frame(0, 0, x, y, 2, k + 1);
+      for (let p = 0; p < W * H; p++) {
+        const px = p % W;
+        const py = Math.floor(p / W);
+        if ((px - 160 - x) ** 2 / 38 ** 2 + (py - 120 - y) ** 2 / 40 ** 2 >= 1) f.rgb.fill(90 + (k % 2), 3 * p, 3 * p + 3);
+      }
+      return f;
+    });
+    const plain = sceneFollowsFace(
+      (i) => frames[i].rgb,
+      W,
+      H,
+      frames.map((f) => f.face),
+      0,
+    );
+    assert.ok(Math.abs(plain.score) < 0.25, JSON.stringify(plain));
+  });
+});
+
+describe('liveness: the scene cue on generated videos (decoded and analysed as the server does)', () => {
+  const o = { width: 640, height: 360, fps: 25, seconds: 5.5 };
+  const analyse = async (video: Buffer) => {
+    const { loadFaceConfig } = await import('../../../src/face/config.js');
+    const { loadLivenessConfig } = await import('../../../src/liveness/config.js');
+    const { LivenessEngine } = await import('../../../src/liveness/engine.js');
+    const { decodeFrames } = await import('../../../src/liveness/video.js');
+    const cfg = loadFaceConfig(process.env, 1);
+    const lcfg = { ...loadLivenessConfig(process.env, 1), threads: 1 };
+    const engine = new LivenessEngine(cfg, lcfg, { maxQueue: 2, timeoutMs: 120_000 });
+    try {
+      const ffmpeg = await locateFfmpeg('auto');
+      const frames = await withTempFile('saola-live-test-', video, async (file) =>
+        decodeFrames(ffmpeg, file, await readHeader(ffmpeg, file, 20_000), { fps: lcfg.sampleFps, side: lcfg.frameSide, maxSeconds: 7, timeoutMs: 60_000 }),
+      );
+      return await engine.analyze(frames, { embed: false });
+    } finally {
+      await engine.close();
+    }
+  };
+
+  it('a photo moved as a whole: the surroundings follow the face (evidence against); a face swaying in front of a still room: they do not', async () => {
+    const photo = fixture('grace_hopper.jpg');
+    const moved = await analyse(await animate(await scene(photo, o), 'shake', o));
+    assert.ok(moved.scene.frames >= SCENE.minFrames, JSON.stringify(moved.scene));
+    assert.ok(moved.scene.score < FUSION.sceneFrom, JSON.stringify(moved.scene));
+    const { analyze } = await import('../../../src/face/engine/worker.js');
+    const found = await analyze({ image: photo, detectThreshold: 0.7, checkCard: false });
+    assert.ok(found.ok && found.primary);
+    const k = (await sharp(photo).rotate().metadata()).width! / found.width;
+    const b = found.primary.box;
+    const room = await analyse(await faceOverRoom(photo, { x1: b.x1 * k, y1: b.y1 * k, x2: b.x2 * k, y2: b.y2 * k }, o));
+    assert.ok(room.scene.frames >= SCENE.minFrames, JSON.stringify(room.scene));
+    assert.ok(room.scene.score > 0, JSON.stringify(room.scene));
+  });
+});
+
 describe('liveness: fusion', () => {
-  const live = { antispoof: 0.9, nonRigidity: 8, blinks: 1, moire: 1.5, glare: 0, border: 0 };
+  const live = { antispoof: 0.9, nonRigidity: 8, blinks: 1, moire: 1.5, glare: 0, border: 0, scene: 0.5 };
   it('strong live cues are live without review; reproduction cues pull it down', () => {
     const d = decide(live, 0.5, 0.2);
     assert.equal(d.isLive, true);
@@ -128,23 +260,33 @@ describe('liveness: fusion', () => {
     assert.ok(!(d.isLive && !d.needToReview), JSON.stringify(d));
   });
   it('a real webcam face: little head motion, no blink, a false border, a confident anti-spoof score is live without review', () => {
-    const d = decide({ antispoof: 0.95, nonRigidity: 2.1, blinks: 0, moire: 3.1, glare: 0, border: 0.78 }, 0.5, 0.2);
+    const d = decide({ antispoof: 0.95, nonRigidity: 2.1, blinks: 0, moire: 3.1, glare: 0, border: 0.78, scene: 0.44 }, 0.5, 0.2);
     assert.equal(d.isLive, true);
     assert.equal(d.needToReview, false);
   });
   it('a replay the anti-spoof nets refuse stays refused whatever the motion cues say', () => {
-    const d = decide({ antispoof: 0.03, nonRigidity: 7, blinks: 1, moire: 2.7, glare: 0, border: 0 }, 0.5, 0.2);
+    const d = decide({ antispoof: 0.03, nonRigidity: 7, blinks: 1, moire: 2.7, glare: 0, border: 0, scene: 0.5 }, 0.5, 0.2);
     assert.equal(d.isLive, false);
   });
   it('an uncertain anti-spoof score with nothing else is sent to review, not decided', () => {
-    const d = decide({ antispoof: 0.5, nonRigidity: 4, blinks: 0, moire: 2.5, glare: 0, border: 0 }, 0.5, 0.2);
+    const d = decide({ antispoof: 0.5, nonRigidity: 4, blinks: 0, moire: 2.5, glare: 0, border: 0, scene: 0 }, 0.5, 0.2);
     assert.equal(d.needToReview, true);
   });
+  it('a sharp photo the nets call live is refused when its surroundings move with the face', () => {
+    // The generated held-out photo attack the nets scored 1.00 (docs/liveness.md): rigid-ish motion, no blink.
+    const photo = { antispoof: 1, nonRigidity: 1.93, blinks: 0, moire: 2.6, glare: 0, border: 0 };
+    const d = decide({ ...photo, scene: -1.4 }, 0.5, 0.2);
+    assert.equal(d.isLive, false);
+    assert.equal(d.needToReview, false);
+    // The same nets' score with surroundings that stay put is live: the cue only ever counts against.
+    assert.equal(decide({ ...photo, nonRigidity: 4, scene: 0.6 }, 0.5, 0.2).isLive, true);
+    assert.equal(decide({ ...live, scene: 2 }, 0.5, 0.2).prob, decide({ ...live, scene: 0 }, 0.5, 0.2).prob);
+  });
   it('selfie images: the motion cues neither help nor cap', () => {
-    const d = decide({ antispoof: 0.97, nonRigidity: 0, blinks: 0, moire: 2.5, glare: 0, border: 0 }, 0.5, 0.2, { selfies: true });
+    const d = decide({ antispoof: 0.97, nonRigidity: 0, blinks: 0, moire: 2.5, glare: 0, border: 0, scene: 0 }, 0.5, 0.2, { selfies: true });
     assert.equal(d.isLive, true);
     assert.equal(d.needToReview, false);
-    assert.equal(decide({ antispoof: 0.97, nonRigidity: 0, blinks: 0, moire: 2.5, glare: 0, border: 0 }, 0.5, 0.2).needToReview, true);
+    assert.equal(decide({ antispoof: 0.97, nonRigidity: 0, blinks: 0, moire: 2.5, glare: 0, border: 0, scene: 0 }, 0.5, 0.2).needToReview, true);
   });
 });
 
@@ -194,6 +336,7 @@ describe('liveness: verdict and bodies', () => {
     moire: 0,
     glare: 0,
     border: 0,
+    scene: { score: 0, frames: 0 },
     ms: 1,
   });
 
