@@ -23,6 +23,8 @@ import type { OcrEngine } from './ocr.js';
 import { checkQuality } from './quality.js';
 import { clearCardEdge, rotate180, warpCard } from './warp.js';
 import { stageTimer } from './timings.js';
+import { detectText, turnedProbability, type TextBox } from './detect.js';
+import { readLines, turnBoxes } from './lines.js';
 
 export interface ReadTask {
   image: Uint8Array;
@@ -103,6 +105,33 @@ export function wholeCardReader(ocr: OcrEngine, upright: Buffer): (way: 'up' | '
 /** Sparse text: words anywhere on the card, each with its box (block mode joins columns into one line). */
 const CARD_PSM = 11;
 
+/** The classifier's mean probability of "turned by 180 degrees" above which the card is read turned. */
+const TURNED = 0.5;
+
+/**
+ * The card read through the learned text detector: its lines found on the upright card, the way up decided by
+ * the direction classifier over the widest lines, each line recognised (lines.ts). Undefined when the detector
+ * cannot run (its model missing) or finds no line: the whole-card reading takes over.
+ */
+export async function detectedReading(
+  ocr: OcrEngine,
+  gray: Buffer,
+  turned: () => { gray: Buffer },
+): Promise<{ way: 'up' | 'down'; words: CardWord[]; turnedProbability?: number } | undefined> {
+  let boxes: TextBox[];
+  let p: number | undefined;
+  try {
+    boxes = await detectText(gray, CARD_WIDTH, CARD_HEIGHT);
+    if (boxes.length === 0) return undefined;
+    p = await turnedProbability(gray, CARD_WIDTH, CARD_HEIGHT, boxes);
+  } catch {
+    return undefined;
+  }
+  const way = p !== undefined && p > TURNED ? 'down' : 'up';
+  const words = way === 'up' ? await readLines(ocr, gray, boxes) : await readLines(ocr, turned().gray, turnBoxes(boxes));
+  return { way, words, turnedProbability: p };
+}
+
 /** The MRZ's band: where the whole card's words with '<' runs are, else the chip back's usual place. */
 function mrzBand(words: CardWord[]): Box {
   const rows = words.filter((w) => (w.text.match(/</g) ?? []).length >= 2 && w.top > CARD_HEIGHT * 0.45);
@@ -169,8 +198,20 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     let kind: CardKind | undefined;
     let words: CardWord[] = [];
     const read: Partial<Record<'up' | 'down', CardWord[]>> = {};
+    // First the learned detector's lines, read the way up the direction classifier says.
+    const detected = await detectedReading(ocr, upright.gray, turned);
+    lap('detect');
+    if (detected) {
+      kind = detectKind(detected.words)?.kind;
+      if (kind) {
+        flat = detected.way === 'up' ? upright : turned();
+        words = detected.words;
+      }
+    }
+    // Else the whole card in one sparse-text call, upright then turned.
     const readWhole = wholeCardReader(ocr, upright.gray);
     for (const way of ['up', 'down'] as const) {
+      if (kind) break;
       read[way] = await readWhole(way);
       kind = detectKind(read[way]!)?.kind;
       if (kind) {
