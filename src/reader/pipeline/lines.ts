@@ -5,7 +5,7 @@
  * label anchoring (anchors.ts) works on them as on the whole card's reading.
  */
 import { CARD_HEIGHT, CARD_WIDTH, type Box } from '../layouts.js';
-import type { CardWord } from './anchors.js';
+import { toCardWords, type CardWord } from './anchors.js';
 import { stackBands, type Stack } from './crops.js';
 import type { OcrEngine, OcrWord } from './ocr.js';
 
@@ -45,7 +45,7 @@ export function stackScale(bands: readonly Box[]): number {
  * in, and moves with that band's box (the stack put every band at its left margin, one under the other).
  */
 export function wordsOnCard(words: readonly OcrWord[], stack: Pick<Stack, 'spans'>, bands: readonly Box[], scale: number): CardWord[] {
-  const out: CardWord[] = [];
+  const out: OcrWord[] = [];
   for (const w of words) {
     if (!/[\p{L}\p{N}]/u.test(w.text) && !(w.text === '-' && w.conf >= 60)) continue;
     const cy = w.top + w.height / 2;
@@ -60,9 +60,11 @@ export function wordsOnCard(words: readonly OcrWord[], stack: Pick<Stack, 'spans
       top: b.y + (w.top - s.y0) / scale,
       width: w.width / scale,
       height: w.height / scale,
+      line: `${i}.${w.line}`,
     });
   }
-  return out;
+  // Words OCR glued together ("đến:04/02/2038", a label's end and its value) split as on the whole card's reading.
+  return toCardWords(out, 1);
 }
 
 /** Reads the detected lines of a flat card (gray, CARD_WIDTH x CARD_HEIGHT) in one OCR call. */

@@ -23,6 +23,7 @@ import type { OcrEngine } from './ocr.js';
 import { checkQuality } from './quality.js';
 import { clearCardEdge, rotate180, warpCard } from './warp.js';
 import { stageTimer } from './timings.js';
+import { fold } from './text.js';
 import { detectText, turnedProbability, type TextBox } from './detect.js';
 import { readLines, turnBoxes } from './lines.js';
 
@@ -76,6 +77,23 @@ const RETRY_REACH = 0.7;
 /** A name's second reading reaches this many letter heights right of the words found. */
 const NAME_REACH = 4;
 /** In that taller window only a date printed as one counts. */
+const PLACES: IdCardField[] = ['home', 'address', 'pob'];
+
+/**
+ * The words of a value's reading (two letters or a digit or more) that its answer does not hold, accents, case
+ * and punctuation aside: what normalising dropped as noise, or a misread the gazetteer replaced.
+ */
+export function droppedWords(words: readonly Pick<CardWord, 'text'>[], answer: string): string[] {
+  const key = (t: string) =>
+    fold(t)
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '');
+  const kept = new Set(answer.split(/[\s,]+/).map(key));
+  return words.map((w) => w.text).filter((t) => (key(t).length >= 2 || /\d/.test(t)) && !kept.has(key(t)));
+}
+
+/** Fields besides the name always read a second time: they are kept sure only when both readings agree. */
+const CHECKED_TWICE: IdCardField[] = ['id', 'dob', 'doe'];
 const STRICT_DATE = /\b\d{2}\s?[/.-]\s?\d{2}\s?[/.-]\s?\d{4}\b/;
 
 async function classify(ocr: OcrEngine, gray: Buffer, psm = 6): Promise<CardKind | undefined> {
@@ -275,7 +293,9 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     // each value line found on the card, enlarged more, in one more OCR call.
     const weak = weakFields(layout, normal, raw).filter((f) => wanted.includes(f) && anchored[f]);
     // A name is always read twice: the two readings' tone marks are compared (voteName).
-    const vote: IdCardField[] = raw.name && anchored.name && !weak.includes('name') ? ['name'] : [];
+    // So are an id and the dates: a digit misread into another real code or date passes every check (3 read as 5 in
+    // the province code), and only a second reading that disagrees shows it.
+    const vote = (['name', ...CHECKED_TWICE] as IdCardField[]).filter((f) => wanted.includes(f) && raw[f] && anchored[f] && !weak.includes(f));
     if (weak.length + vote.length > 0) {
       const bands: { field: IdCardField; box: Box }[] = [];
       for (const f of [...weak, ...vote]) {
@@ -318,6 +338,11 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       // An id each reading got part of: their merge, when only it passes the id's cross-checks.
       const merged = weak.includes('id') ? mergedId(raw.id, second.id, layout.kind.startsWith('cmnd_09') ? 9 : 12) : undefined;
       if (merged && !normaliseFields(layout, chosen).fields.id?.valid && normaliseFields(layout, { ...chosen, id: merged }).fields.id?.valid) chosen.id = merged;
+      // An id or date read twice: kept when both readings give the same value, else marked unsure (under 80).
+      for (const f of vote) {
+        if (f === 'name' || !chosen[f]) continue;
+        if (!second[f] || mixed.fields[f]?.value !== normal.fields[f]?.value) chosen[f] = { ...chosen[f], unsure: true };
+      }
       // The name: the reading kept, with the other's tone marks voted in (or marked unsure when they disagree).
       if (chosen.name) {
         const other = chosen.name === second.name ? raw.name : second.name;
@@ -333,6 +358,12 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       mrz ??= await readMrzBand(ocr, flat.gray, mrzBand(words));
       // A field the back prints and the MRZ carries, lost by the visual zone's reading (its label unread), is the MRZ's.
       if (mrz) crossCheckMrz(normal.fields, mrz, wanted);
+    }
+    // A place the gazetteer accounts for whole, but read from more words than it kept: what was dropped may be
+    // the street or a unit OCR garbled ("Khu 4" read as "t<h 4", glued to the label): not sure.
+    for (const f of PLACES) {
+      const v = normal.fields[f];
+      if (v && anchored[f] && droppedWords(anchored[f].words, v.value).length > 0) v.unsure = true;
     }
     const fields: ReadCard['fields'] = {};
     for (const f of wanted) {
