@@ -292,6 +292,12 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     // Second reading of the fields that came out weak (missing after their label, invalid or unsure):
     // each value line found on the card, enlarged more, in one more OCR call.
     const weak = weakFields(layout, normal, raw).filter((f) => wanted.includes(f) && anchored[f]);
+    // A place read from words its answer dropped may have lost its start (a street glued to the label's end and
+    // garbled): its lines are read again on their own, after the label.
+    for (const f of PLACES)
+      if (wanted.includes(f) && anchored[f] && normal.fields[f] && !weak.includes(f) && droppedWords(anchored[f].words, normal.fields[f].value).length > 0) weak.push(f);
+    /** The words each place was finally read from (the second reading's when it was taken). */
+    const placeWords: Partial<Record<IdCardField, readonly { text: string }[]>> = {};
     // A name is always read twice: the two readings' tone marks are compared (voteName).
     // So are an id and the dates: a digit misread into another real code or date passes every check (3 read as 5 in
     // the province code), and only a second reading that disagrees shows it.
@@ -325,16 +331,29 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       const retryWords = await ocr.recognize(retryStack.png, { lang: 'vie', psm: 6 });
       const byBand = wordsByBand(retryWords, retryStack.spans);
       const second: Partial<Record<IdCardField, RawField>> = {};
+      /** Every word the second reading found for a field, before any was dropped as noise. */
+      const secondWords: Partial<Record<IdCardField, readonly { text: string }[]>> = {};
       for (const f of [...weak, ...vote]) {
         const lines = bands.map((b, i) => (b.field === f ? byBand[i] : undefined)).filter((x): x is NonNullable<typeof x> => !!x);
         second[f] = rawFromLines(f, lines);
+        secondWords[f] = lines.flat();
         // A taller window may hold other numbers: only a date printed as one counts there.
         if (['dob', 'doe', 'issue_date'].includes(f) && !STRICT_DATE.test(second[f]!.text)) delete second[f];
       }
       const both = { ...raw, ...second };
       const mixed = normaliseFields(layout, both);
       const chosen = { ...raw };
-      for (const f of weak) if (second[f] && readingScore(f, mixed, both) > readingScore(f, normal, raw)) chosen[f] = second[f];
+      // A place that keeps every word it was read from is the better of two readings otherwise equal.
+      const kept = (f: IdCardField, n: typeof normal, words: readonly { text: string }[] | undefined) =>
+        PLACES.includes(f) && n.fields[f] && droppedWords(words ?? [], n.fields[f].value).length === 0 ? 0.5 : 0;
+      for (const f of weak) {
+        if (!second[f]) continue;
+        const before = readingScore(f, normal, raw) + kept(f, normal, anchored[f]?.words);
+        if (readingScore(f, mixed, both) + kept(f, mixed, secondWords[f]) > before) {
+          chosen[f] = second[f];
+          placeWords[f] = secondWords[f];
+        }
+      }
       // An id each reading got part of: their merge, when only it passes the id's cross-checks.
       const merged = weak.includes('id') ? mergedId(raw.id, second.id, layout.kind.startsWith('cmnd_09') ? 9 : 12) : undefined;
       if (merged && !normaliseFields(layout, chosen).fields.id?.valid && normaliseFields(layout, { ...chosen, id: merged }).fields.id?.valid) chosen.id = merged;
@@ -363,7 +382,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     // the street or a unit OCR garbled ("Khu 4" read as "t<h 4", glued to the label): not sure.
     for (const f of PLACES) {
       const v = normal.fields[f];
-      if (v && anchored[f] && droppedWords(anchored[f].words, v.value).length > 0) v.unsure = true;
+      const words = placeWords[f] ?? anchored[f]?.words;
+      if (v && words && droppedWords(words, v.value).length > 0) v.unsure = true;
     }
     const fields: ReadCard['fields'] = {};
     for (const f of wanted) {
