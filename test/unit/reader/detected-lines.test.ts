@@ -75,9 +75,9 @@ describe('reading the detected lines', () => {
   });
 
   it('enlarges small print more than large, within bounds', () => {
-    assert.equal(stackScale([{ x: 0, y: 0, w: 10, h: 20 }]), 2);
+    assert.equal(stackScale([{ x: 0, y: 0, w: 10, h: 10 }]), 2);
     assert.equal(stackScale([{ x: 0, y: 0, w: 10, h: 80 }]), 1);
-    assert.ok(Math.abs(stackScale([{ x: 0, y: 0, w: 10, h: 32 }]) - 1.25) < 1e-9);
+    assert.ok(Math.abs(stackScale([{ x: 0, y: 0, w: 10, h: 25.6 }]) - 1.25) < 1e-9);
   });
 
   it('brings each word back to its line on the card, a label glued to its value split', () => {
