@@ -23,6 +23,9 @@ import type { OcrEngine } from './ocr.js';
 import { checkQuality } from './quality.js';
 import { clearCardEdge, rotate180, warpCard } from './warp.js';
 import { stageTimer } from './timings.js';
+import { fold } from './text.js';
+import { detectText, turnedProbability, type TextBox } from './detect.js';
+import { readLines, turnBoxes } from './lines.js';
 
 export interface ReadTask {
   image: Uint8Array;
@@ -74,6 +77,23 @@ const RETRY_REACH = 0.7;
 /** A name's second reading reaches this many letter heights right of the words found. */
 const NAME_REACH = 4;
 /** In that taller window only a date printed as one counts. */
+const PLACES: IdCardField[] = ['home', 'address', 'pob'];
+
+/**
+ * The words of a value's reading (two letters or a digit or more) that its answer does not hold, accents, case
+ * and punctuation aside: what normalising dropped as noise, or a misread the gazetteer replaced.
+ */
+export function droppedWords(words: readonly Pick<CardWord, 'text'>[], answer: string): string[] {
+  const key = (t: string) =>
+    fold(t)
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '');
+  const kept = new Set(answer.split(/[\s,]+/).map(key));
+  return words.map((w) => w.text).filter((t) => (key(t).length >= 2 || /\d/.test(t)) && !kept.has(key(t)));
+}
+
+/** Fields besides the name always read a second time: they are kept sure only when both readings agree. */
+const CHECKED_TWICE: IdCardField[] = ['id', 'dob', 'doe'];
 const STRICT_DATE = /\b\d{2}\s?[/.-]\s?\d{2}\s?[/.-]\s?\d{4}\b/;
 
 async function classify(ocr: OcrEngine, gray: Buffer, psm = 6): Promise<CardKind | undefined> {
@@ -102,6 +122,33 @@ export function wholeCardReader(ocr: OcrEngine, upright: Buffer): (way: 'up' | '
 }
 /** Sparse text: words anywhere on the card, each with its box (block mode joins columns into one line). */
 const CARD_PSM = 11;
+
+/** The classifier's mean probability of "turned by 180 degrees" above which the card is read turned. */
+const TURNED = 0.5;
+
+/**
+ * The card read through the learned text detector: its lines found on the upright card, the way up decided by
+ * the direction classifier over the widest lines, each line recognised (lines.ts). Undefined when the detector
+ * cannot run (its model missing) or finds no line: the whole-card reading takes over.
+ */
+export async function detectedReading(
+  ocr: OcrEngine,
+  gray: Buffer,
+  turned: () => { gray: Buffer },
+): Promise<{ way: 'up' | 'down'; words: CardWord[]; turnedProbability?: number } | undefined> {
+  let boxes: TextBox[];
+  let p: number | undefined;
+  try {
+    boxes = await detectText(gray, CARD_WIDTH, CARD_HEIGHT);
+    if (boxes.length === 0) return undefined;
+    p = await turnedProbability(gray, CARD_WIDTH, CARD_HEIGHT, boxes);
+  } catch {
+    return undefined;
+  }
+  const way = p !== undefined && p > TURNED ? 'down' : 'up';
+  const words = way === 'up' ? await readLines(ocr, gray, boxes) : await readLines(ocr, turned().gray, turnBoxes(boxes));
+  return { way, words, turnedProbability: p };
+}
 
 /** The MRZ's band: where the whole card's words with '<' runs are, else the chip back's usual place. */
 function mrzBand(words: CardWord[]): Box {
@@ -169,8 +216,20 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     let kind: CardKind | undefined;
     let words: CardWord[] = [];
     const read: Partial<Record<'up' | 'down', CardWord[]>> = {};
+    // First the learned detector's lines, read the way up the direction classifier says.
+    const detected = await detectedReading(ocr, upright.gray, turned);
+    lap('detect');
+    if (detected) {
+      kind = detectKind(detected.words)?.kind;
+      if (kind) {
+        flat = detected.way === 'up' ? upright : turned();
+        words = detected.words;
+      }
+    }
+    // Else the whole card in one sparse-text call, upright then turned.
     const readWhole = wholeCardReader(ocr, upright.gray);
     for (const way of ['up', 'down'] as const) {
+      if (kind) break;
       read[way] = await readWhole(way);
       kind = detectKind(read[way]!)?.kind;
       if (kind) {
@@ -233,8 +292,16 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     // Second reading of the fields that came out weak (missing after their label, invalid or unsure):
     // each value line found on the card, enlarged more, in one more OCR call.
     const weak = weakFields(layout, normal, raw).filter((f) => wanted.includes(f) && anchored[f]);
+    // A place read from words its answer dropped may have lost its start (a street glued to the label's end and
+    // garbled): its lines are read again on their own, after the label.
+    for (const f of PLACES)
+      if (wanted.includes(f) && anchored[f] && normal.fields[f] && !weak.includes(f) && droppedWords(anchored[f].words, normal.fields[f].value).length > 0) weak.push(f);
+    /** The words each place was finally read from (the second reading's when it was taken). */
+    const placeWords: Partial<Record<IdCardField, readonly { text: string }[]>> = {};
     // A name is always read twice: the two readings' tone marks are compared (voteName).
-    const vote: IdCardField[] = raw.name && anchored.name && !weak.includes('name') ? ['name'] : [];
+    // So are an id and the dates: a digit misread into another real code or date passes every check (3 read as 5 in
+    // the province code), and only a second reading that disagrees shows it.
+    const vote = (['name', ...CHECKED_TWICE] as IdCardField[]).filter((f) => wanted.includes(f) && raw[f] && anchored[f] && !weak.includes(f));
     if (weak.length + vote.length > 0) {
       const bands: { field: IdCardField; box: Box }[] = [];
       for (const f of [...weak, ...vote]) {
@@ -264,19 +331,37 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       const retryWords = await ocr.recognize(retryStack.png, { lang: 'vie', psm: 6 });
       const byBand = wordsByBand(retryWords, retryStack.spans);
       const second: Partial<Record<IdCardField, RawField>> = {};
+      /** Every word the second reading found for a field, before any was dropped as noise. */
+      const secondWords: Partial<Record<IdCardField, readonly { text: string }[]>> = {};
       for (const f of [...weak, ...vote]) {
         const lines = bands.map((b, i) => (b.field === f ? byBand[i] : undefined)).filter((x): x is NonNullable<typeof x> => !!x);
         second[f] = rawFromLines(f, lines);
+        secondWords[f] = lines.flat();
         // A taller window may hold other numbers: only a date printed as one counts there.
         if (['dob', 'doe', 'issue_date'].includes(f) && !STRICT_DATE.test(second[f]!.text)) delete second[f];
       }
       const both = { ...raw, ...second };
       const mixed = normaliseFields(layout, both);
       const chosen = { ...raw };
-      for (const f of weak) if (second[f] && readingScore(f, mixed, both) > readingScore(f, normal, raw)) chosen[f] = second[f];
+      // A place that keeps every word it was read from is the better of two readings otherwise equal.
+      const kept = (f: IdCardField, n: typeof normal, words: readonly { text: string }[] | undefined) =>
+        PLACES.includes(f) && n.fields[f] && droppedWords(words ?? [], n.fields[f].value).length === 0 ? 0.5 : 0;
+      for (const f of weak) {
+        if (!second[f]) continue;
+        const before = readingScore(f, normal, raw) + kept(f, normal, anchored[f]?.words);
+        if (readingScore(f, mixed, both) + kept(f, mixed, secondWords[f]) > before) {
+          chosen[f] = second[f];
+          placeWords[f] = secondWords[f];
+        }
+      }
       // An id each reading got part of: their merge, when only it passes the id's cross-checks.
       const merged = weak.includes('id') ? mergedId(raw.id, second.id, layout.kind.startsWith('cmnd_09') ? 9 : 12) : undefined;
       if (merged && !normaliseFields(layout, chosen).fields.id?.valid && normaliseFields(layout, { ...chosen, id: merged }).fields.id?.valid) chosen.id = merged;
+      // An id or date read twice: kept when both readings give the same value, else marked unsure (under 80).
+      for (const f of vote) {
+        if (f === 'name' || !chosen[f]) continue;
+        if (!second[f] || mixed.fields[f]?.value !== normal.fields[f]?.value) chosen[f] = { ...chosen[f], unsure: true };
+      }
       // The name: the reading kept, with the other's tone marks voted in (or marked unsure when they disagree).
       if (chosen.name) {
         const other = chosen.name === second.name ? raw.name : second.name;
@@ -292,6 +377,13 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       mrz ??= await readMrzBand(ocr, flat.gray, mrzBand(words));
       // A field the back prints and the MRZ carries, lost by the visual zone's reading (its label unread), is the MRZ's.
       if (mrz) crossCheckMrz(normal.fields, mrz, wanted);
+    }
+    // A place the gazetteer accounts for whole, but read from more words than it kept: what was dropped may be
+    // the street or a unit OCR garbled ("Khu 4" read as "t<h 4", glued to the label): not sure.
+    for (const f of PLACES) {
+      const v = normal.fields[f];
+      const words = placeWords[f] ?? anchored[f]?.words;
+      if (v && words && droppedWords(words, v.value).length > 0) v.unsure = true;
     }
     const fields: ReadCard['fields'] = {};
     for (const f of wanted) {

@@ -1,0 +1,200 @@
+/**
+ * The learned detector's stages that need no model: boxes from a probability map, the line bands read and their
+ * words brought back to the card, the turn of boxes with the card, and the confidence rules added with them
+ * (a place read from words its answer dropped, an id whose province code names none of the card's places, a
+ * date of birth too long ago). The detector and classifier themselves run in test/system/reader/detector.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { boxesFromMap } from '../../../src/reader/pipeline/detect.js';
+import { lineBands, stackScale, turnBoxes, wordsOnCard } from '../../../src/reader/pipeline/lines.js';
+import { droppedWords } from '../../../src/reader/pipeline/run.js';
+import { normaliseFields } from '../../../src/reader/pipeline/fields.js';
+import { segmentLines, findLabels, assignValues } from '../../../src/reader/pipeline/anchors.js';
+import { DOCUMENTS } from '../../../src/reader/documents.js';
+import { LAYOUTS, CARD_HEIGHT, CARD_WIDTH } from '../../../src/reader/layouts.js';
+import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
+import type { OcrWord } from '../../../src/reader/pipeline/ocr.js';
+
+/** A probability map with filled rectangles of text probability `p` on 0. */
+function drawnMap(w: number, h: number, rects: { x: number; y: number; w: number; h: number; p?: number }[]): Float32Array {
+  const map = new Float32Array(w * h);
+  for (const r of rects) for (let y = r.y; y < r.y + r.h; y++) for (let x = r.x; x < r.x + r.w; x++) map[y * w + x] = r.p ?? 0.9;
+  return map;
+}
+
+describe('text lines from the probability map', () => {
+  it('finds each drawn line as one box, grown by the unclip margin and scaled back to the card', () => {
+    const map = drawnMap(200, 100, [
+      { x: 20, y: 10, w: 120, h: 8 },
+      { x: 20, y: 40, w: 60, h: 8 },
+      { x: 100, y: 40, w: 50, h: 8 },
+    ]);
+    const boxes = boxesFromMap(map, 200, 100, 2);
+    assert.equal(boxes.length, 3);
+    const [first, left, right] = boxes;
+    // Sorted top to bottom, left to right; in card pixels (x2) and larger than the kernel on every side.
+    assert.ok(first.y < left.y && left.x < right.x);
+    assert.ok(first.x < 40 && first.x > 20, `x ${first.x}`);
+    assert.ok(first.x + first.w > 280 && first.x + first.w < 300, `right ${first.x + first.w}`);
+    assert.ok(first.y < 20 && first.y + first.h > 36, `rows ${first.y}..${first.y + first.h}`);
+    assert.ok(first.score > 0.85);
+  });
+
+  it('drops specks and regions the network is unsure of', () => {
+    const map = drawnMap(100, 50, [
+      { x: 10, y: 10, w: 2, h: 2 },
+      { x: 30, y: 10, w: 40, h: 8, p: 0.35 },
+      { x: 30, y: 30, w: 40, h: 8, p: 0.8 },
+    ]);
+    const boxes = boxesFromMap(map, 100, 50, 1);
+    assert.equal(boxes.length, 1);
+    assert.ok(boxes[0].y > 20);
+  });
+
+  it('turns boxes with the card: twice is the identity', () => {
+    const boxes = [{ x: 10, y: 20, w: 300, h: 30, score: 0.9 }];
+    const turned = turnBoxes(boxes);
+    assert.deepEqual(turned[0], { x: CARD_WIDTH - 310, y: CARD_HEIGHT - 50, w: 300, h: 30, score: 0.9 });
+    assert.deepEqual(turnBoxes(turned), boxes);
+  });
+});
+
+describe('reading the detected lines', () => {
+  it('pads boxes sideways only, leaves out specks and stays on the card', () => {
+    const bands = lineBands([
+      { x: 100, y: 300, w: 400, h: 30 },
+      { x: 0, y: 0, w: 200, h: 20 },
+      { x: 500, y: 100, w: 4, h: 4 },
+      { x: 900, y: 600, w: 200, h: 40 },
+    ]);
+    assert.equal(bands.length, 3, 'the 4 px speck is no line');
+    assert.deepEqual(bands[0], { x: 0, y: 0, w: 204, h: 20 });
+    assert.deepEqual(bands[1], { x: 94, y: 300, w: 412, h: 30 });
+    assert.ok(bands[2].x + bands[2].w <= CARD_WIDTH && bands[2].y + bands[2].h <= CARD_HEIGHT);
+  });
+
+  it('enlarges small print more than large, within bounds', () => {
+    assert.equal(stackScale([{ x: 0, y: 0, w: 10, h: 10 }]), 2);
+    assert.equal(stackScale([{ x: 0, y: 0, w: 10, h: 80 }]), 1);
+    assert.ok(Math.abs(stackScale([{ x: 0, y: 0, w: 10, h: 25.6 }]) - 1.25) < 1e-9);
+  });
+
+  it('brings each word back to its line on the card, a label glued to its value split', () => {
+    const bands = [
+      { x: 300, y: 400, w: 500, h: 30 },
+      { x: 40, y: 560, w: 250, h: 25 },
+    ];
+    const scale = 1.5;
+    // The stack: band 0 at y 21..66, band 1 at 87..124.5 (scaled), both at the left margin (x 21).
+    const spans = [
+      { y0: 21, y1: 66, x0: 21 },
+      { y0: 87, y1: 124.5, x0: 21 },
+    ];
+    const w = (text: string, left: number, top: number, width: number): OcrWord => ({ text, conf: 90, left, top, width, height: 30, line: '1.1.1' });
+    const words = wordsOnCard([w('NGUYỄN', 36, 27, 90), w('|', 10, 30, 3), w('đến:01/02/2030', 21, 90, 210)], { spans }, bands, scale);
+    assert.equal(words.length, 3, 'the mark is dropped, the glued word split in two');
+    assert.equal(words[0].text, 'NGUYỄN');
+    assert.equal(words[0].left, 310);
+    assert.equal(words[0].top, 404);
+    assert.equal(words[0].width, 60);
+    assert.deepEqual(
+      words.slice(1).map((x) => x.text),
+      ['đến:', '01/02/2030'],
+    );
+    assert.ok(words[2].left > 40 && words[2].top === 562);
+  });
+
+  it('anchors values on detected lines: a label and its value split into two boxes on one row still pair', () => {
+    // Two detected boxes on one row (a wide gap after the bilingual label) and the address's second line below.
+    const bands = [
+      { x: 290, y: 380, w: 260, h: 28 },
+      { x: 590, y: 378, w: 180, h: 32 },
+      { x: 290, y: 530, w: 380, h: 30 },
+      { x: 292, y: 566, w: 420, h: 32 },
+    ];
+    const spans = bands.map((b, i) => ({ y0: 20 + 60 * i, y1: 20 + 60 * i + b.h, x0: 20 }));
+    const at = (i: number, text: string, dx: number, width: number): OcrWord => ({
+      text,
+      conf: 93,
+      left: 20 + dx,
+      top: spans[i].y0 + 3,
+      width,
+      height: 22,
+      line: `${i}`,
+    });
+    const words = wordsOnCard(
+      [
+        at(0, 'Ngày', 0, 45),
+        at(0, 'sinh', 50, 40),
+        at(0, '/', 95, 6),
+        at(0, 'Date', 105, 40),
+        at(0, 'of', 150, 18),
+        at(0, 'birth:', 172, 55),
+        at(1, '05/01/1995', 0, 170),
+        at(2, 'Nơi', 0, 35),
+        at(2, 'thường', 40, 60),
+        at(2, 'trú', 105, 30),
+        at(2, '/', 140, 6),
+        at(2, 'Place', 150, 50),
+        at(2, 'of', 205, 18),
+        at(2, 'residence:', 228, 95),
+        at(3, 'Phường', 0, 70),
+        at(3, '5,', 75, 20),
+        at(3, 'Cà', 100, 25),
+        at(3, 'Mau', 130, 40),
+      ],
+      { spans },
+      bands,
+      1,
+    );
+    const segments = segmentLines(words);
+    const model = DOCUMENTS.cccd_chip_front;
+    const values = assignValues(segments, findLabels(segments, model), model);
+    assert.equal(values.dob?.words.map((x) => x.text).join(' '), '05/01/1995');
+    assert.equal(values.address?.words.map((x) => x.text).join(' '), 'Phường 5, Cà Mau');
+  });
+});
+
+describe('confidence of values read on detected lines', () => {
+  it('names the words of a reading its answer does not hold', () => {
+    const words = ['t<h', '4', 'Thanh', 'Minh,', 'Phú', 'Thọ'].map((text) => ({ text }));
+    assert.deepEqual(droppedWords(words, 'Thanh Minh, Phú Thọ'), ['t<h', '4']);
+    assert.deepEqual(droppedWords([{ text: 'Thuỷ,' }, { text: 'THANH' }], 'Thủy, Thanh'), [], 'accents, case and commas aside');
+    assert.deepEqual(droppedWords([{ text: '-' }, { text: 'a' }], 'Phú Thọ'), [], 'a mark or a lone letter is no word');
+  });
+
+  it('keeps a 12-digit id sure only when its province code names a province of the card, when places were read', () => {
+    const layout = LAYOUTS.cccd_chip_front;
+    // 001 is Hà Nội; born 1990, a man (century digit 0).
+    const base = { id: { text: '001090012345', conf: 95 }, dob: { text: '01/01/1990', conf: 95 }, sex: { text: 'Nam', conf: 95 } };
+    const noPlaces = normaliseFields(layout, base).fields.id!;
+    assert.equal(noPlaces.valid, true);
+    assert.ok(fieldProbability(noPlaces) >= 80, 'no place read: the code cannot be compared');
+    const same = normaliseFields(layout, { ...base, address: { text: 'Phường Phúc Xá, Quận Ba Đình, Hà Nội', conf: 95 } }).fields.id!;
+    assert.ok(fieldProbability(same) >= 80, 'the address is in the code\u2019s province');
+    const other = normaliseFields(layout, {
+      ...base,
+      address: { text: 'Phường 5, Thành phố Cà Mau, Cà Mau', conf: 95 },
+      home: { text: 'Phường 5, Thành phố Cà Mau, Cà Mau', conf: 95 },
+    }).fields.id!;
+    assert.equal(other.valid, true, 'still a real code');
+    assert.ok(fieldProbability(other) < 80, 'but a code naming neither place is unsure');
+  });
+
+  it('keeps a value two readings disagreed on under 80 (the raw reading marked unsure)', () => {
+    const layout = LAYOUTS.cccd_chip_front;
+    const f = normaliseFields(layout, { dob: { text: '01/01/1990', conf: 96, unsure: true }, id: { text: '001090012345', conf: 96, unsure: true } }).fields;
+    assert.ok(fieldProbability(f.dob!) < 80);
+    assert.ok(fieldProbability(f.id!) < 80);
+  });
+
+  it('calls a birth year over 110 years ago invalid', () => {
+    const layout = LAYOUTS.cccd_chip_front;
+    const old = normaliseFields(layout, { dob: { text: `24/09/${new Date().getFullYear() - 120}`, conf: 95 } }).fields.dob!;
+    assert.equal(old.invalid, true);
+    assert.ok(fieldProbability(old) < 80);
+    const fine = normaliseFields(layout, { dob: { text: '24/09/1950', conf: 95 } }).fields.dob!;
+    assert.equal(fine.valid, true);
+  });
+});
