@@ -15,7 +15,7 @@ import { provincePlace } from '../../../src/reader/province.js';
 import type { CardWord } from '../../../src/reader/pipeline/anchors.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { badInputCases } from '../../support/reader/bad-input.js';
-import { fixture, postForm } from '../../support/reader/helpers.js';
+import { fixture, postForm, TEST_FONTS } from '../../support/reader/helpers.js';
 
 const PROB = /^\d{1,3}\.\d{2}$/;
 const words = (...texts: string[]): CardWord[] => texts.map((text, i) => ({ text, conf: 90, left: 10, top: i * 40, width: 100, height: 20 }));
@@ -107,7 +107,7 @@ describe('POST /vision/dlr/vnm', () => {
   for (const [i, kind] of LICENCE_SAMPLE_KINDS.entries()) {
     it(`reads a generated ${kind}`, async () => {
       // Seeds of this test only.
-      const s = await makeLicenceSample(940_100 + i, kind, { rotation: 3, glare: false, blurSigma: 0, jpegQuality: 88, width: 1400 });
+      const s = await makeLicenceSample(940_100 + i, kind, { rotation: 3, glare: false, blurSigma: 0, jpegQuality: 88, width: 1400 }, { fonts: TEST_FONTS });
       const { status, body } = await post({ image: s.photo.jpeg });
       assert.equal(status, 200);
       assert.equal(body.errorCode, 0, body.errorMessage);

@@ -17,7 +17,7 @@ import { checkDigit } from '../../../src/reader/pipeline/mrz.js';
 import { readTd3, writeTd3 } from '../../../src/reader/pipeline/mrz-td3.js';
 import { startTestApp, type TestApp } from '../../support/app.js';
 import { badInputCases } from '../../support/reader/bad-input.js';
-import { fixture, postForm } from '../../support/reader/helpers.js';
+import { fixture, postForm, TEST_FONTS } from '../../support/reader/helpers.js';
 
 const PROB = /^\d{1,3}\.\d{2}$/;
 const PAGE = { passportNumber: 'C1234567', nameAscii: 'NGUYEN VAN AN', dob: '05/03/1990', doe: '01/02/2032', sex: 'NAM' as const, idNumber: '001090012345' };
@@ -233,7 +233,7 @@ describe('POST /vision/passport/vnm', () => {
 
   for (const seed of [930_001, 930_002]) {
     it(`reads every field of a generated data page (seed ${seed}), wrong values never confident`, async () => {
-      const s = await makePassportSample(seed, { rotation: 4, glare: false, blurSigma: 0, jpegQuality: 88, width: 1400 });
+      const s = await makePassportSample(seed, { rotation: 4, glare: false, blurSigma: 0, jpegQuality: 88, width: 1400 }, { fonts: TEST_FONTS });
       const { status, body } = await post({ image: s.photo.jpeg });
       assert.equal(status, 200);
       assert.equal(body.errorCode, 0, body.errorMessage);
@@ -255,7 +255,7 @@ describe('POST /vision/passport/vnm', () => {
   }
 
   it('turns an upside-down page and accepts the trailing slash', async () => {
-    const s = await makePassportSample(930_003, { rotation: 182, glare: false, blurSigma: 0, jpegQuality: 90, width: 1400 });
+    const s = await makePassportSample(930_003, { rotation: 182, glare: false, blurSigma: 0, jpegQuality: 90, width: 1400 }, { fonts: TEST_FONTS });
     const { body } = await postForm(`${t.url}/vision/passport/vnm/`, t.apiKey, { image: s.photo.jpeg });
     assert.equal(body.errorCode, 0, body.errorMessage);
     assert.equal(body.data[0].passport_number, s.truth.fields.passport_number);
@@ -271,7 +271,7 @@ describe('POST /vision/passport/vnm', () => {
   });
 
   it('3: too small, a face photo instead of a document, an ID card', async () => {
-    const s = await makePassportSample(930_004, { rotation: 2, glare: false, blurSigma: 0, width: 1300 });
+    const s = await makePassportSample(930_004, { rotation: 2, glare: false, blurSigma: 0, width: 1300 }, { fonts: TEST_FONTS });
     const face = path.join(import.meta.dirname, '..', '..', 'fixtures', 'face', 'grace_hopper.jpg');
     const cases: Record<string, Buffer> = {
       small: await sharp(s.photo.jpeg).resize(320).jpeg().toBuffer(),
@@ -297,7 +297,7 @@ describe('POST /vision/passport/vnm', () => {
   });
 
   it('2: a page running off the edge of the photo; 6: an image_url that cannot be opened', async () => {
-    const s = await makePassportSample(930_005, { rotation: 2, glare: false, blurSigma: 0, width: 1400, cardFraction: 0.8 });
+    const s = await makePassportSample(930_005, { rotation: 2, glare: false, blurSigma: 0, width: 1400, cardFraction: 0.8 }, { fonts: TEST_FONTS });
     // Cut the photo through the page's left part: its outline leaves the frame, its words still say passport.
     const left = Math.round((s.photo.corners[0].x + s.photo.corners[1].x) / 2 - 0.15 * (s.photo.corners[1].x - s.photo.corners[0].x));
     const cut = await sharp(s.photo.jpeg)

@@ -11,6 +11,13 @@ export interface Truth {
 
 export const truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'truth.json'), 'utf8')) as Record<string, Truth>;
 
+/**
+ * The font families `.ci/run` installs (fonts-dejavu-core). Tests draw generated documents with these only:
+ * by default the generators pick among every installed family, so a machine with more fonts (fonts-dejavu-extra
+ * comes with apt's recommended packages) drew other cards for the same seeds, and a licence test failed there.
+ */
+export const TEST_FONTS = ['DejaVu Sans', 'DejaVu Serif'];
+
 export const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name));
 
 export interface Envelope {
