@@ -203,6 +203,8 @@ export class FeatureIndex {
   /** Per feature id, the `stamp` of the last text it was taken for (duplicates removed without a set). */
   private readonly seen: Uint32Array;
   private stamp = 0;
+  /** Per n-gram length, the ids found in one text. */
+  private readonly gramBuffers: number[][] = [];
 
   constructor(vocabulary: readonly string[]) {
     this.seen = new Uint32Array(vocabulary.length);
@@ -286,13 +288,21 @@ export class FeatureIndex {
       let joined = ' ';
       for (const w of words) joined += `${shape(w.folded)} `;
       if (words.length === 0) joined = '  ';
-      for (const n of set.chars) {
-        for (let i = 0; i + n <= joined.length; i++) {
-          let node: GramNode | undefined = this.grams;
-          for (let k = i; k < i + n && node; k++) node = node.next.get(joined.charCodeAt(k));
-          if (node) take(node.id);
+      // One walk down the trie from each position finds the n-grams of every length there; they are taken
+      // length by length (in `set.chars` order), each length left to right, as `featureStrings` adds them.
+      const longest = Math.max(...set.chars);
+      const found = this.gramBuffers;
+      for (let n = 1; n <= longest; n++) found[n] = found[n] ?? [];
+      for (let n = 1; n <= longest; n++) found[n]!.length = 0;
+      for (let i = 0; i < joined.length; i++) {
+        let node: GramNode | undefined = this.grams;
+        for (let n = 1; n <= longest && i + n <= joined.length; n++) {
+          node = node.next.get(joined.charCodeAt(i + n - 1));
+          if (!node) break;
+          if (node.id >= 0) found[n]!.push(node.id);
         }
       }
+      for (const n of set.chars) for (const id of found[n] ?? []) take(id);
     }
     return out;
   }

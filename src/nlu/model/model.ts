@@ -400,9 +400,12 @@ export class NluModel {
       for (let i = c.first; i < c.last; i++) taken[i] = true;
       kept.push(c);
     }
+    let points: string[] | undefined;
     const toOriginal = (start: number, end: number) => {
       const span = originalSpan(text, start, end);
-      return { ...span, value: slicePoints(original, span.start, span.end) };
+      // The original split into code points once per text (`slicePoints` for every entity).
+      points ??= Array.from(original);
+      return { ...span, value: points.slice(span.start, span.end).join('') };
     };
     const systemOut: PredictedEntity[] = system.map((s) => ({ entity: s.entity, ...toOriginal(s.start, s.end), real_value: s.realValue, subentities: [] }));
     const ownOut: PredictedEntity[] = kept.map((c) => {
