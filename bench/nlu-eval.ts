@@ -17,6 +17,7 @@
  *   `--quick`: candidates only; `--candidates 3,5`: those candidates.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { printTable, type BenchRow } from './harness.js';
 import { generateDataset, type EntitySpec, type GeneratedSample } from './nlu-dataset.js';
@@ -94,6 +95,8 @@ const add = (benchmark: string, metric: string, value: number, unit: string, goa
 const onlyReal = process.argv.includes('--only-real');
 // `--quick`: the candidates only (no in-distribution rows, no latency).
 const quick = process.argv.includes('--quick');
+// `--latency`: the predict latency rows only.
+const latencyOnly = process.argv.includes('--latency');
 // 1-2. The generated set, every candidate.
 const data = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED, final: FINAL });
 const definitions = definitionsOf(data.entities);
@@ -121,7 +124,7 @@ if (!onlyReal)
   console.log(
     `generated (seed ${SEED}, ${FINAL ? 'final' : 'development'} paraphrases): ${data.train.length} training samples, ${new Set(data.train.map((s) => s.intent)).size} intents, ${data.test.written.length} test paraphrases per variant`,
   );
-for (const c of onlyReal ? [] : candidates) {
+for (const c of onlyReal || latencyOnly ? [] : candidates) {
   const options: Partial<TrainOptions> = { ...c.options, holdout: 0, seed: SEED };
   let model: NluModel | undefined;
   const time = cpuSeconds(() => {
@@ -156,7 +159,7 @@ for (const c of onlyReal ? [] : candidates) {
 }
 
 // In-distribution, for contrast: the API's own held-out split (20% of each intent's samples, same templates).
-if (!onlyReal && !quick) {
+if (!onlyReal && !quick && !latencyOnly) {
   let data0!: ReturnType<typeof trainModel>;
   const time = cpuSeconds(() => {
     data0 = trainModel({ examples, entities: definitions, parts: { intent: true, entity: true }, options: { seed: SEED } });
@@ -173,27 +176,47 @@ if (!onlyReal && !quick) {
   add('default model', 'entity F1, held-out samples of the training templates', data0.metrics.entity?.f1 ?? 0, '');
 }
 
-// 3. Predict latency, 20 intents, the default model.
+// 3. Predict latency, 20 intents, the default model: with the generated set's entities, and as the HTTP bench
+// trains it (intent samples only, so system entities and no tagger), on its sentence.
 if (!onlyReal && !quick) {
   const twenty = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED + 1, intents: 20 });
   const model = new NluModel(trainModel({ examples: toExamples(twenty.train), entities: definitions, parts: { intent: true, entity: true }, options: { holdout: 0 } }));
   const texts = [...twenty.test.written, ...twenty.test.noisy].map((s) => s.text);
-  // Warm-up.
-  for (const t of texts.slice(0, 50)) {
-    model.intents(t);
-    model.extract(t, ref);
-  }
-  const times: number[] = [];
-  for (let round = 0; round < 3; round++) {
-    for (const t of texts) {
-      const t0 = performance.now();
-      model.predict(t, ref, { intent: true, entity: true });
-      times.push(performance.now() - t0);
-    }
-  }
-  times.sort((a, b) => a - b);
-  add('default model, 20 intents', 'predict p50 (intents + entities)', percentile(times, 0.5), 'ms', '<= 2');
-  add('default model, 20 intents', 'predict p95', percentile(times, 0.95), 'ms');
+  const httpSet = generateDataset({ perIntent: 30, testPerIntent: 1, seed: 7, intents: 20 });
+  const httpModel = new NluModel(
+    trainModel({ examples: httpSet.train.map((s) => ({ text: s.text, intent: s.intent, entities: [] })), entities: [], parts: { intent: true, entity: true } }),
+  );
+  const httpText = 'cho mình chuyển 500 nghìn cho chị Lan lúc 9 giờ sáng mai nhé';
+  const measure = (m: NluModel, list: string[], rounds: number) => {
+    // Warm-up.
+    for (const t of list.slice(0, 50)) m.predict(t, ref, { intent: true, entity: true });
+    for (let i = 0; i < 200; i++) m.predict(list[i % list.length]!, ref, { intent: true, entity: true });
+    const times: number[] = [];
+    const cpu = cpuSeconds(() => {
+      for (let round = 0; round < rounds; round++) {
+        for (const t of list) {
+          const t0 = performance.now();
+          m.predict(t, ref, { intent: true, entity: true });
+          times.push(performance.now() - t0);
+        }
+      }
+    });
+    times.sort((a, b) => a - b);
+    return { p50: percentile(times, 0.5), p95: percentile(times, 0.95), p99: percentile(times, 0.99), cpuUs: (1e6 * cpu.cpu) / times.length };
+  };
+  const own = measure(model, texts, 5);
+  const load = `load avg ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`;
+  add('default model, 20 intents', 'predict p50 (intents + entities)', own.p50, 'ms', '<= 2', `${texts.length} test sentences x 5`);
+  add('default model, 20 intents', 'predict p95', own.p95, 'ms');
+  add('default model, 20 intents', 'predict p99', own.p99, 'ms');
+  add('default model, 20 intents', 'predict CPU', own.cpuUs, 'µs', undefined, load);
+  const http = measure(httpModel, [httpText], 3000);
+  add('HTTP bench model (20 intents, no entities)', 'predict p50, its sentence', http.p50, 'ms');
+  add('HTTP bench model (20 intents, no entities)', 'predict p99', http.p99, 'ms');
+  add('HTTP bench model (20 intents, no entities)', 'predict CPU', http.cpuUs, 'µs', undefined, load);
   const bytes = JSON.stringify(model.data).length;
   add('default model, 20 intents', 'model document', bytes / 1024, 'KiB');
 }

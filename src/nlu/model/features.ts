@@ -1,4 +1,4 @@
-import { prepare, type PreparedText } from './text.js';
+import { prepare, type PreparedText, type Token } from './text.js';
 
 /**
  * Which features the intent classifier reads. `syllables`: syllable unigrams
@@ -174,4 +174,149 @@ export class Vocabulary {
   entries(): string[] {
     return [...this.index.keys()];
   }
+}
+
+interface GramNode {
+  next: Map<number, GramNode>;
+  /** Feature id of the n-gram ending here, -1 when it is not in the vocabulary. */
+  id: number;
+}
+
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/**
+ * The vocabulary compiled for prediction: the features of a text as ids,
+ * in the order and with the duplicates removed as `featureStrings` then
+ * `Vocabulary.lookup` give them (so scores are the same to the last bit),
+ * without building a string per feature. Words look up a map per group,
+ * bigrams a map of maps (previous word, word), character n-grams walk a trie
+ * of UTF-16 code units; a feature the vocabulary lacks is dropped where it
+ * is met.
+ */
+export class FeatureIndex {
+  private readonly words = new Map<string, number>();
+  private readonly folded = new Map<string, number>();
+  private readonly bigrams = new Map<string, Map<string, number>>();
+  private readonly foldedBigrams = new Map<string, Map<string, number>>();
+  private readonly entities = new Map<string, number>();
+  private readonly grams: GramNode = { next: new Map(), id: -1 };
+  /** Per feature id, the `stamp` of the last text it was taken for (duplicates removed without a set). */
+  private readonly seen: Uint32Array;
+  private stamp = 0;
+  /** Per n-gram length, the ids found in one text. */
+  private readonly gramBuffers: number[][] = [];
+
+  constructor(vocabulary: readonly string[]) {
+    this.seen = new Uint32Array(vocabulary.length);
+    vocabulary.forEach((feature, id) => {
+      const colon = feature.indexOf(':');
+      const group = feature.slice(0, colon);
+      const key = feature.slice(colon + 1);
+      if (group === 'w') setOnce(this.words, key, id);
+      else if (group === 'f') setOnce(this.folded, key, id);
+      else if (group === 'e') setOnce(this.entities, key, id);
+      else if (group === 'b' || group === 'fb') {
+        // Generated bigrams hold one space (no token holds one); another key can never be generated.
+        const space = key.indexOf(' ');
+        if (space < 0) return;
+        const pairs = group === 'b' ? this.bigrams : this.foldedBigrams;
+        let second = pairs.get(key.slice(0, space));
+        if (!second) pairs.set(key.slice(0, space), (second = new Map()));
+        setOnce(second, key.slice(space + 1), id);
+      } else if (group === 'c') {
+        let node = this.grams;
+        for (let i = 0; i < key.length; i++) {
+          const code = key.charCodeAt(i);
+          let child = node.next.get(code);
+          if (!child) node.next.set(code, (child = { next: new Map(), id: -1 }));
+          node = child;
+        }
+        if (node.id < 0) node.id = id;
+      }
+    });
+  }
+
+  /**
+   * Ids of the known features of a text (see `featureStrings`). `foldedOnly`:
+   * leave out the syllables and bigrams as written (`w`, `b`), as a text typed
+   * without diacritics is read.
+   */
+  ids(text: PreparedText, set: FeatureSet, masks: EntityMask[] = [], foldedOnly = false): number[] {
+    const out: number[] = [];
+    if (++this.stamp === 0xffffffff) {
+      this.seen.fill(0);
+      this.stamp = 1;
+    }
+    const take = (id: number | undefined) => {
+      if (id === undefined || id < 0 || this.seen[id] === this.stamp) return;
+      this.seen[id] = this.stamp;
+      out.push(id);
+    };
+    const tokens = text.tokens;
+    const maskAt = new Map<number, EntityMask>();
+    for (const m of masks) maskAt.set(m.first, m);
+    // The bigram sequence: word tokens, a masked run standing as one "<entity>" word.
+    const sequenceText: string[] = [];
+    const sequenceFolded: string[] = [];
+    for (let i = 0; i < tokens.length; i++) {
+      const mask = maskAt.get(i);
+      if (mask) {
+        take(this.entities.get(mask.entity));
+        const word = `<${mask.entity}>`;
+        sequenceText.push(word);
+        sequenceFolded.push(word);
+        i = mask.last - 1;
+        continue;
+      }
+      const t = tokens[i]!;
+      if (WORD_CHAR.test(t.text)) {
+        sequenceText.push(shape(t.text));
+        sequenceFolded.push(shape(t.folded));
+      }
+    }
+    const words: Token[] = [];
+    for (const t of tokens) if (WORD_CHAR.test(t.text)) words.push(t);
+    if (set.syllables && !foldedOnly) {
+      for (const w of words) take(this.words.get(shape(w.text)));
+      this.takeBigrams(this.bigrams, sequenceText, take);
+    }
+    if (set.folded) {
+      for (const w of words) take(this.folded.get(shape(w.folded)));
+      this.takeBigrams(this.foldedBigrams, sequenceFolded, take);
+    }
+    if (set.chars.length > 0) {
+      let joined = ' ';
+      for (const w of words) joined += `${shape(w.folded)} `;
+      if (words.length === 0) joined = '  ';
+      // One walk down the trie from each position finds the n-grams of every length there; they are taken
+      // length by length (in `set.chars` order), each length left to right, as `featureStrings` adds them.
+      const longest = Math.max(...set.chars);
+      const found = this.gramBuffers;
+      for (let n = 1; n <= longest; n++) found[n] = found[n] ?? [];
+      for (let n = 1; n <= longest; n++) found[n]!.length = 0;
+      for (let i = 0; i < joined.length; i++) {
+        let node: GramNode | undefined = this.grams;
+        for (let n = 1; n <= longest && i + n <= joined.length; n++) {
+          node = node.next.get(joined.charCodeAt(i + n - 1));
+          if (!node) break;
+          if (node.id >= 0) found[n]!.push(node.id);
+        }
+      }
+      for (const n of set.chars) for (const id of found[n] ?? []) take(id);
+    }
+    return out;
+  }
+
+  private takeBigrams(pairs: Map<string, Map<string, number>>, sequence: string[], take: (id: number | undefined) => void): void {
+    let prev = '<s>';
+    for (const s of sequence) {
+      take(pairs.get(prev)?.get(s));
+      prev = s;
+    }
+    take(pairs.get(prev)?.get('</s>'));
+  }
+}
+
+function setOnce(map: Map<string, number>, key: string, id: number): void {
+  if (!map.has(key)) map.set(key, id);
 }

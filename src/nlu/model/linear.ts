@@ -65,9 +65,9 @@ export function featureValues(features: number[], featureWeights: Float32Array |
   return out;
 }
 
-/** Raw scores of one example (features already mapped to indices). */
-export function scores(model: LinearModel, features: number[], out = new Float64Array(model.classes)): Float64Array {
-  return scoresWith(model, features, featureValues(features, model.featureWeights), out);
+/** Raw scores of one example (features already mapped to indices); `values`: a buffer for the feature values, reused by the caller. */
+export function scores(model: LinearModel, features: number[], out = new Float64Array(model.classes), values: number[] = []): Float64Array {
+  return scoresWith(model, features, featureValues(features, model.featureWeights, values), out);
 }
 
 /** Raw scores from features and their values (see `featureValues`). */

@@ -1,5 +1,5 @@
 import { KeywordDictionary, type KeywordEntry } from './dictionary.js';
-import { FEATURE_SETS, featureStrings, spreadWeights, Vocabulary, type EntityMask, type FeatureSet, type FeatureSetName } from './features.js';
+import { FEATURE_SETS, FeatureIndex, featureStrings, spreadWeights, Vocabulary, type EntityMask, type FeatureSet, type FeatureSetName } from './features.js';
 import { DEFAULT_LINEAR, scores, softmaxInPlace, trainLinear, type LinearKind, type LinearModel } from './linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
@@ -290,7 +290,10 @@ function trainEntities(examples: TrainingExample[], definitions: EntityDefinitio
 
 /** A model loaded for prediction: the JSON decoded once, lookups ready. */
 export class NluModel {
-  private readonly vocabulary: Vocabulary | undefined;
+  private readonly features: FeatureIndex | undefined;
+  /** Buffers of one prediction's scores and feature values (predictions run one at a time). */
+  private readonly scoreBuffer: Float64Array<ArrayBuffer>;
+  private readonly valueBuffer: number[] = [];
   private readonly intentDictionary: KeywordDictionary | undefined;
   private readonly linear: LinearModel | undefined;
   private readonly entities: EntityRuntime | undefined;
@@ -298,7 +301,7 @@ export class NluModel {
 
   constructor(readonly data: NluModelData) {
     if (data.intent) {
-      this.vocabulary = new Vocabulary(data.intent.vocabulary);
+      this.features = new FeatureIndex(data.intent.vocabulary);
       this.intentDictionary = data.intent.keywords.length > 0 ? new KeywordDictionary(data.intent.keywords) : undefined;
       this.linear = {
         kind: data.intent.kind,
@@ -309,6 +312,7 @@ export class NluModel {
         ...(data.intent.featureWeights ? { featureWeights: decodeFloats(data.intent.featureWeights) } : {}),
       };
     }
+    this.scoreBuffer = new Float64Array(this.linear?.classes ?? 0);
     if (data.entity) {
       this.entities = {
         definitions: new Map(data.entity.definitions.map((d) => [d.label, d.type])),
@@ -346,14 +350,15 @@ export class NluModel {
 
   /** Intents ranked by confidence (0-1), at most `limit`. */
   intents(input: string | PreparedText, limit = 5, systemFound?: SystemEntityMatch[]): IntentScore[] {
-    if (!this.linear || !this.vocabulary || !this.data.intent) return [];
+    if (!this.linear || !this.features || !this.data.intent) return [];
     const text = typeof input === 'string' ? prepare(input) : input;
     const system = systemFound ?? systemEntities(text, TRAINING_REFERENCE);
     const freeText = this.freeTextMasks(text, system);
-    const strings = intentFeatures(text, this.data.intent.featureSet, this.intentDictionary, system, freeText);
-    const features = this.vocabulary.lookup(FEATURE_SETS[this.data.intent.featureSet].folded && unmarked(text) ? foldedView(strings) : strings);
+    const set = FEATURE_SETS[this.data.intent.featureSet];
+    // The ids `Vocabulary.lookup(intentFeatures(...))` gives (through `foldedView` for unmarked text), without the strings.
+    const features = this.features.ids(text, set, entityMasks(text, this.intentDictionary, system, freeText), set.folded && unmarked(text));
     if (features.length === 0) return [];
-    const probs = scores(this.linear, features);
+    const probs = scores(this.linear, features, this.scoreBuffer, this.valueBuffer);
     // Margins of the SVM and naive Bayes log-likelihoods of a unit-length example are on a smaller scale than log-odds; sharpen before normalising.
     softmaxInPlace(probs, TEMPERATURE[this.linear.kind]);
     const ranked = Array.from(probs, (confidence, i) => ({ label: this.data.intent!.labels[i]!, confidence })).sort((a, b) => b.confidence - a.confidence);
@@ -395,9 +400,12 @@ export class NluModel {
       for (let i = c.first; i < c.last; i++) taken[i] = true;
       kept.push(c);
     }
+    let points: string[] | undefined;
     const toOriginal = (start: number, end: number) => {
       const span = originalSpan(text, start, end);
-      return { ...span, value: slicePoints(original, span.start, span.end) };
+      // The original split into code points once per text (`slicePoints` for every entity).
+      points ??= Array.from(original);
+      return { ...span, value: points.slice(span.start, span.end).join('') };
     };
     const systemOut: PredictedEntity[] = system.map((s) => ({ entity: s.entity, ...toOriginal(s.start, s.end), real_value: s.realValue, subentities: [] }));
     const ownOut: PredictedEntity[] = kept.map((c) => {

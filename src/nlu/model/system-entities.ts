@@ -34,7 +34,18 @@ interface LocalDate {
   day: number;
 }
 
+/** The last reference's local date: every token of a text asks for it. */
+let lastToday: { time: number; offset: number; date: LocalDate } | undefined;
+
 function localToday(ref: ReferenceTime): LocalDate {
+  const time = ref.now.getTime();
+  if (lastToday && lastToday.time === time && lastToday.offset === ref.offsetMinutes) return { ...lastToday.date };
+  const date = computeToday(ref);
+  lastToday = { time, offset: ref.offsetMinutes, date };
+  return { ...date };
+}
+
+function computeToday(ref: ReferenceTime): LocalDate {
   const shifted = new Date(ref.now.getTime() + ref.offsetMinutes * 60_000);
   return { year: shifted.getUTCFullYear(), month: shifted.getUTCMonth() + 1, day: shifted.getUTCDate() };
 }

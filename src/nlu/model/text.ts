@@ -43,10 +43,16 @@ export function foldChar(ch: string): string {
   return out;
 }
 
+const lowerCache = new Map<string, string>();
+
 function lowerChar(ch: string): string {
+  const hit = lowerCache.get(ch);
+  if (hit !== undefined) return hit;
   const lower = ch.toLowerCase();
   // A few characters lower-case to two code points (İ); keep the 1:1 map.
-  return Array.from(lower).length === 1 ? lower : ch;
+  const out = Array.from(lower).length === 1 ? lower : ch;
+  if (lowerCache.size < 10_000) lowerCache.set(ch, out);
+  return out;
 }
 
 /** Lower-case, accent-folded form of a whole string (for dictionary keys and comparisons). */
@@ -62,6 +68,20 @@ export function lowerText(text: string): string {
 // Numbers keep their separators and unit letters (15/8, 1.000.000, 9h30, 500k); words are runs of letters and digits.
 const TOKEN = /\d+(?:[.,/:-]\d+)*(?:\p{L}+\d*)?|[\p{L}\p{N}]+|[^\s]/gu;
 
+/** Code points of `text` between two UTF-16 offsets (a low surrogate after a high one is the same code point). */
+function codePoints(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > from) {
+      const p = text.charCodeAt(i - 1);
+      if (p >= 0xd800 && p <= 0xdbff) continue;
+    }
+    n++;
+  }
+  return n;
+}
+
 export function tokenize(lower: string[], folded: string[]): Token[] {
   const text = lower.join('');
   const tokens: Token[] = [];
@@ -70,8 +90,8 @@ export function tokenize(lower: string[], folded: string[]): Token[] {
   let point = 0;
   for (const match of text.matchAll(TOKEN)) {
     const index = match.index ?? 0;
-    point += Array.from(text.slice(unit, index)).length;
-    const length = Array.from(match[0]).length;
+    point += codePoints(text, unit, index);
+    const length = codePoints(match[0], 0, match[0].length);
     tokens.push({ text: match[0], folded: folded.slice(point, point + length).join(''), start: point, end: point + length });
     point += length;
     unit = index + match[0].length;
@@ -91,8 +111,9 @@ export function prepare(original: string): PreparedText {
   let i = 0;
   while (i < points.length) {
     let j = i + 1;
-    while (j < points.length && MARKS.test(points[j]!)) j++;
-    const cluster = points.slice(i, j).join('');
+    // Combining marks start at U+0300: below it no test is needed.
+    while (j < points.length && points[j]!.charCodeAt(0) >= 0x300 && MARKS.test(points[j]!)) j++;
+    const cluster = j === i + 1 ? points[i]! : points.slice(i, j).join('');
     const nfc = cluster.length === 1 ? cluster : cluster.normalize('NFC');
     for (const ch of nfc) {
       chars.push(ch);

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { generateDataset, type EntitySpec } from '../../../bench/nlu-dataset.js';
+import { FEATURE_SETS, FeatureIndex, featureStrings, Vocabulary, type EntityMask } from '../../../src/nlu/model/features.js';
+import { scores, softmaxInPlace, type LinearModel } from '../../../src/nlu/model/linear.js';
+import { foldedView, intentFeatures, NluModel, trainModel, unmarked, type EntityDefinition, type NluModelData } from '../../../src/nlu/model/model.js';
+import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
+import { seededRandom } from '../../../src/nlu/model/random.js';
+import { prepare } from '../../../src/nlu/model/text.js';
+
+// Prediction reads features as ids straight from the compiled vocabulary (`FeatureIndex`); these tests hold it to the
+// straightforward path it replaced: feature strings, looked up in the vocabulary, scored.
+
+function definitionsOf(entities: Record<string, EntitySpec>): EntityDefinition[] {
+  return Object.entries(entities).map(([label, spec]) => ({
+    label,
+    type: spec.type,
+    keywords: spec.keywords ? Object.entries(spec.keywords).map(([value, synonyms]) => ({ value, synonyms })) : undefined,
+  }));
+}
+
+const data = generateDataset({ perIntent: 12, testPerIntent: 6, seed: 4242, intents: 12 });
+const definitions = definitionsOf(data.entities);
+const sentences = [...data.test.written, ...data.test.noMarks, ...data.test.noisy, ...data.test.outOfVocabulary, ...data.train.slice(0, 60)].map((s) => s.text);
+// Texts at the edges: empty, punctuation only, digits with units, astral characters, NFD input, upper case, repeats.
+const edges = ['', '   ', '?!', '500k 2tr5 15/8 9h30', 'chuyển 😀 tiền 𝒳 nhé', 'chuyển tiền'.normalize('NFD'), 'CHUYỂN TIỀN CHO MẸ', 'cho cho cho cho', 'a'];
+
+function decode(text: string): Float32Array {
+  const bytes = Buffer.from(text, 'base64');
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+/** The intents as the engine used to compute them: strings, vocabulary lookup, scores, softmax, ranked. */
+function referenceIntents(model: NluModelData, text: string) {
+  const intent = model.intent!;
+  const set = FEATURE_SETS[intent.featureSet];
+  const prepared = prepare(text);
+  const dictionary = intent.keywords.length > 0 ? new KeywordDictionary(intent.keywords) : undefined;
+  const strings = intentFeatures(prepared, intent.featureSet, dictionary);
+  const ids = new Vocabulary(intent.vocabulary).lookup(set.folded && unmarked(prepared) ? foldedView(strings) : strings);
+  if (ids.length === 0) return { ids, ranked: [] };
+  const linear: LinearModel = {
+    kind: intent.kind,
+    classes: intent.labels.length,
+    features: intent.vocabulary.length,
+    weights: decode(intent.weights),
+    bias: Float32Array.from(intent.bias),
+    ...(intent.featureWeights ? { featureWeights: decode(intent.featureWeights) } : {}),
+  };
+  const probs = softmaxInPlace(scores(linear, ids));
+  const ranked = Array.from(probs, (p, i) => ({ label: intent.labels[i]!, p })).sort((a, b) => b.p - a.p);
+  return { ids, ranked };
+}
+
+describe('NLU prediction fast path', () => {
+  const trained = trainModel({
+    examples: data.train.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities })),
+    entities: definitions,
+    parts: { intent: true, entity: true },
+    options: { holdout: 0 },
+  });
+  const model = new NluModel(trained);
+
+  test('the compiled vocabulary gives the ids of the feature strings, same order, duplicates removed, for every feature set', () => {
+    const random = seededRandom(99);
+    for (const [name, set] of Object.entries(FEATURE_SETS)) {
+      // A vocabulary from half the sentences, so the other half meets unseen features.
+      const vocabulary = new Vocabulary();
+      for (const text of sentences.filter((_, i) => i % 2 === 0)) for (const f of featureStrings(text, set)) vocabulary.add(f);
+      const index = new FeatureIndex(vocabulary.entries());
+      let compared = 0;
+      for (const text of [...sentences, ...edges]) {
+        const prepared = prepare(text);
+        // Masks: none, and a random run standing as an entity.
+        const masks: EntityMask[][] = [[]];
+        if (prepared.tokens.length > 1) {
+          const first = Math.floor(random() * (prepared.tokens.length - 1));
+          masks.push([{ entity: 'city', first, last: first + 1 + Math.floor(random() * 2) }]);
+        }
+        for (const m of masks) {
+          const strings = featureStrings(prepared, set, m);
+          assert.deepEqual(index.ids(prepared, set, m), vocabulary.lookup(strings), `${name}: ${text}`);
+          assert.deepEqual(index.ids(prepared, set, m, true), vocabulary.lookup(foldedView(strings)), `${name}, folded only: ${text}`);
+          compared++;
+        }
+      }
+      assert.ok(compared > sentences.length);
+    }
+  });
+
+  test('intents and confidences equal the straightforward path on generated sentences (written, no diacritics, slang and typos)', () => {
+    let withIntents = 0;
+    for (const text of [...sentences, ...edges]) {
+      const reference = referenceIntents(trained, text);
+      const fast = model.intents(text, 5);
+      const expected = reference.ranked.slice(0, 5);
+      assert.equal(fast.length, expected.length, text);
+      fast.forEach((r, i) => {
+        assert.equal(r.label, expected[i]!.label, text);
+        assert.ok(Math.abs(r.confidence - Math.round(expected[i]!.p * 1e4) / 1e4) <= 1e-9, text);
+      });
+      if (fast.length > 0) withIntents++;
+    }
+    assert.ok(withIntents >= sentences.length, 'every generated sentence meets the vocabulary');
+  });
+
+  test('a model that masks free-text entities reads the same ids through the compiled vocabulary', () => {
+    const masked = trainModel({
+      examples: data.train.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities })),
+      entities: definitions,
+      parts: { intent: true, entity: true },
+      options: { holdout: 0, maskFreeText: true },
+    });
+    const intent = masked.intent!;
+    const index = new FeatureIndex(intent.vocabulary);
+    const vocabulary = new Vocabulary(intent.vocabulary);
+    const set = FEATURE_SETS[intent.featureSet];
+    for (const s of data.test.written) {
+      const prepared = prepare(s.text);
+      // The gold spans stand for the tagger's: the masks a prediction may be given.
+      const masks = s.entities
+        .map((e) => {
+          const inside = prepared.tokens.map((t, i) => (t.end > e.start && t.start < e.end ? i : -1)).filter((i) => i >= 0);
+          return inside.length > 0 ? { entity: e.entity, first: inside[0]!, last: inside[inside.length - 1]! + 1 } : undefined;
+        })
+        .filter((m): m is EntityMask => m !== undefined)
+        .slice(0, 1);
+      const strings = featureStrings(prepared, set, masks);
+      assert.deepEqual(index.ids(prepared, set, masks), vocabulary.lookup(strings), s.text);
+    }
+    // And the whole prediction runs (the tagger's masks, not the gold ones).
+    assert.ok(new NluModel(masked).intents(data.test.written[0]!.text).length > 0);
+  });
+});
