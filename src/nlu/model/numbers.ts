@@ -87,7 +87,8 @@ export interface NumberMatch {
 }
 
 function wordOf(token: Token): { word: Word; exact: boolean } | undefined {
-  const exact = WORDS[token.text];
+  // Own keys only: a plain object's prototype would read "constructor" or "toString" as a number word.
+  const exact = Object.hasOwn(WORDS, token.text) ? WORDS[token.text] : undefined;
   if (exact) return { word: exact, exact: true };
   const folded = FOLDED.get(token.folded);
   return folded ? { word: folded, exact: false } : undefined;

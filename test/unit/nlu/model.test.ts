@@ -53,6 +53,9 @@ describe('system entities', () => {
     assert.deepEqual(sys('một triệu rưỡi')[0]?.value, 1_500_000);
     assert.deepEqual(sys('hai mươi mốt')[0]?.value, 21);
     assert.deepEqual(sys('mười lăm')[0]?.value, 15);
+    // Words that are names of a plain object's properties are not number words.
+    assert.deepEqual(sys('hai constructor'), [{ entity: 'sys_number', text: 'hai', value: 2 }]);
+    assert.deepEqual(sys('toString'), []);
     assert.deepEqual(sys('hai trăm năm')[0]?.value, 250, 'a lone digit after a hundred is its tens in speech');
     assert.deepEqual(sys('mot ty hai tram trieu')[0]?.value, 1_200_000_000, 'without diacritics');
     assert.deepEqual(sys('1,5 triệu')[0]?.value, 1_500_000);
