@@ -150,6 +150,33 @@ export async function detectedReading(
   return { way, words, turnedProbability: p };
 }
 
+/** The values of a card's fields on its words: labels found in their lines, values placed after them. */
+export function anchorValues(words: CardWord[], kind: CardKind): Partial<Record<IdCardField, AnchoredValue>> {
+  const model = DOCUMENTS[kind];
+  let segments = segmentLines(words);
+  let hits = findLabels(segments, model);
+  const split = splitUnderLabels(segments, hits, model);
+  if (split !== segments) {
+    segments = split;
+    hits = findLabels(segments, model);
+  }
+  const anchored = assignValues(segments, hits, model);
+  // An id or date of birth whose label was not found: by its shape, when that is unambiguous.
+  Object.assign(anchored, valuesByShape(segments, hits, anchored, model, kind.startsWith('cmnd_09') ? 9 : 12));
+  return anchored;
+}
+
+/** The values another reading found for the fields `missing` from the first one (the first one's kept). */
+export function fillMissing(
+  first: Partial<Record<IdCardField, AnchoredValue>>,
+  other: Partial<Record<IdCardField, AnchoredValue>>,
+  missing: readonly IdCardField[],
+): Partial<Record<IdCardField, AnchoredValue>> {
+  const out = { ...first };
+  for (const f of missing) if (!out[f] && other[f]) out[f] = other[f];
+  return out;
+}
+
 /** The MRZ's band: where the whole card's words with '<' runs are, else the chip back's usual place. */
 function mrzBand(words: CardWord[]): Box {
   const rows = words.filter((w) => (w.text.match(/</g) ?? []).length >= 2 && w.top > CARD_HEIGHT * 0.45);
@@ -270,18 +297,16 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     if (withoutOutline && textCutOff(words, CARD_WIDTH, CARD_HEIGHT))
       throw new ReaderFailure(2, 'Cropping failed: the card runs off the image and printed text is cut off');
     const layout = LAYOUTS[kind];
-    const model = DOCUMENTS[kind];
     const wanted = layout.fields.filter((f) => f !== 'features' || task.features !== false);
-    let segments = segmentLines(words);
-    let hits = findLabels(segments, model);
-    const split = splitUnderLabels(segments, hits, model);
-    if (split !== segments) {
-      segments = split;
-      hits = findLabels(segments, model);
+    const anchored = anchorValues(words, kind);
+    // Fields the detected lines left without a value (a label misread, a mark glued onto its first word, a line
+    // the detector missed or merged): looked for in the whole card's reading, the same way up, which was the
+    // only reading before the detector.
+    const missing = detected && words === detected.words ? wanted.filter((f) => !anchored[f]) : [];
+    if (missing.length > 0) {
+      Object.assign(anchored, fillMissing(anchored, anchorValues(await readWhole(detected!.way), kind), missing));
+      lap('whole');
     }
-    const anchored = assignValues(segments, hits, model);
-    // An id or date of birth whose label was not found: by its shape, when that is unambiguous.
-    Object.assign(anchored, valuesByShape(segments, hits, anchored, model, kind.startsWith('cmnd_09') ? 9 : 12));
     let raw: Partial<Record<IdCardField, RawField>> = {};
     for (const f of wanted) {
       const a = anchored[f];

@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { boxesFromMap } from '../../../src/reader/pipeline/detect.js';
 import { lineBands, stackScale, turnBoxes, wordsOnCard } from '../../../src/reader/pipeline/lines.js';
-import { droppedWords } from '../../../src/reader/pipeline/run.js';
+import { anchorValues, droppedWords, fillMissing } from '../../../src/reader/pipeline/run.js';
 import { normaliseFields } from '../../../src/reader/pipeline/fields.js';
-import { segmentLines, findLabels, assignValues } from '../../../src/reader/pipeline/anchors.js';
+import { segmentLines, findLabels, assignValues, type CardWord } from '../../../src/reader/pipeline/anchors.js';
 import { DOCUMENTS } from '../../../src/reader/documents.js';
 import { LAYOUTS, CARD_HEIGHT, CARD_WIDTH } from '../../../src/reader/layouts.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
@@ -153,6 +153,42 @@ describe('reading the detected lines', () => {
     const values = assignValues(segments, findLabels(segments, model), model);
     assert.equal(values.dob?.words.map((x) => x.text).join(' '), '05/01/1995');
     assert.equal(values.address?.words.map((x) => x.text).join(' '), 'Phường 5, Cà Mau');
+  });
+});
+
+describe('fields the detected lines left without a value', () => {
+  /** Words of one printed row in flat-card pixels, 20 px letters, 12 px apart. */
+  const row = (top: number, texts: string[], left = 400, conf = 93): CardWord[] => {
+    let x = left;
+    return texts.map((text) => {
+      const w = { text, conf, left: x, top, width: text.length * 11, height: 20 };
+      x += w.width + 12;
+      return w;
+    });
+  };
+  // A back's features and issue date. On the detected line a stroke of artwork left of the label was read glued
+  // onto its first word ("[Ngày,"), and the word took the stroke's height: a mark, set apart from its line.
+  const features = [...row(54, ['Đặc', 'điểm', 'nhận', 'dạng:']), ...row(88, ['Sẹo', 'chấm', 'C:', '3cm', 'dưới', 'trước', 'dái', 'tai', 'phải'])];
+  const glued = { text: '[Ngày,', conf: 41, left: 392, top: 133, width: 62, height: 34 };
+  const detected = [...features, glued, ...row(141, ['tháng,', 'năm:', '14/02/2022'], 466)];
+  const whole = [...row(56, ['Đặc', 'điểm', 'nhận', 'dạng:']), ...row(142, ['Ngày,', 'tháng,', 'năm:', '14/02/2022'], 404)];
+
+  it('takes a field the detected lines lost from the whole card reading, keeping the fields they read', () => {
+    const first = anchorValues(detected, 'cccd_12_back');
+    assert.equal(first.issue_date, undefined, 'the glued mark hides the label on the detected line');
+    assert.ok(
+      first.features?.words
+        .map((w) => w.text)
+        .join(' ')
+        .startsWith('Sẹo chấm C: 3cm dưới trước dái tai phải'),
+    );
+    const other = anchorValues(whole, 'cccd_12_back');
+    assert.equal(other.features, undefined, 'the whole card reading lost the features line');
+    const filled = fillMissing(first, other, ['features', 'issue_date']);
+    assert.equal(filled.issue_date?.words.map((w) => w.text).join(' '), '14/02/2022');
+    assert.equal(filled.features, first.features);
+    // Only the fields named missing are taken.
+    assert.equal(fillMissing(first, other, ['features']).issue_date, undefined);
   });
 });
 
