@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { serviceDb, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
 import type { EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, NluTables, SampleRow } from './schema.js';
@@ -18,6 +18,30 @@ export class NluStore {
   /** Runs `work` in one transaction: all of it lands or none of it does. */
   transaction<T>(work: (store: NluStore) => Promise<T>): Promise<T> {
     return this.db.transaction().execute((trx) => work(new NluStore(trx)));
+  }
+
+  // Data version
+
+  /** The application's training-data version (0 before its first write). */
+  async dataVersion(app: string): Promise<number> {
+    const row = await this.db.selectFrom('nlu_data_versions').select('version').where('app_code', '=', app).executeTakeFirst();
+    return row === undefined ? 0 : Number(row.version);
+  }
+
+  /**
+   * Bumps the training-data version of each application: call it in the transaction of the write, after the
+   * write (the row stays locked until the commit, so the later the shorter), so the new version and the new
+   * rows are seen together. Applications in a fixed order, so two batches never wait on each other crosswise.
+   */
+  async bumpDataVersion(apps: Iterable<string>): Promise<void> {
+    const updated_time = new Date().toISOString();
+    const rows = [...new Set(apps)].sort().map((app_code) => ({ app_code, version: 1, updated_time }));
+    if (rows.length === 0) return;
+    await this.db
+      .insertInto('nlu_data_versions')
+      .values(rows)
+      .onConflict((oc) => oc.column('app_code').doUpdateSet({ version: sql<number>`nlu_data_versions.version + 1`, updated_time }))
+      .execute();
   }
 
   // Samples
