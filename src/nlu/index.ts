@@ -15,7 +15,7 @@ import { NluStore } from './store.js';
 /** Composition root of the training-data service: wires its store, service and routes. */
 export function createNluService(store: Store): NluService {
   // The list cache is per process; the data version it checks is shared by every process on the store.
-  return new NluService(NluStore.over(store.db), new SampleListCache());
+  return new NluService(NluStore.over(store.db, store.dialect), new SampleListCache());
 }
 
 /** Bulk imports carry whole training sets. */

@@ -84,12 +84,8 @@ export class NluService {
     private readonly listCache = new SampleListCache(),
   ) {
     this.sampleWrites = new WriteBatcher(
-      (rows) =>
-        this.write(
-          rows.map((r) => r.app_code),
-          (s) => s.insertSamples(rows),
-        ),
-      (row) => this.write([row.app_code], (s) => s.insertSample(row)),
+      (rows) => store.insertSamplesAndBump(rows),
+      (row) => store.insertSamplesAndBump([row]),
     );
   }
 
