@@ -14,8 +14,8 @@ import { NluStore } from './store.js';
 
 /** Composition root of the training-data service: wires its store, service and routes. */
 export function createNluService(store: Store): NluService {
-  // The list cache is process-local: only sound when this process is the only writer (SQLite).
-  return new NluService(NluStore.over(store.db), store.dialect === 'sqlite' ? new SampleListCache() : undefined);
+  // The list cache is per process; the data version it checks is shared by every process on the store.
+  return new NluService(NluStore.over(store.db, store.dialect), new SampleListCache());
 }
 
 /** Bulk imports carry whole training sets. */

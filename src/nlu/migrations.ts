@@ -108,4 +108,19 @@ export const nluMigrations: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+  /*
+   * Why: the full sample list (GET /sample) is cached per process, and on PostgreSQL other processes write
+   * too. Every write to an application's training data bumps its counter in the same transaction, so a
+   * process compares one indexed row with the version its cached list was read at (docs/nlu.md, issue 28).
+   */
+  '0002_nlu_03_data_versions': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('nlu_data_versions')
+        .addColumn('app_code', 'text', (c) => c.primaryKey())
+        .addColumn('version', 'bigint', (c) => c.notNull())
+        .addColumn('updated_time', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };

@@ -68,20 +68,12 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
   const { service } = opts;
   useServiceErrors(scope, nluErrorShape);
   scope.addHook('onRequest', requireBearer(opts.credentials));
-  // Runs after the handler's writes committed and before the client hears back.
-  scope.addHook('onSend', (request, _reply, payload, done) => {
-    // Training, prediction and their settings leave the training data as it was.
-    if (request.method !== 'GET' && request.method !== 'HEAD' && request.appCode && !(request.routeOptions.config as { keepsData?: boolean } | undefined)?.keepsData) {
-      service.dataChanged(request.appCode);
-    }
-    done(null, payload);
-  });
   const deleted = (what: string) => ({ message: `${what} deleted` });
 
   // Samples
   app.get('/sample', { schema: { tags, security, querystring: Pagination, response: { 200: Type.Array(SampleListItem) } } }, async (req, reply) => {
     if (req.query.limit !== undefined || req.query.offset !== undefined) return service.listSamples(req.appCode, req.query);
-    // The bare call lists everything: send the (possibly cached) JSON text as is.
+    // The bare call lists everything: send the JSON text as is (cached while the data version stays).
     return reply.type('application/json; charset=utf-8').send((await service.listSamplesJson(req.appCode)) as never);
   });
   app.post('/sample', { schema: { tags, security, body: Type.Object({ content: Type.String() }), response: { 200: SampleCreated } } }, (req) =>
@@ -251,7 +243,6 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
   // Training and prediction (the original's public clients: fptai-go, SDKs)
   const { models } = opts;
   const modelTags = ['NLU training and prediction'];
-  const keepsData = { keepsData: true };
   const trainRoutes: [string, TrainPart | undefined][] = [
     ['/train', undefined],
     ['/train/intent', 'intent'],
@@ -261,7 +252,6 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
     app.post(
       url,
       {
-        config: keepsData,
         schema: {
           tags: modelTags,
           security,
@@ -282,7 +272,6 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
     app.route({
       method,
       url: '/train/status',
-      config: keepsData,
       schema: { tags: modelTags, security, response: { 200: TrainStatus } },
       handler: (req) => models.status(req.appCode),
     });
@@ -296,7 +285,6 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
     app.post(
       url,
       {
-        config: keepsData,
         schema: {
           tags: modelTags,
           security,
@@ -314,7 +302,6 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
   app.put(
     '/settings',
     {
-      config: keepsData,
       schema: {
         tags: modelTags,
         security,
@@ -328,13 +315,12 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
   app.get('/history', { schema: { tags: modelTags, security, querystring: HistoryQuery, response: { 200: HistoryPage } } }, (req) =>
     models.listHistory(req.appCode, req.query),
   );
-  app.delete('/history', { config: keepsData, schema: { tags: modelTags, security, response: { 200: StatusMessage } } }, async (req) => ({
+  app.delete('/history', { schema: { tags: modelTags, security, response: { 200: StatusMessage } } }, async (req) => ({
     message: `${await models.deleteHistory(req.appCode)} history entries deleted`,
   }));
   app.delete(
     '/history/:history_id',
     {
-      config: keepsData,
       schema: {
         tags: modelTags,
         security,

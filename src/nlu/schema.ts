@@ -87,6 +87,14 @@ export interface KeywordRow {
   created_time: string;
 }
 
+/** One row per application that has written training data (migration 0002_nlu_03_data_versions). */
+export interface DataVersionRow {
+  app_code: string;
+  /** Bumped in the same transaction as every write to the application's samples, intents, entities and links. */
+  version: number;
+  updated_time: string;
+}
+
 export type NluTables = {
   nlu_intents: IntentRow;
   nlu_samples: SampleRow;
@@ -97,4 +105,5 @@ export type NluTables = {
   nlu_models: ModelRow;
   nlu_settings: SettingsRow;
   nlu_history: HistoryRow;
+  nlu_data_versions: DataVersionRow;
 };

@@ -17,7 +17,7 @@ import type {
   TrainingSet,
   TrainingSetImportResult,
 } from './schemas.js';
-import type { SampleListCache } from './list-cache.js';
+import { SampleListCache } from './list-cache.js';
 import type { NluStore } from './store.js';
 
 const LABEL = /^[a-z0-9_]+$/;
@@ -74,33 +74,53 @@ function toIntent(row: IntentRow): Intent {
  * between them, for one application at a time.
  */
 export class NluService {
-  /** Samples created at the same time are committed together (one statement per turn of the event loop). */
+  /** Samples created at the same time are committed together (one transaction per turn of the event loop). */
   private readonly sampleWrites: WriteBatcher<SampleRow>;
+  /** Full-list reads under way, shared by the requests that read the same data version meanwhile. */
+  private readonly listReads = new Map<string, { version: number; json: Promise<Buffer> }>();
 
   constructor(
     private readonly store: NluStore,
-    /** Only given on the embedded store, where this process owns every write. */
-    private readonly listCache?: SampleListCache,
+    private readonly listCache = new SampleListCache(),
   ) {
     this.sampleWrites = new WriteBatcher(
-      (rows) => store.insertSamples(rows),
-      (row) => store.insertSample(row),
+      (rows) => store.insertSamplesAndBump(rows),
+      (row) => store.insertSamplesAndBump([row]),
     );
   }
 
-  /** The full list of an application's samples as JSON (UTF-8 bytes: the bare GET /sample), cached where safe. */
+  /**
+   * The full list of an application's samples as JSON (UTF-8 bytes: the bare GET /sample). One indexed read
+   * of the data version per call; the list itself is read again only when some process wrote since.
+   */
   async listSamplesJson(app: string): Promise<Buffer> {
-    const cached = this.listCache?.get(app);
+    const version = await this.store.dataVersion(app);
+    const cached = this.listCache.get(app, version);
     if (cached !== undefined) return cached;
-    const generation = this.listCache?.generation(app) ?? 0;
-    const json = Buffer.from(JSON.stringify(await this.store.listSamples(app, {})));
-    this.listCache?.set(app, json, generation);
-    return json;
+    const pending = this.listReads.get(app);
+    if (pending?.version === version) return pending.json;
+    // Read after the version: the list holds every write up to it (and maybe later ones, which only cost a miss).
+    const json = this.store.listSamples(app, {}).then((rows) => Buffer.from(JSON.stringify(rows)));
+    this.listReads.set(app, { version, json });
+    try {
+      const bytes = await json;
+      this.listCache.set(app, version, bytes);
+      return bytes;
+    } finally {
+      if (this.listReads.get(app)?.json === json) this.listReads.delete(app);
+    }
   }
 
-  /** Called after every request that may have changed an application's training data. */
-  dataChanged(app: string): void {
-    this.listCache?.invalidate(app);
+  /**
+   * Every write to training data goes through here: `work` and the bump of each application's data version
+   * in one transaction, so another process sees the new rows and the new version together.
+   */
+  private write<T>(apps: string[], work: (store: NluStore) => Promise<T>): Promise<T> {
+    return this.store.transaction(async (store) => {
+      const result = await work(store);
+      await store.bumpDataVersion(apps);
+      return result;
+    });
   }
 
   // Samples
@@ -131,7 +151,7 @@ export class NluService {
    */
   async updateSample(app: string, code: string, content: string): Promise<SampleCreated> {
     const text = cleanContent(content);
-    return this.store.transaction(async (store) => {
+    return this.write([app], async (store) => {
       const sample = await this.requireSample(app, code, store);
       await store.updateSampleContent(app, code, text);
       for (const tag of await store.entitySamplesOfSample(app, code)) {
@@ -148,7 +168,7 @@ export class NluService {
   }
 
   async deleteSample(app: string, code: string): Promise<void> {
-    await this.store.transaction(async (store) => {
+    await this.write([app], async (store) => {
       await this.requireSample(app, code, store);
       await store.deleteSamples(app, [code]);
     });
@@ -172,7 +192,7 @@ export class NluService {
       created_time: now(),
     };
     try {
-      await this.store.insertEntity(row);
+      await this.write([app], (store) => store.insertEntity(row));
     } catch (err) {
       if (isUniqueViolation(err)) throw new ServiceError(NluErrors.entityLabelTaken, `An entity labelled "${input.label}" already exists`);
       throw err;
@@ -187,13 +207,15 @@ export class NluService {
   /** Only the description changes; `type` is validated but an entity keeps the type it was created with. */
   async updateEntity(app: string, label: string, input: { description: string; type: number }): Promise<Entity> {
     checkEntityType(input.type);
-    const entity = await this.requireEntity(app, label);
-    await this.store.updateEntityDescription(app, entity.code, input.description);
-    return toEntity({ ...entity, description: input.description });
+    return this.write([app], async (store) => {
+      const entity = await this.requireEntity(app, label, store);
+      await store.updateEntityDescription(app, entity.code, input.description);
+      return toEntity({ ...entity, description: input.description });
+    });
   }
 
   async deleteEntity(app: string, label: string): Promise<void> {
-    await this.store.transaction(async (store) => {
+    await this.write([app], async (store) => {
       const entity = await this.requireEntity(app, label, store);
       await store.deleteEntity(app, entity.code);
     });
@@ -206,7 +228,7 @@ export class NluService {
 
   /** Deletes every sample tagged with the entity, with all their links. */
   async deleteSamplesOfEntity(app: string, label: string): Promise<number> {
-    return this.store.transaction(async (store) => {
+    return this.write([app], async (store) => {
       const entity = await this.requireEntity(app, label, store);
       return store.deleteSamples(app, await store.sampleCodesOfEntity(app, entity.code));
     });
@@ -229,7 +251,7 @@ export class NluService {
       created_time: now(),
     };
     try {
-      await this.store.insertIntent(row);
+      await this.write([app], (store) => store.insertIntent(row));
     } catch (err) {
       if (isUniqueViolation(err)) throw new ServiceError(NluErrors.intentLabelTaken, `An intent labelled "${input.label}" already exists`);
       throw err;
@@ -243,7 +265,6 @@ export class NluService {
 
   async updateIntent(app: string, code: string, input: { label?: string; description?: string; type?: number }): Promise<Intent> {
     const intent = await this.requireIntent(app, code);
-    code = intent.code;
     if (input.label !== undefined) checkLabel(input.label);
     const changes = {
       ...(input.label !== undefined ? { label: input.label } : {}),
@@ -251,7 +272,7 @@ export class NluService {
       ...(input.type !== undefined ? { type: input.type } : {}),
     };
     try {
-      if (Object.keys(changes).length) await this.store.updateIntent(app, code, changes);
+      if (Object.keys(changes).length) await this.write([app], (store) => store.updateIntent(app, intent.code, changes));
     } catch (err) {
       if (isUniqueViolation(err)) throw new ServiceError(NluErrors.intentLabelTaken, `An intent labelled "${input.label}" already exists`);
       throw err;
@@ -261,7 +282,7 @@ export class NluService {
 
   /** Deletes an intent and its links; its samples stay, with no intent. */
   async deleteIntent(app: string, code: string): Promise<void> {
-    await this.store.transaction(async (store) => {
+    await this.write([app], async (store) => {
       const intent = await this.requireIntent(app, code, store);
       await store.deleteIntent(app, intent.code);
     });
@@ -270,7 +291,7 @@ export class NluService {
   // Intent-sample links
 
   async linkIntent(app: string, intentCode: string, sampleCode: string): Promise<IntentSample> {
-    return this.store.transaction(async (store) => {
+    return this.write([app], async (store) => {
       const intent = await this.requireIntent(app, intentCode, store);
       await this.requireSample(app, sampleCode, store);
       const existing = await store.intentOfSample(app, sampleCode);
@@ -293,9 +314,11 @@ export class NluService {
   }
 
   async unlinkIntent(app: string, code: string): Promise<void> {
-    const link = await this.store.findIntentSample(app, code);
-    if (!link) throw new ServiceError(NluErrors.intentSampleNotFound, `No intent-sample mapping "${code}"`);
-    await this.store.deleteIntentSample(app, code);
+    await this.write([app], async (store) => {
+      const link = await store.findIntentSample(app, code);
+      if (!link) throw new ServiceError(NluErrors.intentSampleNotFound, `No intent-sample mapping "${code}"`);
+      await store.deleteIntentSample(app, code);
+    });
   }
 
   /**
@@ -315,7 +338,7 @@ export class NluService {
       number_of_empty_sample: 0,
     };
     const createdIntents = new Set<string>();
-    await this.store.transaction(async (store) => {
+    await this.write([app], async (store) => {
       const intents = new Map<string, IntentRow | undefined>();
       for (const row of rows) {
         const label = typeof row?.intent === 'string' ? row.intent.trim() : '';
@@ -370,7 +393,7 @@ export class NluService {
     app: string,
     input: { entity_code: string; sample_code: string; value: string; start: number; end: number; parent_code?: string },
   ): Promise<EntitySample> {
-    return this.store.transaction(async (store) => {
+    return this.write([app], async (store) => {
       const entity = await store.findEntity(app, input.entity_code);
       if (!entity) throw new ServiceError(NluErrors.entityNotFound, `No entity with code "${input.entity_code}"`);
       const sample = await this.requireSample(app, input.sample_code, store);
@@ -419,9 +442,11 @@ export class NluService {
   }
 
   async untagEntity(app: string, code: string): Promise<void> {
-    const link = await this.store.findEntitySample(app, code);
-    if (!link) throw new ServiceError(NluErrors.entitySampleNotFound, `No entity-sample mapping "${code}"`);
-    await this.store.deleteEntitySample(app, code);
+    await this.write([app], async (store) => {
+      const link = await store.findEntitySample(app, code);
+      if (!link) throw new ServiceError(NluErrors.entitySampleNotFound, `No entity-sample mapping "${code}"`);
+      await store.deleteEntitySample(app, code);
+    });
   }
 
   // Whole training set
@@ -468,7 +493,7 @@ export class NluService {
       }
     });
     const result: TrainingSetImportResult = { intents_created: 0, entities_created: 0, samples_created: 0, samples_skipped: 0, entity_links_created: 0 };
-    await this.store.transaction(async (store) => {
+    await this.write([app], async (store) => {
       if (mode === 'replace') await store.deleteEverything(app);
       const intents = new Map<string, IntentRow>();
       const entities = new Map<string, EntityRow>();

@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
-import { serviceDb, type ServiceDb } from '../platform/db/database.js';
+import { sql, type Kysely, type OnConflictBuilder } from 'kysely';
+import { serviceDb, type Dialect, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
-import type { EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, NluTables, SampleRow } from './schema.js';
+import type { DataVersionRow, EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, NluTables, SampleRow } from './schema.js';
 import type { EntitySample, Pagination, SampleListItem } from './schemas.js';
 
 /**
@@ -9,15 +9,58 @@ import type { EntitySample, Pagination, SampleListItem } from './schemas.js';
  * application: no query here can read or touch another application's rows.
  */
 export class NluStore {
-  constructor(private readonly db: ServiceDb<NluTables>) {}
+  constructor(
+    private readonly db: ServiceDb<NluTables>,
+    /** Only picks the fastest correct SQL where the engines differ. */
+    private readonly dialect: Dialect = 'sqlite',
+  ) {}
 
-  static over(db: Kysely<Database>): NluStore {
-    return new NluStore(serviceDb<NluTables>(db));
+  static over(db: Kysely<Database>, dialect?: Dialect): NluStore {
+    return new NluStore(serviceDb<NluTables>(db), dialect);
   }
 
   /** Runs `work` in one transaction: all of it lands or none of it does. */
   transaction<T>(work: (store: NluStore) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute((trx) => work(new NluStore(trx)));
+    return this.db.transaction().execute((trx) => work(new NluStore(trx, this.dialect)));
+  }
+
+  // Data version
+
+  /** The application's training-data version (0 before its first write). */
+  async dataVersion(app: string): Promise<number> {
+    const row = await this.db.selectFrom('nlu_data_versions').select('version').where('app_code', '=', app).executeTakeFirst();
+    return row === undefined ? 0 : Number(row.version);
+  }
+
+  /**
+   * Bumps the training-data version of each application: call it in the transaction of the write, after the
+   * write (the row stays locked until the commit, so the later the shorter), so the new version and the new
+   * rows are seen together. Applications in a fixed order, so two batches never wait on each other crosswise.
+   */
+  async bumpDataVersion(apps: Iterable<string>): Promise<void> {
+    const rows = versionRows(apps);
+    if (rows.length > 0) await this.db.insertInto('nlu_data_versions').values(rows).onConflict(bumpOnConflict).execute();
+  }
+
+  /**
+   * Samples (of one or more applications) and the bump of their applications' versions, all or nothing. On
+   * PostgreSQL one statement (the insert as a data-modifying WITH), so a batch costs one round trip as before.
+   */
+  async insertSamplesAndBump(rows: SampleRow[]): Promise<void> {
+    const versions = versionRows(rows.map((r) => r.app_code));
+    if (this.dialect === 'postgres') {
+      await this.db
+        .with('added', (db) => db.insertInto('nlu_samples').values(rows))
+        .insertInto('nlu_data_versions')
+        .values(versions)
+        .onConflict(bumpOnConflict)
+        .execute();
+      return;
+    }
+    await this.transaction(async (store) => {
+      await store.insertSamples(rows);
+      await store.bumpDataVersion(versions.map((v) => v.app_code));
+    });
   }
 
   // Samples
@@ -267,6 +310,16 @@ export class NluStore {
     await this.db.deleteFrom('nlu_entities').where('app_code', '=', app).execute();
     await this.db.deleteFrom('nlu_intents').where('app_code', '=', app).execute();
   }
+}
+
+/** An application that has a version moves it up by one. */
+const bumpOnConflict = <DB, TB extends keyof DB>(oc: OnConflictBuilder<DB, TB>) =>
+  oc.column('app_code' as never).doUpdateSet({ version: sql`nlu_data_versions.version + 1`, updated_time: sql`excluded.updated_time` } as never);
+
+/** One row per application, in a fixed order (two batches never wait on each other crosswise). */
+function versionRows(apps: Iterable<string>): DataVersionRow[] {
+  const updated_time = new Date().toISOString();
+  return [...new Set(apps)].sort().map((app_code) => ({ app_code, version: 1, updated_time }));
 }
 
 function paginate<Q extends { limit(n: number): Q; offset(n: number): Q }>(query: Q, page: Pagination): Q {

@@ -455,7 +455,7 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       assert.equal(deep.status, 400);
     });
 
-    test('the full list reflects every write at once (the embedded store caches it)', async () => {
+    test('the full list reflects every write at once (each process caches it per data version)', async () => {
       const before = (await api('GET', '/api/v3/sample')).body.length;
       assert.equal((await api('GET', '/api/v3/sample')).body.length, before, 'a second read is the same');
       const created = (await api('POST', '/api/v3/sample', { json: { content: 'mẫu mới cho bộ đệm' } })).body;
@@ -470,6 +470,70 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       assert.equal((await api('GET', '/api/v3/sample')).body.length, before);
       const otherList = await call(t.url, 'GET', '/api/v3/sample', { token: other.token });
       assert.ok(!otherList.body.some((x: any) => x.code === created.code), 'one application never gets another one cached list');
+    });
+
+    test('a write through another instance on the same store changes the full list at once', async () => {
+      // A second server on the same database (and data folder): its own process-local list cache, as a second
+      // `saola serve` has. A list cached by the first is never served after the second wrote.
+      const second = await startTestApp({ databaseUrl: pgdb?.url, dataDir: t.dataDir });
+      try {
+        const onSecond = (method: string, path: string, json?: unknown) => call(second.url, method, path, { token: t.token, json });
+        const list = async (): Promise<any[]> => (await api('GET', '/api/v3/sample')).body;
+        const find = async (code: string) => (await list()).find((x) => x.code === code);
+        const before = await list();
+        assert.deepEqual(await list(), before, 'a second read is the same');
+
+        const created = (await onSecond('POST', '/api/v3/sample', { content: 'đặt vé từ máy chủ thứ hai' })).body;
+        assert.equal((await list()).length, before.length + 1, 'a sample created elsewhere is listed');
+        const intent = (await onSecond('POST', '/api/v3/intent', { label: 'second_instance' })).body;
+        const link = (await onSecond('POST', '/api/v3/intent-sample', { intent_code: intent.code, sample_code: created.code })).body;
+        assert.equal((await find(created.code)).intent_label, 'second_instance');
+        await onSecond('PUT', `/api/v3/intent/${intent.code}`, { label: 'second_renamed', type: 2 });
+        assert.deepEqual([(await find(created.code)).intent_label, (await find(created.code)).intent_type], ['second_renamed', 2]);
+        await onSecond('DELETE', `/api/v3/intent-sample/${link.intent_sample_code}`);
+        assert.equal((await find(created.code)).intent_label, '', 'an unlink elsewhere is listed');
+
+        const entity = (await onSecond('POST', '/api/v3/entity', { label: 'second_place', description: '', type: 1 })).body;
+        const tag = await onSecond('POST', '/api/v3/entity-sample', { entity_code: entity.code, sample_code: created.code, value: 'vé', start: 4, end: 6 });
+        assert.equal(tag.status, 200, tag.text);
+        assert.deepEqual((await find(created.code)).entities, ['second_place']);
+        await onSecond('DELETE', `/api/v3/entity-sample/${tag.body.entity_sample_code}`);
+        assert.deepEqual((await find(created.code)).entities, []);
+
+        await onSecond('PUT', `/api/v3/sample/${created.code}`, { content: 'đặt vé đi Huế' });
+        assert.equal((await find(created.code)).content, 'đặt vé đi Huế');
+        const imported = await onSecond('POST', '/api/v3/intent-sample/import_intent_samples', [{ intent: 'second_renamed', sample: 'nhập từ máy chủ thứ hai' }]);
+        assert.equal(imported.body.number_of_imported_sample, 1);
+        assert.ok((await list()).some((x) => x.content === 'nhập từ máy chủ thứ hai' && x.intent_label === 'second_renamed'));
+        await onSecond('DELETE', `/api/v3/intent/${intent.code}`);
+        assert.ok(!(await list()).some((x) => x.intent_label === 'second_renamed'), 'a deleted intent leaves the list');
+        await onSecond('DELETE', `/api/v3/sample/${created.code}`);
+        assert.equal(await find(created.code), undefined, 'a sample deleted elsewhere leaves the list');
+      } finally {
+        await second.close();
+      }
+    });
+
+    test('tenancy of the list cache: applications at the same data version get their own lists', async () => {
+      const second = await startTestApp({ databaseUrl: pgdb?.url, dataDir: t.dataDir });
+      try {
+        const [x, y] = [await t.newTenant(`cache-x-${engine}`), await t.newTenant(`cache-y-${engine}`)];
+        const listOf = async (base: string, who: Tenant): Promise<string[]> =>
+          ((await call(base, 'GET', '/api/v3/sample', { token: who.token })).body as any[]).map((s) => s.content);
+        // One write each: both applications are at version 1.
+        await call(t.url, 'POST', '/api/v3/sample', { token: x.token, json: { content: 'mẫu của ứng dụng x' } });
+        await call(second.url, 'POST', '/api/v3/sample', { token: y.token, json: { content: 'mẫu của ứng dụng y' } });
+        assert.deepEqual(await listOf(t.url, x), ['mẫu của ứng dụng x']);
+        assert.deepEqual(await listOf(t.url, y), ['mẫu của ứng dụng y'], "x's cached list is not y's");
+        assert.deepEqual(await listOf(second.url, y), ['mẫu của ứng dụng y']);
+        assert.deepEqual(await listOf(second.url, x), ['mẫu của ứng dụng x']);
+        // A write to y elsewhere changes y's list only.
+        await call(second.url, 'POST', '/api/v3/sample', { token: y.token, json: { content: 'mẫu thứ hai của y' } });
+        assert.deepEqual(await listOf(t.url, y), ['mẫu của ứng dụng y', 'mẫu thứ hai của y']);
+        assert.deepEqual(await listOf(t.url, x), ['mẫu của ứng dụng x']);
+      } finally {
+        await second.close();
+      }
     });
 
     test('unknown routes and wrong methods answer JSON', async () => {
