@@ -86,7 +86,8 @@ export interface TfliteGraph {
   outputs: number[];
 }
 
-const ADD = 0,
+/** The TFLite builtin operator codes these graphs use (schema.fbs BuiltinOperator). */
+export const ADD = 0,
   CONV_2D = 3,
   DEPTHWISE_CONV_2D = 4,
   MUL = 18,

@@ -21,16 +21,7 @@ import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import * as ort from 'onnxruntime-node';
 import { DT, floatTensor, node, onnx, rewritePRelu, writeModel, type Node, type Tensor } from './onnx-graph.js';
-import { readTflite, tfliteRunner, type TfliteOp } from './tflite-graph.js';
-
-const ADD = 0,
-  CONV_2D = 3,
-  DEPTHWISE_CONV_2D = 4,
-  MUL = 18,
-  RELU = 19,
-  RESHAPE = 22,
-  SUB = 41,
-  ABS = 101;
+import { ABS, ADD, CONV_2D, DEPTHWISE_CONV_2D, MUL, readTflite, RELU, RESHAPE, SUB, tfliteRunner, type TfliteOp } from './tflite-graph.js';
 
 function tfliteToOnnx(file: string): Uint8Array {
   const g = readTflite(file);
