@@ -64,7 +64,7 @@ export function wordsOnCard(words: readonly OcrWord[], stack: Pick<Stack, 'spans
       line: `${i}.${w.line}`,
     });
   }
-  // Words OCR glued together ("đến:04/02/2038", a label's end and its value) split as on the whole card's reading.
+  // Words OCR glued together ("đến:15/09/2041", a label's end and its value) split as on the whole card's reading.
   return toCardWords(out, 1);
 }
 

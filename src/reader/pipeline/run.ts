@@ -404,7 +404,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       if (mrz) crossCheckMrz(normal.fields, mrz, wanted);
     }
     // A place the gazetteer accounts for whole, but read from more words than it kept: what was dropped may be
-    // the street or a unit OCR garbled ("Khu 4" read as "t<h 4", glued to the label): not sure.
+    // the street or a unit OCR garbled ("Khu 9" read as "t<h 9", glued to the label): not sure.
     for (const f of PLACES) {
       const v = normal.fields[f];
       const words = placeWords[f] ?? anchored[f]?.words;

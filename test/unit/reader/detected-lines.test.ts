@@ -131,7 +131,7 @@ describe('reading the detected lines', () => {
         at(0, 'Date', 105, 40),
         at(0, 'of', 150, 18),
         at(0, 'birth:', 172, 55),
-        at(1, '05/01/1995', 0, 170),
+        at(1, '17/03/1992', 0, 170),
         at(2, 'Nơi', 0, 35),
         at(2, 'thường', 40, 60),
         at(2, 'trú', 105, 30),
@@ -140,9 +140,9 @@ describe('reading the detected lines', () => {
         at(2, 'of', 205, 18),
         at(2, 'residence:', 228, 95),
         at(3, 'Phường', 0, 70),
-        at(3, '5,', 75, 20),
-        at(3, 'Cà', 100, 25),
-        at(3, 'Mau', 130, 40),
+        at(3, '2,', 75, 20),
+        at(3, 'Sóc', 100, 35),
+        at(3, 'Trăng', 140, 55),
       ],
       { spans },
       bands,
@@ -151,8 +151,8 @@ describe('reading the detected lines', () => {
     const segments = segmentLines(words);
     const model = DOCUMENTS.cccd_chip_front;
     const values = assignValues(segments, findLabels(segments, model), model);
-    assert.equal(values.dob?.words.map((x) => x.text).join(' '), '05/01/1995');
-    assert.equal(values.address?.words.map((x) => x.text).join(' '), 'Phường 5, Cà Mau');
+    assert.equal(values.dob?.words.map((x) => x.text).join(' '), '17/03/1992');
+    assert.equal(values.address?.words.map((x) => x.text).join(' '), 'Phường 2, Sóc Trăng');
   });
 });
 
@@ -211,8 +211,8 @@ describe('confidence of values read on detected lines', () => {
     assert.ok(fieldProbability(same) >= 80, 'the address is in the code\u2019s province');
     const other = normaliseFields(layout, {
       ...base,
-      address: { text: 'Phường 5, Thành phố Cà Mau, Cà Mau', conf: 95 },
-      home: { text: 'Phường 5, Thành phố Cà Mau, Cà Mau', conf: 95 },
+      address: { text: 'Phường 2, Thành phố Sóc Trăng, Sóc Trăng', conf: 95 },
+      home: { text: 'Phường 2, Thành phố Sóc Trăng, Sóc Trăng', conf: 95 },
     }).fields.id!;
     assert.equal(other.valid, true, 'still a real code');
     assert.ok(fieldProbability(other) < 80, 'but a code naming neither place is unsure');
