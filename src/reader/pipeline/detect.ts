@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
+import { connectedComponents } from '../../platform/vision/components.js';
 import type { Box } from '../layouts.js';
 
 /** One detected text line on the card, in flat-card pixels; `score` the mean text probability inside it. */
@@ -94,46 +95,30 @@ function toTensor(pixels: Float32Array, w: number, h: number): ort.Tensor {
  * scaled by `sx`, `sy` back to card pixels. Exported for the unit tests (a drawn map with known lines).
  */
 export function boxesFromMap(map: Float32Array, w: number, h: number, sx: number, sy = sx): TextBox[] {
-  const label = new Int32Array(w * h).fill(-1);
+  const sums: number[] = [];
+  const areas: number[] = [];
+  const { components } = connectedComponents(
+    (i) => map[i] > PIXEL_THRESHOLD,
+    w,
+    h,
+    4,
+    (i, id) => {
+      sums[id] = (sums[id] ?? 0) + map[i];
+      areas[id] = (areas[id] ?? 0) + 1;
+    },
+  );
   const boxes: TextBox[] = [];
-  const stack: number[] = [];
-  for (let start = 0; start < w * h; start++) {
-    if (label[start] >= 0 || map[start] <= PIXEL_THRESHOLD) continue;
-    let x0 = w;
-    let y0 = h;
-    let x1 = -1;
-    let y1 = -1;
-    let sum = 0;
-    let area = 0;
-    label[start] = 1;
-    stack.push(start);
-    while (stack.length > 0) {
-      const p = stack.pop()!;
-      const x = p % w;
-      const y = (p - x) / w;
-      x0 = Math.min(x0, x);
-      x1 = Math.max(x1, x);
-      y0 = Math.min(y0, y);
-      y1 = Math.max(y1, y);
-      sum += map[p];
-      area++;
-      const next = [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, y > 0 ? p - w : -1, y < h - 1 ? p + w : -1];
-      for (const q of next) {
-        if (q >= 0 && label[q] < 0 && map[q] > PIXEL_THRESHOLD) {
-          label[q] = 1;
-          stack.push(q);
-        }
-      }
-    }
+  for (const { id, x0, y0, x1, y1 } of components) {
+    const mean = sums[id] / areas[id];
     const bw = x1 - x0 + 1;
     const bh = y1 - y0 + 1;
-    if (Math.min(bw, bh) < MIN_SIDE || sum / area < BOX_THRESHOLD) continue;
+    if (Math.min(bw, bh) < MIN_SIDE || mean < BOX_THRESHOLD) continue;
     const grow = (bw * bh * UNCLIP) / (2 * (bw + bh));
     const gx0 = Math.max(0, x0 - grow);
     const gy0 = Math.max(0, y0 - grow);
     const gx1 = Math.min(w, x1 + 1 + grow);
     const gy1 = Math.min(h, y1 + 1 + grow);
-    boxes.push({ x: gx0 * sx, y: gy0 * sy, w: (gx1 - gx0) * sx, h: (gy1 - gy0) * sy, score: sum / area });
+    boxes.push({ x: gx0 * sx, y: gy0 * sy, w: (gx1 - gx0) * sx, h: (gy1 - gy0) * sy, score: mean });
   }
   return boxes.sort((a, b) => a.y - b.y || a.x - b.x);
 }

@@ -7,47 +7,14 @@
  * full stem on its left). The OCR line is then aligned to the cells, and chevron cells are filler.
  */
 
-interface Blob {
-  x0: number;
-  x1: number;
-  y0: number;
-  y1: number;
-  id: number;
-}
+import { connectedComponents, type Component } from '../../platform/vision/components.js';
+
+type Blob = Component;
 
 /** Ink blobs (8-connected, value 0) of a binarised image, with a label image. */
 function inkBlobs(raw: Uint8Array, w: number, h: number): { blobs: Blob[]; labels: Int32Array } {
-  const labels = new Int32Array(w * h).fill(-1);
-  const blobs: Blob[] = [];
-  const stack: number[] = [];
-  for (let start = 0; start < w * h; start++) {
-    if (raw[start] !== 0 || labels[start] !== -1) continue;
-    const b: Blob = { x0: w, x1: -1, y0: h, y1: -1, id: blobs.length };
-    labels[start] = b.id;
-    stack.push(start);
-    while (stack.length) {
-      const p = stack.pop()!;
-      const x = p % w;
-      const y = (p - x) / w;
-      if (x < b.x0) b.x0 = x;
-      if (x > b.x1) b.x1 = x;
-      if (y < b.y0) b.y0 = y;
-      if (y > b.y1) b.y1 = y;
-      for (let dy = -1; dy <= 1; dy++)
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = x + dx;
-          const ny = y + dy;
-          if (nx < 0 || ny < 0 || nx >= w || ny >= h) continue;
-          const q = ny * w + nx;
-          if (raw[q] === 0 && labels[q] === -1) {
-            labels[q] = b.id;
-            stack.push(q);
-          }
-        }
-    }
-    blobs.push(b);
-  }
-  return { blobs, labels };
+  const { components, labels } = connectedComponents((i) => raw[i] === 0, w, h, 8);
+  return { blobs: components, labels };
 }
 
 /** Whether a blob has the chevron's shape: ink on its left only about the middle, on its right at top and bottom only. */
