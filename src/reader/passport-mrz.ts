@@ -7,10 +7,8 @@
 import { findMrzBands, type MrzBand } from './pipeline/mrz-band.js';
 import type { OcrEngine } from './pipeline/ocr.js';
 import { readTd3, type Td3Reading } from './pipeline/mrz-td3.js';
-import { mrzCharacters } from './pipeline/mrz.js';
+import { mrzCharacters, mrzLines } from './pipeline/mrz.js';
 import { withFillers } from './pipeline/mrz-glyphs.js';
-
-export const MRZ_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<';
 
 export interface PhotoMrz {
   reading: Td3Reading;
@@ -35,14 +33,6 @@ export function withChevrons(lines: string[], fillers: (boolean[] | undefined)[]
 /** How many of a reading's check digits pass. */
 export function td3Checks(r: Td3Reading): number {
   return [r.numberOk, r.dobOk, r.doeOk, r.personalOk, r.compositeOk].filter(Boolean).length;
-}
-
-/** OCR lines of a band image (Tesseract `eng`, MRZ alphabet only, one block of lines). */
-export async function mrzLines(ocr: OcrEngine, png: Buffer): Promise<string[]> {
-  const words = await ocr.recognize(png, { lang: 'eng', psm: 6, whitelist: MRZ_ALPHABET });
-  const lines = new Map<string, string[]>();
-  for (const w of words) lines.set(w.line, [...(lines.get(w.line) ?? []), w.text]);
-  return [...lines.values()].map((l) => l.join(''));
 }
 
 /**

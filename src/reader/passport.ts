@@ -23,6 +23,7 @@ import { numberFromPage, readPhotoMrz, td3Checks } from './passport-mrz.js';
 import { decodeImage, type DecodedImage } from './pipeline/decode.js';
 import sharp from 'sharp';
 import { readTd3, type Td3Reading } from './pipeline/mrz-td3.js';
+import { mrzLines } from './pipeline/mrz.js';
 import { matchProvince } from './province.js';
 import { nameBand, nameFromZones, nameWords, type NameWord } from './passport-name.js';
 import type { OcrEngine } from './pipeline/ocr.js';
@@ -101,10 +102,7 @@ function td3Band(words: CardWord[]): Box {
 
 async function readTd3Band(ocr: OcrEngine, gray: Buffer, band: Box): Promise<Td3Reading | undefined> {
   const stack = await stackBands(gray, [band], 1.3);
-  const words = await ocr.recognize(stack.png, { lang: 'eng', psm: 6, whitelist: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<' });
-  const lines = new Map<string, string[]>();
-  for (const w of words) lines.set(w.line, [...(lines.get(w.line) ?? []), w.text]);
-  return readTd3([...lines.values()].map((l) => l.join('')));
+  return readTd3(await mrzLines(ocr, stack.png));
 }
 
 /** Dates of issue and expiry in order (a passport is issued for at most ten years), after birth. */

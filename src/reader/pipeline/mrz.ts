@@ -4,6 +4,18 @@
  * the fields it carries confirm and correct the OCR of the printed text.
  */
 import { parse } from 'mrz';
+import type { OcrEngine } from './ocr.js';
+
+/** The characters an MRZ is written with. */
+const MRZ_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<';
+
+/** OCR lines of an MRZ band's image (Tesseract `eng`, the MRZ alphabet only, one block of lines). */
+export async function mrzLines(ocr: OcrEngine, png: Buffer): Promise<string[]> {
+  const words = await ocr.recognize(png, { lang: 'eng', psm: 6, whitelist: MRZ_ALPHABET });
+  const lines = new Map<string, string[]>();
+  for (const w of words) lines.set(w.line, [...(lines.get(w.line) ?? []), w.text]);
+  return [...lines.values()].map((l) => l.join(''));
+}
 
 export interface MrzReading {
   /** The 12-digit citizen id (in the optional data of line 1). */

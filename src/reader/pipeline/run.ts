@@ -16,7 +16,7 @@ import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, 
 import { detectKind, printedTexts, type PrintedTexts } from './kind.js';
 import { DOCUMENTS } from '../documents.js';
 import { cardShapedImage, cornersCutOff, frameRectangle, locateCard, textCutOff } from './locate.js';
-import { crossCheckMrz, readMrz, type MrzReading } from './mrz.js';
+import { crossCheckMrz, mrzLines, readMrz, type MrzReading } from './mrz.js';
 import { refineCorners } from './refine.js';
 import type { Point } from '../../platform/vision/card-outline.js';
 import type { OcrEngine } from './ocr.js';
@@ -76,7 +76,7 @@ const RETRY_SCALE = 1.8;
 const RETRY_REACH = 0.7;
 /** A name's second reading reaches this many letter heights right of the words found. */
 const NAME_REACH = 4;
-/** In that taller window only a date printed as one counts. */
+/** The fields that are places (the gazetteer's to confirm). */
 const PLACES: IdCardField[] = ['home', 'address', 'pob'];
 
 /**
@@ -94,6 +94,7 @@ export function droppedWords(words: readonly Pick<CardWord, 'text'>[], answer: s
 
 /** Fields besides the name always read a second time: they are kept sure only when both readings agree. */
 const CHECKED_TWICE: IdCardField[] = ['id', 'dob', 'doe'];
+/** In that taller window only a date printed as one counts. */
 const STRICT_DATE = /\b\d{2}\s?[/.-]\s?\d{2}\s?[/.-]\s?\d{4}\b/;
 
 async function classify(ocr: OcrEngine, gray: Buffer, psm = 6): Promise<CardKind | undefined> {
@@ -188,10 +189,7 @@ function mrzBand(words: CardWord[]): Box {
 
 async function readMrzBand(ocr: OcrEngine, gray: Buffer, band: Box = LAYOUTS.cccd_chip_back.mrz!): Promise<MrzReading | undefined> {
   const stack = await stackBands(gray, [band]);
-  const words = await ocr.recognize(stack.png, { lang: 'eng', psm: 6, whitelist: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<' });
-  const lines = new Map<string, string[]>();
-  for (const w of words) lines.set(w.line, [...(lines.get(w.line) ?? []), w.text]);
-  return readMrz([...lines.values()].map((l) => l.join('')));
+  return readMrz(await mrzLines(ocr, stack.png));
 }
 
 /**
