@@ -38,8 +38,6 @@ export interface ReadTask {
   features?: boolean;
   /** Answer the flattened card as a JPEG too (the fraud check's `cropped_idcard`). */
   cropCard?: boolean;
-  /** Which document the endpoint reads (default: an ID card); the passport page has its own pipeline (reader/passport.ts). */
-  document?: 'idcard' | 'passport' | 'licence' | 'quality' | 'fraud';
 }
 
 export interface ReadCard {
