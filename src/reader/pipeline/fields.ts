@@ -1,8 +1,8 @@
 /**
- * Stage 5-6: read the field lines of a layout (one OCR call over the stacked
- * line bands), strip the printed labels, and normalise and validate each value.
+ * The fields' values: the raw reading of each from the words anchored to its
+ * label (or read in a band), then each value normalised and validated.
  */
-import type { CardLayout, FieldLine, IdCardField } from '../layouts.js';
+import type { CardLayout, IdCardField } from '../layouts.js';
 import { danglingStreet, isStreetWord, parseAddress, provinceByIdCode, gazetteer, splitGluedStreetWord, type ParsedAddress } from './address.js';
 import type { OcrWord } from './ocr.js';
 import { fold, foldKey, levenshtein, tidy } from './text.js';
@@ -32,36 +32,6 @@ export function wordsByBand(words: OcrWord[], spans: { y0: number; y1: number }[
   return out;
 }
 
-/** Removes the printed label ("Họ và tên:", "Số / No.:") from the front of a line. */
-export function stripLabel(words: OcrWord[], label: string, byColon = true): OcrWord[] {
-  if (!label) return words;
-  const n = label.split(/\s+/).length;
-  if (byColon && label.trim().endsWith(':')) {
-    for (let i = 0; i <= Math.min(words.length - 1, n + 1); i++) {
-      const m = /^(.*?)[:;](.*)$/.exec(words[i].text);
-      if (!m) continue;
-      // "dạng:Sẹo": the value's first word glued to the label.
-      return m[2] ? [{ ...words[i], text: m[2] }, ...words.slice(i + 1)] : words.slice(i + 1);
-    }
-  }
-  // No colon read: drop the leading words that together spell the label (OCR may glue or split them).
-  const labelKey = foldKey(label);
-  let acc = '';
-  let cut = 0;
-  let bestD = Infinity;
-  for (let i = 0; i < words.length; i++) {
-    acc += foldKey(words[i].text);
-    if (acc.length > labelKey.length + 3) break;
-    const d = levenshtein(acc, labelKey);
-    if (d < bestD) {
-      bestD = d;
-      cut = i + 1;
-    }
-  }
-  if (bestD > Math.max(1, Math.floor(labelKey.length / 4))) cut = 0;
-  return words.slice(cut);
-}
-
 const FREE_TEXT = new Set<IdCardField>(['name', 'home', 'address', 'features', 'pob']);
 /**
  * Places: their first word, however unsurely read, is kept when it is a street word ("khu" at 12 of "Khu phố
@@ -70,66 +40,10 @@ const FREE_TEXT = new Set<IdCardField>(['name', 'home', 'address', 'features', '
  */
 const ADDRESS_FIELDS = new Set<IdCardField>(['home', 'address', 'pob']);
 
-/** Rough advance width of a label in the card's sans-serif at its printed size (labels print at 0.8 of the value size). */
-export function labelWidth(label: string, size: number): number {
-  let w = 0;
-  for (const ch of label) {
-    if (ch === ' ') w += 0.29;
-    else if (/[0-9]/.test(ch)) w += 0.58;
-    else if (ch === ch.toLocaleUpperCase('vi') && ch !== ch.toLocaleLowerCase('vi')) w += 0.66;
-    else if (/[ilIj.,:;'|!]/.test(ch)) w += 0.3;
-    else w += 0.54;
-  }
-  return w * size * 0.8;
-}
-
-/**
- * The words of each line's value. `valueStart` is where, in the stacked image,
- * a line's value can start at the earliest (left of it is the printed label).
- */
-export function readRawFields(
-  layout: CardLayout,
-  lines: FieldLine[],
-  bands: OcrWord[][],
-  valueStart: (line: FieldLine) => number = () => 0,
-): Partial<Record<IdCardField, RawField>> {
-  const out: Partial<Record<IdCardField, { words: OcrWord[] }>> = {};
-  lines.forEach((line, i) => {
-    const start = valueStart(line);
-    // A value line under a label-only line ("Họ và tên / Full name:") may catch the label's lower edge.
-    const above = layout.lines.find((l) => l.field === line.field && l.labelOnly && l.part === 0);
-    if (above && line.part === 1 && bands[i]) bands[i] = stripLabel(bands[i], above.label, false);
-    // Words lying wholly inside the label's span are label, whatever OCR made of them.
-    const words = stripLabel(bands[i] ?? [], line.label)
-      .filter((w) => w.left + w.width > start)
-      .filter(
-        // Free text drops very unsure words; closed-list fields (sex, nationality...) and numbers keep them for the matcher.
-        // A name's first word spelling a family name is kept however unsure (Tesseract gave "NGUYÊN" 5 for NGUYỄN).
-        (w, k) =>
-          !FREE_TEXT.has(line.field) ||
-          (w.conf >= 20 && !(w.text.length === 1 && w.conf < 60)) ||
-          (line.field === 'name' && k === 0 && line.part === (above ? 1 : 0) && isFamilyName(w.text)),
-      );
-    // A continuation line is often empty: what OCR finds there alone, unsure, is background pattern.
-    if (line.part > 0 && words.length > 0 && words.length <= 2 && words.every((w) => w.conf < 75)) words.length = 0;
-    const entry = (out[line.field] ??= { words: [] });
-    entry.words.push(...words);
-  });
-  const result: Partial<Record<IdCardField, RawField>> = {};
-  for (const [field, { words }] of Object.entries(out) as [IdCardField, { words: OcrWord[] }][]) {
-    // Noise at the end of a line (guilloche, the card's edge): short, unsure words.
-    while (words.length > 1 && words[words.length - 1].text.length <= 2 && words[words.length - 1].conf < 80 && !/^\d+$/.test(words[words.length - 1].text)) words.pop();
-    const conf = words.length ? words.reduce((s, w) => s + w.conf, 0) / words.length : 0;
-    result[field] = { text: tidy(words.map((w) => w.text).join(' ')), conf, words: words.map((w) => ({ text: w.text, conf: w.conf })) };
-  }
-  void layout;
-  return result;
-}
-
 /**
  * A field's raw reading from the words of its value, line by line (the
  * layout-free reader's anchored values): marks and very unsure words dropped
- * from free text as in readRawFields, short unsure noise dropped from the end.
+ * from free text, short unsure noise dropped from the end.
  */
 export function rawFromLines(field: IdCardField, lines: OcrLike[][]): RawField {
   const words: OcrLike[] = [];
