@@ -5,8 +5,8 @@
  * the service reads each answer as its own type without casts.
  */
 import type { ReadResult, ReadTask } from './pipeline/run.js';
-import type { PassportResult } from './passport.js';
-import type { LicenceResult } from './licence.js';
+import type { PassportResult } from './documents/passport/passport.js';
+import type { LicenceResult } from './documents/licence/licence.js';
 import type { QualityOutcome, QualityTask } from './quality-check.js';
 import type { FraudMeasureOutcome } from './fraud-measures.js';
 

@@ -8,8 +8,8 @@ import { loadOpenCv } from '../platform/vision/card-outline.js';
 import { JsTesseract, NativeTesseract, type OcrEngine } from './pipeline/ocr.js';
 import { readCard } from './pipeline/run.js';
 import type { ReaderResult, ReaderTask } from './tasks.js';
-import { readPassport } from './passport.js';
-import { readLicence } from './licence.js';
+import { readPassport } from './documents/passport/passport.js';
+import { readLicence } from './documents/licence/licence.js';
 import { measureQualityTask } from './quality-check.js';
 import { measureFraudTask } from './fraud-measures.js';
 

@@ -9,7 +9,7 @@
  * label or heading is never part of a value.
  */
 import type { Box, IdCardField } from '../layouts.js';
-import type { DocumentModel, FieldSpec } from '../documents.js';
+import type { DocumentModel, FieldSpec } from '../documents/id-card/model.js';
 import type { OcrWord } from './ocr.js';
 import { foldKey, levenshtein } from './text.js';
 

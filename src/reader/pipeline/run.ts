@@ -14,7 +14,7 @@ import { ReaderFailure } from './failure.js';
 import { mergedId, normaliseFields, rawFromLines, readingScore, voteName, weakFields, wordsByBand, type RawField } from './fields.js';
 import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
 import { detectKind, printedTexts, type PrintedTexts } from './kind.js';
-import { DOCUMENTS } from '../documents.js';
+import { DOCUMENTS } from '../documents/id-card/model.js';
 import { cardShapedImage, cornersCutOff, frameRectangle, locateCard, textCutOff } from './locate.js';
 import { crossCheckMrz, mrzLines, readMrz, type MrzReading } from './mrz.js';
 import { refineCorners } from './refine.js';

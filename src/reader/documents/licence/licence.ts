@@ -11,22 +11,22 @@
  * As in passport.ts, the licence's fields ride on the anchors stage's ID card
  * keys (LICENCE_KEYS).
  */
-import { anchorPage, lineUnder, readFlatPage, type Anchored } from './document-page.js';
-import type { DocumentModel, FieldSpec } from './documents.js';
-import type { IdCardField } from './layouts.js';
-import { parseAddress } from './pipeline/address.js';
-import { provincePlace } from './province.js';
-import type { CardWord, Segment } from './pipeline/anchors.js';
-import { stackBands } from './pipeline/crops.js';
-import { CARD_WIDTH, type Box } from './layouts.js';
-import { fieldProbability, formatProb, overallScore } from './pipeline/confidence.js';
-import { fixSurname, isFamilyName, normaliseDate, normaliseId, normaliseName, rawFromLines, wordsByBand, type FieldValue } from './pipeline/fields.js';
-import { ReaderFailure } from './pipeline/failure.js';
-import { fuzzyHas } from './pipeline/kind.js';
-import type { OcrEngine } from './pipeline/ocr.js';
-import type { ReadRefusal, ReadTask } from './pipeline/run.js';
-import { fold, foldKey, tidy } from './pipeline/text.js';
-import { stageTimer } from './pipeline/timings.js';
+import { anchorPage, lineUnder, readFlatPage, type Anchored } from '../page.js';
+import type { DocumentModel, FieldSpec } from '../id-card/model.js';
+import type { IdCardField } from '../../layouts.js';
+import { parseAddress } from '../../pipeline/address.js';
+import { provincePlace } from '../../province.js';
+import type { CardWord, Segment } from '../../pipeline/anchors.js';
+import { stackBands } from '../../pipeline/crops.js';
+import { CARD_WIDTH, type Box } from '../../layouts.js';
+import { fieldProbability, formatProb, overallScore } from '../../pipeline/confidence.js';
+import { fixSurname, isFamilyName, normaliseDate, normaliseId, normaliseName, rawFromLines, wordsByBand, type FieldValue } from '../../pipeline/fields.js';
+import { ReaderFailure } from '../../pipeline/failure.js';
+import { fuzzyHas } from '../../pipeline/kind.js';
+import type { OcrEngine } from '../../pipeline/ocr.js';
+import type { ReadRefusal, ReadTask } from '../../pipeline/run.js';
+import { fold, foldKey, tidy } from '../../pipeline/text.js';
+import { stageTimer } from '../../pipeline/timings.js';
 
 export type LicenceKind = 'dl_paper_front' | 'dl_paper_back' | 'dl_pet_front' | 'dl_pet_back';
 export const LICENCE_FIELDS = ['id', 'name', 'dob', 'nation', 'address', 'place_issue', 'date', 'doe', 'class', 'code'] as const;

@@ -9,7 +9,7 @@
  * Labels are matched accent-insensitively and fuzzily (pipeline/anchors.ts), so
  * one wording covers its OCR-damaged forms; list each printed wording once.
  */
-import type { CardKind, IdCardField } from './layouts.js';
+import type { CardKind, IdCardField } from '../../layouts.js';
 
 export type ValueStyle = 'text' | 'name' | 'digits' | 'date' | 'address';
 

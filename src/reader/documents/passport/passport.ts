@@ -10,26 +10,26 @@
  * The anchors stage keys values by the ID card's field names; the passport's
  * fields ride on those keys (PASSPORT_KEYS) so the shared stage needs no change.
  */
-import type { DocumentModel, FieldSpec } from './documents.js';
-import { CARD_HEIGHT, CARD_WIDTH, type Box, type IdCardField } from './layouts.js';
-import type { CardWord, LabelHit } from './pipeline/anchors.js';
-import { fieldProbability, formatProb, overallScore } from './pipeline/confidence.js';
-import { stackBands } from './pipeline/crops.js';
-import { ReaderFailure } from './pipeline/failure.js';
-import { fixSurname, normaliseDate, normaliseId, normaliseName, normaliseSex, rawFromLines, wordsByBand, type FieldValue } from './pipeline/fields.js';
-import { fuzzyHas } from './pipeline/kind.js';
-import { anchorPage, lineUnder, readFlatPage, type FlatPage } from './document-page.js';
-import { numberFromPage, readPhotoMrz, td3Checks } from './passport-mrz.js';
-import { decodeImage, type DecodedImage } from './pipeline/decode.js';
+import type { DocumentModel, FieldSpec } from '../id-card/model.js';
+import { CARD_HEIGHT, CARD_WIDTH, type Box, type IdCardField } from '../../layouts.js';
+import type { CardWord, LabelHit } from '../../pipeline/anchors.js';
+import { fieldProbability, formatProb, overallScore } from '../../pipeline/confidence.js';
+import { stackBands } from '../../pipeline/crops.js';
+import { ReaderFailure } from '../../pipeline/failure.js';
+import { fixSurname, normaliseDate, normaliseId, normaliseName, normaliseSex, rawFromLines, wordsByBand, type FieldValue } from '../../pipeline/fields.js';
+import { fuzzyHas } from '../../pipeline/kind.js';
+import { anchorPage, lineUnder, readFlatPage, type FlatPage } from '../page.js';
+import { numberFromPage, readPhotoMrz, td3Checks } from './mrz.js';
+import { decodeImage, type DecodedImage } from '../../pipeline/decode.js';
 import sharp from 'sharp';
-import { readTd3, type Td3Reading } from './pipeline/mrz-td3.js';
-import { mrzLines } from './pipeline/mrz.js';
-import { matchProvince } from './province.js';
-import { nameBand, nameFromZones, nameWords, type NameWord } from './passport-name.js';
-import type { OcrEngine } from './pipeline/ocr.js';
-import type { ReadRefusal, ReadTask } from './pipeline/run.js';
-import { foldKey } from './pipeline/text.js';
-import { stageTimer } from './pipeline/timings.js';
+import { readTd3, type Td3Reading } from '../../pipeline/mrz-td3.js';
+import { mrzLines } from '../../pipeline/mrz.js';
+import { matchProvince } from '../../province.js';
+import { nameBand, nameFromZones, nameWords, type NameWord } from './name.js';
+import type { OcrEngine } from '../../pipeline/ocr.js';
+import type { ReadRefusal, ReadTask } from '../../pipeline/run.js';
+import { foldKey } from '../../pipeline/text.js';
+import { stageTimer } from '../../pipeline/timings.js';
 
 export { matchProvince };
 

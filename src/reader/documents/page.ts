@@ -6,17 +6,17 @@
  * document's model. Built on the ID card reader's own stages (pipeline/*).
  */
 import sharp from 'sharp';
-import type { DocumentModel } from './documents.js';
-import { assignValues, findLabels, segmentLines, splitUnderLabels, type AnchoredValue, type CardWord, type LabelHit, type Segment } from './pipeline/anchors.js';
-import { decodeImage, type DecodedImage } from './pipeline/decode.js';
-import { ReaderFailure } from './pipeline/failure.js';
-import { checkCornersInside, locateCard } from './pipeline/locate.js';
-import type { OcrEngine } from './pipeline/ocr.js';
-import { checkQuality } from './pipeline/quality.js';
-import { refineCorners } from './pipeline/refine.js';
-import { wholeCardReader, type ReadTask } from './pipeline/run.js';
-import type { IdCardField } from './layouts.js';
-import { clearCardEdge, rotate180, warpCard } from './pipeline/warp.js';
+import type { DocumentModel } from './id-card/model.js';
+import { assignValues, findLabels, segmentLines, splitUnderLabels, type AnchoredValue, type CardWord, type LabelHit, type Segment } from '../pipeline/anchors.js';
+import { decodeImage, type DecodedImage } from '../pipeline/decode.js';
+import { ReaderFailure } from '../pipeline/failure.js';
+import { checkCornersInside, locateCard } from '../pipeline/locate.js';
+import type { OcrEngine } from '../pipeline/ocr.js';
+import { checkQuality } from '../pipeline/quality.js';
+import { refineCorners } from '../pipeline/refine.js';
+import { wholeCardReader, type ReadTask } from '../pipeline/run.js';
+import type { IdCardField } from '../layouts.js';
+import { clearCardEdge, rotate180, warpCard } from '../pipeline/warp.js';
 
 export interface FlatPage<K> {
   /** The flat page (CARD_WIDTH x CARD_HEIGHT gray), the right way up. */

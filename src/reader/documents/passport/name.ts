@@ -7,10 +7,10 @@
  * no reading supports keeps the MRZ's bare letters, and the name then comes with
  * a low `_prob`, as it is certainly missing marks or unsure of its letters.
  */
-import { CARD_HEIGHT, CARD_WIDTH, type Box } from './layouts.js';
-import type { LabelHit } from './pipeline/anchors.js';
-import { fixSurname, normaliseName, type FieldValue } from './pipeline/fields.js';
-import { fold, levenshtein } from './pipeline/text.js';
+import { CARD_HEIGHT, CARD_WIDTH, type Box } from '../../layouts.js';
+import type { LabelHit } from '../../pipeline/anchors.js';
+import { fixSurname, normaliseName, type FieldValue } from '../../pipeline/fields.js';
+import { fold, levenshtein } from '../../pipeline/text.js';
 
 export interface NameWord {
   text: string;
