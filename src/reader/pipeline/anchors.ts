@@ -9,7 +9,7 @@
  * label or heading is never part of a value.
  */
 import type { Box, IdCardField } from '../layouts.js';
-import type { DocumentModel, FieldSpec } from '../documents/id-card/model.js';
+import type { DocumentModel, FieldSpec } from '../documents/model.js';
 import type { OcrWord } from './ocr.js';
 import { foldKey, levenshtein } from './text.js';
 
@@ -34,10 +34,10 @@ export interface Segment {
   size: number;
 }
 
-/** A label (or heading) found: the words [start, end) of one segment. */
-export interface LabelHit {
+/** A label (or heading) found: the words [start, end) of one segment. `F`: the document's field names. */
+export interface LabelHit<F extends string = IdCardField> {
   /** The field it labels, or undefined for a heading/stop text. */
-  field?: IdCardField;
+  field?: F;
   label: string;
   segment: number;
   start: number;
@@ -49,14 +49,14 @@ export interface LabelHit {
   partial?: boolean;
 }
 
-export interface AnchoredValue {
+export interface AnchoredValue<F extends string = IdCardField> {
   words: CardWord[];
   /** The value's words line by line, and each line's box. */
   lines: CardWord[][];
   lineBoxes: Box[];
   /** Where the value lies on the card (all its lines). */
   box: Box;
-  label: LabelHit;
+  label: LabelHit<F>;
 }
 
 function boxOf(words: CardWord[]): Box {
@@ -189,21 +189,21 @@ export function labelTolerance(key: string, midLine = false): number {
   return Math.floor(key.length / (midLine ? 8 : 6));
 }
 
-interface Wording {
-  field?: IdCardField;
+interface Wording<F extends string> {
+  field?: F;
   label: string;
   key: string;
 }
 
-function wordings(model: DocumentModel): Wording[] {
-  const out: Wording[] = [];
+function wordings<F extends string>(model: DocumentModel<F>): Wording<F>[] {
+  const out: Wording<F>[] = [];
   for (const f of model.fields) for (const label of f.labels) out.push({ field: f.field, label, key: foldKey(label) });
   for (const label of model.stops) out.push({ label, key: foldKey(label) });
   return out.filter((w) => w.key.length > 0);
 }
 
 /** A short label ("Số", "Ngày") counts only with a value of its shape after it on the line: it is also an ordinary word. */
-function shapeFollows(spec: FieldSpec | undefined, rest: CardWord[]): boolean {
+function shapeFollows(spec: FieldSpec<string> | undefined, rest: CardWord[]): boolean {
   const digits = rest
     .map((w) => w.text)
     .join('')
@@ -222,11 +222,11 @@ function shapeFollows(spec: FieldSpec | undefined, rest: CardWord[]): boolean {
  * after it; after a value has started on a line only long wordings count (a
  * "Số" inside an address is a word, "Quốc tịch" after the sex is a label).
  */
-export function findLabels(segments: Segment[], model: DocumentModel): LabelHit[] {
+export function findLabels<F extends string>(segments: Segment[], model: DocumentModel<F>): LabelHit<F>[] {
   const all = wordings(model);
   const maxKey = Math.max(...all.map((w) => w.key.length));
-  const specOf = (f?: IdCardField) => model.fields.find((s) => s.field === f);
-  const hits: LabelHit[] = [];
+  const specOf = (f?: F) => model.fields.find((s) => s.field === f);
+  const hits: LabelHit<F>[] = [];
   segments.forEach((seg, si) => {
     const keys = seg.words.map((w) => foldKey(w.text));
     // Marks before a line's first real word (a fingerprint box's edge read as "9)||O)") do not make a label mid-line.
@@ -234,7 +234,7 @@ export function findLabels(segments: Segment[], model: DocumentModel): LabelHit[
     let i = 0;
     let valueStarted = false;
     while (i < seg.words.length) {
-      let best: { w: Wording; end: number; d: number } | undefined;
+      let best: { w: Wording<F>; end: number; d: number } | undefined;
       let acc = '';
       for (let j = i; j < seg.words.length; j++) {
         acc += keys[j];
@@ -302,11 +302,11 @@ export function findLabels(segments: Segment[], model: DocumentModel): LabelHit[
     hits.push({ field, label: label.label, segment: si, start: lead, end: seg.words.length, distance: label.key.length - acc.length, box, partial: true });
   });
   // One anchor per field: the closest match, then the first from the top.
-  const chosen = new Map<IdCardField, LabelHit>();
+  const chosen = new Map<F, LabelHit<F>>();
   for (const h of hits) {
     if (!h.field) continue;
     const c = chosen.get(h.field);
-    const score = (x: LabelHit) => x.distance / Math.max(1, foldKey(x.label).length);
+    const score = (x: LabelHit<F>) => x.distance / Math.max(1, foldKey(x.label).length);
     if (!c || score(h) < score(c)) chosen.set(h.field, h);
   }
   return hits.filter((h) => !h.field || chosen.get(h.field) === h);
@@ -332,8 +332,8 @@ const ALIGN = 45;
  * the value starts, until a line that starts with a label or heading, a gap
  * wider than a line, or the field's line limit.
  */
-export function assignValues(segments: Segment[], hits: LabelHit[], model: DocumentModel): Partial<Record<IdCardField, AnchoredValue>> {
-  const out: Partial<Record<IdCardField, AnchoredValue>> = {};
+export function assignValues<F extends string>(segments: Segment[], hits: LabelHit<F>[], model: DocumentModel<F>): Partial<Record<F, AnchoredValue<F>>> {
+  const out: Partial<Record<F, AnchoredValue<F>>> = {};
   const hitsIn = (si: number) => hits.filter((h) => h.segment === si).sort((a, b) => a.start - b.start);
   /** The words of segment `si` that are no label: those before its first label, or all. */
   const freeLead = (si: number) => {
@@ -348,7 +348,7 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
   };
   /** Lines already part of a value: another field never takes them. */
   const used = new Set<number>();
-  const finish = (spec: FieldSpec, h: LabelHit, words: CardWord[], next: LabelHit | undefined) => {
+  const finish = (spec: FieldSpec<F>, h: LabelHit<F>, words: CardWord[], next: LabelHit<F> | undefined) => {
     const seg = segments[h.segment];
     // What is left of a label that OCR broke up ("hạn/Date", "ofexpiy") is label, not value.
     const tail = labelRemainder(model, spec.field, h.label);
@@ -410,7 +410,7 @@ export function assignValues(segments: Segment[], hits: LabelHit[], model: Docum
   };
   // First the values that start on their label's own line; then the labels with nothing after them,
   // whose value may lie beyond a wide gap on their row, among the lines no value took.
-  const later: [FieldSpec, LabelHit][] = [];
+  const later: [FieldSpec<F>, LabelHit<F>][] = [];
   for (const spec of model.fields) {
     const h = hits.find((x) => x.field === spec.field);
     if (!h) continue;
@@ -492,7 +492,7 @@ export function valuesByShape(
   segments: Segment[],
   hits: LabelHit[],
   values: Partial<Record<IdCardField, AnchoredValue>>,
-  model: DocumentModel,
+  model: DocumentModel<IdCardField>,
   idLength: 9 | 12,
 ): Partial<Record<IdCardField, AnchoredValue>> {
   const out: Partial<Record<IdCardField, AnchoredValue>> = {};
@@ -564,7 +564,7 @@ function isDateLine(words: CardWord[]): boolean {
  * What a longer wording of the field prints after the wording found ("/ Date of expiry" after "Ngày, tháng, năm
  * hết hạn"), as a key: OCR may have cut the label there, and those words are label, not value.
  */
-function labelRemainder(model: DocumentModel, field: IdCardField, found: string): string {
+function labelRemainder<F extends string>(model: DocumentModel<F>, field: F, found: string): string {
   const key = foldKey(found);
   const spec = model.fields.find((f) => f.field === field);
   return (spec?.labels ?? [])
@@ -601,8 +601,8 @@ export function isLabelPiece(text: string, labelKey: string): boolean {
  * "Nơi thường trú: Số 173 Trần Hưng Đạo, Xã Mỹ"). Returns the segments
  * unchanged when there is nothing to split.
  */
-export function splitUnderLabels(segments: Segment[], hits: LabelHit[], model?: DocumentModel): Segment[] {
-  const multiLine = (h: LabelHit) => (model?.fields.find((f) => f.field === h.field)?.maxLines ?? 1) > 1;
+export function splitUnderLabels<F extends string>(segments: Segment[], hits: LabelHit<F>[], model?: DocumentModel<F>): Segment[] {
+  const multiLine = (h: LabelHit<F>) => (model?.fields.find((f) => f.field === h.field)?.maxLines ?? 1) > 1;
   const open = hits.filter((h) => h.field && (h.end === segments[h.segment].words.length || multiLine(h)));
   if (open.length === 0) return segments;
   let changed = false;

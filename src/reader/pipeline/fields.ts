@@ -41,34 +41,56 @@ const FREE_TEXT = new Set<IdCardField>(['name', 'home', 'address', 'features', '
 const ADDRESS_FIELDS = new Set<IdCardField>(['home', 'address', 'pob']);
 
 /**
- * A field's raw reading from the words of its value, line by line (the
- * layout-free reader's anchored values): marks and very unsure words dropped
- * from free text, short unsure noise dropped from the end.
+ * How a value's words are cleaned of noise: `free` text drops marks and very unsure words, a `name` keeps
+ * an unsure first word that spells a family name, a `place` an unsure first word that is a street word
+ * (and drops a damaged label's words up to a colon and the English half of a place's label); `plain`
+ * values (numbers, dates, closed lists) keep every word for their validator.
  */
+export type WordFilter = 'plain' | 'free' | 'name' | 'place';
+
+/** An ID card field's word filter. */
+export function idCardWords(field: IdCardField): WordFilter {
+  if (field === 'name') return 'name';
+  if (ADDRESS_FIELDS.has(field)) return 'place';
+  return FREE_TEXT.has(field) ? 'free' : 'plain';
+}
+
+/** An ID card field's raw reading from the words of its value, line by line (see rawFromWords). */
 export function rawFromLines(field: IdCardField, lines: OcrLike[][]): RawField {
+  return rawFromWords(idCardWords(field), lines);
+}
+
+/**
+ * A field's raw reading from the words of its value, line by line (the
+ * layout-free reader's anchored values): cleaned as `filter` says, short
+ * unsure noise dropped from the end.
+ */
+export function rawFromWords(filter: WordFilter, lines: OcrLike[][]): RawField {
+  const free = filter !== 'plain';
+  const place = filter === 'place';
   const words: OcrLike[] = [];
   lines.forEach((line, part) => {
     const kept = line
       .filter((w) => /[\p{L}\p{N}]/u.test(w.text) || (w.text === '-' && w.conf >= 60))
       .filter(
         (w, k) =>
-          !FREE_TEXT.has(field) ||
+          !free ||
           (w.conf >= 20 && !(w.text.length === 1 && w.conf < 60)) ||
-          (part === 0 && k === 0 && (field === 'name' ? isFamilyName(w.text) : ADDRESS_FIELDS.has(field) && isStreetWord(w.text.replace(/\$/g, 'S')))),
+          (part === 0 && k === 0 && (filter === 'name' ? isFamilyName(w.text) : place && isStreetWord(w.text.replace(/\$/g, 'S')))),
       );
     // A continuation line with only a word or two, all unsure, is background pattern.
     if (part > 0 && kept.length <= 2 && kept.every((w) => w.conf < 75)) return;
     // A place never holds a colon: words up to one on its first line are a label OCR damaged beyond finding
     // ("gi trị đón ate of expi: Tổ 26, ..." at 93). Leading English words (below) are what is left of
     // "Place of residence" read on a line of its own ("'Plạce of re%Ó@n»sc®-": "of Số 173 ..." at 95).
-    if (part === 0 && ADDRESS_FIELDS.has(field)) {
+    if (part === 0 && place) {
       let colon = -1;
       for (let k = 0; k < kept.length - 1; k++) if (/[:;]$/.test(kept[k].text)) colon = k;
       if (colon >= 0) kept.splice(0, colon + 1);
     }
     words.push(...kept);
   });
-  while (ADDRESS_FIELDS.has(field) && words.length > 1 && englishPlaceWord(words[0].text)) words.shift();
+  while (place && words.length > 1 && englishPlaceWord(words[0].text)) words.shift();
   while (words.length > 1 && words[words.length - 1].text.length <= 2 && words[words.length - 1].conf < 80 && !/^\d+$/.test(words[words.length - 1].text)) words.pop();
   const conf = words.length ? words.reduce((s, w) => s + w.conf, 0) / words.length : 0;
   return { text: tidy(words.map((w) => w.text).join(' ')), conf, words: words.map((w) => ({ text: w.text, conf: w.conf })) };

@@ -102,8 +102,8 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.l
  * nationality label's top. With no name label found, the row above the
  * nationality label, one row step high.
  */
-export function nameBand(hits: LabelHit[], keys: { name: string; nationality: string; dob: string; column: string[] }): Box | undefined {
-  const box = (f: string) => hits.find((h) => h.field === f)?.box;
+export function nameBand<F extends string>(hits: LabelHit<F>[], keys: { name: F; nationality: F; dob: F; column: F[] }): Box | undefined {
+  const box = (f: F) => hits.find((h) => h.field === f)?.box;
   const name = box(keys.name);
   const nat = box(keys.nationality);
   const dob = box(keys.dob);
