@@ -2,7 +2,7 @@
  * The flattened card's frame (CARD_WIDTH x CARD_HEIGHT, the ID-1 aspect 85.6 x 54 mm) and, for each kind
  * of Vietnamese ID card, what the answer needs of it: the side, the answer's `type`, the fields it answers,
  * the portrait's box (the face crop) and the MRZ band. Fields are found by their printed labels
- * (documents.ts, pipeline/anchors.ts), not by coordinates. The test-card generator has its own templates
+ * (documents/id-card/model.ts, pipeline/anchors.ts), not by coordinates. The test-card generator has its own templates
  * (bench/idcard-templates.ts), the reader none.
  */
 

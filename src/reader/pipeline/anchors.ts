@@ -1,7 +1,7 @@
 /**
  * Layout-free reading: the words of the whole card (one OCR call) are grouped
  * into text lines by geometry, the printed labels of the document model
- * (documents.ts) are found among them accent-insensitively and fuzzily, and
+ * (documents/<kind>/) are found among them accent-insensitively and fuzzily, and
  * each field's value is what follows its label on the same line, then the
  * lines below that start where the label (or the value) starts, up to the next
  * label, a printed heading, a wide gap or the field's line limit. No

@@ -147,7 +147,7 @@ export function crossValidate(fields: Partial<Record<PassportField, FieldValue>>
     // Another state's passport: its ICAO code as the MRZ writes it (D for Germany), vouched for by the composite check.
     fields.nationality = mrz.compositeOk ? { value: mrz.nationality, conf: 95, valid: true } : { value: mrz.nationality, conf: 50 };
   }
-  // The name: its letters from the MRZ, its marks from the visual zone's readings (passport-name.ts).
+  // The name: its letters from the MRZ, its marks from the visual zone's readings (name.ts).
   const readings = nameReadings ?? (fields.name ? [nameWords([{ text: fields.name.value, conf: fields.name.conf }])] : []);
   const name = nameFromZones(readings, mrz.nameAscii, mrz.nameTruncated);
   if (name) fields.name = name;
