@@ -10,7 +10,8 @@ import type { WorkerPool } from '../platform/pool/index.js';
 import type { ReaderConfig } from './config.js';
 import { REFUSALS } from './errors.js';
 import { LAYOUTS, type IdCardField } from './layouts.js';
-import { formatProb, overallScore } from './pipeline/confidence.js';
+import { overallScore } from './pipeline/confidence.js';
+import { cardFields, idrItem, NA } from './documents/id-card/answer.js';
 import type { ReadCard } from './pipeline/run.js';
 import type { ReaderSettingsStore } from './settings-store.js';
 import type { ReadPassport } from './documents/passport/passport.js';
@@ -21,9 +22,6 @@ import { checkingResult } from './fraud-check.js';
 import { postCheck, type PostCheckResult, type ReadSide } from './post-check.js';
 import { wrongAnswer, type OcrEngineName, type ReaderResult, type ReaderTask } from './tasks.js';
 
-const NA = 'N/A';
-const FRONT_FIELDS: IdCardField[] = ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'];
-const BACK_FIELDS: IdCardField[] = ['religion', 'ethnicity', 'features', 'issue_date', 'issue_loc'];
 /** Returned only to applications with the separate arrangement the spec asks for (distinguishing marks). */
 const ARRANGED_FIELDS: readonly IdCardField[] = ['features'];
 
@@ -149,22 +147,14 @@ export class ReaderService {
     card.overall = overallScore(fields.filter((f) => !held.includes(f)).map((f) => card.fields[f]?.prob ?? 0));
   }
 
-  /** The /vision/idr/vnm data item. */
+  /** The /vision/idr/vnm data item (documents/id-card/answer.ts). */
   idrItem(card: ReadCard): Record<string, unknown> {
-    const layout = LAYOUTS[card.kind];
-    const item = fieldsOf(card);
-    if (layout.side === 'front' || layout.fields.includes('address'))
-      item.address_entities = card.addressEntities ?? { province: '', district: '', ward: '', street: '' };
-    item.type = layout.type;
-    // The 2024 card's back is told from the chip card's by `type_new` too (its type is the chip card's).
-    if (layout.side === 'front' || card.kind === 'cccd_2024_back') item.type_new = card.kind;
-    item.overall_score = formatProb(card.overall);
-    return item;
+    return idrItem(card);
   }
 
   /** The legacy /cmt data item: no address_entities, no type. */
   async cmtItem(card: ReadCard, face: boolean, publicUrl: string): Promise<Record<string, unknown>> {
-    const item = fieldsOf(card);
+    const item = cardFields(card);
     if (face) {
       if (card.face) {
         const jpeg = Buffer.from(card.face);
@@ -189,17 +179,3 @@ function refused(refusal: { code: 2 | 3 | 7 | 8; message: string }): ServiceErro
 /** Face crops are capability URLs (a random UUID) kept for FACE_RETENTION_HOURS. */
 export const faceKey = (id: string) => `reader/faces/${id}.jpg`;
 export const FACE_PREFIX = 'reader/faces/';
-
-/** Every field of the card's side with its `_prob`, `N/A` where it was not read: both answers start here. */
-function fieldsOf(card: ReadCard): Record<string, unknown> {
-  const item: Record<string, unknown> = {};
-  const layout = LAYOUTS[card.kind];
-  // The side's usual fields, and any the model prints besides (the 2024 back: address, pob, doe).
-  const names = [...new Set([...(layout.side === 'front' ? FRONT_FIELDS : BACK_FIELDS), ...layout.fields])];
-  for (const f of names) {
-    const v = card.fields[f];
-    item[f] = v?.value ?? NA;
-    item[`${f}_prob`] = v ? formatProb(v.prob) : NA;
-  }
-  return item;
-}
