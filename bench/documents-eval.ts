@@ -13,8 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { licenceItem, readLicence } from '../src/reader/licence.js';
-import { passportItem, readPassport } from '../src/reader/passport.js';
+import { licenceItem, readLicence } from '../src/reader/documents/licence/licence.js';
+import { passportItem, readPassport } from '../src/reader/documents/passport/passport.js';
 import { chooseOcrEngine } from '../src/reader/pipeline/ocr.js';
 import { LICENCE_SAMPLE_KINDS, makeLicenceSample, makePassportSample } from './document-variation.js';
 

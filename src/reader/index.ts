@@ -4,9 +4,9 @@ import { WorkerPool } from '../platform/pool/index.js';
 import { loadReaderConfig } from './config.js';
 import { nativeTesseractAvailable } from './pipeline/ocr.js';
 import { removeProcessScratchOnExit, removeThreadScratch } from './pipeline/tesseract-stream.js';
-import type { ReadResult } from './pipeline/run.js';
 import { readerRoutes } from './routes.js';
-import { FACE_PREFIX, ReaderService, type ReaderTask } from './service.js';
+import { FACE_PREFIX, ReaderService } from './service.js';
+import type { ReaderResult, ReaderTask } from './tasks.js';
 import { ReaderSettingsStore } from './settings-store.js';
 
 /** Face crops of /cmt are kept this long, then swept. */
@@ -20,7 +20,7 @@ export async function registerReader(app: FastifyInstance, deps: ServiceDeps): P
     throw new Error('SAOLA_READER_OCR_ENGINE=native but the tesseract program (with its vie data) is not on the PATH');
   }
   const engine: 'native' | 'js' = config.ocrEngine === 'js' ? 'js' : config.ocrEngine === 'native' || nativeTesseractAvailable() ? 'native' : 'js';
-  const pool = new WorkerPool<ReaderTask, ReadResult>({
+  const pool = new WorkerPool<ReaderTask, ReaderResult>({
     filename: new URL('./worker.js', import.meta.url),
     name: 'reader',
     threads: config.threads ?? deps.config.poolThreads,

@@ -19,8 +19,8 @@ import { ReaderErrors, readerErrorShape, type RecognitionEnvelope } from './erro
 import { imageBytes, wantsFace, wantsFlag, type ImageRequest } from './pipeline/input.js';
 import { qualityPassed } from './quality-check.js';
 import { faceKey, type ReaderService } from './service.js';
-import { passportItem } from './passport.js';
-import { licenceItem } from './licence.js';
+import { passportItem } from './documents/passport/passport.js';
+import { licenceItem } from './documents/licence/licence.js';
 
 export interface ReaderRoutesOptions {
   service: ReaderService;

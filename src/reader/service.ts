@@ -10,29 +10,26 @@ import type { WorkerPool } from '../platform/pool/index.js';
 import type { ReaderConfig } from './config.js';
 import { REFUSALS } from './errors.js';
 import { LAYOUTS, type IdCardField } from './layouts.js';
-import { formatProb, overallScore } from './pipeline/confidence.js';
-import type { ReadCard, ReadResult, ReadTask } from './pipeline/run.js';
+import { overallScore } from './pipeline/confidence.js';
+import { cardFields, idrItem, NA } from './documents/id-card/answer.js';
+import type { ReadCard } from './pipeline/run.js';
 import type { ReaderSettingsStore } from './settings-store.js';
-import type { PassportResult, ReadPassport } from './passport.js';
-import type { LicenceResult, ReadLicence } from './licence.js';
-import { qualityResult, type QualityOutcome, type QualityResult } from './quality-check.js';
-import type { FraudMeasureOutcome, FraudMeasures } from './fraud-measures.js';
+import type { ReadPassport } from './documents/passport/passport.js';
+import type { ReadLicence } from './documents/licence/licence.js';
+import { qualityResult, type QualityResult } from './quality-check.js';
+import type { FraudMeasures } from './fraud-measures.js';
 import { checkingResult } from './fraud-check.js';
 import { postCheck, type PostCheckResult, type ReadSide } from './post-check.js';
+import { wrongAnswer, type OcrEngineName, type ReaderResult, type ReaderTask } from './tasks.js';
 
-const NA = 'N/A';
-const FRONT_FIELDS: IdCardField[] = ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'];
-const BACK_FIELDS: IdCardField[] = ['religion', 'ethnicity', 'features', 'issue_date', 'issue_loc'];
 /** Returned only to applications with the separate arrangement the spec asks for (distinguishing marks). */
 const ARRANGED_FIELDS: readonly IdCardField[] = ['features'];
 
-export type ReaderTask = ReadTask & { engine: 'native' | 'js' };
-
 export class ReaderService {
   constructor(
-    private readonly pool: WorkerPool<ReaderTask, ReadResult>,
+    private readonly pool: WorkerPool<ReaderTask, ReaderResult>,
     private readonly config: ReaderConfig,
-    private readonly engine: 'native' | 'js',
+    private readonly engine: OcrEngineName,
     private readonly blobs: BlobStore,
     private readonly settings: ReaderSettingsStore,
   ) {}
@@ -43,60 +40,59 @@ export class ReaderService {
     copy.set(image);
     // Without the arrangement the worker does not even read the features band.
     const features = await this.settings.featuresArranged(appCode);
-    const result = await this.pool.run(
-      {
-        image: copy,
-        face,
-        maxPixels: this.config.maxPixels,
-        minCardArea: this.config.minCardArea,
-        fieldScale: this.config.fieldScale,
-        engine: this.engine,
-        features,
-        cropCard: opts.cropCard === true,
-      },
-      { transferList: [copy.buffer] },
-    );
-    if (!result.ok) throw new ServiceError(REFUSALS[result.code], result.message);
+    const task: ReaderTask = {
+      document: 'idcard',
+      image: copy,
+      face,
+      maxPixels: this.config.maxPixels,
+      minCardArea: this.config.minCardArea,
+      fieldScale: this.config.fieldScale,
+      engine: this.engine,
+      features,
+      cropCard: opts.cropCard === true,
+    };
+    const answer = await this.pool.run(task, { transferList: [copy.buffer] });
+    if (answer.document !== 'idcard') throw wrongAnswer(task, answer);
+    const result = answer.result;
+    if (!result.ok) throw refused(result);
     await this.withholdUnarranged(result, appCode);
     return result;
   }
 
   /** Reads a passport data page (no arranged fields on a passport). */
   async readPassport(image: Buffer): Promise<ReadPassport> {
-    return this.readDocument<PassportResult>(image, 'passport');
+    const task: ReaderTask = { ...this.imageTask(image), document: 'passport' };
+    const answer = await this.pool.run(task, { transferList: [task.image.buffer] });
+    if (answer.document !== 'passport') throw wrongAnswer(task, answer);
+    if (!answer.result.ok) throw refused(answer.result);
+    return answer.result;
   }
 
   /** Reads a driving licence, either side, paper or PET. */
   async readLicence(image: Buffer): Promise<ReadLicence> {
-    return this.readDocument<LicenceResult>(image, 'licence');
+    const task: ReaderTask = { ...this.imageTask(image), document: 'licence' };
+    const answer = await this.pool.run(task, { transferList: [task.image.buffer] });
+    if (answer.document !== 'licence') throw wrongAnswer(task, answer);
+    if (!answer.result.ok) throw refused(answer.result);
+    return answer.result;
   }
 
   /** The guide's quality check of an ID photo (quality-check.ts): measured in the worker pool, judged here. */
   async checkQuality(image: Buffer): Promise<QualityResult> {
-    const copy = new Uint8Array(image.byteLength);
-    copy.set(image);
-    const task: ReaderTask = {
-      image: copy,
-      face: false,
-      maxPixels: this.config.maxPixels,
-      minCardArea: this.config.minCardArea,
-      engine: this.engine,
-      document: 'quality',
-    };
-    // The worker answers a quality task with its measurements (worker.ts).
-    const outcome = (await this.pool.run(task, { transferList: [copy.buffer] })) as unknown as QualityOutcome;
-    if (!outcome.ok) throw new ServiceError(REFUSALS[outcome.code], outcome.message);
-    return qualityResult(outcome.measures);
+    const task: ReaderTask = { ...this.imageTask(image), document: 'quality' };
+    const answer = await this.pool.run(task, { transferList: [task.image.buffer] });
+    if (answer.document !== 'quality') throw wrongAnswer(task, answer);
+    if (!answer.result.ok) throw refused(answer.result);
+    return qualityResult(answer.result.measures);
   }
 
   /** The fraud check's image measurements (fraud-measures.ts), in the worker pool. */
   private async measureFraud(image: Buffer): Promise<FraudMeasures> {
-    const copy = new Uint8Array(image.byteLength);
-    copy.set(image);
-    const task: ReaderTask = { image: copy, face: false, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, engine: this.engine, document: 'fraud' };
-    const outcome = (await this.pool.run(task, { transferList: [copy.buffer] })) as unknown as FraudMeasureOutcome;
-    if (!outcome.ok) throw new ServiceError(REFUSALS[outcome.code], outcome.message);
-    return outcome.measures;
+    const task: ReaderTask = { ...this.imageTask(image), document: 'fraud' };
+    const answer = await this.pool.run(task, { transferList: [task.image.buffer] });
+    if (answer.document !== 'fraud') throw wrongAnswer(task, answer);
+    if (!answer.result.ok) throw refused(answer.result);
+    return answer.result.measures;
   }
 
   /**
@@ -130,20 +126,11 @@ export class ReaderService {
     return [...items, post];
   }
 
-  private async readDocument<R extends { ok: true } | { ok: false; code: 2 | 3 | 7 | 8; message: string }>(
-    image: Buffer,
-    document: 'passport' | 'licence',
-  ): Promise<Extract<R, { ok: true }>> {
+  /** What every task holds: a copy of the image (transferred to the worker) and the limits, no card options. */
+  private imageTask(image: Buffer): { image: Uint8Array; face: false; maxPixels: number; minCardArea: number; engine: OcrEngineName } {
     const copy = new Uint8Array(image.byteLength);
     copy.set(image);
-    const task: ReaderTask = { image: copy, face: false, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, engine: this.engine, document };
-    // The worker answers a passport or licence task with that document's result (worker.ts).
-    const result = (await this.pool.run(task, { transferList: [copy.buffer] })) as unknown as R;
-    if (!result.ok) {
-      const refusal = result as Extract<R, { ok: false }>;
-      throw new ServiceError(REFUSALS[refusal.code], refusal.message);
-    }
-    return result as Extract<R, { ok: true }>;
+    return { image: copy, face: false, maxPixels: this.config.maxPixels, minCardArea: this.config.minCardArea, engine: this.engine };
   }
 
   /**
@@ -160,22 +147,14 @@ export class ReaderService {
     card.overall = overallScore(fields.filter((f) => !held.includes(f)).map((f) => card.fields[f]?.prob ?? 0));
   }
 
-  /** The /vision/idr/vnm data item. */
+  /** The /vision/idr/vnm data item (documents/id-card/answer.ts). */
   idrItem(card: ReadCard): Record<string, unknown> {
-    const layout = LAYOUTS[card.kind];
-    const item = fieldsOf(card);
-    if (layout.side === 'front' || layout.fields.includes('address'))
-      item.address_entities = card.addressEntities ?? { province: '', district: '', ward: '', street: '' };
-    item.type = layout.type;
-    // The 2024 card's back is told from the chip card's by `type_new` too (its type is the chip card's).
-    if (layout.side === 'front' || card.kind === 'cccd_2024_back') item.type_new = card.kind;
-    item.overall_score = formatProb(card.overall);
-    return item;
+    return idrItem(card);
   }
 
   /** The legacy /cmt data item: no address_entities, no type. */
   async cmtItem(card: ReadCard, face: boolean, publicUrl: string): Promise<Record<string, unknown>> {
-    const item = fieldsOf(card);
+    const item = cardFields(card);
     if (face) {
       if (card.face) {
         const jpeg = Buffer.from(card.face);
@@ -192,20 +171,11 @@ export class ReaderService {
   }
 }
 
+/** A worker's refusal (a photo it could not read) as the service's error. */
+function refused(refusal: { code: 2 | 3 | 7 | 8; message: string }): ServiceError {
+  return new ServiceError(REFUSALS[refusal.code], refusal.message);
+}
+
 /** Face crops are capability URLs (a random UUID) kept for FACE_RETENTION_HOURS. */
 export const faceKey = (id: string) => `reader/faces/${id}.jpg`;
 export const FACE_PREFIX = 'reader/faces/';
-
-/** Every field of the card's side with its `_prob`, `N/A` where it was not read: both answers start here. */
-function fieldsOf(card: ReadCard): Record<string, unknown> {
-  const item: Record<string, unknown> = {};
-  const layout = LAYOUTS[card.kind];
-  // The side's usual fields, and any the model prints besides (the 2024 back: address, pob, doe).
-  const names = [...new Set([...(layout.side === 'front' ? FRONT_FIELDS : BACK_FIELDS), ...layout.fields])];
-  for (const f of names) {
-    const v = card.fields[f];
-    item[f] = v?.value ?? NA;
-    item[`${f}_prob`] = v ? formatProb(v.prob) : NA;
-  }
-  return item;
-}

@@ -1,7 +1,7 @@
 /**
  * Layout-free reading: the words of the whole card (one OCR call) are grouped
  * into text lines by geometry, the printed labels of the document model
- * (documents.ts) are found among them accent-insensitively and fuzzily, and
+ * (documents/<kind>/) are found among them accent-insensitively and fuzzily, and
  * each field's value is what follows its label on the same line, then the
  * lines below that start where the label (or the value) starts, up to the next
  * label, a printed heading, a wide gap or the field's line limit. No
@@ -9,7 +9,7 @@
  * label or heading is never part of a value.
  */
 import type { Box, IdCardField } from '../layouts.js';
-import type { DocumentModel, FieldSpec } from '../documents.js';
+import type { DocumentModel, FieldSpec } from '../documents/model.js';
 import type { OcrWord } from './ocr.js';
 import { foldKey, levenshtein } from './text.js';
 
@@ -34,10 +34,10 @@ export interface Segment {
   size: number;
 }
 
-/** A label (or heading) found: the words [start, end) of one segment. */
-export interface LabelHit {
+/** A label (or heading) found: the words [start, end) of one segment. `F`: the document's field names. */
+export interface LabelHit<F extends string = IdCardField> {
   /** The field it labels, or undefined for a heading/stop text. */
-  field?: IdCardField;
+  field?: F;
   label: string;
   segment: number;
   start: number;
@@ -49,14 +49,14 @@ export interface LabelHit {
   partial?: boolean;
 }
 
-export interface AnchoredValue {
+export interface AnchoredValue<F extends string = IdCardField> {
   words: CardWord[];
   /** The value's words line by line, and each line's box. */
   lines: CardWord[][];
   lineBoxes: Box[];
   /** Where the value lies on the card (all its lines). */
   box: Box;
-  label: LabelHit;
+  label: LabelHit<F>;
 }
 
 function boxOf(words: CardWord[]): Box {
@@ -189,21 +189,21 @@ export function labelTolerance(key: string, midLine = false): number {
   return Math.floor(key.length / (midLine ? 8 : 6));
 }
 
-interface Wording {
-  field?: IdCardField;
+interface Wording<F extends string> {
+  field?: F;
   label: string;
   key: string;
 }
 
-function wordings(model: DocumentModel): Wording[] {
-  const out: Wording[] = [];
+function wordings<F extends string>(model: DocumentModel<F>): Wording<F>[] {
+  const out: Wording<F>[] = [];
   for (const f of model.fields) for (const label of f.labels) out.push({ field: f.field, label, key: foldKey(label) });
   for (const label of model.stops) out.push({ label, key: foldKey(label) });
   return out.filter((w) => w.key.length > 0);
 }
 
 /** A short label ("Số", "Ngày") counts only with a value of its shape after it on the line: it is also an ordinary word. */
-function shapeFollows(spec: FieldSpec | undefined, rest: CardWord[]): boolean {
+function shapeFollows(spec: FieldSpec<string> | undefined, rest: CardWord[]): boolean {
   const digits = rest
     .map((w) => w.text)
     .join('')
@@ -222,11 +222,11 @@ function shapeFollows(spec: FieldSpec | undefined, rest: CardWord[]): boolean {
  * after it; after a value has started on a line only long wordings count (a
  * "Số" inside an address is a word, "Quốc tịch" after the sex is a label).
  */
-export function findLabels(segments: Segment[], model: DocumentModel): LabelHit[] {
+export function findLabels<F extends string>(segments: Segment[], model: DocumentModel<F>): LabelHit<F>[] {
   const all = wordings(model);
   const maxKey = Math.max(...all.map((w) => w.key.length));
-  const specOf = (f?: IdCardField) => model.fields.find((s) => s.field === f);
-  const hits: LabelHit[] = [];
+  const specOf = (f?: F) => model.fields.find((s) => s.field === f);
+  const hits: LabelHit<F>[] = [];
   segments.forEach((seg, si) => {
     const keys = seg.words.map((w) => foldKey(w.text));
     // Marks before a line's first real word (a fingerprint box's edge read as "9)||O)") do not make a label mid-line.
@@ -234,7 +234,7 @@ export function findLabels(segments: Segment[], model: DocumentModel): LabelHit[
     let i = 0;
     let valueStarted = false;
     while (i < seg.words.length) {
-      let best: { w: Wording; end: number; d: number } | undefined;
+      let best: { w: Wording<F>; end: number; d: number } | undefined;
       let acc = '';
       for (let j = i; j < seg.words.length; j++) {
         acc += keys[j];
@@ -302,11 +302,11 @@ export function findLabels(segments: Segment[], model: DocumentModel): LabelHit[
     hits.push({ field, label: label.label, segment: si, start: lead, end: seg.words.length, distance: label.key.length - acc.length, box, partial: true });
   });
   // One anchor per field: the closest match, then the first from the top.
-  const chosen = new Map<IdCardField, LabelHit>();
+  const chosen = new Map<F, LabelHit<F>>();
   for (const h of hits) {
     if (!h.field) continue;
     const c = chosen.get(h.field);
-    const score = (x: LabelHit) => x.distance / Math.max(1, foldKey(x.label).length);
+    const score = (x: LabelHit<F>) => x.distance / Math.max(1, foldKey(x.label).length);
     if (!c || score(h) < score(c)) chosen.set(h.field, h);
   }
   return hits.filter((h) => !h.field || chosen.get(h.field) === h);
@@ -326,136 +326,179 @@ export function strayColumnLead(lead: CardWord[], labelLeft: number, size: numbe
 /** Continuation lines must start within this many card pixels of the label's or the value's left edge. */
 const ALIGN = 45;
 
+/** What the value stages of one card share: its lines, labels and model, and the lines values already took. */
+interface ValueContext<F extends string> {
+  segments: Segment[];
+  hits: LabelHit<F>[];
+  model: DocumentModel<F>;
+  /** Lines already part of a value: another field never takes them. */
+  used: Set<number>;
+  /** The labels of segment `si`, left to right. */
+  hitsIn: (si: number) => LabelHit<F>[];
+  /** The words of segment `si` that are no label: those before its first label, or all. */
+  freeLead: (si: number) => CardWord[];
+  /** Two words or more that spell the start of a label, six letters at least. */
+  labelStart: (ws: CardWord[]) => boolean;
+}
+
+function valueContext<F extends string>(segments: Segment[], hits: LabelHit<F>[], model: DocumentModel<F>): ValueContext<F> {
+  const hitsIn = (si: number) => hits.filter((h) => h.segment === si).sort((a, b) => a.start - b.start);
+  const freeLead = (si: number) => {
+    const first = hitsIn(si)[0];
+    return first ? segments[si].words.slice(0, first.start) : segments[si].words;
+  };
+  const keys = wordings(model).map((w) => w.key);
+  const labelStart = (ws: CardWord[]) => {
+    const k = foldKey(ws.map((w) => w.text).join(''));
+    return ws.length >= 2 && k.length >= 6 && keys.some((key) => key.startsWith(k));
+  };
+  return { segments, hits, model, used: new Set<number>(), hitsIn, freeLead, labelStart };
+}
+
 /**
  * Each anchored field's value: the words after its label on the same line (up
  * to the next label there), then the lines below that start where the label or
  * the value starts, until a line that starts with a label or heading, a gap
  * wider than a line, or the field's line limit.
  */
-export function assignValues(segments: Segment[], hits: LabelHit[], model: DocumentModel): Partial<Record<IdCardField, AnchoredValue>> {
-  const out: Partial<Record<IdCardField, AnchoredValue>> = {};
-  const hitsIn = (si: number) => hits.filter((h) => h.segment === si).sort((a, b) => a.start - b.start);
-  /** The words of segment `si` that are no label: those before its first label, or all. */
-  const freeLead = (si: number) => {
-    const first = hitsIn(si)[0];
-    return first ? segments[si].words.slice(0, first.start) : segments[si].words;
-  };
-  const keys = wordings(model).map((w) => w.key);
-  /** Two words or more that spell the start of a label, six letters at least. */
-  const labelStart = (ws: CardWord[]) => {
-    const k = foldKey(ws.map((w) => w.text).join(''));
-    return ws.length >= 2 && k.length >= 6 && keys.some((key) => key.startsWith(k));
-  };
-  /** Lines already part of a value: another field never takes them. */
-  const used = new Set<number>();
-  const finish = (spec: FieldSpec, h: LabelHit, words: CardWord[], next: LabelHit | undefined) => {
-    const seg = segments[h.segment];
-    // What is left of a label that OCR broke up ("hạn/Date", "ofexpiy") is label, not value.
-    const tail = labelRemainder(model, spec.field, h.label);
-    const leftover = (text: string) => !/[\p{L}\p{N}]/u.test(text) || isLabelPiece(text, tail);
-    while (words.length > 0 && leftover(words[0].text)) words.shift();
-    const valueLines: CardWord[][] = words.length > 0 ? [[...words]] : [];
-    // Single-line values beside their label are done; others (or an empty label line) look below.
-    let last: { bottom: number; size: number } = { bottom: h.box.y + h.box.h, size: seg.size };
-    const lefts = [h.box.x, ...(words.length ? [words[0].left] : [])];
-    const rightLimit = next ? next.box.x : Infinity;
-    for (let si = h.segment + 1; si < segments.length && valueLines.length < spec.maxLines; si++) {
-      const s = segments[si];
-      if (s.words.length === 0) continue;
-      // Words of another column at the line's start are not part of it: not where it starts, not how high.
-      const stray = s.words.length - strayColumnLead(s.words, h.box.x, s.size).length;
-      const top = stray ? Math.min(...s.words.slice(stray).map((w) => w.top)) : s.top;
-      // Where the line starts: its sure words' edge, or its first word's when that is a word of the line's
-      // height read unsurely ("NGUYÊN" at 15 of NGUYỄN THU NGÂN, which the sure edge leaves out).
-      const first = s.words[stray];
-      const wordLike = first.text.replace(/[^\p{L}\p{N}]/gu, '').length >= 2 && first.height >= 0.6 * s.size && first.height <= 1.6 * s.size;
-      const left = stray || wordLike ? Math.min(first.left, stray ? Infinity : s.left) : s.left;
-      if (top < last.bottom - 0.3 * last.size) continue; // same line band (another column)
-      if (top - last.bottom > 1.25 * Math.max(last.size, s.size)) break;
-      // The first value line under a label starts where the label does, or lies under it (a centred heading).
-      // Under it means a good part of it (a quarter of the shorter): the expiry's label, ending a few pixels past
-      // the start of the address label above it (a mark read before "Nơi"), is not under that label.
-      const under = valueLines.length === 0 && Math.min(s.right, h.box.x + h.box.w) - Math.max(left, h.box.x) > 0.25 * Math.min(s.right - left, h.box.w);
-      if (!under && !lefts.some((x) => Math.abs(left - x) <= ALIGN)) continue;
-      if (left >= rightLimit || used.has(si)) continue;
-      const lead = freeLead(si).slice(stray);
-      if (lead.length === 0) break; // the line starts with a label or heading
-      // A label OCR read only part of: its end lost ("Ngày, tháng" of "Ngày, tháng, năm cấp") or its start
-      // ("ký khai nh / Plac" of "Nơi đăng ký khai sinh / Place of birth").
-      if (bilingualLabelLine(lead) || labelStart(lead)) break;
-      if (!lead.some((w) => /[\p{L}\p{N}]/u.test(w.text))) continue; // marks only ("-", "~"): artwork, not a line
-      // One character alone ("Ì" left of an address line, a little higher) is a mark: no value is one letter.
-      if (lead.length === 1 && lead[0].text.replace(/[^\p{L}\p{N}]/gu, '').length <= 1) continue;
-      // A name has no digits and only a date field takes a date: the date of birth beside its label, a little
-      // higher than it and aligned with the name above, is not the name's second line.
-      if (valueLines.length > 0 && spec.style !== 'date' && (spec.style === 'name' ? lead.some((w) => /\d/.test(w.text)) : isDateLine(lead))) continue;
-      // A date or number is one line: a further line is another field.
-      if ((spec.style === 'date' || spec.style === 'digits') && valueLines.length > 0) break;
-      words.push(...lead);
-      valueLines.push(lead);
-      lefts.push(lead[0].left);
-      used.add(si);
-      last = { bottom: s.bottom, size: s.size };
-      if (lead.length < s.words.length) break; // a label follows on that line: the value ends there
-    }
-    // The label's remainder may also open the first line taken from below ("Personal identification" under
-    // "Đặc điểm nhân dạng /"): label, not value.
-    while (valueLines.length > 0 && valueLines[0].length > 0 && leftover(valueLines[0][0].text)) {
-      const dropped = valueLines[0].shift()!;
-      words.splice(words.indexOf(dropped), 1);
-      if (valueLines[0].length === 0) valueLines.shift();
-    }
-    if (words.length === 0) return;
-    out[spec.field] = { words, lines: valueLines, lineBoxes: valueLines.map(boxOf), label: h, box: boxOf(words) };
+export function assignValues<F extends string>(segments: Segment[], hits: LabelHit<F>[], model: DocumentModel<F>): Partial<Record<F, AnchoredValue<F>>> {
+  const out: Partial<Record<F, AnchoredValue<F>>> = {};
+  const ctx = valueContext(segments, hits, model);
+  const take = (spec: FieldSpec<F>, h: LabelHit<F>, words: CardWord[], next: LabelHit<F> | undefined) => {
+    const value = valueWithLinesBelow(ctx, spec, h, words, next);
+    if (value) out[spec.field] = value;
   };
   // First the values that start on their label's own line; then the labels with nothing after them,
   // whose value may lie beyond a wide gap on their row, among the lines no value took.
-  const later: [FieldSpec, LabelHit][] = [];
+  const later: [FieldSpec<F>, LabelHit<F>][] = [];
   for (const spec of model.fields) {
     const h = hits.find((x) => x.field === spec.field);
     if (!h) continue;
-    const next = hitsIn(h.segment).find((x) => x.start >= h.end);
-    let words = segments[h.segment].words.slice(h.end, next ? next.start : undefined);
-    // A date or number beside its label has digits: words without any are what is left of the label
-    // ("/ Da ø epwy:"), and the value is on the next line.
-    if ((spec.style === 'date' || spec.style === 'digits') && !words.some((w) => /\d/.test(w.text))) words = [];
+    const next = ctx.hitsIn(h.segment).find((x) => x.start >= h.end);
+    const words = wordsBesideLabel(segments, spec, h, next);
     if (words.length === 0 && !next) later.push([spec, h]);
-    else finish(spec, h, words, next);
+    else take(spec, h, words, next);
   }
-  for (const [spec, h] of later) {
-    // A wide gap after the label ("Date of birth:      28/01/1974") splits the printed line in two:
-    // the lines to the right on the label's row, up to one that starts with a label.
-    const words: CardWord[] = [];
-    const row = segments
-      .map((x, i) => ({ x, i }))
-      .filter(() => !h.partial)
-      .filter(({ x, i }) => i !== h.segment && !used.has(i) && x.left > h.box.x + h.box.w - 5)
-      .filter(({ x }) => Math.min(x.bottom, h.box.y + h.box.h) - Math.max(x.top, h.box.y) > 0.5 * Math.min(x.bottom - x.top, h.box.h))
-      .sort((a, b) => a.x.left - b.x.left);
-    let unsure: { i: number; lead: CardWord[] } | undefined;
-    for (const { i } of row) {
-      const lead = freeLead(i);
-      if (lead.length === 0) break;
-      // A piece read wholly unsurely ("+1" at 26 by the card's edge) is a mark, not the value beyond a gap;
-      // unless a sure piece follows it a space away: then it is the value's first word, read badly
-      // ("NGUYÊN" at 39 before KHÁNH UYÊN).
-      if (!lead.some((w) => w.conf >= 50)) {
-        unsure = words.length === 0 ? { i, lead } : undefined;
-        continue;
-      }
-      const end = unsure && Math.max(...unsure.lead.map((w) => w.left + w.width));
-      if (unsure && end !== undefined && lead[0].left - end <= segments[i].size && lead[0].left > end - 0.5 * segments[i].size) {
-        words.push(...unsure.lead);
-        used.add(unsure.i);
-      }
-      unsure = undefined;
-      words.push(...lead);
-      used.add(i);
-      if (lead.length < segments[i].words.length) break;
-    }
-    finish(spec, h, words, undefined);
-  }
+  for (const [spec, h] of later) take(spec, h, wordsBeyondGap(ctx, h), undefined);
   return out;
+}
+
+/** The words after the label on its own line, up to the next label there. */
+function wordsBesideLabel<F extends string>(segments: Segment[], spec: FieldSpec<F>, h: LabelHit<F>, next: LabelHit<F> | undefined): CardWord[] {
+  const words = segments[h.segment].words.slice(h.end, next ? next.start : undefined);
+  // A date or number beside its label has digits: words without any are what is left of the label
+  // ("/ Da ø epwy:"), and the value is on the next line.
+  if ((spec.style === 'date' || spec.style === 'digits') && !words.some((w) => /\d/.test(w.text))) return [];
+  return words;
+}
+
+/**
+ * A wide gap after the label ("Date of birth:      28/01/1974") splits the printed line in two:
+ * the lines to the right on the label's row, up to one that starts with a label.
+ */
+function wordsBeyondGap<F extends string>(ctx: ValueContext<F>, h: LabelHit<F>): CardWord[] {
+  const { segments, used, freeLead } = ctx;
+  const words: CardWord[] = [];
+  const row = segments
+    .map((x, i) => ({ x, i }))
+    .filter(() => !h.partial)
+    .filter(({ x, i }) => i !== h.segment && !used.has(i) && x.left > h.box.x + h.box.w - 5)
+    .filter(({ x }) => Math.min(x.bottom, h.box.y + h.box.h) - Math.max(x.top, h.box.y) > 0.5 * Math.min(x.bottom - x.top, h.box.h))
+    .sort((a, b) => a.x.left - b.x.left);
+  let unsure: { i: number; lead: CardWord[] } | undefined;
+  for (const { i } of row) {
+    const lead = freeLead(i);
+    if (lead.length === 0) break;
+    // A piece read wholly unsurely ("+1" at 26 by the card's edge) is a mark, not the value beyond a gap;
+    // unless a sure piece follows it a space away: then it is the value's first word, read badly
+    // ("NGUYÊN" at 39 before KHÁNH UYÊN).
+    if (!lead.some((w) => w.conf >= 50)) {
+      unsure = words.length === 0 ? { i, lead } : undefined;
+      continue;
+    }
+    const end = unsure && Math.max(...unsure.lead.map((w) => w.left + w.width));
+    if (unsure && end !== undefined && lead[0].left - end <= segments[i].size && lead[0].left > end - 0.5 * segments[i].size) {
+      words.push(...unsure.lead);
+      used.add(unsure.i);
+    }
+    unsure = undefined;
+    words.push(...lead);
+    used.add(i);
+    if (lead.length < segments[i].words.length) break;
+  }
+  return words;
+}
+
+/**
+ * The value of label `h` from the words found on its row (`words`, taken over) and the lines below it that
+ * continue it; undefined when nothing is left once the label's own leftovers are dropped.
+ */
+function valueWithLinesBelow<F extends string>(
+  ctx: ValueContext<F>,
+  spec: FieldSpec<F>,
+  h: LabelHit<F>,
+  words: CardWord[],
+  next: LabelHit<F> | undefined,
+): AnchoredValue<F> | undefined {
+  const { segments, model, used, freeLead, labelStart } = ctx;
+  const seg = segments[h.segment];
+  // What is left of a label that OCR broke up ("hạn/Date", "ofexpiy") is label, not value.
+  const tail = labelRemainder(model, spec.field, h.label);
+  const leftover = (text: string) => !/[\p{L}\p{N}]/u.test(text) || isLabelPiece(text, tail);
+  while (words.length > 0 && leftover(words[0].text)) words.shift();
+  const valueLines: CardWord[][] = words.length > 0 ? [[...words]] : [];
+  // Single-line values beside their label are done; others (or an empty label line) look below.
+  let last: { bottom: number; size: number } = { bottom: h.box.y + h.box.h, size: seg.size };
+  const lefts = [h.box.x, ...(words.length ? [words[0].left] : [])];
+  const rightLimit = next ? next.box.x : Infinity;
+  for (let si = h.segment + 1; si < segments.length && valueLines.length < spec.maxLines; si++) {
+    const s = segments[si];
+    if (s.words.length === 0) continue;
+    // Words of another column at the line's start are not part of it: not where it starts, not how high.
+    const stray = s.words.length - strayColumnLead(s.words, h.box.x, s.size).length;
+    const top = stray ? Math.min(...s.words.slice(stray).map((w) => w.top)) : s.top;
+    // Where the line starts: its sure words' edge, or its first word's when that is a word of the line's
+    // height read unsurely ("NGUYÊN" at 15 of NGUYỄN THU NGÂN, which the sure edge leaves out).
+    const first = s.words[stray];
+    const wordLike = first.text.replace(/[^\p{L}\p{N}]/gu, '').length >= 2 && first.height >= 0.6 * s.size && first.height <= 1.6 * s.size;
+    const left = stray || wordLike ? Math.min(first.left, stray ? Infinity : s.left) : s.left;
+    if (top < last.bottom - 0.3 * last.size) continue; // same line band (another column)
+    if (top - last.bottom > 1.25 * Math.max(last.size, s.size)) break;
+    // The first value line under a label starts where the label does, or lies under it (a centred heading).
+    // Under it means a good part of it (a quarter of the shorter): the expiry's label, ending a few pixels past
+    // the start of the address label above it (a mark read before "Nơi"), is not under that label.
+    const under = valueLines.length === 0 && Math.min(s.right, h.box.x + h.box.w) - Math.max(left, h.box.x) > 0.25 * Math.min(s.right - left, h.box.w);
+    if (!under && !lefts.some((x) => Math.abs(left - x) <= ALIGN)) continue;
+    if (left >= rightLimit || used.has(si)) continue;
+    const lead = freeLead(si).slice(stray);
+    if (lead.length === 0) break; // the line starts with a label or heading
+    // A label OCR read only part of: its end lost ("Ngày, tháng" of "Ngày, tháng, năm cấp") or its start
+    // ("ký khai nh / Plac" of "Nơi đăng ký khai sinh / Place of birth").
+    if (bilingualLabelLine(lead) || labelStart(lead)) break;
+    if (!lead.some((w) => /[\p{L}\p{N}]/u.test(w.text))) continue; // marks only ("-", "~"): artwork, not a line
+    // One character alone ("Ì" left of an address line, a little higher) is a mark: no value is one letter.
+    if (lead.length === 1 && lead[0].text.replace(/[^\p{L}\p{N}]/gu, '').length <= 1) continue;
+    // A name has no digits and only a date field takes a date: the date of birth beside its label, a little
+    // higher than it and aligned with the name above, is not the name's second line.
+    if (valueLines.length > 0 && spec.style !== 'date' && (spec.style === 'name' ? lead.some((w) => /\d/.test(w.text)) : isDateLine(lead))) continue;
+    // A date or number is one line: a further line is another field.
+    if ((spec.style === 'date' || spec.style === 'digits') && valueLines.length > 0) break;
+    words.push(...lead);
+    valueLines.push(lead);
+    lefts.push(lead[0].left);
+    used.add(si);
+    last = { bottom: s.bottom, size: s.size };
+    if (lead.length < s.words.length) break; // a label follows on that line: the value ends there
+  }
+  // The label's remainder may also open the first line taken from below ("Personal identification" under
+  // "Đặc điểm nhân dạng /"): label, not value.
+  while (valueLines.length > 0 && valueLines[0].length > 0 && leftover(valueLines[0][0].text)) {
+    const dropped = valueLines[0].shift()!;
+    words.splice(words.indexOf(dropped), 1);
+    if (valueLines[0].length === 0) valueLines.shift();
+  }
+  if (words.length === 0) return undefined;
+  return { words, lines: valueLines, lineBoxes: valueLines.map(boxOf), label: h, box: boxOf(words) };
 }
 
 /** The English halves of the bilingual labels, by their first letters (folded): what follows a slash in a label. */
@@ -492,7 +535,7 @@ export function valuesByShape(
   segments: Segment[],
   hits: LabelHit[],
   values: Partial<Record<IdCardField, AnchoredValue>>,
-  model: DocumentModel,
+  model: DocumentModel<IdCardField>,
   idLength: 9 | 12,
 ): Partial<Record<IdCardField, AnchoredValue>> {
   const out: Partial<Record<IdCardField, AnchoredValue>> = {};
@@ -564,7 +607,7 @@ function isDateLine(words: CardWord[]): boolean {
  * What a longer wording of the field prints after the wording found ("/ Date of expiry" after "Ngày, tháng, năm
  * hết hạn"), as a key: OCR may have cut the label there, and those words are label, not value.
  */
-function labelRemainder(model: DocumentModel, field: IdCardField, found: string): string {
+function labelRemainder<F extends string>(model: DocumentModel<F>, field: F, found: string): string {
   const key = foldKey(found);
   const spec = model.fields.find((f) => f.field === field);
   return (spec?.labels ?? [])
@@ -601,8 +644,8 @@ export function isLabelPiece(text: string, labelKey: string): boolean {
  * "Nơi thường trú: Số 173 Trần Hưng Đạo, Xã Mỹ"). Returns the segments
  * unchanged when there is nothing to split.
  */
-export function splitUnderLabels(segments: Segment[], hits: LabelHit[], model?: DocumentModel): Segment[] {
-  const multiLine = (h: LabelHit) => (model?.fields.find((f) => f.field === h.field)?.maxLines ?? 1) > 1;
+export function splitUnderLabels<F extends string>(segments: Segment[], hits: LabelHit<F>[], model?: DocumentModel<F>): Segment[] {
+  const multiLine = (h: LabelHit<F>) => (model?.fields.find((f) => f.field === h.field)?.maxLines ?? 1) > 1;
   const open = hits.filter((h) => h.field && (h.end === segments[h.segment].words.length || multiLine(h)));
   if (open.length === 0) return segments;
   let changed = false;

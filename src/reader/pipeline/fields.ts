@@ -1,8 +1,8 @@
 /**
- * Stage 5-6: read the field lines of a layout (one OCR call over the stacked
- * line bands), strip the printed labels, and normalise and validate each value.
+ * The fields' values: the raw reading of each from the words anchored to its
+ * label (or read in a band), then each value normalised and validated.
  */
-import type { CardLayout, FieldLine, IdCardField } from '../layouts.js';
+import type { CardKind, CardLayout, IdCardField } from '../layouts.js';
 import { danglingStreet, isStreetWord, parseAddress, provinceByIdCode, gazetteer, splitGluedStreetWord, type ParsedAddress } from './address.js';
 import type { OcrWord } from './ocr.js';
 import { fold, foldKey, levenshtein, tidy } from './text.js';
@@ -32,36 +32,6 @@ export function wordsByBand(words: OcrWord[], spans: { y0: number; y1: number }[
   return out;
 }
 
-/** Removes the printed label ("Họ và tên:", "Số / No.:") from the front of a line. */
-export function stripLabel(words: OcrWord[], label: string, byColon = true): OcrWord[] {
-  if (!label) return words;
-  const n = label.split(/\s+/).length;
-  if (byColon && label.trim().endsWith(':')) {
-    for (let i = 0; i <= Math.min(words.length - 1, n + 1); i++) {
-      const m = /^(.*?)[:;](.*)$/.exec(words[i].text);
-      if (!m) continue;
-      // "dạng:Sẹo": the value's first word glued to the label.
-      return m[2] ? [{ ...words[i], text: m[2] }, ...words.slice(i + 1)] : words.slice(i + 1);
-    }
-  }
-  // No colon read: drop the leading words that together spell the label (OCR may glue or split them).
-  const labelKey = foldKey(label);
-  let acc = '';
-  let cut = 0;
-  let bestD = Infinity;
-  for (let i = 0; i < words.length; i++) {
-    acc += foldKey(words[i].text);
-    if (acc.length > labelKey.length + 3) break;
-    const d = levenshtein(acc, labelKey);
-    if (d < bestD) {
-      bestD = d;
-      cut = i + 1;
-    }
-  }
-  if (bestD > Math.max(1, Math.floor(labelKey.length / 4))) cut = 0;
-  return words.slice(cut);
-}
-
 const FREE_TEXT = new Set<IdCardField>(['name', 'home', 'address', 'features', 'pob']);
 /**
  * Places: their first word, however unsurely read, is kept when it is a street word ("khu" at 12 of "Khu phố
@@ -70,91 +40,57 @@ const FREE_TEXT = new Set<IdCardField>(['name', 'home', 'address', 'features', '
  */
 const ADDRESS_FIELDS = new Set<IdCardField>(['home', 'address', 'pob']);
 
-/** Rough advance width of a label in the card's sans-serif at its printed size (labels print at 0.8 of the value size). */
-export function labelWidth(label: string, size: number): number {
-  let w = 0;
-  for (const ch of label) {
-    if (ch === ' ') w += 0.29;
-    else if (/[0-9]/.test(ch)) w += 0.58;
-    else if (ch === ch.toLocaleUpperCase('vi') && ch !== ch.toLocaleLowerCase('vi')) w += 0.66;
-    else if (/[ilIj.,:;'|!]/.test(ch)) w += 0.3;
-    else w += 0.54;
-  }
-  return w * size * 0.8;
+/**
+ * How a value's words are cleaned of noise: `free` text drops marks and very unsure words, a `name` keeps
+ * an unsure first word that spells a family name, a `place` an unsure first word that is a street word
+ * (and drops a damaged label's words up to a colon and the English half of a place's label); `plain`
+ * values (numbers, dates, closed lists) keep every word for their validator.
+ */
+export type WordFilter = 'plain' | 'free' | 'name' | 'place';
+
+/** An ID card field's word filter. */
+export function idCardWords(field: IdCardField): WordFilter {
+  if (field === 'name') return 'name';
+  if (ADDRESS_FIELDS.has(field)) return 'place';
+  return FREE_TEXT.has(field) ? 'free' : 'plain';
 }
 
-/**
- * The words of each line's value. `valueStart` is where, in the stacked image,
- * a line's value can start at the earliest (left of it is the printed label).
- */
-export function readRawFields(
-  layout: CardLayout,
-  lines: FieldLine[],
-  bands: OcrWord[][],
-  valueStart: (line: FieldLine) => number = () => 0,
-): Partial<Record<IdCardField, RawField>> {
-  const out: Partial<Record<IdCardField, { words: OcrWord[] }>> = {};
-  lines.forEach((line, i) => {
-    const start = valueStart(line);
-    // A value line under a label-only line ("Họ và tên / Full name:") may catch the label's lower edge.
-    const above = layout.lines.find((l) => l.field === line.field && l.labelOnly && l.part === 0);
-    if (above && line.part === 1 && bands[i]) bands[i] = stripLabel(bands[i], above.label, false);
-    // Words lying wholly inside the label's span are label, whatever OCR made of them.
-    const words = stripLabel(bands[i] ?? [], line.label)
-      .filter((w) => w.left + w.width > start)
-      .filter(
-        // Free text drops very unsure words; closed-list fields (sex, nationality...) and numbers keep them for the matcher.
-        // A name's first word spelling a family name is kept however unsure (Tesseract gave "NGUYÊN" 5 for NGUYỄN).
-        (w, k) =>
-          !FREE_TEXT.has(line.field) ||
-          (w.conf >= 20 && !(w.text.length === 1 && w.conf < 60)) ||
-          (line.field === 'name' && k === 0 && line.part === (above ? 1 : 0) && isFamilyName(w.text)),
-      );
-    // A continuation line is often empty: what OCR finds there alone, unsure, is background pattern.
-    if (line.part > 0 && words.length > 0 && words.length <= 2 && words.every((w) => w.conf < 75)) words.length = 0;
-    const entry = (out[line.field] ??= { words: [] });
-    entry.words.push(...words);
-  });
-  const result: Partial<Record<IdCardField, RawField>> = {};
-  for (const [field, { words }] of Object.entries(out) as [IdCardField, { words: OcrWord[] }][]) {
-    // Noise at the end of a line (guilloche, the card's edge): short, unsure words.
-    while (words.length > 1 && words[words.length - 1].text.length <= 2 && words[words.length - 1].conf < 80 && !/^\d+$/.test(words[words.length - 1].text)) words.pop();
-    const conf = words.length ? words.reduce((s, w) => s + w.conf, 0) / words.length : 0;
-    result[field] = { text: tidy(words.map((w) => w.text).join(' ')), conf, words: words.map((w) => ({ text: w.text, conf: w.conf })) };
-  }
-  void layout;
-  return result;
+/** An ID card field's raw reading from the words of its value, line by line (see rawFromWords). */
+export function rawFromLines(field: IdCardField, lines: OcrLike[][]): RawField {
+  return rawFromWords(idCardWords(field), lines);
 }
 
 /**
  * A field's raw reading from the words of its value, line by line (the
- * layout-free reader's anchored values): marks and very unsure words dropped
- * from free text as in readRawFields, short unsure noise dropped from the end.
+ * layout-free reader's anchored values): cleaned as `filter` says, short
+ * unsure noise dropped from the end.
  */
-export function rawFromLines(field: IdCardField, lines: OcrLike[][]): RawField {
+export function rawFromWords(filter: WordFilter, lines: OcrLike[][]): RawField {
+  const free = filter !== 'plain';
+  const place = filter === 'place';
   const words: OcrLike[] = [];
   lines.forEach((line, part) => {
     const kept = line
       .filter((w) => /[\p{L}\p{N}]/u.test(w.text) || (w.text === '-' && w.conf >= 60))
       .filter(
         (w, k) =>
-          !FREE_TEXT.has(field) ||
+          !free ||
           (w.conf >= 20 && !(w.text.length === 1 && w.conf < 60)) ||
-          (part === 0 && k === 0 && (field === 'name' ? isFamilyName(w.text) : ADDRESS_FIELDS.has(field) && isStreetWord(w.text.replace(/\$/g, 'S')))),
+          (part === 0 && k === 0 && (filter === 'name' ? isFamilyName(w.text) : place && isStreetWord(w.text.replace(/\$/g, 'S')))),
       );
     // A continuation line with only a word or two, all unsure, is background pattern.
     if (part > 0 && kept.length <= 2 && kept.every((w) => w.conf < 75)) return;
     // A place never holds a colon: words up to one on its first line are a label OCR damaged beyond finding
     // ("gi trị đón ate of expi: Tổ 26, ..." at 93). Leading English words (below) are what is left of
     // "Place of residence" read on a line of its own ("'Plạce of re%Ó@n»sc®-": "of Số 173 ..." at 95).
-    if (part === 0 && ADDRESS_FIELDS.has(field)) {
+    if (part === 0 && place) {
       let colon = -1;
       for (let k = 0; k < kept.length - 1; k++) if (/[:;]$/.test(kept[k].text)) colon = k;
       if (colon >= 0) kept.splice(0, colon + 1);
     }
     words.push(...kept);
   });
-  while (ADDRESS_FIELDS.has(field) && words.length > 1 && englishPlaceWord(words[0].text)) words.shift();
+  while (place && words.length > 1 && englishPlaceWord(words[0].text)) words.shift();
   while (words.length > 1 && words[words.length - 1].text.length <= 2 && words[words.length - 1].conf < 80 && !/^\d+$/.test(words[words.length - 1].text)) words.pop();
   const conf = words.length ? words.reduce((s, w) => s + w.conf, 0) / words.length : 0;
   return { text: tidy(words.map((w) => w.text).join(' ')), conf, words: words.map((w) => ({ text: w.text, conf: w.conf })) };
@@ -432,102 +368,113 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
   for (const field of layout.fields) {
     const r = raw[field];
     if (!r || !r.text) continue;
-    const conf = r.conf;
-    switch (field) {
-      case 'id': {
-        const length = layout.kind.startsWith('cmnd_09') ? 9 : 12;
-        const v = normaliseId(r.text, length);
-        // Cut out of a longer run of digits, it is a guess at which digits were extra: the cross-checks pass for
-        // many such windows ("0250574811584", 3 read as 15, gave 025057481158 for 025057481384 at 89).
-        if (v) fields.id = { value: v, conf, ...(idWindowed(r.text, length) || r.unsure ? { unsure: true } : {}) };
-        break;
-      }
-      case 'dob':
-      case 'doe': {
-        const v = normaliseDate(r.text);
-        // A date of birth more than 110 years ago is a misread year (a 9 read as 0), not a holder.
-        const plausible = field !== 'dob' || (v !== undefined && Number(v.slice(6)) >= new Date().getFullYear() - 110);
-        if (v) fields[field] = { value: v, conf, valid: plausible, invalid: !plausible || undefined, unsure: r.unsure };
-        break;
-      }
-      case 'issue_date': {
-        // A back's issue date has nothing to be checked against (the MRZ does not carry it): a digit read
-        // wrong still makes a real date (a real back's 07/03 read 07/02 at 85), so it stays unconfirmed.
-        const v = normaliseDate(r.text);
-        if (v) fields.issue_date = { value: v, conf };
-        break;
-      }
-      case 'name': {
-        const v = fixSurname(normaliseName(r.text));
-        // A name checks out when it starts with a known family name and has a given name after it.
-        // ... and every word is a Vietnamese syllable, at most seven of them (a label's words read into the
-        // name, "VÕ HỌ EINH CHỮ ĐỨC ĐỆM...", is neither).
-        if (v) fields.name = { value: v, conf, valid: plausibleName(v), unsure: r.unsure };
-        break;
-      }
-      case 'sex': {
-        const v = normaliseSex(r.text);
-        if (v) fields.sex = { value: v, conf, valid: true };
-        break;
-      }
-      case 'nationality': {
-        const v = foldKey(r.text).includes('vietnam') ? 'Việt Nam' : nearest(r.text, ['Việt Nam']);
-        fields.nationality = v ? { value: v, conf, valid: true } : { value: tidy(r.text), conf, invalid: true };
-        break;
-      }
-      case 'ethnicity':
-      case 'religion': {
-        // The neighbouring label ("Tôn giáo:") can trail the value: try the leading words too.
-        const list = field === 'ethnicity' ? ETHNICITIES : RELIGIONS;
-        const words = r.text.split(' ');
-        let v: string | undefined;
-        for (let k = words.length; k >= 1 && !v; k--) v = nearest(words.slice(0, k).join(' '), list);
-        fields[field] = v ? { value: v, conf, valid: true } : { value: tidy(r.text), conf };
-        break;
-      }
-      case 'issue_loc': {
-        const v = nearest(
-          r.text,
-          gazetteer().map((p) => p.name),
-        );
-        fields.issue_loc = v ? { value: v, conf, valid: true } : { value: tidy(r.text), conf };
-        break;
-      }
-      case 'home':
-      case 'pob':
-      case 'address': {
-        const parsed = withoutStrayLead(r);
-        // Two units found in the gazetteer confirm an address; a street that is a bare number lost its type word
-        // ("20, An Phú Đông" for "Số 20"), which the gazetteer cannot see.
-        const bareNumber = /^\d+$/.test(parsed.street.trim());
-        // The gazetteer vouches for the units it found, not for what is left: on real photos the wrong answers
-        // with two units found had a street (or a ward) OCR cut or misread ("ên Hồng" for a street, a ward lost
-        // with its line). So a value the gazetteer does not account for whole, ward and province, stays unsure
-        // (under 80; still valid for the second reading's choice, which two units decide).
-        // Cards printed before the July 2025 reform print three levels: there a place without its district lost a part.
-        const threeLevels = layout.kind !== 'cccd_2024_back';
-        const whole = parsed.ward !== '' && parsed.province !== '' && (parsed.district !== '' || !threeLevels) && parsed.street.trim() === '';
-        fields[field] = { value: parsed.text, conf, valid: parsed.matched >= 2 && !bareNumber, invalid: parsed.matched === 0, unsure: !whole || undefined };
-        if (field === 'address') address = parsed;
-        if (parsed.province) placeProvinces.push(parsed.province);
-        break;
-      }
-      case 'features': {
-        // Distinguishing marks are described with a small vocabulary: a description that starts with one of
-        // its nouns (Sẹo, Nốt ruồi, Vết, Bớt, Xăm) checks out; one that does not lost or misread its first word.
-        const v = fixFeatureWords(repairMarkNoun(tidy(r.text)));
-        // Every word must be a Vietnamese syllable, a measure ("1,5cm") or the position code ("C:"): "bhải" is not.
-        const words = v.split(' ');
-        const plausible = words.every((w) => /^[\d,.]+(cm|mm)?[,.;:]?$/i.test(w) || /^C[:.]?$/.test(w) || vietnameseWord(w));
-        fields.features = { value: v, conf, valid: /^(Sẹo|Nốt|Vết|Bớt|Xăm)\b/u.test(v) && words.length >= 3 && plausible };
-        break;
-      }
-      default:
-        fields[field as IdCardField] = { value: tidy(r.text), conf };
+    if (ADDRESS_FIELDS.has(field)) {
+      const place = normalisePlace(layout.kind, r);
+      fields[field] = place.value;
+      if (field === 'address') address = place.parsed;
+      if (place.parsed.province) placeProvinces.push(place.parsed.province);
+      continue;
     }
+    const v = normaliseValue(layout.kind, field, r);
+    if (v) fields[field] = v;
   }
-  // The 12-digit id carries the century and the last two digits of the birth year: a year OCR
-  // got wrong only in its century ("1870", "2070") is repaired from it.
+  const id = fields.id;
+  repairBirthYear(fields, raw);
+  if (layout.kind.startsWith('cccd')) expiryFromBirthday(fields, raw);
+  if (id) crossCheckId(id, fields, placeProvinces);
+  return { fields, address };
+}
+
+/** One field's value (not a place: normalisePlace) from its raw reading, with its validator's outcome. */
+function normaliseValue(kind: CardKind, field: IdCardField, r: RawField): FieldValue | undefined {
+  const conf = r.conf;
+  switch (field) {
+    case 'id': {
+      const length = kind.startsWith('cmnd_09') ? 9 : 12;
+      const v = normaliseId(r.text, length);
+      // Cut out of a longer run of digits, it is a guess at which digits were extra: the cross-checks pass for
+      // many such windows ("0250574811584", 3 read as 15, gave 025057481158 for 025057481384 at 89).
+      return v ? { value: v, conf, ...(idWindowed(r.text, length) || r.unsure ? { unsure: true } : {}) } : undefined;
+    }
+    case 'dob':
+    case 'doe': {
+      const v = normaliseDate(r.text);
+      // A date of birth more than 110 years ago is a misread year (a 9 read as 0), not a holder.
+      const plausible = field !== 'dob' || (v !== undefined && Number(v.slice(6)) >= new Date().getFullYear() - 110);
+      return v ? { value: v, conf, valid: plausible, invalid: !plausible || undefined, unsure: r.unsure } : undefined;
+    }
+    case 'issue_date': {
+      // A back's issue date has nothing to be checked against (the MRZ does not carry it): a digit read
+      // wrong still makes a real date (a real back's 07/03 read 07/02 at 85), so it stays unconfirmed.
+      const v = normaliseDate(r.text);
+      return v ? { value: v, conf } : undefined;
+    }
+    case 'name': {
+      const v = fixSurname(normaliseName(r.text));
+      // A name checks out when it starts with a known family name and has a given name after it.
+      // ... and every word is a Vietnamese syllable, at most seven of them (a label's words read into the
+      // name, "VÕ HỌ EINH CHỮ ĐỨC ĐỆM...", is neither).
+      return v ? { value: v, conf, valid: plausibleName(v), unsure: r.unsure } : undefined;
+    }
+    case 'sex': {
+      const v = normaliseSex(r.text);
+      return v ? { value: v, conf, valid: true } : undefined;
+    }
+    case 'nationality': {
+      const v = foldKey(r.text).includes('vietnam') ? 'Việt Nam' : nearest(r.text, ['Việt Nam']);
+      return v ? { value: v, conf, valid: true } : { value: tidy(r.text), conf, invalid: true };
+    }
+    case 'ethnicity':
+    case 'religion': {
+      // The neighbouring label ("Tôn giáo:") can trail the value: try the leading words too.
+      const list = field === 'ethnicity' ? ETHNICITIES : RELIGIONS;
+      const words = r.text.split(' ');
+      let v: string | undefined;
+      for (let k = words.length; k >= 1 && !v; k--) v = nearest(words.slice(0, k).join(' '), list);
+      return v ? { value: v, conf, valid: true } : { value: tidy(r.text), conf };
+    }
+    case 'issue_loc': {
+      const v = nearest(
+        r.text,
+        gazetteer().map((p) => p.name),
+      );
+      return v ? { value: v, conf, valid: true } : { value: tidy(r.text), conf };
+    }
+    case 'features': {
+      // Distinguishing marks are described with a small vocabulary: a description that starts with one of
+      // its nouns (Sẹo, Nốt ruồi, Vết, Bớt, Xăm) checks out; one that does not lost or misread its first word.
+      const v = fixFeatureWords(repairMarkNoun(tidy(r.text)));
+      // Every word must be a Vietnamese syllable, a measure ("1,5cm") or the position code ("C:"): "bhải" is not.
+      const words = v.split(' ');
+      const plausible = words.every((w) => /^[\d,.]+(cm|mm)?[,.;:]?$/i.test(w) || /^C[:.]?$/.test(w) || vietnameseWord(w));
+      return { value: v, conf, valid: /^(Sẹo|Nốt|Vết|Bớt|Xăm)\b/u.test(v) && words.length >= 3 && plausible };
+    }
+    default:
+      return { value: tidy(r.text), conf };
+  }
+}
+
+/** A place (home, address, place of birth) checked against the gazetteer, and its parts. */
+function normalisePlace(kind: CardKind, r: RawField): { value: FieldValue; parsed: ParsedAddress } {
+  const parsed = withoutStrayLead(r);
+  // Two units found in the gazetteer confirm an address; a street that is a bare number lost its type word
+  // ("20, An Phú Đông" for "Số 20"), which the gazetteer cannot see.
+  const bareNumber = /^\d+$/.test(parsed.street.trim());
+  // The gazetteer vouches for the units it found, not for what is left: on real photos the wrong answers
+  // with two units found had a street (or a ward) OCR cut or misread ("ên Hồng" for a street, a ward lost
+  // with its line). So a value the gazetteer does not account for whole, ward and province, stays unsure
+  // (under 80; still valid for the second reading's choice, which two units decide).
+  // Cards printed before the July 2025 reform print three levels: there a place without its district lost a part.
+  const threeLevels = kind !== 'cccd_2024_back';
+  const whole = parsed.ward !== '' && parsed.province !== '' && (parsed.district !== '' || !threeLevels) && parsed.street.trim() === '';
+  return { value: { value: parsed.text, conf: r.conf, valid: parsed.matched >= 2 && !bareNumber, invalid: parsed.matched === 0, unsure: !whole || undefined }, parsed };
+}
+
+/**
+ * The 12-digit id carries the century and the last two digits of the birth year: a year OCR
+ * got wrong only in its century ("1870", "2070") is repaired from it.
+ */
+function repairBirthYear(fields: NormalisedCard['fields'], raw: Partial<Record<IdCardField, RawField>>): void {
   const id = fields.id;
   if (id && id.value.length === 12 && provinceByIdCode(id.value.slice(0, 3)) && Number(id.value[3]) <= 3 && raw.dob?.text) {
     const loose = /(\d{2})\s*[/.-]\s*(\d{2})\s*[/.-]\s*(\d{4})/.exec(raw.dob.text);
@@ -537,23 +484,30 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
       if (v) fields.dob = { value: v, conf: raw.dob.conf, valid: true };
     }
   }
-  // A citizen card expires on the holder's 25th, 40th or 60th birthday: a day or month OCR got
-  // wrong (or impossible, "34/05") is taken from the date of birth when the years say so.
+}
+
+/**
+ * A citizen card expires on the holder's 25th, 40th or 60th birthday: a day or month OCR got
+ * wrong (or impossible, "34/05") is taken from the date of birth when the years say so.
+ */
+function expiryFromBirthday(fields: NormalisedCard['fields'], raw: Partial<Record<IdCardField, RawField>>): void {
   const dob = fields.dob?.value;
-  if (layout.kind.startsWith('cccd') && dob && raw.doe?.text) {
-    const loose = /(\d{2})\s*[/.-]\s*(\d{2})\s*[/.-]\s*(\d{4})/.exec(raw.doe.text);
-    const years = loose ? Number(loose[3]) - Number(dob.slice(6)) : NaN;
-    if (loose && [25, 40, 60].includes(years)) {
-      const v = `${dob.slice(0, 6)}${loose[3]}`;
-      fields.doe = { value: v, conf: raw.doe.conf, valid: true };
-    } else if (fields.doe) {
-      // A citizen card's expiry that is no 25th, 40th or 60th birthday was misread somewhere (or the card
-      // has another rule): a date, but not confirmed.
-      fields.doe = { ...fields.doe, valid: false };
-    }
+  if (!dob || !raw.doe?.text) return;
+  const loose = /(\d{2})\s*[/.-]\s*(\d{2})\s*[/.-]\s*(\d{4})/.exec(raw.doe.text);
+  const years = loose ? Number(loose[3]) - Number(dob.slice(6)) : NaN;
+  if (loose && [25, 40, 60].includes(years)) {
+    const v = `${dob.slice(0, 6)}${loose[3]}`;
+    fields.doe = { value: v, conf: raw.doe.conf, valid: true };
+  } else if (fields.doe) {
+    // A citizen card's expiry that is no 25th, 40th or 60th birthday was misread somewhere (or the card
+    // has another rule): a date, but not confirmed.
+    fields.doe = { ...fields.doe, valid: false };
   }
-  // Cross-checks of the 12-digit id: province code, century/sex digit, year of birth.
-  if (id && id.value.length === 12) {
+}
+
+/** Cross-checks of the id: for 12 digits province code, century/sex digit, year of birth; 9 digits are valid. */
+function crossCheckId(id: FieldValue, fields: NormalisedCard['fields'], placeProvinces: string[]): void {
+  if (id.value.length === 12) {
     const dob = fields.dob?.value;
     const sex = fields.sex?.value;
     const provinceOk = provinceByIdCode(id.value.slice(0, 3)) !== undefined;
@@ -569,10 +523,9 @@ export function normaliseFields(layout: CardLayout, raw: Partial<Record<IdCardFi
     // were read, is most likely a misread digit (3, 5 and 8 swap) that still names a real province: unsure.
     const code = provinceByIdCode(id.value.slice(0, 3))?.name;
     if (id.valid && code && placeProvinces.length > 0 && !placeProvinces.includes(code)) id.unsure = true;
-  } else if (id && id.value.length === 9) {
+  } else if (id.value.length === 9) {
     id.valid = true;
   }
-  return { fields, address };
 }
 
 /**

@@ -5,16 +5,16 @@
  * When the whole card says nothing either way up, the older header reading decides the kind.
  */
 import sharp from 'sharp';
-import { CARD_HEIGHT, CARD_WIDTH, LAYOUTS, type Box, type CardKind, type IdCardField } from '../layouts.js';
+import { CARD_HEIGHT, CARD_WIDTH, LAYOUTS, type Box, type CardKind, type CardLayout, type IdCardField } from '../layouts.js';
 import { classifyHeader, HEADER_BAND } from './classify.js';
 import { fieldProbability, overallScore } from './confidence.js';
 import { composeStack, encodeStack, GAP, stackBands, turnStack, type RawStack } from './crops.js';
-import { decodeImage } from './decode.js';
+import { decodeImage, type DecodedImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
-import { mergedId, normaliseFields, rawFromLines, readingScore, voteName, weakFields, wordsByBand, type RawField } from './fields.js';
+import { mergedId, normaliseFields, rawFromLines, readingScore, voteName, weakFields, wordsByBand, type NormalisedCard, type RawField } from './fields.js';
 import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
 import { detectKind, printedTexts, type PrintedTexts } from './kind.js';
-import { DOCUMENTS } from '../documents.js';
+import { DOCUMENTS } from '../documents/id-card/model.js';
 import { cardShapedImage, cornersCutOff, frameRectangle, locateCard, textCutOff } from './locate.js';
 import { crossCheckMrz, mrzLines, readMrz, type MrzReading } from './mrz.js';
 import { refineCorners } from './refine.js';
@@ -38,8 +38,6 @@ export interface ReadTask {
   features?: boolean;
   /** Answer the flattened card as a JPEG too (the fraud check's `cropped_idcard`). */
   cropCard?: boolean;
-  /** Which document the endpoint reads (default: an ID card); the passport page has its own pipeline (reader/passport.ts). */
-  document?: 'idcard' | 'passport' | 'licence' | 'quality' | 'fraud';
 }
 
 export interface ReadCard {
@@ -205,6 +203,273 @@ export function missingDigitsWidth(a: Pick<AnchoredValue, 'lines'>, length: numb
   return (length - digits + 1) * width;
 }
 
+type Fields = Partial<Record<IdCardField, RawField>>;
+type Anchored = Partial<Record<IdCardField, AnchoredValue>>;
+/** The flat card, upright or turned (`rgb` only when the face or the card's image is asked for). */
+type Flat = { gray: Buffer; rgb?: Buffer };
+
+/** Where the card is: its corners, and whether it was read without an outline (the card fills the frame). */
+interface Placed {
+  corners: [Point, Point, Point, Point];
+  withoutOutline: boolean;
+  /** A card-shaped outline ran off the frame: a card is there, so an unreadable one is cut off (2), not missing (3). */
+  outlineCut: boolean;
+}
+
+/** The card's outline, refined; a card running off the frame is read as far as the photo holds it. */
+async function placeCard(image: DecodedImage, minCardArea: number): Promise<Placed> {
+  const located = await locateCard(image.gray, image.width, image.height, minCardArea, { readWithoutOutline: true });
+  const corners = located.whole ? located.corners : refineCorners(image.gray, image.width, image.height, located.corners);
+  // A card running off the frame: what of it the photo holds is read, and its words say whether text is cut off.
+  if (!located.whole && cornersCutOff(corners, image.width, image.height)) {
+    // An image of a card's shape is the card cropped to itself (the outline found was something on it).
+    const cropped = cardShapedImage(image.width, image.height);
+    const frame = [
+      { x: 0, y: 0 },
+      { x: image.width - 1, y: image.height - 1 },
+    ];
+    return { corners: frameRectangle(cropped ? frame : corners, image.width, image.height), withoutOutline: !cropped, outlineCut: !cropped };
+  }
+  return { corners, withoutOutline: located.withoutOutline === true, outlineCut: false };
+}
+
+/** The card recognised: its kind, the flat card the right way up, its words, and how they were read. */
+interface Recognised {
+  kind: CardKind | undefined;
+  flat: Flat;
+  words: CardWord[];
+  detected?: Awaited<ReturnType<typeof detectedReading>>;
+  /** The whole card's sparse-text reading (each way read once, on first use). */
+  readWhole: (way: 'up' | 'down') => Promise<CardWord[]>;
+  /** The chip back's MRZ when it was what named the card. */
+  mrz?: MrzReading;
+}
+
+/**
+ * Which card it is and its words: the learned detector's lines first, read the way up the direction
+ * classifier says; else the whole card in one sparse-text call, upright then turned; else the header.
+ */
+async function recogniseCard(ocr: OcrEngine, upright: Flat, turned: () => Flat, lap: (name: string) => void): Promise<Recognised> {
+  const detected = await detectedReading(ocr, upright.gray, turned);
+  lap('detect');
+  const readWhole = wholeCardReader(ocr, upright.gray);
+  const out: Recognised = { kind: undefined, flat: upright, words: [], detected, readWhole };
+  const kind = detected && detectKind(detected.words)?.kind;
+  if (detected && kind) Object.assign(out, { kind, flat: detected.way === 'up' ? upright : turned(), words: detected.words });
+  const read: Partial<Record<'up' | 'down', CardWord[]>> = {};
+  for (const way of ['up', 'down'] as const) {
+    if (out.kind) break;
+    read[way] = await readWhole(way);
+    const k = detectKind(read[way]!)?.kind;
+    if (k) Object.assign(out, { kind: k, flat: way === 'up' ? upright : turned(), words: read[way]! });
+  }
+  lap('ocr');
+  if (!out.kind) {
+    Object.assign(out, await classifyByHeader(ocr, upright, turned, read));
+    lap('classify');
+  }
+  return out;
+}
+
+/**
+ * Nothing on the card named it either way up: the older header reading, which knows the classic layouts'
+ * header positions (a header beside busy artwork can read as nothing), then the chip back's MRZ.
+ */
+async function classifyByHeader(
+  ocr: OcrEngine,
+  upright: Flat,
+  turned: () => Flat,
+  read: Partial<Record<'up' | 'down', CardWord[]>>,
+): Promise<Pick<Recognised, 'kind' | 'mrz'> & Partial<Pick<Recognised, 'flat' | 'words'>>> {
+  let mrz: MrzReading | undefined;
+  const attempts: ((gray: Buffer) => Promise<CardKind | undefined>)[] = [
+    (gray) => classify(ocr, gray),
+    async (gray) => {
+      mrz = await readMrzBand(ocr, gray);
+      return mrz ? 'cccd_chip_back' : undefined;
+    },
+    (gray) => classify(ocr, gray, 11),
+    (gray) => classify(ocr, gray, 3),
+  ];
+  for (const attempt of attempts) {
+    for (const way of ['up', 'down'] as const) {
+      const candidate = way === 'up' ? upright : turned();
+      const kind = await attempt(candidate.gray);
+      if (kind) return { kind, mrz, flat: candidate, words: read[way] ?? [] };
+    }
+  }
+  return { kind: undefined, mrz };
+}
+
+/**
+ * The values anchored to their labels; fields the detected lines left without a value (a label misread, a mark
+ * glued onto its first word, a line the detector missed or merged) looked for in the whole card's reading, the
+ * same way up, which was the only reading before the detector.
+ */
+async function anchorFields(card: Recognised & { kind: CardKind }, wanted: IdCardField[], lap: (name: string) => void): Promise<Anchored> {
+  const anchored = anchorValues(card.words, card.kind);
+  const { detected } = card;
+  const missing = detected && card.words === detected.words ? wanted.filter((f) => !anchored[f]) : [];
+  if (detected && missing.length > 0) {
+    Object.assign(anchored, fillMissing(anchored, anchorValues(await card.readWhole(detected.way), card.kind), missing));
+    lap('whole');
+  }
+  return anchored;
+}
+
+/** Each wanted field's raw reading from its anchored words. */
+function rawReadings(wanted: IdCardField[], anchored: Anchored): Fields {
+  const raw: Fields = {};
+  for (const f of wanted) {
+    const a = anchored[f];
+    if (a) raw[f] = rawFromLines(f, a.lines);
+  }
+  return raw;
+}
+
+/** The fields a second reading is taken of: the weak ones, and the name, id and dates read well (compared, not replaced). */
+function fieldsToReadAgain(layout: CardLayout, wanted: IdCardField[], anchored: Anchored, raw: Fields, normal: NormalisedCard): { weak: IdCardField[]; vote: IdCardField[] } {
+  // Missing after their label, invalid or unsure.
+  const weak = weakFields(layout, normal, raw).filter((f) => wanted.includes(f) && anchored[f]);
+  // A place read from words its answer dropped may have lost its start (a street glued to the label's end and
+  // garbled): its lines are read again on their own, after the label.
+  for (const f of PLACES)
+    if (wanted.includes(f) && anchored[f] && normal.fields[f] && !weak.includes(f) && droppedWords(anchored[f].words, normal.fields[f].value).length > 0) weak.push(f);
+  // A name is always read twice: the two readings' tone marks are compared (voteName).
+  // So are an id and the dates: a digit misread into another real code or date passes every check (3 read as 5 in
+  // the province code), and only a second reading that disagrees shows it.
+  const vote = (['name', ...CHECKED_TWICE] as IdCardField[]).filter((f) => wanted.includes(f) && raw[f] && anchored[f] && !weak.includes(f));
+  return { weak, vote };
+}
+
+/** The bands of the second reading: each value line of `fields` found on the card, a little wider and taller. */
+function retryBands(layout: CardLayout, anchored: Anchored, fields: IdCardField[]): { field: IdCardField; box: Box }[] {
+  const bands: { field: IdCardField; box: Box }[] = [];
+  for (const f of fields) {
+    const a = anchored[f] as AnchoredValue;
+    const date = layout.fields.includes(f) && ['dob', 'doe', 'issue_date'].includes(f);
+    for (const b of a.lineBoxes) {
+      // The value's own box, a little wider and taller; on the label's row never reaching back over the label.
+      const l = a.label.box;
+      const onLabelRow = b.y < l.y + l.h && b.y + b.h > l.y;
+      // Under its label a value starts where the label does: a first word the whole card's reading lost
+      // ("ĐỖ" of ĐỖ QUANG MINH PHONG) is still in the band.
+      const start = !onLabelRow && b === a.lineBoxes[0] && b.y > l.y ? Math.min(b.x, l.x) : b.x;
+      const left = Math.min(start, Math.max(start - 6, onLabelRow ? l.x + l.w + 2 : 0));
+      const pad = date ? RETRY_REACH * b.h : 0.25 * b.h;
+      // An id read short looks further right by the digits it lacks; a name by a few letters (a last word
+      // the whole card's reading lost: "PHAN THỊ" of PHAN THỊ TUYẾT).
+      const extra = f === 'id' ? missingDigitsWidth(a, layout.kind.startsWith('cmnd_09') ? 9 : 12) : f === 'name' ? NAME_REACH * b.h : 0;
+      const right = Math.min(CARD_WIDTH, b.x + b.w + 16 + extra);
+      bands.push({ field: f, box: { x: left, y: b.y - pad, w: Math.max(8, right - left), h: b.h + 2 * pad } });
+    }
+  }
+  return bands;
+}
+
+/** The second reading's raw values (a date only when printed as one) and every word it found per field. */
+async function readAgain(
+  ocr: OcrEngine,
+  gray: Buffer,
+  bands: { field: IdCardField; box: Box }[],
+  fields: IdCardField[],
+): Promise<{ second: Fields; secondWords: Partial<Record<IdCardField, readonly { text: string }[]>> }> {
+  const retryStack = await stackBands(
+    gray,
+    bands.map((b) => b.box),
+    RETRY_SCALE,
+  );
+  const retryWords = await ocr.recognize(retryStack.png, { lang: 'vie', psm: 6 });
+  const byBand = wordsByBand(retryWords, retryStack.spans);
+  const second: Fields = {};
+  /** Every word the second reading found for a field, before any was dropped as noise. */
+  const secondWords: Partial<Record<IdCardField, readonly { text: string }[]>> = {};
+  for (const f of fields) {
+    const lines = bands.map((b, i) => (b.field === f ? byBand[i] : undefined)).filter((x): x is NonNullable<typeof x> => !!x);
+    second[f] = rawFromLines(f, lines);
+    secondWords[f] = lines.flat();
+    // A taller window may hold other numbers: only a date printed as one counts there.
+    if (['dob', 'doe', 'issue_date'].includes(f) && !STRICT_DATE.test(second[f]!.text)) delete second[f];
+  }
+  return { second, secondWords };
+}
+
+/**
+ * The readings kept after the second one: a weak field's better reading, an id merged from both, an id or
+ * date marked unsure when the two disagree, the name with the other reading's tone marks voted in.
+ * `placeWords` gets the words each place was read from when its second reading was taken.
+ */
+function chooseReadings(
+  layout: CardLayout,
+  anchored: Anchored,
+  first: { raw: Fields; normal: NormalisedCard },
+  again: { second: Fields; secondWords: Partial<Record<IdCardField, readonly { text: string }[]>> },
+  { weak, vote }: { weak: IdCardField[]; vote: IdCardField[] },
+  placeWords: Partial<Record<IdCardField, readonly { text: string }[]>>,
+): Fields {
+  const { raw, normal } = first;
+  const { second, secondWords } = again;
+  const both = { ...raw, ...second };
+  const mixed = normaliseFields(layout, both);
+  const chosen = { ...raw };
+  // A place that keeps every word it was read from is the better of two readings otherwise equal.
+  const kept = (f: IdCardField, n: typeof normal, words: readonly { text: string }[] | undefined) =>
+    PLACES.includes(f) && n.fields[f] && droppedWords(words ?? [], n.fields[f].value).length === 0 ? 0.5 : 0;
+  for (const f of weak) {
+    if (!second[f]) continue;
+    const before = readingScore(f, normal, raw) + kept(f, normal, anchored[f]?.words);
+    if (readingScore(f, mixed, both) + kept(f, mixed, secondWords[f]) > before) {
+      chosen[f] = second[f];
+      placeWords[f] = secondWords[f];
+    }
+  }
+  // An id each reading got part of: their merge, when only it passes the id's cross-checks.
+  const merged = weak.includes('id') ? mergedId(raw.id, second.id, layout.kind.startsWith('cmnd_09') ? 9 : 12) : undefined;
+  if (merged && !normaliseFields(layout, chosen).fields.id?.valid && normaliseFields(layout, { ...chosen, id: merged }).fields.id?.valid) chosen.id = merged;
+  // An id or date read twice: kept when both readings give the same value, else marked unsure (under 80).
+  for (const f of vote) {
+    if (f === 'name' || !chosen[f]) continue;
+    if (!second[f] || mixed.fields[f]?.value !== normal.fields[f]?.value) chosen[f] = { ...chosen[f], unsure: true };
+  }
+  // The name: the reading kept, with the other's tone marks voted in (or marked unsure when they disagree).
+  if (chosen.name) {
+    const other = chosen.name === second.name ? raw.name : second.name;
+    chosen.name = voteName(chosen.name, other);
+  }
+  return chosen;
+}
+
+/**
+ * A place the gazetteer accounts for whole, but read from more words than it kept: what was dropped may be
+ * the street or a unit OCR garbled ("Khu 9" read as "t<h 9", glued to the label): not sure.
+ */
+function markDroppedPlaces(normal: NormalisedCard, anchored: Anchored, placeWords: Partial<Record<IdCardField, readonly { text: string }[]>>): void {
+  for (const f of PLACES) {
+    const v = normal.fields[f];
+    const words = placeWords[f] ?? anchored[f]?.words;
+    if (v && words && droppedWords(words, v.value).length > 0) v.unsure = true;
+  }
+}
+
+/** JPEGs of the portrait and of the flat card, when asked for. */
+async function cardImages(task: ReadTask, layout: CardLayout, flat: Flat): Promise<{ face?: Uint8Array; card?: Uint8Array }> {
+  let face: Uint8Array | undefined;
+  if (task.face && layout.photo && flat.rgb) {
+    const p = layout.photo;
+    face = await sharp(flat.rgb, { raw: { width: CARD_WIDTH, height: CARD_HEIGHT, channels: 3 } })
+      .extract({ left: p.x, top: p.y, width: p.w, height: p.h })
+      .jpeg({ quality: 90 })
+      .toBuffer();
+  }
+  const card =
+    task.cropCard && flat.rgb
+      ? await sharp(flat.rgb, { raw: { width: CARD_WIDTH, height: CARD_HEIGHT, channels: 3 } })
+          .jpeg({ quality: 88 })
+          .toBuffer()
+      : undefined;
+  return { face, card };
+}
+
 export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResult> {
   const { timings, lap } = stageTimer();
   try {
@@ -212,222 +477,54 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     lap('decode');
     checkQuality(image.gray, image.width, image.height);
     lap('quality');
-    const located = await locateCard(image.gray, image.width, image.height, task.minCardArea, { readWithoutOutline: true });
-    let corners = located.whole ? located.corners : refineCorners(image.gray, image.width, image.height, located.corners);
-    let withoutOutline = located.withoutOutline === true;
-    /** A card-shaped outline ran off the frame: a card is there, so an unreadable one is cut off (2), not missing (3). */
-    let outlineCut = false;
-    // A card running off the frame: what of it the photo holds is read, and its words say whether text is cut off.
-    if (!located.whole && cornersCutOff(corners, image.width, image.height)) {
-      // An image of a card's shape is the card cropped to itself (the outline found was something on it).
-      const cropped = cardShapedImage(image.width, image.height);
-      const frame = [
-        { x: 0, y: 0 },
-        { x: image.width - 1, y: image.height - 1 },
-      ];
-      corners = frameRectangle(cropped ? frame : corners, image.width, image.height);
-      withoutOutline = !cropped;
-      outlineCut = !cropped;
-    }
+    const { corners, withoutOutline, outlineCut } = await placeCard(image, task.minCardArea);
     lap('locate');
-    let flat = await warpCard(image, corners, task.face || task.cropCard === true);
-    clearCardEdge(flat.gray);
+    const upright = await warpCard(image, corners, task.face || task.cropCard === true);
+    clearCardEdge(upright.gray);
     lap('warp');
     // Each reading is tried upright, then turned by 180 degrees (the turned card is made once, when first needed).
-    const upright = flat;
-    let turnedCard: typeof flat | undefined;
+    let turnedCard: Flat | undefined;
     const turned = () => (turnedCard ??= { gray: rotate180(upright.gray, 1), rgb: upright.rgb && rotate180(upright.rgb, 3) });
-    // The whole card in one OCR call: its words say which card it is and carry every field.
-    let kind: CardKind | undefined;
-    let words: CardWord[] = [];
-    const read: Partial<Record<'up' | 'down', CardWord[]>> = {};
-    // First the learned detector's lines, read the way up the direction classifier says.
-    const detected = await detectedReading(ocr, upright.gray, turned);
-    lap('detect');
-    if (detected) {
-      kind = detectKind(detected.words)?.kind;
-      if (kind) {
-        flat = detected.way === 'up' ? upright : turned();
-        words = detected.words;
-      }
-    }
-    // Else the whole card in one sparse-text call, upright then turned.
-    const readWhole = wholeCardReader(ocr, upright.gray);
-    for (const way of ['up', 'down'] as const) {
-      if (kind) break;
-      read[way] = await readWhole(way);
-      kind = detectKind(read[way]!)?.kind;
-      if (kind) {
-        flat = way === 'up' ? upright : turned();
-        words = read[way]!;
-        break;
-      }
-    }
-    lap('ocr');
-    let mrz: MrzReading | undefined;
-    if (!kind) {
-      // Nothing on the card named it either way up: the older header reading, which knows the
-      // classic layouts' header positions (a header beside busy artwork can read as nothing).
-      const attempts: ((gray: Buffer) => Promise<CardKind | undefined>)[] = [
-        (gray) => classify(ocr, gray),
-        async (gray) => {
-          mrz = await readMrzBand(ocr, gray);
-          return mrz ? 'cccd_chip_back' : undefined;
-        },
-        (gray) => classify(ocr, gray, 11),
-        (gray) => classify(ocr, gray, 3),
-      ];
-      for (const attempt of attempts) {
-        for (const way of ['up', 'down'] as const) {
-          if (kind) break;
-          const candidate = way === 'up' ? upright : turned();
-          kind = await attempt(candidate.gray);
-          if (kind) {
-            flat = candidate;
-            words = read[way] ?? [];
-          }
-        }
-      }
-      lap('classify');
-    }
+    const card = await recogniseCard(ocr, upright, turned, lap);
+    const { kind, flat, words } = card;
     if (!kind && outlineCut) throw new ReaderFailure(2, 'Cropping failed: corners of the card are outside the image');
     if (!kind) throw new ReaderFailure(3, 'No ID card found in the image: the card could not be recognised');
     if (withoutOutline && textCutOff(words, CARD_WIDTH, CARD_HEIGHT))
       throw new ReaderFailure(2, 'Cropping failed: the card runs off the image and printed text is cut off');
     const layout = LAYOUTS[kind];
     const wanted = layout.fields.filter((f) => f !== 'features' || task.features !== false);
-    const anchored = anchorValues(words, kind);
-    // Fields the detected lines left without a value (a label misread, a mark glued onto its first word, a line
-    // the detector missed or merged): looked for in the whole card's reading, the same way up, which was the
-    // only reading before the detector.
-    const missing = detected && words === detected.words ? wanted.filter((f) => !anchored[f]) : [];
-    if (missing.length > 0) {
-      Object.assign(anchored, fillMissing(anchored, anchorValues(await readWhole(detected!.way), kind), missing));
-      lap('whole');
-    }
-    let raw: Partial<Record<IdCardField, RawField>> = {};
-    for (const f of wanted) {
-      const a = anchored[f];
-      if (a) raw[f] = rawFromLines(f, a.lines);
-    }
+    const anchored = await anchorFields({ ...card, kind }, wanted, lap);
+    let raw = rawReadings(wanted, anchored);
     let normal = normaliseFields(layout, raw);
     lap('fields');
-    // Second reading of the fields that came out weak (missing after their label, invalid or unsure):
-    // each value line found on the card, enlarged more, in one more OCR call.
-    const weak = weakFields(layout, normal, raw).filter((f) => wanted.includes(f) && anchored[f]);
-    // A place read from words its answer dropped may have lost its start (a street glued to the label's end and
-    // garbled): its lines are read again on their own, after the label.
-    for (const f of PLACES)
-      if (wanted.includes(f) && anchored[f] && normal.fields[f] && !weak.includes(f) && droppedWords(anchored[f].words, normal.fields[f].value).length > 0) weak.push(f);
+    // Second reading of the fields that came out weak, and of those always read twice: each value line found
+    // on the card, enlarged more, in one more OCR call.
+    const again = fieldsToReadAgain(layout, wanted, anchored, raw, normal);
     /** The words each place was finally read from (the second reading's when it was taken). */
     const placeWords: Partial<Record<IdCardField, readonly { text: string }[]>> = {};
-    // A name is always read twice: the two readings' tone marks are compared (voteName).
-    // So are an id and the dates: a digit misread into another real code or date passes every check (3 read as 5 in
-    // the province code), and only a second reading that disagrees shows it.
-    const vote = (['name', ...CHECKED_TWICE] as IdCardField[]).filter((f) => wanted.includes(f) && raw[f] && anchored[f] && !weak.includes(f));
-    if (weak.length + vote.length > 0) {
-      const bands: { field: IdCardField; box: Box }[] = [];
-      for (const f of [...weak, ...vote]) {
-        const a = anchored[f] as AnchoredValue;
-        const date = layout.fields.includes(f) && ['dob', 'doe', 'issue_date'].includes(f);
-        for (const b of a.lineBoxes) {
-          // The value's own box, a little wider and taller; on the label's row never reaching back over the label.
-          const l = a.label.box;
-          const onLabelRow = b.y < l.y + l.h && b.y + b.h > l.y;
-          // Under its label a value starts where the label does: a first word the whole card's reading lost
-          // ("ĐỖ" of ĐỖ QUANG MINH PHONG) is still in the band.
-          const start = !onLabelRow && b === a.lineBoxes[0] && b.y > l.y ? Math.min(b.x, l.x) : b.x;
-          const left = Math.min(start, Math.max(start - 6, onLabelRow ? l.x + l.w + 2 : 0));
-          const pad = date ? RETRY_REACH * b.h : 0.25 * b.h;
-          // An id read short looks further right by the digits it lacks; a name by a few letters (a last word
-          // the whole card's reading lost: "PHAN THỊ" of PHAN THỊ TUYẾT).
-          const extra = f === 'id' ? missingDigitsWidth(a, layout.kind.startsWith('cmnd_09') ? 9 : 12) : f === 'name' ? NAME_REACH * b.h : 0;
-          const right = Math.min(CARD_WIDTH, b.x + b.w + 16 + extra);
-          bands.push({ field: f, box: { x: left, y: b.y - pad, w: Math.max(8, right - left), h: b.h + 2 * pad } });
-        }
-      }
-      const retryStack = await stackBands(
-        flat.gray,
-        bands.map((b) => b.box),
-        RETRY_SCALE,
-      );
-      const retryWords = await ocr.recognize(retryStack.png, { lang: 'vie', psm: 6 });
-      const byBand = wordsByBand(retryWords, retryStack.spans);
-      const second: Partial<Record<IdCardField, RawField>> = {};
-      /** Every word the second reading found for a field, before any was dropped as noise. */
-      const secondWords: Partial<Record<IdCardField, readonly { text: string }[]>> = {};
-      for (const f of [...weak, ...vote]) {
-        const lines = bands.map((b, i) => (b.field === f ? byBand[i] : undefined)).filter((x): x is NonNullable<typeof x> => !!x);
-        second[f] = rawFromLines(f, lines);
-        secondWords[f] = lines.flat();
-        // A taller window may hold other numbers: only a date printed as one counts there.
-        if (['dob', 'doe', 'issue_date'].includes(f) && !STRICT_DATE.test(second[f]!.text)) delete second[f];
-      }
-      const both = { ...raw, ...second };
-      const mixed = normaliseFields(layout, both);
-      const chosen = { ...raw };
-      // A place that keeps every word it was read from is the better of two readings otherwise equal.
-      const kept = (f: IdCardField, n: typeof normal, words: readonly { text: string }[] | undefined) =>
-        PLACES.includes(f) && n.fields[f] && droppedWords(words ?? [], n.fields[f].value).length === 0 ? 0.5 : 0;
-      for (const f of weak) {
-        if (!second[f]) continue;
-        const before = readingScore(f, normal, raw) + kept(f, normal, anchored[f]?.words);
-        if (readingScore(f, mixed, both) + kept(f, mixed, secondWords[f]) > before) {
-          chosen[f] = second[f];
-          placeWords[f] = secondWords[f];
-        }
-      }
-      // An id each reading got part of: their merge, when only it passes the id's cross-checks.
-      const merged = weak.includes('id') ? mergedId(raw.id, second.id, layout.kind.startsWith('cmnd_09') ? 9 : 12) : undefined;
-      if (merged && !normaliseFields(layout, chosen).fields.id?.valid && normaliseFields(layout, { ...chosen, id: merged }).fields.id?.valid) chosen.id = merged;
-      // An id or date read twice: kept when both readings give the same value, else marked unsure (under 80).
-      for (const f of vote) {
-        if (f === 'name' || !chosen[f]) continue;
-        if (!second[f] || mixed.fields[f]?.value !== normal.fields[f]?.value) chosen[f] = { ...chosen[f], unsure: true };
-      }
-      // The name: the reading kept, with the other's tone marks voted in (or marked unsure when they disagree).
-      if (chosen.name) {
-        const other = chosen.name === second.name ? raw.name : second.name;
-        chosen.name = voteName(chosen.name, other);
-      }
-      raw = chosen;
+    if (again.weak.length + again.vote.length > 0) {
+      const fields = [...again.weak, ...again.vote];
+      const second = await readAgain(ocr, flat.gray, retryBands(layout, anchored, fields), fields);
+      raw = chooseReadings(layout, anchored, { raw, normal }, second, again, placeWords);
       normal = normaliseFields(layout, raw);
-      timings.retried = weak.length;
+      timings.retried = again.weak.length;
       lap('retry');
     }
     // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.
+    let mrz = card.mrz;
     if (layout.mrz) {
       mrz ??= await readMrzBand(ocr, flat.gray, mrzBand(words));
       // A field the back prints and the MRZ carries, lost by the visual zone's reading (its label unread), is the MRZ's.
       if (mrz) crossCheckMrz(normal.fields, mrz, wanted);
     }
-    // A place the gazetteer accounts for whole, but read from more words than it kept: what was dropped may be
-    // the street or a unit OCR garbled ("Khu 9" read as "t<h 9", glued to the label): not sure.
-    for (const f of PLACES) {
-      const v = normal.fields[f];
-      const words = placeWords[f] ?? anchored[f]?.words;
-      if (v && words && droppedWords(words, v.value).length > 0) v.unsure = true;
-    }
+    markDroppedPlaces(normal, anchored, placeWords);
     const fields: ReadCard['fields'] = {};
     for (const f of wanted) {
       const v = normal.fields[f];
       if (v) fields[f] = { value: v.value, prob: fieldProbability(v) };
     }
     const probs = wanted.map((f) => fields[f]?.prob ?? 0);
-    let face: Uint8Array | undefined;
-    if (task.face && layout.photo && flat.rgb) {
-      const p = layout.photo;
-      face = await sharp(flat.rgb, { raw: { width: CARD_WIDTH, height: CARD_HEIGHT, channels: 3 } })
-        .extract({ left: p.x, top: p.y, width: p.w, height: p.h })
-        .jpeg({ quality: 90 })
-        .toBuffer();
-    }
-    const cropped =
-      task.cropCard && flat.rgb
-        ? await sharp(flat.rgb, { raw: { width: CARD_WIDTH, height: CARD_HEIGHT, channels: 3 } })
-            .jpeg({ quality: 88 })
-            .toBuffer()
-        : undefined;
+    const images = await cardImages(task, layout, flat);
     lap('answer');
     const a = normal.address;
     return {
@@ -439,8 +536,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
         : undefined,
       overall: overallScore(probs),
       mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid } : undefined,
-      face,
-      card: cropped,
+      face: images.face,
+      card: images.card,
       printed: printedTexts(words, kind),
       corners,
       timings,

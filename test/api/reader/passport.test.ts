@@ -10,8 +10,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { makePassportSample } from '../../../bench/document-variation.js';
-import { nameBand, nameFromZones } from '../../../src/reader/passport-name.js';
-import { crossValidate, matchProvince, nameLine, valueLine } from '../../../src/reader/passport.js';
+import { nameBand, nameFromZones } from '../../../src/reader/documents/passport/name.js';
+import { crossValidate, matchProvince, nameLine, valueLine, type PassportField } from '../../../src/reader/documents/passport/passport.js';
+import type { LabelHit } from '../../../src/reader/pipeline/anchors.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import { checkDigit } from '../../../src/reader/pipeline/mrz.js';
 import { readTd3, writeTd3 } from '../../../src/reader/pipeline/mrz-td3.js';
@@ -202,8 +203,8 @@ describe('passport cross-validation', () => {
   });
 
   it("finds the name's band from its label, or from the nationality label when the name's is lost", () => {
-    const hit = (field: string, x: number, y: number, h = 14) => ({ field, label: field, segment: 0, start: 0, end: 1, distance: 0, box: { x, y, w: 120, h } }) as never;
-    const keys = { name: 'name', nationality: 'nationality', dob: 'dob', column: ['sex', 'issue_date'] };
+    const hit = (field: PassportField, x: number, y: number, h = 14): LabelHit<PassportField> => ({ field, label: field, segment: 0, start: 0, end: 1, distance: 0, box: { x, y, w: 120, h } });
+    const keys: { name: PassportField; nationality: PassportField; dob: PassportField; column: PassportField[] } = { name: 'name', nationality: 'nationality', dob: 'dob', column: ['sex', 'doi'] };
     // The name's label read late (glued to the name's first word): the column's left edge is the other labels'.
     const a = nameBand([hit('name', 390, 170), hit('nationality', 280, 226), hit('dob', 281, 282), hit('sex', 280, 336)], keys)!;
     assert.ok(a.x < 280 && a.x > 260, `left ${a.x}`);

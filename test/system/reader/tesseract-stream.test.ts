@@ -11,8 +11,7 @@ import { NativeTesseract, parseTsv } from '../../../src/reader/pipeline/ocr.js';
 import { spawnSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { processScratchRoot, removeThreadScratch, sweepStaleScratch, TesseractStreams } from '../../../src/reader/pipeline/tesseract-stream.js';
-import type { ReadResult } from '../../../src/reader/pipeline/run.js';
-import type { ReaderTask } from '../../../src/reader/service.js';
+import type { ReaderResult, ReaderTask } from '../../../src/reader/tasks.js';
 import { WorkerPool } from '../../../src/platform/pool/index.js';
 import { needsPrograms } from '../../support/programs.js';
 import { sleep } from '../../support/wait.js';
@@ -102,7 +101,7 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
   });
 
   it("ends with the reader worker thread that started it, also when the pool terminates the thread; the thread's images go with it", async () => {
-    const pool = new WorkerPool<ReaderTask, ReadResult>({
+    const pool = new WorkerPool<ReaderTask, ReaderResult>({
       filename: new URL('../../../src/reader/worker.js', import.meta.url),
       name: 'reader-test',
       threads: 1,
@@ -114,8 +113,9 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
     const threadDirs = () => (fs.existsSync(processScratchRoot()) ? fs.readdirSync(processScratchRoot()).filter((d) => d !== 't0') : []);
     const dirsBefore = new Set(threadDirs());
     const image = new Uint8Array(fs.readFileSync(new URL('../../fixtures/reader/chip-front.jpg', import.meta.url)));
-    const result = await pool.run({ image, face: false, maxPixels: 4e7, minCardArea: 0.12, engine: 'native' });
-    assert.equal(result.ok, true);
+    const answer = await pool.run({ document: 'idcard', image, face: false, maxPixels: 4e7, minCardArea: 0.12, engine: 'native' });
+    assert.equal(answer.document, 'idcard');
+    assert.equal(answer.result.ok, true);
     const started = tesseractChildren().filter((pid) => !before.has(pid));
     assert.ok(started.length >= 1, 'the worker keeps its Tesseract processes between tasks');
     const workerDirs = threadDirs().filter((d) => !dirsBefore.has(d));

@@ -1,7 +1,7 @@
 /** Unit tests of the layout-free reader: lines, labels as anchors, values by geometry, kind and side, MRZ cross-check, confidence. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DOCUMENTS } from '../../../src/reader/documents.js';
+import { DOCUMENTS } from '../../../src/reader/documents/id-card/model.js';
 import {
   assignValues,
   findLabels,

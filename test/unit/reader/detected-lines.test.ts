@@ -11,7 +11,7 @@ import { lineBands, stackScale, turnBoxes, wordsOnCard } from '../../../src/read
 import { anchorValues, droppedWords, fillMissing } from '../../../src/reader/pipeline/run.js';
 import { normaliseFields } from '../../../src/reader/pipeline/fields.js';
 import { segmentLines, findLabels, assignValues, type CardWord } from '../../../src/reader/pipeline/anchors.js';
-import { DOCUMENTS } from '../../../src/reader/documents.js';
+import { DOCUMENTS } from '../../../src/reader/documents/id-card/model.js';
 import { LAYOUTS, CARD_HEIGHT, CARD_WIDTH } from '../../../src/reader/layouts.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import type { OcrWord } from '../../../src/reader/pipeline/ocr.js';

@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { crossValidate } from '../../../src/reader/passport.js';
+import { crossValidate } from '../../../src/reader/documents/passport/passport.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import { readTd3 } from '../../../src/reader/pipeline/mrz-td3.js';
-import { numberFromPage } from '../../../src/reader/passport-mrz.js';
+import { numberFromPage } from '../../../src/reader/documents/passport/mrz.js';
 import { icaoCheck, td3Lines, type Td3Person } from '../../support/reader/td3-page.js';
 
 const UTOPIA: Td3Person = {

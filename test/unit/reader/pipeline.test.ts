@@ -8,7 +8,7 @@ import { classifyHeader } from '../../../src/reader/pipeline/classify.js';
 import { flattenBackground } from '../../../src/reader/pipeline/crops.js';
 import { decodeImage } from '../../../src/reader/pipeline/decode.js';
 import { ReaderFailure } from '../../../src/reader/pipeline/failure.js';
-import { fixSurname, normaliseDate, normaliseFields, normaliseId, normaliseName, normaliseSex, readRawFields, stripLabel } from '../../../src/reader/pipeline/fields.js';
+import { fixSurname, normaliseDate, normaliseFields, normaliseId, normaliseName, normaliseSex, rawFromLines } from '../../../src/reader/pipeline/fields.js';
 import { decodeBase64 } from '../../../src/reader/pipeline/input.js';
 import { checkDigit, readMrz, writeMrz } from '../../../src/reader/pipeline/mrz.js';
 import type { OcrWord } from '../../../src/reader/pipeline/ocr.js';
@@ -170,20 +170,6 @@ describe('field normalisation', () => {
     assert.equal(normaliseSex('Nữ'), 'NỮ');
     assert.equal(normaliseSex('Nam'), 'NAM');
   });
-  it('strips printed labels, also glued to the value', () => {
-    assert.deepEqual(
-      stripLabel([word('Số/No.:'), word('0123')], 'Số / No.:').map((w) => w.text),
-      ['0123'],
-    );
-    assert.deepEqual(
-      stripLabel([word('nhận'), word('dạng:Sẹo'), word('dài')], 'Đặc điểm nhận dạng:').map((w) => w.text),
-      ['Sẹo', 'dài'],
-    );
-    assert.deepEqual(
-      stripLabel([word('Ngày'), word('17')], 'Ngày').map((w) => w.text),
-      ['17'],
-    );
-  });
   it('restores the tone marks of a known family name, and only the first word', () => {
     assert.equal(fixSurname('NGUYÊN VĂN NAM'), 'NGUYỄN VĂN NAM');
     assert.equal(fixSurname('ĐĂNG XUÂN BÌNH'), 'ĐẶNG XUÂN BÌNH');
@@ -192,8 +178,7 @@ describe('field normalisation', () => {
   });
   it("keeps a name's unsure first word when it spells a family name, and drops other unsure words", () => {
     const layout = LAYOUTS.cccd_chip_front;
-    const line = layout.lines.find((l) => l.field === 'name' && !l.labelOnly)!;
-    const read = (...ws: OcrWord[]) => readRawFields(layout, [line], [ws]).name;
+    const read = (...ws: OcrWord[]) => rawFromLines('name', [ws]);
     // Tesseract read NGUYỄN as "NGUYÊN" with confidence 5 (held-out seed 53014).
     const raw = read(word('NGUYÊN', 0, 5), word('MINH', 90, 92), word('ĐẠT', 160, 97))!;
     assert.equal(raw.text, 'NGUYÊN MINH ĐẠT');

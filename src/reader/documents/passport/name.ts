@@ -7,10 +7,10 @@
  * no reading supports keeps the MRZ's bare letters, and the name then comes with
  * a low `_prob`, as it is certainly missing marks or unsure of its letters.
  */
-import { CARD_HEIGHT, CARD_WIDTH, type Box } from './layouts.js';
-import type { LabelHit } from './pipeline/anchors.js';
-import { fixSurname, normaliseName, type FieldValue } from './pipeline/fields.js';
-import { fold, levenshtein } from './pipeline/text.js';
+import { CARD_HEIGHT, CARD_WIDTH, type Box } from '../../layouts.js';
+import type { LabelHit } from '../../pipeline/anchors.js';
+import { fixSurname, normaliseName, type FieldValue } from '../../pipeline/fields.js';
+import { fold, levenshtein } from '../../pipeline/text.js';
 
 export interface NameWord {
   text: string;
@@ -102,8 +102,8 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.l
  * nationality label's top. With no name label found, the row above the
  * nationality label, one row step high.
  */
-export function nameBand(hits: LabelHit[], keys: { name: string; nationality: string; dob: string; column: string[] }): Box | undefined {
-  const box = (f: string) => hits.find((h) => h.field === f)?.box;
+export function nameBand<F extends string>(hits: LabelHit<F>[], keys: { name: F; nationality: F; dob: F; column: F[] }): Box | undefined {
+  const box = (f: F) => hits.find((h) => h.field === f)?.box;
   const name = box(keys.name);
   const nat = box(keys.nationality);
   const dob = box(keys.dob);

@@ -6,17 +6,16 @@
  * document's model. Built on the ID card reader's own stages (pipeline/*).
  */
 import sharp from 'sharp';
-import type { DocumentModel } from './documents.js';
-import { assignValues, findLabels, segmentLines, splitUnderLabels, type AnchoredValue, type CardWord, type LabelHit, type Segment } from './pipeline/anchors.js';
-import { decodeImage, type DecodedImage } from './pipeline/decode.js';
-import { ReaderFailure } from './pipeline/failure.js';
-import { checkCornersInside, locateCard } from './pipeline/locate.js';
-import type { OcrEngine } from './pipeline/ocr.js';
-import { checkQuality } from './pipeline/quality.js';
-import { refineCorners } from './pipeline/refine.js';
-import { wholeCardReader, type ReadTask } from './pipeline/run.js';
-import type { IdCardField } from './layouts.js';
-import { clearCardEdge, rotate180, warpCard } from './pipeline/warp.js';
+import type { DocumentModel } from './model.js';
+import { assignValues, findLabels, segmentLines, splitUnderLabels, type AnchoredValue, type CardWord, type LabelHit, type Segment } from '../pipeline/anchors.js';
+import { decodeImage, type DecodedImage } from '../pipeline/decode.js';
+import { ReaderFailure } from '../pipeline/failure.js';
+import { checkCornersInside, locateCard } from '../pipeline/locate.js';
+import type { OcrEngine } from '../pipeline/ocr.js';
+import { checkQuality } from '../pipeline/quality.js';
+import { refineCorners } from '../pipeline/refine.js';
+import { wholeCardReader, type ReadTask } from '../pipeline/run.js';
+import { clearCardEdge, rotate180, warpCard } from '../pipeline/warp.js';
 
 export interface FlatPage<K> {
   /** The flat page (CARD_WIDTH x CARD_HEIGHT gray), the right way up. */
@@ -81,14 +80,14 @@ export async function readFlatPage<K>(
   throw new ReaderFailure(3, `No ${what} found in the image`);
 }
 
-export interface Anchored {
+export interface Anchored<F extends string> {
   segments: Segment[];
-  hits: LabelHit[];
-  values: Partial<Record<IdCardField, AnchoredValue>>;
+  hits: LabelHit<F>[];
+  values: Partial<Record<F, AnchoredValue<F>>>;
 }
 
 /** Labels of the model found among the page's lines, and the value each anchors. */
-export function anchorPage(words: CardWord[], model: DocumentModel): Anchored {
+export function anchorPage<F extends string>(words: CardWord[], model: DocumentModel<F>): Anchored<F> {
   let segments = segmentLines(words);
   let hits = findLabels(segments, model);
   const split = splitUnderLabels(segments, hits);
@@ -100,7 +99,7 @@ export function anchorPage(words: CardWord[], model: DocumentModel): Anchored {
 }
 
 /** A value the anchors left unassigned: the text line right under its label, starting where it starts. */
-export function lineUnder(a: Anchored, hit: LabelHit): Segment | undefined {
+export function lineUnder<F extends string>(a: Anchored<F>, hit: LabelHit<F>): Segment | undefined {
   return a.segments.find(
     (g) =>
       g.top >= hit.box.y + 0.4 * hit.box.h &&

@@ -1,32 +1,28 @@
 /**
  * Driving licences (POST /vision/dlr/vnm) on the layout-free reader's stages
- * (document-page.ts): the model and side from what the page says, labels as
+ * (documents/page.ts): the model and side from what the page says, labels as
  * anchors, then the licence's own validation: 12-digit numbers, dates and
  * their order (issue after birth, expiry after issue, "Không thời hạn" for a
  * licence without expiry), class values of both class systems, addresses
  * against the gazetteer. The place and date of issue are read from the
  * printed "<place>, ngày dd tháng mm năm yyyy" line; the old paper back's
  * classes and their dates from its table rows.
- *
- * As in passport.ts, the licence's fields ride on the anchors stage's ID card
- * keys (LICENCE_KEYS).
  */
-import { anchorPage, lineUnder, readFlatPage, type Anchored } from './document-page.js';
-import type { DocumentModel, FieldSpec } from './documents.js';
-import type { IdCardField } from './layouts.js';
-import { parseAddress } from './pipeline/address.js';
-import { provincePlace } from './province.js';
-import type { CardWord, Segment } from './pipeline/anchors.js';
-import { stackBands } from './pipeline/crops.js';
-import { CARD_WIDTH, type Box } from './layouts.js';
-import { fieldProbability, formatProb, overallScore } from './pipeline/confidence.js';
-import { fixSurname, isFamilyName, normaliseDate, normaliseId, normaliseName, rawFromLines, wordsByBand, type FieldValue } from './pipeline/fields.js';
-import { ReaderFailure } from './pipeline/failure.js';
-import { fuzzyHas } from './pipeline/kind.js';
-import type { OcrEngine } from './pipeline/ocr.js';
-import type { ReadRefusal, ReadTask } from './pipeline/run.js';
-import { fold, foldKey, tidy } from './pipeline/text.js';
-import { stageTimer } from './pipeline/timings.js';
+import { anchorPage, lineUnder, readFlatPage, type Anchored } from '../page.js';
+import type { DocumentModel, FieldSpec } from '../model.js';
+import { parseAddress } from '../../pipeline/address.js';
+import { provincePlace } from '../../province.js';
+import type { CardWord, Segment } from '../../pipeline/anchors.js';
+import { stackBands } from '../../pipeline/crops.js';
+import { CARD_WIDTH, type Box } from '../../layouts.js';
+import { fieldProbability, formatProb, overallScore } from '../../pipeline/confidence.js';
+import { fixSurname, isFamilyName, normaliseDate, normaliseId, normaliseName, rawFromWords, wordsByBand, type FieldValue, type WordFilter } from '../../pipeline/fields.js';
+import { ReaderFailure } from '../../pipeline/failure.js';
+import { fuzzyHas } from '../../pipeline/kind.js';
+import type { OcrEngine } from '../../pipeline/ocr.js';
+import type { ReadRefusal, ReadTask } from '../../pipeline/run.js';
+import { fold, foldKey, tidy } from '../../pipeline/text.js';
+import { stageTimer } from '../../pipeline/timings.js';
 
 export type LicenceKind = 'dl_paper_front' | 'dl_paper_back' | 'dl_pet_front' | 'dl_pet_back';
 export const LICENCE_FIELDS = ['id', 'name', 'dob', 'nation', 'address', 'place_issue', 'date', 'doe', 'class', 'code'] as const;
@@ -50,25 +46,27 @@ export type LicenceEra = '2025' | 'before 2025';
 /** Words printed for a licence that never expires. */
 export const NO_EXPIRY = 'Không thời hạn';
 
-const LICENCE_KEYS: Record<LicenceField, IdCardField> = {
-  id: 'id',
+/**
+ * How each field's words are cleaned (pipeline/fields.ts rawFromWords). The class is plain: a one-letter
+ * class ("C") must not be dropped as noise. The code is cleaned as a place, as it always was.
+ */
+const LICENCE_WORDS: Record<LicenceField, WordFilter> = {
+  id: 'plain',
   name: 'name',
-  dob: 'dob',
-  nation: 'nationality',
-  address: 'address',
-  place_issue: 'issue_loc',
-  date: 'issue_date',
-  doe: 'doe',
-  // Not a free-text key: a one-letter class ("C") must not be dropped as noise.
-  class: 'sex',
-  code: 'home',
+  dob: 'plain',
+  nation: 'plain',
+  address: 'place',
+  place_issue: 'plain',
+  date: 'plain',
+  doe: 'plain',
+  class: 'plain',
+  code: 'place',
 };
 
-const spec = (f: LicenceField, style: FieldSpec['style'], labels: string[], maxLines = 1): FieldSpec => ({ field: LICENCE_KEYS[f], labels, style, maxLines });
+const spec = (field: LicenceField, style: FieldSpec<LicenceField>['style'], labels: string[], maxLines = 1): FieldSpec<LicenceField> => ({ field, labels, style, maxLines });
 
 /** Every wording of the licence fronts (paper: Vietnamese only; PET and 2025: bilingual). */
-export const LICENCE_MODEL: DocumentModel = {
-  kind: 'cccd_chip_front', // unused by the anchors stage; a licence is not an ID card kind
+export const LICENCE_MODEL: DocumentModel<LicenceField> = {
   fields: [
     spec('id', 'digits', ['Số', 'Số / No', 'No']),
     spec('name', 'name', ['Họ tên', 'Họ và tên', 'Họ tên / Full name', 'Full name'], 2),
@@ -92,8 +90,8 @@ export const LICENCE_MODEL: DocumentModel = {
 };
 
 /** A side's own labels: a paper front prints no class (a garbled "Họ tên" must not pass for "Hạng"), a PET front no code. */
-export function modelOf(kind: LicenceKind): DocumentModel {
-  const absent = kind === 'dl_paper_front' ? LICENCE_KEYS.class : kind === 'dl_pet_front' ? LICENCE_KEYS.code : undefined;
+export function modelOf(kind: LicenceKind): DocumentModel<LicenceField> {
+  const absent: LicenceField | undefined = kind === 'dl_paper_front' ? 'class' : kind === 'dl_pet_front' ? 'code' : undefined;
   return absent ? { ...LICENCE_MODEL, fields: LICENCE_MODEL.fields.filter((f) => f.field !== absent) } : LICENCE_MODEL;
 }
 
@@ -252,17 +250,17 @@ function normalise(
 }
 
 /** Fields of a front: anchored values, the line under a label the anchors left, and the issue line. */
-export function readFront(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchored, era?: LicenceEra): Partial<Record<LicenceField, FieldValue>> {
+export function readFront(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchored<LicenceField>, era?: LicenceEra): Partial<Record<LicenceField, FieldValue>> {
   const raw: Partial<Record<LicenceField, { text: string; conf: number }>> = {};
   for (const f of FRONT[kind]) {
-    const v = a.values[LICENCE_KEYS[f]];
-    if (v) raw[f] = rawFromLines(LICENCE_KEYS[f], v.lines);
+    const v = a.values[f];
+    if (v) raw[f] = rawFromWords(LICENCE_WORDS[f], v.lines);
   }
   const first = normalise(kind, raw, era);
   for (const f of FRONT[kind]) {
-    const hit = a.hits.find((h) => h.field === LICENCE_KEYS[f]);
+    const hit = a.hits.find((h) => h.field === f);
     const under = !first[f] && hit ? lineUnder(a, hit) : undefined;
-    if (under) raw[f] = rawFromLines(LICENCE_KEYS[f], [under.words]);
+    if (under) raw[f] = rawFromWords(LICENCE_WORDS[f], [under.words]);
   }
   for (const g of a.segments) {
     const text = g.words.map((w) => w.text).join(' ');
@@ -289,7 +287,7 @@ type Row = { cls: string; date: string; conf: number; top: number };
  * class column of that row read again on its own.
  */
 async function readPaperBack(
-  a: Anchored,
+  a: Anchored<LicenceField>,
   gray: Buffer,
   ocr: OcrEngine,
 ): Promise<{ classes: { value: string; prob: number }[]; dates: { value: string; prob: number }[] }> {
@@ -374,7 +372,7 @@ export async function readLicence(task: ReadTask, ocr: OcrEngine): Promise<Licen
     if (kind === 'dl_pet_back') return { ok: true, kind, fields: {}, overall: 0, timings };
     const era = licenceEra(page.words);
     const normal = readFront(kind, a, era);
-    const classHit = a.hits.find((h) => h.field === LICENCE_KEYS.class);
+    const classHit = a.hits.find((h) => h.field === 'class');
     if (kind === 'dl_pet_front' && !normal.class && classHit) {
       const cls = await rereadClass(page.gray, classHit.box, ocr, era);
       if (cls) normal.class = cls;

@@ -4,11 +4,11 @@
  * data page of any issuing state, says which way up the page is, and its check digits vouch for the number
  * and dates. Each candidate band is read both ways up; the reading with the most check digits passing wins.
  */
-import { findMrzBands, type MrzBand } from './pipeline/mrz-band.js';
-import type { OcrEngine } from './pipeline/ocr.js';
-import { readTd3, type Td3Reading } from './pipeline/mrz-td3.js';
-import { mrzCharacters, mrzLines } from './pipeline/mrz.js';
-import { withFillers } from './pipeline/mrz-glyphs.js';
+import { findMrzBands, type MrzBand } from '../../pipeline/mrz-band.js';
+import type { OcrEngine } from '../../pipeline/ocr.js';
+import { readTd3, type Td3Reading } from '../../pipeline/mrz-td3.js';
+import { mrzCharacters, mrzLines } from '../../pipeline/mrz.js';
+import { withFillers } from '../../pipeline/mrz-glyphs.js';
 
 export interface PhotoMrz {
   reading: Td3Reading;

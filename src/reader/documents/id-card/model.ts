@@ -1,33 +1,13 @@
 /**
- * What each card model prints, as the layout-free reader uses it: the printed
- * labels of each field (every wording of every issuing year, Vietnamese and
- * bilingual), how its value looks, how many lines it may take, and the printed
- * words that tell the model and side apart. A new document kind (a driving
- * licence, a passport page) is a new entry here, not a new code path: the
- * reader finds labels, takes what follows them and validates it by `style`.
- *
- * Labels are matched accent-insensitively and fuzzily (pipeline/anchors.ts), so
- * one wording covers its OCR-damaged forms; list each printed wording once.
+ * What each ID card model (CMND, CCCD, chip card, 2024 card; fronts and backs)
+ * prints, as the layout-free reader uses it: the printed labels of each field
+ * (every wording of every issuing year, Vietnamese and bilingual), how its value
+ * looks, how many lines it may take, and the printed words that are neither.
+ * The side, answer type and fields of each kind are in layouts.ts; the values'
+ * validators in pipeline/fields.ts (normaliseFields).
  */
-import type { CardKind, IdCardField } from './layouts.js';
-
-export type ValueStyle = 'text' | 'name' | 'digits' | 'date' | 'address';
-
-export interface FieldSpec {
-  field: IdCardField;
-  /** Printed wordings of the label, longest (bilingual) first is not required: the longest match wins. */
-  labels: string[];
-  style: ValueStyle;
-  /** Most printed lines the value takes (the label's own line included when the value starts there). */
-  maxLines: number;
-}
-
-export interface DocumentModel {
-  kind: CardKind;
-  fields: FieldSpec[];
-  /** Printed words that are neither label nor value (titles, signatures, boxes): a value stops at them. */
-  stops: string[];
-}
+import type { CardKind, IdCardField } from '../../layouts.js';
+import type { DocumentModel, FieldSpec, ValueStyle } from '../model.js';
 
 /**
  * Every wording the Vietnamese identity cards print for each field (1999 CMND to the 2024 CĂN CƯỚC); the
@@ -75,7 +55,7 @@ const STYLE: Record<IdCardField, [ValueStyle, number]> = {
   pob: ['address', 2],
 };
 
-const spec = (field: IdCardField, labels = LABELS[field]): FieldSpec => ({ field, labels, style: STYLE[field][0], maxLines: STYLE[field][1] });
+const spec = (field: IdCardField, labels = LABELS[field]): FieldSpec<IdCardField> => ({ field, labels, style: STYLE[field][0], maxLines: STYLE[field][1] });
 
 const FRONT_STOPS = ['Cộng hòa xã hội chủ nghĩa Việt Nam', 'Độc lập - Tự do - Hạnh phúc', 'Căn cước công dân', 'Citizen Identity Card', 'Chứng minh nhân dân'];
 const BACK_STOPS = [
@@ -89,27 +69,23 @@ const BACK_STOPS = [
   'Ministry of Public Security',
 ];
 
-const model = (kind: CardKind, fields: FieldSpec[], stops: string[]): DocumentModel => ({ kind, fields, stops });
+const model = (fields: FieldSpec<IdCardField>[], stops: string[]): DocumentModel<IdCardField> => ({ fields, stops });
 const FRONT_12 = (['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'] as IdCardField[]).map((f) => spec(f));
 
-export const DOCUMENTS: Record<CardKind, DocumentModel> = {
-  cmnd_09_front: model(
-    'cmnd_09_front',
-    (['id', 'name', 'dob', 'home', 'address'] as IdCardField[]).map((f) => spec(f)),
+export const DOCUMENTS: Record<CardKind, DocumentModel<IdCardField>> = {
+  cmnd_09_front: model((['id', 'name', 'dob', 'home', 'address'] as IdCardField[]).map((f) => spec(f)),
     [...FRONT_STOPS, 'Giấy chứng minh nhân dân'],
   ),
   // The 9-digit back prints its issue date as "Ngày 05 tháng 06 năm 2012": "Ngày" is the label, the rest the value.
-  cmnd_09_back: model('cmnd_09_back', [spec('ethnicity'), spec('religion'), spec('features'), spec('issue_date', ['Ngày']), spec('issue_loc')], BACK_STOPS),
-  cmnd_12_front: model('cmnd_12_front', FRONT_12, FRONT_STOPS),
-  cmnd_12_back: model('cmnd_12_back', [spec('features'), spec('issue_date')], BACK_STOPS),
-  cccd_12_front: model('cccd_12_front', FRONT_12, FRONT_STOPS),
-  cccd_12_back: model('cccd_12_back', [spec('features'), spec('issue_date')], BACK_STOPS),
-  cccd_chip_front: model('cccd_chip_front', FRONT_12, FRONT_STOPS),
-  cccd_chip_back: model('cccd_chip_back', [spec('features'), spec('issue_date')], BACK_STOPS),
-  cccd_2024_front: model(
-    'cccd_2024_front',
-    (['id', 'name', 'dob', 'sex', 'nationality'] as IdCardField[]).map((f) => spec(f)),
+  cmnd_09_back: model([spec('ethnicity'), spec('religion'), spec('features'), spec('issue_date', ['Ngày']), spec('issue_loc')], BACK_STOPS),
+  cmnd_12_front: model(FRONT_12, FRONT_STOPS),
+  cmnd_12_back: model([spec('features'), spec('issue_date')], BACK_STOPS),
+  cccd_12_front: model(FRONT_12, FRONT_STOPS),
+  cccd_12_back: model([spec('features'), spec('issue_date')], BACK_STOPS),
+  cccd_chip_front: model(FRONT_12, FRONT_STOPS),
+  cccd_chip_back: model([spec('features'), spec('issue_date')], BACK_STOPS),
+  cccd_2024_front: model((['id', 'name', 'dob', 'sex', 'nationality'] as IdCardField[]).map((f) => spec(f)),
     [...FRONT_STOPS, 'Căn cước', 'Identity Card'],
   ),
-  cccd_2024_back: model('cccd_2024_back', [spec('address'), spec('pob'), spec('issue_date'), spec('doe')], BACK_STOPS),
+  cccd_2024_back: model([spec('address'), spec('pob'), spec('issue_date'), spec('doe')], BACK_STOPS),
 };

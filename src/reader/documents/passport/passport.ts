@@ -6,54 +6,50 @@
  * dates, sex and personal number; the visual zone gives the name with its
  * accents (confirmed against the MRZ's transliteration), the place of birth
  * (checked against the gazetteer's provinces) and the date of issue.
- *
- * The anchors stage keys values by the ID card's field names; the passport's
- * fields ride on those keys (PASSPORT_KEYS) so the shared stage needs no change.
  */
-import type { DocumentModel, FieldSpec } from './documents.js';
-import { CARD_HEIGHT, CARD_WIDTH, type Box, type IdCardField } from './layouts.js';
-import type { CardWord, LabelHit } from './pipeline/anchors.js';
-import { fieldProbability, formatProb, overallScore } from './pipeline/confidence.js';
-import { stackBands } from './pipeline/crops.js';
-import { ReaderFailure } from './pipeline/failure.js';
-import { fixSurname, normaliseDate, normaliseId, normaliseName, normaliseSex, rawFromLines, wordsByBand, type FieldValue } from './pipeline/fields.js';
-import { fuzzyHas } from './pipeline/kind.js';
-import { anchorPage, lineUnder, readFlatPage, type FlatPage } from './document-page.js';
-import { numberFromPage, readPhotoMrz, td3Checks } from './passport-mrz.js';
-import { decodeImage, type DecodedImage } from './pipeline/decode.js';
+import type { DocumentModel, FieldSpec } from '../model.js';
+import { CARD_HEIGHT, CARD_WIDTH, type Box } from '../../layouts.js';
+import type { CardWord, LabelHit } from '../../pipeline/anchors.js';
+import { fieldProbability, formatProb, overallScore } from '../../pipeline/confidence.js';
+import { stackBands } from '../../pipeline/crops.js';
+import { ReaderFailure } from '../../pipeline/failure.js';
+import { fixSurname, normaliseDate, normaliseId, normaliseName, normaliseSex, rawFromWords, wordsByBand, type FieldValue, type WordFilter } from '../../pipeline/fields.js';
+import { fuzzyHas } from '../../pipeline/kind.js';
+import { anchorPage, lineUnder, readFlatPage, type FlatPage } from '../page.js';
+import { numberFromPage, readPhotoMrz, td3Checks } from './mrz.js';
+import { decodeImage, type DecodedImage } from '../../pipeline/decode.js';
 import sharp from 'sharp';
-import { readTd3, type Td3Reading } from './pipeline/mrz-td3.js';
-import { mrzLines } from './pipeline/mrz.js';
-import { matchProvince } from './province.js';
-import { nameBand, nameFromZones, nameWords, type NameWord } from './passport-name.js';
-import type { OcrEngine } from './pipeline/ocr.js';
-import type { ReadRefusal, ReadTask } from './pipeline/run.js';
-import { foldKey } from './pipeline/text.js';
-import { stageTimer } from './pipeline/timings.js';
+import { readTd3, type Td3Reading } from '../../pipeline/mrz-td3.js';
+import { mrzLines } from '../../pipeline/mrz.js';
+import { matchProvince } from '../../province.js';
+import { nameBand, nameFromZones, nameWords, type NameWord } from './name.js';
+import type { OcrEngine } from '../../pipeline/ocr.js';
+import type { ReadRefusal, ReadTask } from '../../pipeline/run.js';
+import { foldKey } from '../../pipeline/text.js';
+import { stageTimer } from '../../pipeline/timings.js';
 
 export { matchProvince };
 
 export const PASSPORT_FIELDS = ['passport_number', 'name', 'dob', 'sex', 'nationality', 'pob', 'id_number', 'doi', 'doe'] as const;
 export type PassportField = (typeof PASSPORT_FIELDS)[number];
 
-/** The anchors stage's key each passport field is found under. */
-const PASSPORT_KEYS: Record<PassportField, IdCardField> = {
-  passport_number: 'id',
+/** How each field's words are cleaned (pipeline/fields.ts rawFromWords); the ID number is cleaned as a place, as it always was. */
+const PASSPORT_WORDS: Record<PassportField, WordFilter> = {
+  passport_number: 'plain',
   name: 'name',
-  dob: 'dob',
-  sex: 'sex',
-  nationality: 'nationality',
-  pob: 'pob',
-  id_number: 'home',
-  doi: 'issue_date',
-  doe: 'doe',
+  dob: 'plain',
+  sex: 'plain',
+  nationality: 'plain',
+  pob: 'place',
+  id_number: 'place',
+  doi: 'plain',
+  doe: 'plain',
 };
 
-const spec = (f: PassportField, style: FieldSpec['style'], labels: string[], maxLines = 1): FieldSpec => ({ field: PASSPORT_KEYS[f], labels, style, maxLines });
+const spec = (field: PassportField, style: FieldSpec<PassportField>['style'], labels: string[], maxLines = 1): FieldSpec<PassportField> => ({ field, labels, style, maxLines });
 
 /** What a Vietnamese passport's data page prints (bilingual labels; the English half alone too). */
-export const PASSPORT_MODEL: DocumentModel = {
-  kind: 'cccd_chip_back', // unused by the anchors stage; the passport is not an ID card kind
+export const PASSPORT_MODEL: DocumentModel<PassportField> = {
   fields: [
     spec('passport_number', 'text', ['Số hộ chiếu', 'Số hộ chiếu / Passport No', 'Số hộ chiếu / Passport N°', 'Passport No']),
     // One line: the page prints the name on one, and the line below is the nationality's label and value.
@@ -151,7 +147,7 @@ export function crossValidate(fields: Partial<Record<PassportField, FieldValue>>
     // Another state's passport: its ICAO code as the MRZ writes it (D for Germany), vouched for by the composite check.
     fields.nationality = mrz.compositeOk ? { value: mrz.nationality, conf: 95, valid: true } : { value: mrz.nationality, conf: 50 };
   }
-  // The name: its letters from the MRZ, its marks from the visual zone's readings (passport-name.ts).
+  // The name: its letters from the MRZ, its marks from the visual zone's readings (name.ts).
   const readings = nameReadings ?? (fields.name ? [nameWords([{ text: fields.name.value, conf: fields.name.conf }])] : []);
   const name = nameFromZones(readings, mrz.nameAscii, mrz.nameTruncated);
   if (name) fields.name = name;
@@ -230,7 +226,7 @@ function nameOf(words: { text: string; conf: number }[] | undefined): NameWord[]
  * label's letters reads as one garbled line): one row high, as wide as the column (up to the next
  * label on the row).
  */
-function valueBand(hit: LabelHit, hits: LabelHit[]): Box {
+function valueBand(hit: LabelHit<PassportField>, hits: LabelHit<PassportField>[]): Box {
   const next = hits.filter((h) => h !== hit && Math.abs(h.box.y - hit.box.y) < 0.03 * CARD_HEIGHT && h.box.x > hit.box.x + 60).map((h) => h.box.x);
   const w = Math.min(330, CARD_WIDTH - hit.box.x, Math.min(Infinity, ...next) - hit.box.x - 4);
   return { x: Math.max(0, hit.box.x - 8), y: Math.max(0, hit.box.y - 3), w: w + 8, h: 0.09 * CARD_HEIGHT };
@@ -304,27 +300,27 @@ async function readVisualZone(page: FlatPage<'passport'>, ocr: OcrEngine, readFl
   const anchored = a.values;
   const raw: Partial<Record<PassportField, { text: string; conf: number }>> = {};
   for (const f of PASSPORT_FIELDS) {
-    const a = anchored[PASSPORT_KEYS[f]];
-    if (a) raw[f] = rawFromLines(PASSPORT_KEYS[f], a.lines);
+    const a = anchored[f];
+    if (a) raw[f] = rawFromWords(PASSPORT_WORDS[f], a.lines);
   }
   // A value the anchors left unassigned: the line under its label.
   const first = normalise(raw);
   for (const f of PASSPORT_FIELDS) {
-    const hit = hits.find((h) => h.field === PASSPORT_KEYS[f]);
+    const hit = hits.find((h) => h.field === f);
     const under = !first[f] && hit ? lineUnder(a, hit) : undefined;
-    if (under) raw[f] = rawFromLines(PASSPORT_KEYS[f], [under.words]);
+    if (under) raw[f] = rawFromWords(PASSPORT_WORDS[f], [under.words]);
   }
   let normal = normalise(raw);
   // The whole page's reading of the name (a reading holding the nationality is not the name).
-  const pageName = nameOf(a.values.name ? rawFromLines('name', a.values.name.lines).words : undefined);
+  const pageName = nameOf(a.values.name ? rawFromWords('name', a.values.name.lines).words : undefined);
   const flatMrz = readFlatMrz ? await readTd3Band(ocr, gray, td3Band(words)) : undefined;
   // Second reading, in one more OCR call: the visual-zone-only fields that came out missing or unconfirmed
   // (the band under and beside their label, enlarged; the data page prints values under labels), and always
   // the name's line with its label (nameBand): the whole page's reading often drops it or its marks.
   const retry = RETRY_FIELDS.filter((f) => !normal[f]?.valid)
-    .map((f) => ({ f, hit: hits.find((h) => h.field === PASSPORT_KEYS[f]) }))
-    .filter((x): x is { f: PassportField; hit: LabelHit } => !!x.hit);
-  const nameBox = nameBand(hits, { name: 'name', nationality: 'nationality', dob: 'dob', column: ['dob', 'sex', 'issue_date'] });
+    .map((f) => ({ f, hit: hits.find((h) => h.field === f) }))
+    .filter((x): x is { f: PassportField; hit: LabelHit<PassportField> } => !!x.hit);
+  const nameBox = nameBand(hits, { name: 'name', nationality: 'nationality', dob: 'dob', column: ['dob', 'sex', 'doi'] });
   const boxes = retry.map(({ hit }) => valueBand(hit, hits));
   if (boxes.length > 0) {
     const stack = await stackBands(gray, boxes, 1.8);
@@ -332,7 +328,7 @@ async function readVisualZone(page: FlatPage<'passport'>, ocr: OcrEngine, readFl
     const second = { ...raw };
     retry.forEach(({ f }, i) => {
       const words = valueLine(byBand[i] ?? []);
-      if (words.length) second[f] = rawFromLines(PASSPORT_KEYS[f], [words]);
+      if (words.length) second[f] = rawFromWords(PASSPORT_WORDS[f], [words]);
     });
     const again = normalise(second);
     for (const { f } of retry) if (again[f] && (again[f]!.valid || !normal[f])) normal = { ...normal, [f]: again[f] };
