@@ -13,6 +13,20 @@ export interface FeatureSet {
   /** Character n-gram lengths, e.g. [3, 4]; empty for none. */
   chars: number[];
   /**
+   * `within`: character n-grams inside each syllable (with its boundaries,
+   * " ban "), none across two; `across` (the default): over the whole folded
+   * text, so "g la" of "không lấy" is one.
+   */
+  charScope?: 'within' | 'across';
+  /**
+   * The words of a free-text entity's span (tagged in training, found by
+   * the tagger at prediction) stand only as the entity: no syllable or
+   * character n-gram of theirs, so a training sample's person or product
+   * name is not learnt as a word of its intent. (Listed keywords keep their
+   * words: a synonym may be an intent's word too, "thanh toán".)
+   */
+  maskWords?: boolean;
+  /**
    * Weight of each feature group (the prefix before ":" of a feature string:
    * `w` syllables, `b` syllable bigrams, `f`/`fb` the same folded, `c`
    * character n-grams, `e` entities); 1 when not given. Whole words carry an
@@ -32,6 +46,12 @@ export const FEATURE_SETS = {
   syllablesFoldedChars: { syllables: true, folded: true, chars: [2, 3, 4] },
   /** The same features, words first: bigrams and character n-grams at half weight, each feature times its spread weight. */
   weighted: { syllables: true, folded: true, chars: [2, 3, 4], groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
+  /** `weighted` with character n-grams inside syllables only. */
+  weightedWithin: { syllables: true, folded: true, chars: [2, 3, 4], charScope: 'within', groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
+  weightedWithin35: { syllables: true, folded: true, chars: [3, 5], charScope: 'within', groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
+  weightedMasked: { syllables: true, folded: true, chars: [2, 3, 4], maskWords: true, groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
+  weightedMaskedWithin35: { syllables: true, folded: true, chars: [3, 5], charScope: 'within', maskWords: true, groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
+  weightedNoChars: { syllables: true, folded: true, chars: [], groupWeights: { b: 0.5, fb: 0.5 }, spread: true },
 } as const satisfies Record<string, FeatureSet>;
 
 /** The group of a feature string (its prefix). */
@@ -70,6 +90,11 @@ export function spreadWeights(vocabulary: string[], examples: { features: number
 
 export type FeatureSetName = keyof typeof FEATURE_SETS;
 
+function masked(masks: EntityMask[], token: number): boolean {
+  for (const m of masks) if (m.hide && token >= m.first && token < m.last) return true;
+  return false;
+}
+
 const DIGITS = /\d/;
 
 function shape(token: string): string {
@@ -81,6 +106,8 @@ export interface EntityMask {
   entity: string;
   first: number;
   last: number;
+  /** Its words stand only as the entity when the feature set has `maskWords` (a free-text value). */
+  hide?: boolean;
 }
 
 /**
@@ -106,7 +133,7 @@ export function featureStrings(input: string | PreparedText, set: FeatureSet, ma
     const t = text.tokens[i]!;
     if (/[\p{L}\p{N}]/u.test(t.text)) sequence.push(t);
   }
-  const words = text.tokens.filter((t) => /[\p{L}\p{N}]/u.test(t.text));
+  const words = text.tokens.filter((t, i) => /[\p{L}\p{N}]/u.test(t.text) && !(set.maskWords && masked(masks, i)));
   if (set.syllables) {
     for (const w of words) out.add(`w:${shape(w.text)}`);
     let prev = '<s>';
@@ -128,11 +155,13 @@ export function featureStrings(input: string | PreparedText, set: FeatureSet, ma
     out.add(`fb:${prev} </s>`);
   }
   if (set.chars.length > 0) {
-    const joined = ` ${words.map((w) => shape(w.folded)).join(' ')} `;
+    const pieces = set.charScope === 'within' ? words.map((w) => ` ${shape(w.folded)} `) : [` ${words.map((w) => shape(w.folded)).join(' ')} `];
     for (const n of set.chars) {
-      for (let i = 0; i + n <= joined.length; i++) {
-        const gram = joined.slice(i, i + n);
-        if (gram.trim()) out.add(`c:${gram}`);
+      for (const piece of pieces) {
+        for (let i = 0; i + n <= piece.length; i++) {
+          const gram = piece.slice(i, i + n);
+          if (gram.trim()) out.add(`c:${gram}`);
+        }
       }
     }
   }
@@ -275,7 +304,10 @@ export class FeatureIndex {
       }
     }
     const words: Token[] = [];
-    for (const t of tokens) if (WORD_CHAR.test(t.text)) words.push(t);
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      if (WORD_CHAR.test(t.text) && !(set.maskWords && masked(masks, i))) words.push(t);
+    }
     if (set.syllables && !foldedOnly) {
       for (const w of words) take(this.words.get(shape(w.text)));
       this.takeBigrams(this.bigrams, sequenceText, take);
@@ -285,26 +317,35 @@ export class FeatureIndex {
       this.takeBigrams(this.foldedBigrams, sequenceFolded, take);
     }
     if (set.chars.length > 0) {
-      let joined = ' ';
-      for (const w of words) joined += `${shape(w.folded)} `;
-      if (words.length === 0) joined = '  ';
       // One walk down the trie from each position finds the n-grams of every length there; they are taken
-      // length by length (in `set.chars` order), each length left to right, as `featureStrings` adds them.
+      // length by length (in `set.chars` order), each length piece by piece and left to right, as `featureStrings` adds them.
       const longest = Math.max(...set.chars);
       const found = this.gramBuffers;
       for (let n = 1; n <= longest; n++) found[n] = found[n] ?? [];
       for (let n = 1; n <= longest; n++) found[n]!.length = 0;
-      for (let i = 0; i < joined.length; i++) {
-        let node: GramNode | undefined = this.grams;
-        for (let n = 1; n <= longest && i + n <= joined.length; n++) {
-          node = node.next.get(joined.charCodeAt(i + n - 1));
-          if (!node) break;
-          if (node.id >= 0) found[n]!.push(node.id);
-        }
+      if (set.charScope === 'within') {
+        for (const w of words) this.walkGrams(` ${shape(w.folded)} `, longest, found);
+      } else {
+        let joined = ' ';
+        for (const w of words) joined += `${shape(w.folded)} `;
+        if (words.length === 0) joined = '  ';
+        this.walkGrams(joined, longest, found);
       }
       for (const n of set.chars) for (const id of found[n] ?? []) take(id);
     }
     return out;
+  }
+
+  /** The known n-grams (up to `longest`) starting at each position of `piece`, pushed to `found[n]` left to right. */
+  private walkGrams(piece: string, longest: number, found: number[][]): void {
+    for (let i = 0; i < piece.length; i++) {
+      let node: GramNode | undefined = this.grams;
+      for (let n = 1; n <= longest && i + n <= piece.length; n++) {
+        node = node.next.get(piece.charCodeAt(i + n - 1));
+        if (!node) break;
+        if (node.id >= 0) found[n]!.push(node.id);
+      }
+    }
   }
 
   private takeBigrams(pairs: Map<string, Map<string, number>>, sequence: string[], take: (id: number | undefined) => void): void {

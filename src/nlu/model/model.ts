@@ -1,6 +1,6 @@
 import { KeywordDictionary, type KeywordEntry } from './dictionary.js';
 import { FEATURE_SETS, FeatureIndex, featureStrings, spreadWeights, Vocabulary, type EntityMask, type FeatureSet, type FeatureSetName } from './features.js';
-import { DEFAULT_LINEAR, scores, softmaxInPlace, trainLinear, type LinearKind, type LinearModel } from './linear.js';
+import { DEFAULT_LINEAR, NB_SHARPNESS, scores, softmaxInPlace, trainLinear, type LinearKind, type LinearModel, type LinearOptions } from './linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
 import { PerceptronTagger, spansOf, type TaggedSentence, type TaggerData } from './tagger.js';
@@ -42,6 +42,8 @@ export interface TrainOptions {
   maskFreeText?: boolean;
   /** Also learn intents from each sample written without diacritics (chat is often typed so). */
   foldedCopies?: boolean;
+  /** Overrides of the linear model's options (regularisation, dropout), for comparing them. */
+  linear?: Partial<LinearOptions>;
 }
 
 export const DEFAULT_TRAIN_OPTIONS: TrainOptions = { featureSet: 'weighted', classifier: 'softmax', seed: 7, holdout: 0.2, maskFreeText: false, foldedCopies: false };
@@ -124,7 +126,7 @@ export function foldedView(features: string[]): string[] {
   return features.filter((f) => !f.startsWith('w:') && !f.startsWith('b:'));
 }
 
-const TEMPERATURE: Record<LinearKind, number> = { softmax: 1, svm: 0.25, nb: 0.1 };
+const TEMPERATURE: Record<LinearKind, number> = { softmax: 1, svm: 0.25, nb: 1 / NB_SHARPNESS, ensemble: 1 };
 
 const TRAINING_REFERENCE: ReferenceTime = { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES };
 
@@ -167,7 +169,7 @@ function spanMask(text: PreparedText, span: { entity: string; start: number; end
   const n = normalisedSpan(text, span.start, span.end);
   if (!n) return undefined;
   const inside = text.tokens.map((t, i) => (t.end > n.start && t.start < n.end ? i : -1)).filter((i) => i >= 0);
-  return inside.length > 0 ? { entity: span.entity, first: inside[0]!, last: inside[inside.length - 1]! + 1 } : undefined;
+  return inside.length > 0 ? { entity: span.entity, first: inside[0]!, last: inside[inside.length - 1]! + 1, hide: true } : undefined;
 }
 
 /** `freeText`: labels of the free-text entities (types 1 and 3) whose tagged spans stand as "<entity>" in the features. */
@@ -198,7 +200,7 @@ function trainIntents(examples: TrainingExample[], options: TrainOptions, keywor
     data,
     labels.length,
     vocabulary.size,
-    { ...DEFAULT_LINEAR, kind: options.classifier, seed: options.seed, epochs: options.epochs ?? DEFAULT_LINEAR.epochs },
+    { ...DEFAULT_LINEAR, kind: options.classifier, seed: options.seed, epochs: options.epochs ?? DEFAULT_LINEAR.epochs, ...options.linear },
     featureWeights,
   );
   return {
@@ -345,7 +347,9 @@ export class NluModel {
     const wanted = this.data.intent?.freeText;
     if (!wanted || wanted.length === 0) return [];
     const labels = new Set(wanted);
-    return this.taggerSpans(text, system).filter((s) => labels.has(s.entity));
+    return this.taggerSpans(text, system)
+      .filter((s) => labels.has(s.entity))
+      .map((s) => ({ ...s, hide: true }));
   }
 
   /** Intents ranked by confidence (0-1), at most `limit`. */
