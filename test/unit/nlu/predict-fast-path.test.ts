@@ -139,7 +139,7 @@ describe('NLU prediction fast path', () => {
       const prepared = prepare(s.text);
       // The gold spans stand for the tagger's: the masks a prediction may be given.
       const masks = s.entities
-        .map((e) => {
+        .map((e): EntityMask | undefined => {
           const inside = prepared.tokens.map((t, i) => (t.end > e.start && t.start < e.end ? i : -1)).filter((i) => i >= 0);
           return inside.length > 0 ? { entity: e.entity, first: inside[0]!, last: inside[inside.length - 1]! + 1, hide: true } : undefined;
         })
