@@ -131,12 +131,12 @@ export function unmarked(text: PreparedText): boolean {
  * weight of the example, as the written ones do for a text with diacritics.
  */
 export function foldedView(features: string[]): string[] {
-  return features.filter((f) => !f.startsWith('w:') && !f.startsWith('b:'));
+  return features.filter((f) => !f.startsWith('w:') && !f.startsWith('b:') && !f.startsWith('cw:'));
 }
 
-/** The written view of a text's features: without the folded syllables and bigrams (see `FeatureSet.views`). */
+/** The written view of a text's features: without the folded syllables, bigrams and character n-grams (see `FeatureSet.views`). */
 export function writtenView(features: string[]): string[] {
-  return features.filter((f) => !f.startsWith('f:') && !f.startsWith('fb:'));
+  return features.filter((f) => !f.startsWith('f:') && !f.startsWith('fb:') && !f.startsWith('c:'));
 }
 
 /** The view a text is read through: unmarked text through the folded one; marked text through the written one when the model learnt views. */
