@@ -24,7 +24,7 @@ const model = new NluModel(
   trainModel({
     examples: data.train.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities.map((e) => ({ entity: e.entity, start: e.start, end: e.end })) })),
     entities: definitions,
-    parts: { intent: true, entity: false },
+    parts: { intent: true, entity: true },
     options: { holdout: 0, seed, ...options },
   }),
 );
@@ -50,7 +50,9 @@ for (const w of wrong.sort()) console.log(w);
 // `--explain`: for the first sentence of each confused pair, the features that pushed it most towards the wrong intent.
 if (process.argv.includes('--explain')) {
   const { prepare } = await import('../src/nlu/model/text.js');
-  const { intentFeatures, unmarked, foldedView } = await import('../src/nlu/model/model.js');
+  const { intentFeatures, viewOf, foldedView, writtenView } = await import('../src/nlu/model/model.js');
+  const { FEATURE_SETS } = await import('../src/nlu/model/features.js');
+  const { systemEntities, VIETNAM_OFFSET_MINUTES } = await import('../src/nlu/model/system-entities.js');
   const { KeywordDictionary } = await import('../src/nlu/model/dictionary.js');
   const { featureValues } = await import('../src/nlu/model/linear.js');
   const intent = model.data.intent!;
@@ -69,15 +71,18 @@ if (process.argv.includes('--explain')) {
     if (done.has(key)) continue;
     done.add(key);
     const text = prepare(s.text);
-    let strings = intentFeatures(text, intent.featureSet, dictionary);
-    if (unmarked(text)) strings = foldedView(strings);
+    const freeText = model.freeTextMasks(text, systemEntities(text, { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES }));
+    let strings = intentFeatures(text, intent.featureSet, dictionary, undefined, freeText);
+    const view = viewOf(text, FEATURE_SETS[intent.featureSet]);
+    if (view === 'folded') strings = foldedView(strings);
+    if (view === 'written') strings = writtenView(strings);
     const known = strings.filter((f) => vocab.has(f));
     const ids = known.map((f) => vocab.get(f)!);
     const values = featureValues(ids, fw);
     const g = labels.indexOf(s.intent);
     const w = labels.indexOf(first.label);
     const parts = known.map((f, i) => ({ f, d: values[i]! * (weights[ids[i]! * k + w]! - weights[ids[i]! * k + g]!) })).sort((a, b) => b.d - a.d);
-    console.log(`\n${key}: ${s.text}  (${known.length}/${strings.length} known)`);
+    console.log(`\n${key}: ${s.text}  (${known.length}/${strings.length} known; free-text masks: ${freeText.map((m) => m.entity).join(', ') || 'none'})`);
     console.log('  for wrong: ' + parts.slice(0, 8).map((p) => `${p.f} ${p.d.toFixed(2)}`).join(', '));
     console.log('  for gold:  ' + parts.slice(-6).reverse().map((p) => `${p.f} ${p.d.toFixed(2)}`).join(', '));
   }

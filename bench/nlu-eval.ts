@@ -145,9 +145,10 @@ for (const c of onlyReal || latencyOnly ? [] : candidates) {
   const time = cpuSeconds(() => {
     model = new NluModel(trainModel({ examples, entities: definitions, parts: { intent: true, entity: true }, options }));
   });
+  const merged = { ...DEFAULT_TRAIN_OPTIONS, ...c.options };
   const isDefault =
-    (['featureSet', 'classifier', 'maskFreeText', 'foldedCopies'] as const).every((k) => (c.options[k] ?? false) === (DEFAULT_TRAIN_OPTIONS[k] ?? false)) &&
-    JSON.stringify(c.options.linear ?? DEFAULT_TRAIN_OPTIONS.linear) === JSON.stringify(DEFAULT_TRAIN_OPTIONS.linear);
+    (['featureSet', 'classifier', 'maskFreeText', 'foldedCopies'] as const).every((k) => (merged[k] ?? false) === (DEFAULT_TRAIN_OPTIONS[k] ?? false)) &&
+    JSON.stringify(merged.linear) === JSON.stringify(DEFAULT_TRAIN_OPTIONS.linear);
   const name = isDefault ? `${c.name} (default)` : c.name;
   const written = score(model!, data.test.written, labels);
   const noMarks = score(model!, data.test.noMarks, labels);
