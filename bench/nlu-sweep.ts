@@ -24,6 +24,9 @@ for (const c of configs) {
   const cpu = process.cpuUsage(c0);
   const cells: string[] = [];
   let confidentWrong = 0;
+  // Reliability: per confidence band of the top answer, how many and how many right.
+  const bands = [0, 0.3, 0.5, 0.7, 0.9];
+  const inBand = bands.map(() => ({ n: 0, right: 0 }));
   let answered = 0;
   let total = 0;
   for (const variant of ['written', 'noMarks', 'noisy', 'outOfVocabulary'] as const) {
@@ -35,11 +38,19 @@ for (const c of configs) {
         total++;
         if ((top?.confidence ?? 0) >= 0.3) answered++;
         if (top && top.label !== s.intent && top.confidence >= 0.5) confidentWrong++;
+        if (top) {
+          const band = inBand[bands.findLastIndex((b) => top.confidence >= b)]!;
+          band.n++;
+          if (top.label === s.intent) band.right++;
+        }
       }
     }
     cells.push((right / data.test[variant].length).toFixed(3));
   }
   console.log(
     `${c.name.padEnd(40)} ${cells.join(' / ')} | answered@0.3 ${(answered / total).toFixed(2)} wrong@0.5 ${(confidentWrong / total).toFixed(3)} | train CPU ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s`,
+  );
+  console.log(
+    `${''.padEnd(40)} confidence bands: ${bands.map((b, i) => `>=${b}: ${inBand[i]!.n} (${(inBand[i]!.right / Math.max(1, inBand[i]!.n)).toFixed(2)} right)`).join(', ')}`,
   );
 }
