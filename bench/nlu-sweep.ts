@@ -39,7 +39,9 @@ for (const c of configs) {
         if ((top?.confidence ?? 0) >= 0.3) answered++;
         if (top && top.label !== s.intent && top.confidence >= 0.5) confidentWrong++;
         if (top) {
-          const band = inBand[bands.findLastIndex((b) => top.confidence >= b)]!;
+          let at = 0;
+          while (at + 1 < bands.length && top.confidence >= bands[at + 1]!) at++;
+          const band = inBand[at]!;
           band.n++;
           if (top.label === s.intent) band.right++;
         }
