@@ -103,16 +103,31 @@ const definitions = definitionsOf(data.entities);
 const labels = new Set(Object.keys(data.entities));
 const examples = toExamples(data.train);
 const candidates: { name: string; options: Partial<TrainOptions> }[] = [
-  { name: 'softmax, syllables', options: { featureSet: 'syllablesOnly', classifier: 'softmax', maskFreeText: false } },
-  { name: 'softmax, syllables + folded', options: { featureSet: 'syllablesFolded', classifier: 'softmax', maskFreeText: false } },
-  { name: 'softmax, syllables + folded + chars (binary)', options: { featureSet: 'syllablesFoldedChars', classifier: 'softmax', maskFreeText: false } },
-  { name: 'svm, syllables + folded + chars (binary)', options: { featureSet: 'syllablesFoldedChars', classifier: 'svm', maskFreeText: false } },
-  { name: 'softmax, weighted', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: false } },
-  { name: 'softmax, weighted, free-text masks', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: true } },
-  { name: 'softmax, weighted, folded copies', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: false, foldedCopies: true } },
-  { name: 'svm, weighted', options: { featureSet: 'weighted', classifier: 'svm', maskFreeText: false } },
-  { name: 'nb, weighted', options: { featureSet: 'weighted', classifier: 'nb', maskFreeText: false } },
-  { name: 'nb, weighted, folded copies', options: { featureSet: 'weighted', classifier: 'nb', maskFreeText: false, foldedCopies: true } },
+  { name: 'softmax, syllables', options: { featureSet: 'syllablesOnly', classifier: 'softmax', maskFreeText: false, linear: {} } },
+  { name: 'softmax, syllables + folded', options: { featureSet: 'syllablesFolded', classifier: 'softmax', maskFreeText: false, linear: {} } },
+  { name: 'softmax, syllables + folded + chars (binary)', options: { featureSet: 'syllablesFoldedChars', classifier: 'softmax', maskFreeText: false, linear: {} } },
+  { name: 'svm, syllables + folded + chars (binary)', options: { featureSet: 'syllablesFoldedChars', classifier: 'svm', maskFreeText: false, linear: {} } },
+  { name: 'softmax, weighted (the default before)', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: false, linear: {} } },
+  { name: 'softmax, weighted, L2 1e-4', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: false, linear: { l2: 1e-4 } } },
+  { name: 'softmax, weighted, free-text masks', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: true, linear: {} } },
+  { name: 'softmax, weighted, folded copies', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: false, foldedCopies: true, linear: {} } },
+  { name: 'svm, weighted', options: { featureSet: 'weighted', classifier: 'svm', maskFreeText: false, linear: {} } },
+  { name: 'nb, weighted', options: { featureSet: 'weighted', classifier: 'nb', maskFreeText: false, linear: {} } },
+  { name: 'nb, weighted, folded copies', options: { featureSet: 'weighted', classifier: 'nb', maskFreeText: false, foldedCopies: true, linear: {} } },
+  { name: 'softmax, weighted, chars within syllables', options: { featureSet: 'weightedWithin', maskFreeText: false, linear: {} } },
+  { name: 'softmax, weighted, no chars', options: { featureSet: 'weightedNoChars', maskFreeText: false, linear: {} } },
+  { name: 'softmax, weighted, spread squared', options: { featureSet: 'weightedSharp', maskFreeText: false, linear: {} } },
+  { name: 'softmax, weighted, views (marked text read as written)', options: { featureSet: 'weightedViews', maskFreeText: false, linear: {} } },
+  { name: 'softmax, weighted, feature dropout 0.3', options: { featureSet: 'weighted', maskFreeText: false, linear: { dropout: 0.3 } } },
+  { name: 'ensemble softmax + nb (0.02)', options: { featureSet: 'weighted', classifier: 'ensemble', maskFreeText: false, linear: { nbMix: 0.02 } } },
+  { name: 'softmax, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', maskFreeText: true, linear: {} } },
+  { name: 'softmax, within 3,5-grams, free-text values masked, L2 1e-4', options: { featureSet: 'weightedWithinMasked', maskFreeText: true, linear: { l2: 1e-4 } } },
+  { name: 'softmax, within 3,5-grams, free-text values masked, entropy spread', options: { featureSet: 'weightedWithinMaskedEntropy', maskFreeText: true } },
+  { name: 'softmax, within 3,5-grams, free-text values masked, views', options: { featureSet: 'weightedWithinMaskedViews', maskFreeText: true } },
+  { name: 'softmax, as written (no folded features) + unmarked copies', options: { featureSet: 'asWritten', maskFreeText: true, foldedCopies: true } },
+  { name: 'svm, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', classifier: 'svm', maskFreeText: true, linear: {} } },
+  { name: 'nb, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', classifier: 'nb', maskFreeText: true, linear: {} } },
+  { name: 'ensemble, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', classifier: 'ensemble', maskFreeText: true, linear: { nbMix: 0.02 } } },
 ];
 // `--candidates 1,5`: only those (1-based), while iterating.
 const only = process.argv.indexOf('--candidates');
@@ -130,7 +145,10 @@ for (const c of onlyReal || latencyOnly ? [] : candidates) {
   const time = cpuSeconds(() => {
     model = new NluModel(trainModel({ examples, entities: definitions, parts: { intent: true, entity: true }, options }));
   });
-  const isDefault = (['featureSet', 'classifier', 'maskFreeText', 'foldedCopies'] as const).every((k) => (c.options[k] ?? false) === (DEFAULT_TRAIN_OPTIONS[k] ?? false));
+  const merged = { ...DEFAULT_TRAIN_OPTIONS, ...c.options };
+  const isDefault =
+    (['featureSet', 'classifier', 'maskFreeText', 'foldedCopies'] as const).every((k) => (merged[k] ?? false) === (DEFAULT_TRAIN_OPTIONS[k] ?? false)) &&
+    JSON.stringify(merged.linear) === JSON.stringify(DEFAULT_TRAIN_OPTIONS.linear);
   const name = isDefault ? `${c.name} (default)` : c.name;
   const written = score(model!, data.test.written, labels);
   const noMarks = score(model!, data.test.noMarks, labels);

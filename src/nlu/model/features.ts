@@ -13,18 +13,50 @@ export interface FeatureSet {
   /** Character n-gram lengths, e.g. [3, 4]; empty for none. */
   chars: number[];
   /**
+   * `within`: character n-grams inside each syllable (with its boundaries,
+   * " ban "), none across two; `across` (the default): over the whole folded
+   * text, so "g la" of "không lấy" is one.
+   */
+  charScope?: 'within' | 'across';
+  /** The character n-grams of the folded words (the default) or of the words as written, lower case. */
+  charForm?: 'folded' | 'text';
+  /**
+   * The words of a free-text entity's span (tagged in training, found by
+   * the tagger at prediction) stand only as the entity: no syllable or
+   * character n-gram of theirs, so a training sample's person or product
+   * name is not learnt as a word of its intent. (Listed keywords keep their
+   * words: a synonym may be an intent's word too, "thanh toán".)
+   */
+  maskWords?: boolean;
+  /**
+   * Learn each sample twice, through its written view (syllables, bigrams
+   * and character n-grams as written, `w`, `b`, `cw`) and its folded view
+   * (`f`, `fb`, `c`), and read a text through the view it was typed in:
+   * one with diacritics through the written one, so its "thôi" is not the
+   * folded "thoi" of "thời tiết".
+   */
+  views?: boolean;
+  /**
    * Weight of each feature group (the prefix before ":" of a feature string:
    * `w` syllables, `b` syllable bigrams, `f`/`fb` the same folded, `c`
-   * character n-grams, `e` entities); 1 when not given. Whole words carry an
+   * character n-grams, `cw` the same with diacritics (views only), `e`
+   * entities); 1 when not given. Whole words carry an
    * unseen phrasing better than the many character n-grams of its function
    * words, so the sets below give bigrams and n-grams less.
    */
   groupWeights?: Partial<Record<FeatureGroup, number>>;
   /** Multiply each feature by its spread weight learnt from the training data (`spreadWeights`). */
   spread?: boolean;
+  /** Count the classes holding a feature by the entropy of its class distribution (`entropySpread`) instead of presence. */
+  spreadEntropy?: boolean;
+  /** The spread weight raised to this power (1 when not given): above 1 a word of few intents counts more against the words most intents share. */
+  spreadPower?: number;
 }
 
-export type FeatureGroup = 'w' | 'b' | 'f' | 'fb' | 'c' | 'e';
+/** Which features of a text are read: all, or those of one view (see `FeatureSet.views`). */
+export type FeatureView = 'all' | 'folded' | 'written';
+
+export type FeatureGroup = 'w' | 'b' | 'f' | 'fb' | 'c' | 'cw' | 'e';
 
 export const FEATURE_SETS = {
   syllablesOnly: { syllables: true, folded: false, chars: [] },
@@ -32,6 +64,49 @@ export const FEATURE_SETS = {
   syllablesFoldedChars: { syllables: true, folded: true, chars: [2, 3, 4] },
   /** The same features, words first: bigrams and character n-grams at half weight, each feature times its spread weight. */
   weighted: { syllables: true, folded: true, chars: [2, 3, 4], groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
+  /** `weighted` with the character n-grams inside syllables only. */
+  weightedWithin: { syllables: true, folded: true, chars: [2, 3, 4], charScope: 'within', groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
+  /** `weighted`, each sample learnt through its written and its folded view apart. */
+  weightedViews: { syllables: true, folded: true, chars: [2, 3, 4], views: true, groupWeights: { b: 0.5, fb: 0.5, c: 0.5, cw: 0.5 }, spread: true },
+  /** `weightedWithinMasked` learnt and read through views. */
+  weightedWithinMaskedViews: {
+    syllables: true,
+    folded: true,
+    chars: [3, 5],
+    charScope: 'within',
+    maskWords: true,
+    views: true,
+    groupWeights: { b: 0.5, fb: 0.5, c: 0.5, cw: 0.5 },
+    spread: true,
+  },
+  /**
+   * Every feature as written (syllables, bigrams, character n-grams of the
+   * marked text), none folded: meant to learn from each sample and its copy
+   * without diacritics (`foldedCopies`), so an unmarked syllable reads as
+   * all its marked forms and a marked one only as itself.
+   */
+  asWritten: { syllables: true, folded: false, chars: [3, 5], charScope: 'within', charForm: 'text', maskWords: true, groupWeights: { b: 0.5, c: 0.5 }, spread: true },
+  /** `weightedWithinMasked` with the entropy spread. */
+  weightedWithinMaskedEntropy: {
+    syllables: true,
+    folded: true,
+    chars: [3, 5],
+    charScope: 'within',
+    maskWords: true,
+    spreadEntropy: true,
+    groupWeights: { b: 0.5, fb: 0.5, c: 0.5 },
+    spread: true,
+  },
+  /** `weighted` with the spread weights squared. */
+  weightedSharp: { syllables: true, folded: true, chars: [2, 3, 4], spreadPower: 2, groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
+  /**
+   * The default: `weighted` with 3- and 5-grams inside syllables (none across
+   * two: the "g la" across "không lấy" leaned to a loan intent), free-text
+   * values standing only as their entity.
+   */
+  weightedWithinMasked: { syllables: true, folded: true, chars: [3, 5], charScope: 'within', maskWords: true, groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
+  /** `weighted` without character n-grams. */
+  weightedNoChars: { syllables: true, folded: true, chars: [], groupWeights: { b: 0.5, fb: 0.5 }, spread: true },
 } as const satisfies Record<string, FeatureSet>;
 
 /** The group of a feature string (its prefix). */
@@ -49,26 +124,62 @@ export function featureGroup(feature: string): FeatureGroup {
  */
 export function spreadWeights(vocabulary: string[], examples: { features: number[]; label: number }[], classes: number, set: FeatureSet): Float32Array {
   const out = new Float32Array(vocabulary.length);
-  const seen = new Uint8Array(vocabulary.length * classes);
-  const spread = new Uint16Array(vocabulary.length);
-  if (set.spread) {
-    for (const e of examples) {
-      for (const f of e.features) {
-        const k = f * classes + e.label;
-        if (seen[k]) continue;
-        seen[k] = 1;
-        spread[f]! += 1;
-      }
-    }
-  }
+  const spread = set.spread ? (set.spreadEntropy ? entropySpread(vocabulary.length, examples, classes) : classCounts(vocabulary.length, examples, classes)) : undefined;
   for (let f = 0; f < vocabulary.length; f++) {
     const group = set.groupWeights?.[featureGroup(vocabulary[f]!)] ?? 1;
-    out[f] = group * (set.spread ? Math.log((classes + 1) / (spread[f]! + 1)) + 1 : 1);
+    out[f] = group * (spread ? (Math.log((classes + 1) / (spread[f]! + 1)) + 1) ** (set.spreadPower ?? 1) : 1);
   }
   return out;
 }
 
+/** Per feature, the number of classes whose examples hold it. */
+function classCounts(features: number, examples: { features: number[]; label: number }[], classes: number): Float64Array {
+  const seen = new Uint8Array(features * classes);
+  const spread = new Float64Array(features);
+  for (const e of examples) {
+    for (const f of e.features) {
+      const k = f * classes + e.label;
+      if (seen[k]) continue;
+      seen[k] = 1;
+      spread[f]! += 1;
+    }
+  }
+  return spread;
+}
+
+/**
+ * Per feature, the effective number of classes holding it: exp of the
+ * entropy of P(class | feature) with classes weighted equally (each class's
+ * count of the feature over its number of examples). A feature all of one
+ * class but for two stray samples of another counts about 1, not 2.
+ */
+function entropySpread(features: number, examples: { features: number[]; label: number }[], classes: number): Float64Array {
+  const counts = new Float64Array(features * classes);
+  const sizes = new Float64Array(classes);
+  for (const e of examples) {
+    sizes[e.label]! += 1;
+    for (const f of e.features) counts[f * classes + e.label]! += 1;
+  }
+  const spread = new Float64Array(features);
+  for (let f = 0; f < features; f++) {
+    let total = 0;
+    for (let c = 0; c < classes; c++) if (sizes[c]! > 0) total += counts[f * classes + c]! / sizes[c]!;
+    let entropy = 0;
+    for (let c = 0; c < classes; c++) {
+      const p = sizes[c]! > 0 && total > 0 ? counts[f * classes + c]! / sizes[c]! / total : 0;
+      if (p > 0) entropy -= p * Math.log(p);
+    }
+    spread[f] = Math.exp(entropy);
+  }
+  return spread;
+}
+
 export type FeatureSetName = keyof typeof FEATURE_SETS;
+
+function masked(masks: EntityMask[], token: number): boolean {
+  for (const m of masks) if (m.hide && token >= m.first && token < m.last) return true;
+  return false;
+}
 
 const DIGITS = /\d/;
 
@@ -81,6 +192,8 @@ export interface EntityMask {
   entity: string;
   first: number;
   last: number;
+  /** Its words stand only as the entity when the feature set has `maskWords` (a free-text value). */
+  hide?: boolean;
 }
 
 /**
@@ -106,7 +219,7 @@ export function featureStrings(input: string | PreparedText, set: FeatureSet, ma
     const t = text.tokens[i]!;
     if (/[\p{L}\p{N}]/u.test(t.text)) sequence.push(t);
   }
-  const words = text.tokens.filter((t) => /[\p{L}\p{N}]/u.test(t.text));
+  const words = text.tokens.filter((t, i) => /[\p{L}\p{N}]/u.test(t.text) && !(set.maskWords && masked(masks, i)));
   if (set.syllables) {
     for (const w of words) out.add(`w:${shape(w.text)}`);
     let prev = '<s>';
@@ -128,15 +241,24 @@ export function featureStrings(input: string | PreparedText, set: FeatureSet, ma
     out.add(`fb:${prev} </s>`);
   }
   if (set.chars.length > 0) {
-    const joined = ` ${words.map((w) => shape(w.folded)).join(' ')} `;
-    for (const n of set.chars) {
-      for (let i = 0; i + n <= joined.length; i++) {
-        const gram = joined.slice(i, i + n);
-        if (gram.trim()) out.add(`c:${gram}`);
+    addGrams(out, 'c', words, set, set.charForm ?? 'folded');
+    // The written view's own n-grams, with the diacritics: "thôi" shares none with "thời".
+    if (set.views) addGrams(out, 'cw', words, set, 'text');
+  }
+  return [...out];
+}
+
+/** Character n-grams of the words' `form`, inside each or across them (see `FeatureSet.charScope`). */
+function addGrams(out: Set<string>, group: 'c' | 'cw', words: Token[], set: FeatureSet, form: 'folded' | 'text'): void {
+  const pieces = set.charScope === 'within' ? words.map((w) => ` ${shape(w[form])} `) : [` ${words.map((w) => shape(w[form])).join(' ')} `];
+  for (const n of set.chars) {
+    for (const piece of pieces) {
+      for (let i = 0; i + n <= piece.length; i++) {
+        const gram = piece.slice(i, i + n);
+        if (gram.trim()) out.add(`${group}:${gram}`);
       }
     }
   }
-  return [...out];
 }
 
 /** Feature strings -> indices, fixed after training. */
@@ -200,6 +322,7 @@ export class FeatureIndex {
   private readonly foldedBigrams = new Map<string, Map<string, number>>();
   private readonly entities = new Map<string, number>();
   private readonly grams: GramNode = { next: new Map(), id: -1 };
+  private readonly writtenGrams: GramNode = { next: new Map(), id: -1 };
   /** Per feature id, the `stamp` of the last text it was taken for (duplicates removed without a set). */
   private readonly seen: Uint32Array;
   private stamp = 0;
@@ -223,8 +346,8 @@ export class FeatureIndex {
         let second = pairs.get(key.slice(0, space));
         if (!second) pairs.set(key.slice(0, space), (second = new Map()));
         setOnce(second, key.slice(space + 1), id);
-      } else if (group === 'c') {
-        let node = this.grams;
+      } else if (group === 'c' || group === 'cw') {
+        let node = group === 'c' ? this.grams : this.writtenGrams;
         for (let i = 0; i < key.length; i++) {
           const code = key.charCodeAt(i);
           let child = node.next.get(code);
@@ -237,11 +360,12 @@ export class FeatureIndex {
   }
 
   /**
-   * Ids of the known features of a text (see `featureStrings`). `foldedOnly`:
-   * leave out the syllables and bigrams as written (`w`, `b`), as a text typed
-   * without diacritics is read.
+   * Ids of the known features of a text (see `featureStrings`). `view`:
+   * `folded` leaves out the syllables and bigrams as written (`w`, `b`), as a
+   * text typed without diacritics is read; `written` the folded ones (`f`,
+   * `fb`).
    */
-  ids(text: PreparedText, set: FeatureSet, masks: EntityMask[] = [], foldedOnly = false): number[] {
+  ids(text: PreparedText, set: FeatureSet, masks: EntityMask[] = [], view: FeatureView = 'all'): number[] {
     const out: number[] = [];
     if (++this.stamp === 0xffffffff) {
       this.seen.fill(0);
@@ -275,36 +399,56 @@ export class FeatureIndex {
       }
     }
     const words: Token[] = [];
-    for (const t of tokens) if (WORD_CHAR.test(t.text)) words.push(t);
-    if (set.syllables && !foldedOnly) {
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      if (WORD_CHAR.test(t.text) && !(set.maskWords && masked(masks, i))) words.push(t);
+    }
+    if (set.syllables && view !== 'folded') {
       for (const w of words) take(this.words.get(shape(w.text)));
       this.takeBigrams(this.bigrams, sequenceText, take);
     }
-    if (set.folded) {
+    if (set.folded && view !== 'written') {
       for (const w of words) take(this.folded.get(shape(w.folded)));
       this.takeBigrams(this.foldedBigrams, sequenceFolded, take);
     }
     if (set.chars.length > 0) {
-      let joined = ' ';
-      for (const w of words) joined += `${shape(w.folded)} `;
-      if (words.length === 0) joined = '  ';
-      // One walk down the trie from each position finds the n-grams of every length there; they are taken
-      // length by length (in `set.chars` order), each length left to right, as `featureStrings` adds them.
-      const longest = Math.max(...set.chars);
-      const found = this.gramBuffers;
-      for (let n = 1; n <= longest; n++) found[n] = found[n] ?? [];
-      for (let n = 1; n <= longest; n++) found[n]!.length = 0;
-      for (let i = 0; i < joined.length; i++) {
-        let node: GramNode | undefined = this.grams;
-        for (let n = 1; n <= longest && i + n <= joined.length; n++) {
-          node = node.next.get(joined.charCodeAt(i + n - 1));
-          if (!node) break;
-          if (node.id >= 0) found[n]!.push(node.id);
-        }
-      }
-      for (const n of set.chars) for (const id of found[n] ?? []) take(id);
+      if (view !== 'written') this.takeGrams(this.grams, words, set, set.charForm ?? 'folded', take);
+      if (set.views && view !== 'folded') this.takeGrams(this.writtenGrams, words, set, 'text', take);
     }
     return out;
+  }
+
+  /**
+   * The known n-grams of the words' `form` under `root`. One walk down the trie from each position finds the
+   * n-grams of every length there; they are taken length by length (in `set.chars` order), each length piece by
+   * piece and left to right, as `featureStrings` adds them.
+   */
+  private takeGrams(root: GramNode, words: Token[], set: FeatureSet, form: 'folded' | 'text', take: (id: number) => void): void {
+    const longest = Math.max(...set.chars);
+    const found = this.gramBuffers;
+    for (let n = 1; n <= longest; n++) found[n] = found[n] ?? [];
+    for (let n = 1; n <= longest; n++) found[n]!.length = 0;
+    if (set.charScope === 'within') {
+      for (const w of words) this.walkGrams(root, ` ${shape(w[form])} `, longest, found);
+    } else {
+      let joined = ' ';
+      for (const w of words) joined += `${shape(w[form])} `;
+      if (words.length === 0) joined = '  ';
+      this.walkGrams(root, joined, longest, found);
+    }
+    for (const n of set.chars) for (const id of found[n] ?? []) take(id);
+  }
+
+  /** The known n-grams (up to `longest`) starting at each position of `piece`, pushed to `found[n]` left to right. */
+  private walkGrams(root: GramNode, piece: string, longest: number, found: number[][]): void {
+    for (let i = 0; i < piece.length; i++) {
+      let node: GramNode | undefined = root;
+      for (let n = 1; n <= longest && i + n <= piece.length; n++) {
+        node = node.next.get(piece.charCodeAt(i + n - 1));
+        if (!node) break;
+        if (node.id >= 0) found[n]!.push(node.id);
+      }
+    }
   }
 
   private takeBigrams(pairs: Map<string, Map<string, number>>, sequence: string[], take: (id: number | undefined) => void): void {

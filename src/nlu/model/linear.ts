@@ -9,7 +9,7 @@ import { seededRandom, shuffleInPlace } from './random.js';
  * the weights, the log prior as the bias): the same scoring, trained by
  * counting.
  */
-export type LinearKind = 'softmax' | 'svm' | 'nb';
+export type LinearKind = 'softmax' | 'svm' | 'nb' | 'ensemble';
 
 export interface LinearOptions {
   kind: LinearKind;
@@ -22,9 +22,24 @@ export interface LinearOptions {
   balanceClasses: boolean;
   /** Naive Bayes smoothing (added to every feature's weighted count). */
   alpha: number;
+  /**
+   * Softmax and SVM: the chance that a feature of an example is left out at
+   * each step (the kept ones scaled by 1 / (1 - p)), so no class leans on
+   * one feature alone; 0 for none.
+   */
+  dropout: number;
+  /**
+   * `ensemble`: the weight of naive Bayes' log-likelihoods (sharpened by
+   * `NB_SHARPNESS`) added to the softmax's scores, a product of the two
+   * experts' distributions that stays one linear model.
+   */
+  nbMix: number;
 }
 
-export const DEFAULT_LINEAR: LinearOptions = { kind: 'softmax', epochs: 30, l2: 1e-5, learningRate: 0.5, seed: 7, balanceClasses: true, alpha: 0.1 };
+/** Naive Bayes log-likelihoods of a unit-length example are on a smaller scale than log-odds: multiplied by this before a softmax. */
+export const NB_SHARPNESS = 10;
+
+export const DEFAULT_LINEAR: LinearOptions = { kind: 'softmax', epochs: 30, l2: 1e-5, learningRate: 0.5, seed: 7, balanceClasses: true, alpha: 0.1, dropout: 0, nbMix: 0.5 };
 
 export interface LinearModel {
   kind: LinearKind;
@@ -95,9 +110,25 @@ export function softmaxInPlace(values: Float64Array, temperature = 1): Float64Ar
   return values;
 }
 
+/** An example's values with each left out (0) at chance `p`, the others scaled by 1 / (1 - p). */
+function dropped(values: number[], p: number, random: () => number, out: number[]): number[] {
+  out.length = values.length;
+  const scale = 1 / (1 - p);
+  for (let i = 0; i < values.length; i++) out[i] = random() < p ? 0 : values[i]! * scale;
+  return out;
+}
+
 /** `featureWeights`: each feature's value when present (see `featureValues`); all 1 when absent. */
 export function trainLinear(examples: Example[], classes: number, features: number, options: LinearOptions, featureWeights?: Float32Array): LinearModel {
   if (options.kind === 'nb') return trainNaiveBayes(examples, classes, features, options, featureWeights);
+  if (options.kind === 'ensemble') {
+    const softmax = trainSoftmax(examples, classes, features, options, featureWeights);
+    const nb = trainNaiveBayes(examples, classes, features, options, featureWeights);
+    const mix = options.nbMix * NB_SHARPNESS;
+    for (let k = 0; k < softmax.weights.length; k++) softmax.weights[k]! += mix * nb.weights[k]!;
+    for (let c = 0; c < classes; c++) softmax.bias[c]! += mix * nb.bias[c]!;
+    return { ...softmax, kind: 'ensemble' };
+  }
   return options.kind === 'softmax' ? trainSoftmax(examples, classes, features, options, featureWeights) : trainSvm(examples, classes, features, options, featureWeights);
 }
 
@@ -113,11 +144,12 @@ function trainSoftmax(examples: Example[], classes: number, features: number, o:
   const order = examples.map((_, i) => i);
   const random = seededRandom(o.seed);
   const probs = new Float64Array(classes);
+  const dropBuffer: number[] = [];
   for (let epoch = 0; epoch < o.epochs; epoch++) {
     shuffleInPlace(order, random);
     for (const n of order) {
       const ex = examples[n]!;
-      const value = values[n]!;
+      const value = o.dropout > 0 ? dropped(values[n]!, o.dropout, random, dropBuffer) : values[n]!;
       scoresWith(model, ex.features, value, probs);
       softmaxInPlace(probs);
       const w = cw[ex.label]!;
@@ -126,6 +158,7 @@ function trainSoftmax(examples: Example[], classes: number, features: number, o:
         biasSq[c]! += g * g;
         bias[c]! -= (o.learningRate * g) / Math.sqrt(biasSq[c]!);
         for (let i = 0; i < ex.features.length; i++) {
+          if (value[i] === 0) continue;
           const k = ex.features[i]! * classes + c;
           const grad = g * value[i]! + o.l2 * weights[k]!;
           gradSq[k]! += grad * grad;
@@ -181,12 +214,14 @@ function trainSvm(examples: Example[], classes: number, features: number, o: Lin
   const order = examples.map((_, i) => i);
   const random = seededRandom(o.seed);
   const s = new Float64Array(classes);
+  const dropBuffer: number[] = [];
   let t = 1;
   for (let epoch = 0; epoch < o.epochs; epoch++) {
     shuffleInPlace(order, random);
     for (const n of order) {
       const ex = examples[n]!;
-      scoresWith(model, ex.features, values[n]!, s);
+      const exValues = o.dropout > 0 ? dropped(values[n]!, o.dropout, random, dropBuffer) : values[n]!;
+      scoresWith(model, ex.features, exValues, s);
       let rival = -1;
       let best = -Infinity;
       for (let c = 0; c < classes; c++) {
@@ -198,7 +233,6 @@ function trainSvm(examples: Example[], classes: number, features: number, o: Lin
       }
       if (rival >= 0 && s[ex.label]! - best < 1) {
         const step = (o.learningRate * cw[ex.label]!) / (1 + epoch * 0.5);
-        const exValues = values[n]!;
         for (let i = 0; i < ex.features.length; i++) {
           const value = step * exValues[i]!;
           const ky = ex.features[i]! * classes + ex.label;

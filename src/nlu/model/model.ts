@@ -1,6 +1,6 @@
 import { KeywordDictionary, type KeywordEntry } from './dictionary.js';
-import { FEATURE_SETS, FeatureIndex, featureStrings, spreadWeights, Vocabulary, type EntityMask, type FeatureSet, type FeatureSetName } from './features.js';
-import { DEFAULT_LINEAR, scores, softmaxInPlace, trainLinear, type LinearKind, type LinearModel } from './linear.js';
+import { FEATURE_SETS, FeatureIndex, featureStrings, spreadWeights, Vocabulary, type EntityMask, type FeatureSet, type FeatureSetName, type FeatureView } from './features.js';
+import { DEFAULT_LINEAR, NB_SHARPNESS, scores, softmaxInPlace, trainLinear, type LinearKind, type LinearModel, type LinearOptions } from './linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
 import { PerceptronTagger, spansOf, type TaggedSentence, type TaggerData } from './tagger.js';
@@ -42,9 +42,19 @@ export interface TrainOptions {
   maskFreeText?: boolean;
   /** Also learn intents from each sample written without diacritics (chat is often typed so). */
   foldedCopies?: boolean;
+  /** Overrides of the linear model's options (regularisation, dropout), for comparing them. */
+  linear?: Partial<LinearOptions>;
 }
 
-export const DEFAULT_TRAIN_OPTIONS: TrainOptions = { featureSet: 'weighted', classifier: 'softmax', seed: 7, holdout: 0.2, maskFreeText: false, foldedCopies: false };
+export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
+  featureSet: 'weightedWithinMasked',
+  classifier: 'softmax',
+  seed: 7,
+  holdout: 0.2,
+  maskFreeText: true,
+  foldedCopies: false,
+  linear: { l2: 1e-4 },
+};
 
 export interface ModelMetrics {
   intent?: { accuracy: number; precision: number; recall: number; f1: number; test_size: number; train_size: number };
@@ -121,10 +131,22 @@ export function unmarked(text: PreparedText): boolean {
  * weight of the example, as the written ones do for a text with diacritics.
  */
 export function foldedView(features: string[]): string[] {
-  return features.filter((f) => !f.startsWith('w:') && !f.startsWith('b:'));
+  return features.filter((f) => !f.startsWith('w:') && !f.startsWith('b:') && !f.startsWith('cw:'));
 }
 
-const TEMPERATURE: Record<LinearKind, number> = { softmax: 1, svm: 0.25, nb: 0.1 };
+/** The written view of a text's features: without the folded syllables, bigrams and character n-grams (see `FeatureSet.views`). */
+export function writtenView(features: string[]): string[] {
+  return features.filter((f) => !f.startsWith('f:') && !f.startsWith('fb:') && !f.startsWith('c:'));
+}
+
+/** The view a text is read through: unmarked text through the folded one; marked text through the written one when the model learnt views. */
+export function viewOf(text: PreparedText, set: FeatureSet): FeatureView {
+  if (!set.folded) return 'all';
+  if (unmarked(text)) return 'folded';
+  return set.views ? 'written' : 'all';
+}
+
+const TEMPERATURE: Record<LinearKind, number> = { softmax: 1, svm: 0.25, nb: 1 / NB_SHARPNESS, ensemble: 1 };
 
 const TRAINING_REFERENCE: ReferenceTime = { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES };
 
@@ -167,7 +189,7 @@ function spanMask(text: PreparedText, span: { entity: string; start: number; end
   const n = normalisedSpan(text, span.start, span.end);
   if (!n) return undefined;
   const inside = text.tokens.map((t, i) => (t.end > n.start && t.start < n.end ? i : -1)).filter((i) => i >= 0);
-  return inside.length > 0 ? { entity: span.entity, first: inside[0]!, last: inside[inside.length - 1]! + 1 } : undefined;
+  return inside.length > 0 ? { entity: span.entity, first: inside[0]!, last: inside[inside.length - 1]! + 1, hide: true } : undefined;
 }
 
 /** `freeText`: labels of the free-text entities (types 1 and 3) whose tagged spans stand as "<entity>" in the features. */
@@ -176,6 +198,7 @@ function trainIntents(examples: TrainingExample[], options: TrainOptions, keywor
   const labelIndex = new Map(labels.map((l, i) => [l, i]));
   const dictionary = keywords.length > 0 ? new KeywordDictionary(keywords) : undefined;
   const vocabulary = new Vocabulary();
+  const set = FEATURE_SETS[options.featureSet] as FeatureSet;
   const data: { features: number[]; label: number }[] = [];
   for (const e of examples) {
     const text = prepare(e.text);
@@ -184,21 +207,27 @@ function trainIntents(examples: TrainingExample[], options: TrainOptions, keywor
       .map((s) => spanMask(text, s))
       .filter((m): m is EntityMask => m !== undefined);
     const label = labelIndex.get(e.intent)!;
-    data.push({ features: intentFeatures(text, options.featureSet, dictionary, undefined, masks).map((f) => vocabulary.add(f)), label });
+    const strings = intentFeatures(text, options.featureSet, dictionary, undefined, masks);
+    if (set.views) {
+      // Each view a text may be read through, learnt apart (a text without diacritics has the folded one only).
+      if (!unmarked(text)) data.push({ features: writtenView(strings).map((f) => vocabulary.add(f)), label });
+      data.push({ features: foldedView(strings).map((f) => vocabulary.add(f)), label });
+      continue;
+    }
+    data.push({ features: strings.map((f) => vocabulary.add(f)), label });
     // The copy without diacritics has the same tokens, so the same masks.
     const folded = foldText(e.text);
     if (options.foldedCopies && folded !== lowerText(e.text)) {
       data.push({ features: intentFeatures(prepare(folded), options.featureSet, dictionary, undefined, masks).map((f) => vocabulary.add(f)), label });
     }
   }
-  const set = FEATURE_SETS[options.featureSet] as FeatureSet;
   const weighted = set.spread === true || set.groupWeights !== undefined;
   const featureWeights = weighted ? spreadWeights(vocabulary.entries(), data, labels.length, set) : undefined;
   const model = trainLinear(
     data,
     labels.length,
     vocabulary.size,
-    { ...DEFAULT_LINEAR, kind: options.classifier, seed: options.seed, epochs: options.epochs ?? DEFAULT_LINEAR.epochs },
+    { ...DEFAULT_LINEAR, kind: options.classifier, seed: options.seed, epochs: options.epochs ?? DEFAULT_LINEAR.epochs, ...options.linear },
     featureWeights,
   );
   return {
@@ -340,12 +369,14 @@ export class NluModel {
     return spans;
   }
 
-  /** The tagger's spans of the free-text entities the intent features mask. */
-  private freeTextMasks(text: PreparedText, system: SystemEntityMatch[]): EntityMask[] {
+  /** The tagger's spans of the free-text entities the intent features mask (their words hidden with `maskWords`). */
+  freeTextMasks(text: PreparedText, system: SystemEntityMatch[]): EntityMask[] {
     const wanted = this.data.intent?.freeText;
     if (!wanted || wanted.length === 0) return [];
     const labels = new Set(wanted);
-    return this.taggerSpans(text, system).filter((s) => labels.has(s.entity));
+    return this.taggerSpans(text, system)
+      .filter((s) => labels.has(s.entity))
+      .map((s) => ({ ...s, hide: true }));
   }
 
   /** Intents ranked by confidence (0-1), at most `limit`. */
@@ -355,8 +386,8 @@ export class NluModel {
     const system = systemFound ?? systemEntities(text, TRAINING_REFERENCE);
     const freeText = this.freeTextMasks(text, system);
     const set = FEATURE_SETS[this.data.intent.featureSet];
-    // The ids `Vocabulary.lookup(intentFeatures(...))` gives (through `foldedView` for unmarked text), without the strings.
-    const features = this.features.ids(text, set, entityMasks(text, this.intentDictionary, system, freeText), set.folded && unmarked(text));
+    // The ids `Vocabulary.lookup(intentFeatures(...))` gives (through the view `viewOf` picks), without the strings.
+    const features = this.features.ids(text, set, entityMasks(text, this.intentDictionary, system, freeText), viewOf(text, set));
     if (features.length === 0) return [];
     const probs = scores(this.linear, features, this.scoreBuffer, this.valueBuffer);
     // Margins of the SVM and naive Bayes log-likelihoods of a unit-length example are on a smaller scale than log-odds; sharpen before normalising.

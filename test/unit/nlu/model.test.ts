@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
 import { featureStrings, FEATURE_SETS, spreadWeights } from '../../../src/nlu/model/features.js';
-import { DEFAULT_LINEAR, featureValues, scores, trainLinear } from '../../../src/nlu/model/linear.js';
+import { DEFAULT_LINEAR, featureValues, NB_SHARPNESS, scores, trainLinear } from '../../../src/nlu/model/linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit } from '../../../src/nlu/model/metrics.js';
-import { foldedView, NluModel, trainModel, unmarked, type TrainingExample } from '../../../src/nlu/model/model.js';
+import { foldedView, NluModel, trainModel, unmarked, viewOf, writtenView, type TrainingExample } from '../../../src/nlu/model/model.js';
 import { parseNumeral } from '../../../src/nlu/model/numbers.js';
 import { systemEntities, type ReferenceTime } from '../../../src/nlu/model/system-entities.js';
 import { PerceptronTagger, spansOf } from '../../../src/nlu/model/tagger.js';
@@ -316,10 +316,89 @@ describe('intent features and linear models', () => {
         assert.equal(s[label]! > s[1 - label]!, true, `${kind} ${features.join(',')}`);
       }
     }
+    for (const options of [
+      { ...DEFAULT_LINEAR, kind: 'ensemble' as const },
+      { ...DEFAULT_LINEAR, dropout: 0.3 },
+    ]) {
+      const model = trainLinear(examples, 2, 5, options, weights);
+      const s = scores(model, [1]);
+      assert.ok(s[0]! > s[1]!, `${options.kind}, dropout ${options.dropout}`);
+    }
     const nb = trainLinear(examples, 2, 5, { ...DEFAULT_LINEAR, kind: 'nb', balanceClasses: true });
     assert.deepEqual(Array.from(nb.bias), [0, 0]);
     const prior = trainLinear(examples, 2, 5, { ...DEFAULT_LINEAR, kind: 'nb', balanceClasses: false });
     assert.ok(prior.bias[1]! > prior.bias[0]!, 'the larger class has the larger prior');
+  });
+
+  test("the ensemble is one linear model: the softmax's weights plus naive Bayes' sharpened log-likelihoods", () => {
+    const examples = [
+      { features: [0, 2], label: 0 },
+      { features: [1, 2], label: 0 },
+      { features: [2, 3], label: 1 },
+      { features: [3], label: 1 },
+    ];
+    const options = { ...DEFAULT_LINEAR, nbMix: 0.2 };
+    const softmax = trainLinear(examples, 2, 4, { ...options, kind: 'softmax' });
+    const nb = trainLinear(examples, 2, 4, { ...options, kind: 'nb' });
+    const ensemble = trainLinear(examples, 2, 4, { ...options, kind: 'ensemble' });
+    assert.equal(ensemble.kind, 'ensemble');
+    ensemble.weights.forEach((w, k) => assert.ok(Math.abs(w - (softmax.weights[k]! + 0.2 * NB_SHARPNESS * nb.weights[k]!)) < 1e-4, `weight ${k}`));
+  });
+
+  test('feature dropout is repeatable with the seed and changes what is learnt', () => {
+    const examples = [
+      { features: [0, 1, 4], label: 0 },
+      { features: [0, 4], label: 0 },
+      { features: [2, 3, 4], label: 1 },
+      { features: [3, 4], label: 1 },
+    ];
+    const a = trainLinear(examples, 2, 5, { ...DEFAULT_LINEAR, dropout: 0.5 });
+    const b = trainLinear(examples, 2, 5, { ...DEFAULT_LINEAR, dropout: 0.5 });
+    const none = trainLinear(examples, 2, 5, DEFAULT_LINEAR);
+    assert.deepEqual(Array.from(a.weights), Array.from(b.weights));
+    assert.notDeepEqual(Array.from(a.weights), Array.from(none.weights));
+  });
+
+  test('character n-grams inside syllables only: none spans two syllables', () => {
+    const within = featureStrings('không lấy', { syllables: false, folded: false, chars: [3], charScope: 'within' });
+    const across = featureStrings('không lấy', { syllables: false, folded: false, chars: [3] });
+    assert.ok(across.includes('c:g l'));
+    assert.ok(!within.some((f) => /\S \S/u.test(f.slice(2))), within.join(' '));
+    assert.ok(within.includes('c: la') && within.includes('c:ay '));
+  });
+
+  test("a free-text value's words stand only as its entity with maskWords; a listed keyword keeps them", () => {
+    const text = prepare('chuyển tiền cho chị Hoa');
+    const value = { entity: 'person', first: 3, last: 5 };
+    const hidden = featureStrings(text, FEATURE_SETS.weightedWithinMasked, [{ ...value, hide: true }]);
+    assert.ok(hidden.includes('e:person') && hidden.includes('b:cho <person>'));
+    assert.ok(!hidden.some((f) => f === 'w:hoa' || f === 'f:hoa' || f === 'w:chị' || f.includes('hoa')), hidden.join(' '));
+    const kept = featureStrings(text, FEATURE_SETS.weightedWithinMasked, [value]);
+    assert.ok(kept.includes('e:person') && kept.includes('w:hoa'));
+    // Without maskWords the flag changes nothing.
+    assert.deepEqual(featureStrings(text, FEATURE_SETS.weighted, [{ ...value, hide: true }]), featureStrings(text, FEATURE_SETS.weighted, [value]));
+  });
+
+  test('views: a marked text is read as written (its "thôi" is not the folded "thoi" of "thời"), an unmarked one folded', () => {
+    const set = FEATURE_SETS.weightedWithinMaskedViews;
+    const features = featureStrings('thôi', set);
+    assert.ok(features.includes('f:thoi') && features.includes('c:thoi ') && features.includes('cw:thôi '));
+    const written = writtenView(features);
+    assert.ok(written.includes('w:thôi') && written.includes('cw:thôi '));
+    assert.ok(!written.some((f) => f.startsWith('f:') || f.startsWith('fb:') || f.startsWith('c:')));
+    assert.ok(!foldedView(features).some((f) => f.startsWith('w:') || f.startsWith('cw:')));
+    assert.equal(viewOf(prepare('thôi'), set), 'written');
+    assert.equal(viewOf(prepare('thoi'), set), 'folded');
+    assert.equal(viewOf(prepare('thôi'), FEATURE_SETS.weighted), 'all');
+    const examples: TrainingExample[] = [
+      ...['thời tiết hôm nay', 'thời tiết mai', 'xem thời tiết', 'thời tiết thế nào'].map((text) => ({ text, intent: 'weather', entities: [] })),
+      ...['thôi không mua nữa', 'thôi hủy đơn', 'thôi bỏ đi', 'thôi không cần'].map((text) => ({ text, intent: 'cancel', entities: [] })),
+    ];
+    const model = new NluModel(
+      trainModel({ examples, entities: [], parts: { intent: true, entity: false }, options: { featureSet: 'weightedWithinMaskedViews', holdout: 0 } }),
+    );
+    assert.equal(model.intents('thôi nhé')[0]?.label, 'cancel');
+    assert.equal(model.intents('thoi tiet')[0]?.label, 'weather');
   });
 
   const toy: TrainingExample[] = [

@@ -3,9 +3,10 @@ import { describe, test } from 'node:test';
 import { generateDataset, type EntitySpec } from '../../../bench/nlu-dataset.js';
 import { FEATURE_SETS, FeatureIndex, featureStrings, Vocabulary, type EntityMask } from '../../../src/nlu/model/features.js';
 import { scores, softmaxInPlace, type LinearModel } from '../../../src/nlu/model/linear.js';
-import { foldedView, intentFeatures, NluModel, trainModel, unmarked, type EntityDefinition, type NluModelData } from '../../../src/nlu/model/model.js';
+import { foldedView, intentFeatures, NluModel, trainModel, viewOf, writtenView, type EntityDefinition, type NluModelData } from '../../../src/nlu/model/model.js';
 import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
 import { seededRandom } from '../../../src/nlu/model/random.js';
+import { systemEntities, VIETNAM_OFFSET_MINUTES } from '../../../src/nlu/model/system-entities.js';
 import { prepare } from '../../../src/nlu/model/text.js';
 
 // Prediction reads features as ids straight from the compiled vocabulary (`FeatureIndex`); these tests hold it to the
@@ -33,13 +34,16 @@ function decode(text: string): Float32Array {
 }
 
 /** The intents as the engine used to compute them: strings, vocabulary lookup, scores, softmax, ranked. */
+/** The string path: feature strings (with the tagger's free-text spans the model masks), the view, the vocabulary's lookup. */
 function referenceIntents(model: NluModelData, text: string) {
   const intent = model.intent!;
   const set = FEATURE_SETS[intent.featureSet];
   const prepared = prepare(text);
   const dictionary = intent.keywords.length > 0 ? new KeywordDictionary(intent.keywords) : undefined;
-  const strings = intentFeatures(prepared, intent.featureSet, dictionary);
-  const ids = new Vocabulary(intent.vocabulary).lookup(set.folded && unmarked(prepared) ? foldedView(strings) : strings);
+  const freeText = new NluModel(model).freeTextMasks(prepared, systemEntities(prepared, { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES }));
+  const strings = intentFeatures(prepared, intent.featureSet, dictionary, undefined, freeText);
+  const view = viewOf(prepared, set);
+  const ids = new Vocabulary(intent.vocabulary).lookup(view === 'folded' ? foldedView(strings) : view === 'written' ? writtenView(strings) : strings);
   if (ids.length === 0) return { ids, ranked: [] };
   const linear: LinearModel = {
     kind: intent.kind,
@@ -73,16 +77,18 @@ describe('NLU prediction fast path', () => {
       let compared = 0;
       for (const text of [...sentences, ...edges]) {
         const prepared = prepare(text);
-        // Masks: none, and a random run standing as an entity.
+        // Masks: none, and a random run standing as an entity, its words kept or hidden (a free-text value).
         const masks: EntityMask[][] = [[]];
         if (prepared.tokens.length > 1) {
           const first = Math.floor(random() * (prepared.tokens.length - 1));
-          masks.push([{ entity: 'city', first, last: first + 1 + Math.floor(random() * 2) }]);
+          const last = first + 1 + Math.floor(random() * 2);
+          masks.push([{ entity: 'city', first, last }], [{ entity: 'city', first, last, hide: true }]);
         }
         for (const m of masks) {
           const strings = featureStrings(prepared, set, m);
           assert.deepEqual(index.ids(prepared, set, m), vocabulary.lookup(strings), `${name}: ${text}`);
-          assert.deepEqual(index.ids(prepared, set, m, true), vocabulary.lookup(foldedView(strings)), `${name}, folded only: ${text}`);
+          assert.deepEqual(index.ids(prepared, set, m, 'folded'), vocabulary.lookup(foldedView(strings)), `${name}, folded only: ${text}`);
+          assert.deepEqual(index.ids(prepared, set, m, 'written'), vocabulary.lookup(writtenView(strings)), `${name}, written only: ${text}`);
           compared++;
         }
       }
@@ -91,19 +97,31 @@ describe('NLU prediction fast path', () => {
   });
 
   test('intents and confidences equal the straightforward path on generated sentences (written, no diacritics, slang and typos)', () => {
-    let withIntents = 0;
-    for (const text of [...sentences, ...edges]) {
-      const reference = referenceIntents(trained, text);
-      const fast = model.intents(text, 5);
-      const expected = reference.ranked.slice(0, 5);
-      assert.equal(fast.length, expected.length, text);
-      fast.forEach((r, i) => {
-        assert.equal(r.label, expected[i]!.label, text);
-        assert.ok(Math.abs(r.confidence - Math.round(expected[i]!.p * 1e4) / 1e4) <= 1e-9, text);
-      });
-      if (fast.length > 0) withIntents++;
+    // The default model (free-text values masked by the tagger's spans), and one that learnt the written and folded views apart.
+    const views = trainModel({
+      examples: data.train.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities })),
+      entities: definitions,
+      parts: { intent: true, entity: true },
+      options: { holdout: 0, featureSet: 'weightedViews', maskFreeText: false },
+    });
+    for (const [data, loaded] of [
+      [trained, model],
+      [views, new NluModel(views)],
+    ] as const) {
+      let withIntents = 0;
+      for (const text of [...sentences, ...edges]) {
+        const reference = referenceIntents(data, text);
+        const fast = loaded.intents(text, 5);
+        const expected = reference.ranked.slice(0, 5);
+        assert.equal(fast.length, expected.length, text);
+        fast.forEach((r, i) => {
+          assert.equal(r.label, expected[i]!.label, text);
+          assert.ok(Math.abs(r.confidence - Math.round(expected[i]!.p * 1e4) / 1e4) <= 1e-9, text);
+        });
+        if (fast.length > 0) withIntents++;
+      }
+      assert.ok(withIntents >= sentences.length, 'every generated sentence meets the vocabulary');
     }
-    assert.ok(withIntents >= sentences.length, 'every generated sentence meets the vocabulary');
   });
 
   test('a model that masks free-text entities reads the same ids through the compiled vocabulary', () => {
@@ -121,9 +139,9 @@ describe('NLU prediction fast path', () => {
       const prepared = prepare(s.text);
       // The gold spans stand for the tagger's: the masks a prediction may be given.
       const masks = s.entities
-        .map((e) => {
+        .map((e): EntityMask | undefined => {
           const inside = prepared.tokens.map((t, i) => (t.end > e.start && t.start < e.end ? i : -1)).filter((i) => i >= 0);
-          return inside.length > 0 ? { entity: e.entity, first: inside[0]!, last: inside[inside.length - 1]! + 1 } : undefined;
+          return inside.length > 0 ? { entity: e.entity, first: inside[0]!, last: inside[inside.length - 1]! + 1, hide: true } : undefined;
         })
         .filter((m): m is EntityMask => m !== undefined)
         .slice(0, 1);
