@@ -14,10 +14,13 @@ import { generateDataset } from './nlu-dataset.js';
  * Besides throughput, each load row notes the server's CPU time per request (user + system, from /proc):
  * on a machine shared with other work, throughput follows whatever else runs, CPU per request much less.
  *
- * Settings: BENCH_DURATION_S (8), BENCH_STORE (`sqlite,postgres`: which stores), BENCH_PARTS
+ * Every load (the bare fastify's too) runs BENCH_WARMUP_S first, not counted, so the numbers are of compiled code.
+ *
+ * Settings: BENCH_DURATION_S (8), BENCH_WARMUP_S (3; 0: measure from cold), BENCH_STORE (`sqlite,postgres`: which stores), BENCH_PARTS
  * (`create,list,predict`: which measures), BENCH_CPU_PROF (a folder: each server writes a CPU profile there).
  */
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const CONNECTIONS = 32;
 const LIST_SIZE = 10_000;
 const STORES = (process.env.BENCH_STORE ?? 'sqlite,postgres').split(',').map((s) => s.trim());
@@ -29,6 +32,11 @@ interface Measured extends autocannon.Result {
 }
 
 async function load(opts: autocannon.Options, server?: { cpuMs(): number }): Promise<Measured> {
+  // Each server is fresh: the first seconds of load run its code unoptimised (the prediction code has not run on
+  // the main thread before: training runs in a worker thread) while V8 compiles it. Not counted: a server runs
+  // for days. (One predict run: main-thread CPU 177 µs/req in the first 5 s, 124 µs in the next 5; V8's
+  // compiler and GC threads 41 µs/req, then 4.)
+  if (WARMUP_S > 0) await autocannon({ duration: WARMUP_S, connections: CONNECTIONS, ...opts });
   const before = server?.cpuMs() ?? NaN;
   const result = await autocannon({ duration: DURATION_S, connections: CONNECTIONS, ...opts });
   const cpuMs = (server?.cpuMs() ?? NaN) - before;
