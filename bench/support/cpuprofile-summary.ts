@@ -3,9 +3,11 @@
  * time: the functions, and the files or packages, where the samples landed; optionally the inclusive time of
  * functions whose name matches a pattern (everything they called included).
  *
- *   npx tsx bench/support/cpuprofile-summary.ts FILE.cpuprofile [--top 40] [--skip-ms 3000] [--until-ms N] [--inclusive 'regexp']
+ *   npx tsx bench/support/cpuprofile-summary.ts FILE.cpuprofile [--top 40] [--skip-ms 3000] [--until-ms N] [--inclusive 'regexp'] [--max-gap-ms 2]
  *
  * `--skip-ms` drops the first samples (start-up: module loading, migrations) so the table shows the load.
+ * `--max-gap-ms 2` caps each sample's time (V8 samples every 1 ms): on a shared machine the gap after a
+ * preemption otherwise lands on whatever ran next, often the write syscall that woke the load generator.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,7 +45,7 @@ function frameName(node: ProfileNode): string {
   return `${f.functionName || '(anonymous)'} ${where}`.trim();
 }
 
-export function summarise(profile: Profile, opts: { top: number; skipMs: number; untilMs: number; inclusive?: RegExp }): string {
+export function summarise(profile: Profile, opts: { top: number; skipMs: number; untilMs: number; inclusive?: RegExp; maxGapMs?: number }): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -55,8 +57,9 @@ export function summarise(profile: Profile, opts: { top: number; skipMs: number;
   for (let i = 0; i < profile.samples.length; i++) {
     t += profile.timeDeltas[i];
     if (t / 1000 < opts.skipMs || t / 1000 > opts.untilMs) continue;
-    // A sample's time is the gap to the next one.
-    const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    // A sample's time is the gap to the next one; `maxGapMs` caps it, so a sample taken after the process was
+    // descheduled (a loaded machine) does not charge the whole wait to the function it landed in.
+    const dt = Math.min((profile.timeDeltas[i + 1] ?? 0) / 1000, opts.maxGapMs ?? Infinity);
     const node = byId.get(profile.samples[i])!;
     const name = node.callFrame.functionName;
     if (name === '(idle)') continue;
@@ -96,6 +99,7 @@ if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1])))
       'skip-ms': { type: 'string', default: '0' },
       'until-ms': { type: 'string', default: String(Number.MAX_SAFE_INTEGER) },
       inclusive: { type: 'string' },
+      'max-gap-ms': { type: 'string' },
     },
   });
   for (const file of positionals) {
@@ -107,6 +111,7 @@ if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1])))
         skipMs: Number(values['skip-ms']),
         untilMs: Number(values['until-ms']),
         inclusive: values.inclusive ? new RegExp(values.inclusive) : undefined,
+        maxGapMs: values['max-gap-ms'] ? Number(values['max-gap-ms']) : undefined,
       }),
     );
   }

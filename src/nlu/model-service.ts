@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { uuidv7 } from 'uuidv7';
+import { uuidv7 } from '../platform/ids.js';
 import type { BlobStore } from '../platform/blobs/store.js';
 import { ServiceError } from '../platform/http/errors.js';
 import { PermanentJobError, type JobQueue } from '../platform/jobs/queue.js';

@@ -1,4 +1,4 @@
-import { uuidv7 } from 'uuidv7';
+import { uuidv7 } from '../platform/ids.js';
 import { isUniqueViolation } from '../platform/db/database.js';
 import { WriteBatcher } from '../platform/db/write-batcher.js';
 import type { EntityRow, IntentRow, SampleRow } from './schema.js';

@@ -158,15 +158,27 @@ export class Credentials {
 
   /** The application a secret belongs to, or null. Cached briefly: every request asks. */
   async authenticate(secret: string, kind: CredentialKind): Promise<string | null> {
+    return this.authenticateSoon(secret, kind);
+  }
+
+  /**
+   * `authenticate`, answered without a promise when the cache holds the secret (the request hooks then call
+   * no promise machinery per request); a promise when the store must be asked.
+   */
+  authenticateSoon(secret: string, kind: CredentialKind): string | null | Promise<string | null> {
     if (!secret || secret.length > 200) return null;
     const hash = hashSecret(secret);
-    const cacheKey = kind + hash;
     const now = Date.now();
-    const hit = this.cache.get(cacheKey);
+    const hit = this.cache.get(kind + hash);
     if (hit && hit.expires > now) {
       if (hit.appCode) this.noteUse(hash, now);
       return hit.appCode;
     }
+    return this.lookUp(hash, kind, now);
+  }
+
+  private async lookUp(hash: string, kind: CredentialKind, now: number): Promise<string | null> {
+    const cacheKey = kind + hash;
     const row = await this.store.db
       .selectFrom('credentials')
       .innerJoin('applications', 'applications.code', 'credentials.app_code')

@@ -1,4 +1,5 @@
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
+import type { CredentialKind } from '../db/schema.js';
 import { PlatformError } from '../http/errors.js';
 import type { Credentials } from './credentials.js';
 
@@ -29,24 +30,37 @@ export function apiKeyFrom(request: FastifyRequest): string | undefined {
   return typeof fromQuery === 'string' && fromQuery.trim() ? fromQuery.trim() : undefined;
 }
 
-/** Bearer token auth, as /api/v3 uses. Runs on onRequest, so no body is read for a stranger. */
-export function requireBearer(credentials: Credentials): onRequestAsyncHookHandler {
-  return async function bearerAuth(request) {
-    const token = bearerFrom(request);
-    if (!token) throw new PlatformError('unauthorized', 'Missing bearer token: send Authorization: Bearer <token>');
-    const appCode = await credentials.authenticate(token, 'token');
-    if (!appCode) throw new PlatformError('unauthorized', 'Invalid or revoked bearer token');
+/**
+ * A request hook that names the application of a secret taken from the request. Callback style: a cached
+ * secret is answered in the same call, with no promise per request.
+ */
+function authHook(
+  credentials: Credentials,
+  kind: CredentialKind,
+  secretOf: (request: FastifyRequest) => string | undefined,
+  missing: string,
+  refused: string,
+): onRequestHookHandler {
+  const settle = (request: FastifyRequest, appCode: string | null, done: HookHandlerDoneFunction) => {
+    if (!appCode) return done(new PlatformError('unauthorized', refused));
     request.appCode = appCode;
+    done();
+  };
+  return function authenticate(request, _reply, done) {
+    const secret = secretOf(request);
+    if (!secret) return done(new PlatformError('unauthorized', missing));
+    const answer = credentials.authenticateSoon(secret, kind);
+    if (answer === null || typeof answer === 'string') return settle(request, answer, done);
+    answer.then((appCode) => settle(request, appCode, done), done);
   };
 }
 
+/** Bearer token auth, as /api/v3 uses. Runs on onRequest, so no body is read for a stranger. */
+export function requireBearer(credentials: Credentials): onRequestHookHandler {
+  return authHook(credentials, 'token', bearerFrom, 'Missing bearer token: send Authorization: Bearer <token>', 'Invalid or revoked bearer token');
+}
+
 /** API key auth, as the recognition, face, speech and credit services use. */
-export function requireApiKey(credentials: Credentials): onRequestAsyncHookHandler {
-  return async function apiKeyAuth(request) {
-    const key = apiKeyFrom(request);
-    if (!key) throw new PlatformError('unauthorized', 'Missing api_key');
-    const appCode = await credentials.authenticate(key, 'api_key');
-    if (!appCode) throw new PlatformError('unauthorized', 'Invalid or revoked api_key');
-    request.appCode = appCode;
-  };
+export function requireApiKey(credentials: Credentials): onRequestHookHandler {
+  return authHook(credentials, 'api_key', apiKeyFrom, 'Missing api_key', 'Invalid or revoked api_key');
 }

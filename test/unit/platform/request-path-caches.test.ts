@@ -181,6 +181,38 @@ describe('WriteBatcher (group commit)', () => {
     );
   });
 
+  test('one statement at a time: rows handed in while one runs are written together by the next', async () => {
+    const statements: number[][] = [];
+    // Each statement runs until the test opens its gate.
+    const gates: (() => void)[] = [];
+    let running = 0;
+    let overlapped = false;
+    const run = async (rows: number[]) => {
+      overlapped ||= running > 0;
+      running++;
+      await new Promise<void>((open) => gates.push(open));
+      statements.push(rows);
+      running--;
+    };
+    const batcher = new WriteBatcher<number>(run, (row) => run([row]));
+    const first = batcher.write(1);
+    while (gates.length === 0) await sleep(1);
+    // Handed in over several later turns while the first statement runs.
+    const later: Promise<void>[] = [];
+    for (let n = 2; n <= 5; n++) {
+      later.push(batcher.write(n));
+      await sleep(2);
+    }
+    assert.equal(gates.length, 1, 'no second statement while the first runs');
+    gates[0]!();
+    await first;
+    while (gates.length < 2) await sleep(1);
+    gates[1]!();
+    await Promise.all(later);
+    assert.equal(overlapped, false, 'never two statements at once');
+    assert.deepEqual(statements, [[1], [2, 3, 4, 5]]);
+  });
+
   test('batches are capped at maxRows rows per statement', async () => {
     const sizes: number[] = [];
     const batcher = new WriteBatcher<number>(
