@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { sql } from 'kysely';
 import type { ServiceDeps } from './platform/deps.js';
 import { installLenientParsers } from './platform/http/body.js';
+import { installNulGuard } from './platform/http/nul.js';
 import { indexRoutes } from './platform/http/route-index.js';
 import { securityHeaders } from './platform/http/security-headers.js';
 import { platformErrorShape, sendRouteNotFound, sendServiceError } from './platform/http/service.js';
@@ -59,6 +60,7 @@ export async function buildApp(deps: ServiceDeps, modules: readonly ServiceModul
   securityHeaders(app);
   indexRoutes(app);
   installLenientParsers(app);
+  installNulGuard(app);
   app.setErrorHandler((err, request, reply) => sendServiceError(platformErrorShape, err, request, reply));
   app.setNotFoundHandler((request, reply) => sendRouteNotFound(platformErrorShape, request, reply));
 

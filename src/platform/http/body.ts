@@ -1,6 +1,7 @@
 import { errorCodes, type FastifyContentTypeParser, type FastifyInstance, type FastifyRequest } from 'fastify';
 import sjson from 'secure-json-parse';
 import { PlatformError } from './errors.js';
+import { refuseNul } from './nul.js';
 
 /**
  * How a route wants its body. `json`: parsed as JSON whatever the
@@ -34,14 +35,16 @@ export function parseLenientBody(request: FastifyRequest, body: Buffer): unknown
   if (body.length === 0) return undefined;
   const text = body.toString('utf8').replace(/^\uFEFF/, '');
   if (text.trim() === '') return undefined;
+  let parsed: unknown;
   try {
     // secure-json-parse drops __proto__ / constructor.prototype keys.
-    return sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+    parsed = sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
   } catch {
     const type = request.headers['content-type'] ?? '';
-    if (type.includes('application/x-www-form-urlencoded') || looksLikeForm(text)) return parseForm(text);
+    if (type.includes('application/x-www-form-urlencoded') || looksLikeForm(text)) return refuseNul(text, parseForm(text));
     throw new PlatformError('invalidRequest', 'Body is not valid JSON');
   }
+  return refuseNul(text, parsed);
 }
 
 /**

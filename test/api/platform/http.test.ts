@@ -193,6 +193,31 @@ describe('service error shapes, auth hook and lenient bodies', () => {
     assert.equal(garbage.json().errorCode, 1);
   });
 
+  test('a NUL character in a body string is the client error, whatever the content type; a raw body keeps its bytes', async () => {
+    const headers = { api_key: apiKey };
+    const refused = [
+      { type: 'application/json', payload: '{"content":"a\\u0000b"}' },
+      { type: 'application/json', payload: '{"list":[{"k\\u0000":1}]}' },
+      { type: 'application/x-www-form-urlencoded', payload: 'content=a%00b' },
+    ];
+    for (const { type, payload } of refused) {
+      const res = await app.inject({ method: 'POST', url: '/vision/echo', headers: { ...headers, 'content-type': type }, payload });
+      assert.equal(res.statusCode, 400, `${payload}: ${res.body}`);
+      assert.deepEqual(res.json(), { errorCode: 1, errorMessage: 'Request holds a NUL character (U+0000), which no text field accepts', data: [] });
+    }
+    // An escaped backslash before "u0000" is six printable characters, not a NUL.
+    const text = await app.inject({
+      method: 'POST',
+      url: '/vision/echo',
+      headers: { ...headers, 'content-type': 'application/json' },
+      payload: '{"content":"a\\\\u0000"}',
+    });
+    assert.equal(text.statusCode, 200, text.body);
+    assert.equal(text.json().body.content, 'a\\u0000');
+    const raw = await app.inject({ method: 'POST', url: '/vision/raw', headers: { ...headers, 'content-type': 'audio/wav' }, payload: Buffer.alloc(300, 0) });
+    assert.deepEqual(raw.json(), { bytes: 300, isBuffer: true });
+  });
+
   test('PlatformError conditions are typed', () => {
     const err = new PlatformError('busy', 'x');
     assert.equal(err.condition, 'busy');

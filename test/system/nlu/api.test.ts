@@ -90,6 +90,21 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       assert.equal(badJson.status, 400);
     });
 
+    test('a NUL character in content, a query parameter or a code is a 400 on every store, and nothing is stored', async () => {
+      const before = (await api('GET', '/api/v3/sample')).body.length;
+      const inBody = await api('POST', '/api/v3/sample', { json: { content: 'xin chào\u0000bạn' } });
+      assert.equal(inBody.status, 400, JSON.stringify(inBody.body));
+      assert.equal(inBody.body.code, 'INVALID_REQUEST');
+      assert.match(inBody.body.message, /NUL/);
+      const created = await api('POST', '/api/v3/sample', { json: { content: 'một mẫu thật' } });
+      const inQuery = await api('PUT', `/api/v3/sample/${created.body.code}?content=a%00b`);
+      assert.equal(inQuery.status, 400, JSON.stringify(inQuery.body));
+      assert.equal((await api('GET', `/api/v3/sample/${created.body.code}`)).body.content, 'một mẫu thật');
+      const inPath = await api('GET', '/api/v3/sample/abc%00def');
+      assert.equal(inPath.status, 400, JSON.stringify(inPath.body));
+      assert.equal((await api('GET', '/api/v3/sample')).body.length, before + 1);
+    });
+
     test('entities: create, get, list, update (description only), delete, label rules and duplicates', async () => {
       const created = await api('POST', '/api/v3/entity', { json: { label: 'city', description: 'tên thành phố', type: 2 } });
       assert.equal(created.status, 200);
