@@ -40,6 +40,8 @@ export interface TrainOptions {
   taggerEpochs?: number;
   /** The tagger's word dropout (see tagger.ts); 0 turns it off. */
   taggerWordDropout?: number;
+  /** The tagger's dropout of the syllables of tagged values (see tagger.ts). */
+  taggerValueDropout?: number;
   taggerDecoder?: TaggerDecoder;
   /** Free-text entities' spans stand as "<entity>" in the intent features (the tagger finds them at prediction). */
   maskFreeText?: boolean;
@@ -55,6 +57,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   seed: 7,
   holdout: 0.2,
   taggerWordDropout: 0.2,
+  taggerValueDropout: 0.4,
   taggerDecoder: 'viterbi',
   maskFreeText: true,
   foldedCopies: false,
@@ -318,7 +321,7 @@ function trainEntities(examples: TrainingExample[], definitions: EntityDefinitio
     sentences.push(sentence);
   }
   const anyFreeText = sentences.some((s) => s.tags!.some((t) => t !== 'O'));
-  const tagger = anyFreeText ? PerceptronTagger.train(sentences, { epochs: options.taggerEpochs ?? 10, seed: options.seed, wordDropout: options.taggerWordDropout ?? 0, decoder: options.taggerDecoder ?? 'greedy' }).toData() : undefined;
+  const tagger = anyFreeText ? PerceptronTagger.train(sentences, { epochs: options.taggerEpochs ?? 10, seed: options.seed, wordDropout: options.taggerWordDropout ?? 0, valueDropout: options.taggerValueDropout, decoder: options.taggerDecoder ?? 'greedy' }).toData() : undefined;
   return { definitions: definitions.map((d) => ({ label: d.label, type: d.type })), keywords, tagger };
 }
 

@@ -1,5 +1,5 @@
 import { seededRandom, shuffleInPlace } from './random.js';
-import type { Token } from './text.js';
+import { foldText, type Token } from './text.js';
 
 /**
  * Free-text entities: an averaged perceptron over syllables with BIO tags,
@@ -29,7 +29,7 @@ export interface TaggerData {
   decoder?: TaggerDecoder;
   /** Viterbi's transition weights, (tags + 1) x tags per key. */
   pairs?: Record<string, number[]>;
-  /** Folded syllables seen in training (others read as "<unk>"); absent in models trained before word dropout. */
+  /** Syllables seen in training, lower case as written (others read as "<unk>"); absent in models trained before word dropout. */
   words?: string[];
   /** feature -> weight per tag (averaged), only non-zero rows. */
   weights: Record<string, number[]>;
@@ -54,11 +54,11 @@ interface Identities {
   written: string[];
 }
 
-function identities(s: TaggedSentence, hidden: (folded: string) => boolean): Identities {
+function identities(s: TaggedSentence, hidden: (token: Token) => boolean): Identities {
   const folded: string[] = [];
   const written: string[] = [];
   for (const t of s.tokens) {
-    const unknown = hidden(t.folded);
+    const unknown = hidden(t);
     folded.push(unknown ? UNKNOWN : t.folded);
     written.push(unknown ? UNKNOWN : t.text);
   }
@@ -146,14 +146,18 @@ export class PerceptronTagger {
   constructor(
     readonly tags: string[],
     weights?: Map<string, Float64Array>,
-    /** Known folded syllables; undefined reads every syllable as itself. */
+    /** Known syllables as written; undefined reads every syllable as itself. */
     private readonly words?: Set<string>,
     readonly decoder: TaggerDecoder = 'greedy',
     pairs?: Map<string, Float64Array>,
   ) {
     this.weights = weights ?? new Map();
     this.pairs = pairs ?? new Map();
+    this.foldedWords = words ? new Set([...words].map(foldText)) : undefined;
   }
+
+  /** The known syllables folded: a text typed without diacritics is checked against these. */
+  private readonly foldedWords: Set<string> | undefined;
 
   static fromData(data: TaggerData): PerceptronTagger {
     return new PerceptronTagger(data.tags, rowsOf(data.weights), data.words ? new Set(data.words) : undefined, data.decoder ?? 'greedy', rowsOf(data.pairs ?? {}));
@@ -258,16 +262,21 @@ export class PerceptronTagger {
   }
 
   tag(s: TaggedSentence): string[] {
-    const known = this.words;
-    const ids = identities(s, known ? (f) => !known.has(f) : () => false);
+    // A syllable is new when its spelling is: as written in a text with diacritics ("váy" is new though
+    // "vay" is known), folded in a text without any (where "vay" may be either).
+    const marked = s.tokens.some((t) => t.text !== t.folded);
+    const known = marked ? this.words : this.foldedWords;
+    const ids = identities(s, known ? (t) => !known.has(marked ? t.text : t.folded) : () => false);
     return this.decoder === 'viterbi' ? this.viterbi(s, ids) : this.greedy(s, ids);
   }
 
   /**
-   * `wordDropout`: the chance a syllable's identity is hidden in one pass over a sentence (0: none, and no "<unk>" at prediction).
+   * `wordDropout`: the chance a syllable's identity is hidden in one pass over a sentence (0: none, and no "<unk>" at prediction);
+   * `valueDropout` (default `wordDropout`): that chance for the syllables of a tagged value. Values are an open class, so a new
+   * syllable at prediction is more often a value than the template words; hiding values more teaches "<unk>" that.
    * `decoder`: greedy trains token by token on the gold history; viterbi is a structured perceptron (the whole sequence decoded, then corrected).
    */
-  static train(sentences: TaggedSentence[], opts: { epochs: number; seed: number; wordDropout?: number; decoder?: TaggerDecoder }): PerceptronTagger {
+  static train(sentences: TaggedSentence[], opts: { epochs: number; seed: number; wordDropout?: number; valueDropout?: number; decoder?: TaggerDecoder }): PerceptronTagger {
     const tagSet = new Set<string>(['O']);
     for (const s of sentences) for (const t of s.tags ?? []) tagSet.add(t);
     const tags = [...tagSet];
@@ -277,8 +286,17 @@ export class PerceptronTagger {
     const totals = new Map<Float64Array, Float64Array>();
     const stamps = new Map<Float64Array, Float64Array>();
     const dropout = opts.wordDropout ?? 0;
+    const valueDropout = opts.valueDropout ?? dropout;
+    // Each token hidden with its own chance: a value's syllables at `valueDropout`, the others at `dropout`.
+    const hide = (s: TaggedSentence) => {
+      let i = 0;
+      return () => {
+        const p = s.tags![i++] === 'O' ? dropout : valueDropout;
+        return p > 0 && random() < p;
+      };
+    };
     const decoder = opts.decoder ?? 'greedy';
-    const words = dropout > 0 ? new Set(sentences.flatMap((s) => s.tokens.map((t) => t.folded))) : undefined;
+    const words = dropout > 0 || valueDropout > 0 ? new Set(sentences.flatMap((s) => s.tokens.map((t) => t.text))) : undefined;
     const tagger = new PerceptronTagger(tags, weights, words, decoder, pairs);
     const scores = new Float64Array(tags.length);
     let instance = 0;
@@ -311,7 +329,7 @@ export class PerceptronTagger {
     for (let epoch = 0; epoch < opts.epochs; epoch++) {
       shuffleInPlace(order, random);
       for (const s of order) {
-        const ids = identities(s, () => dropout > 0 && random() < dropout);
+        const ids = identities(s, hide(s));
         if (decoder === 'viterbi') {
           instance++;
           const guess = tagger.viterbi(s, ids);
