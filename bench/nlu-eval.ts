@@ -102,7 +102,7 @@ const data = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED, fin
 const definitions = definitionsOf(data.entities);
 const labels = new Set(Object.keys(data.entities));
 const examples = toExamples(data.train);
-const candidates: { name: string; options: Partial<TrainOptions> }[] = [
+const candidates: { name: string; options: Partial<TrainOptions>; entities?: boolean }[] = [
   { name: 'softmax, syllables', options: { featureSet: 'syllablesOnly', classifier: 'softmax', maskFreeText: false, linear: {} } },
   { name: 'softmax, syllables + folded', options: { featureSet: 'syllablesFolded', classifier: 'softmax', maskFreeText: false, linear: {} } },
   { name: 'softmax, syllables + folded + chars (binary)', options: { featureSet: 'syllablesFoldedChars', classifier: 'softmax', maskFreeText: false, linear: {} } },
@@ -128,6 +128,10 @@ const candidates: { name: string; options: Partial<TrainOptions> }[] = [
   { name: 'svm, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', classifier: 'svm', maskFreeText: true, linear: {} } },
   { name: 'nb, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', classifier: 'nb', maskFreeText: true, linear: {} } },
   { name: 'ensemble, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', classifier: 'ensemble', maskFreeText: true, linear: { nbMix: 0.02 } } },
+  // The entity tagger's options, with the default intent model (the intent features read the tagger's spans).
+  { name: 'default, tagger greedy, no word dropout (the tagger before)', options: { taggerDecoder: 'greedy', taggerWordDropout: 0, taggerValueDropout: 0 }, entities: true },
+  { name: 'default, tagger Viterbi, no word dropout', options: { taggerWordDropout: 0, taggerValueDropout: 0 }, entities: true },
+  { name: 'default, tagger greedy, word dropout 0.2 / values 0.4', options: { taggerDecoder: 'greedy' }, entities: true },
 ];
 // `--candidates 1,5`: only those (1-based), while iterating.
 const only = process.argv.indexOf('--candidates');
@@ -147,7 +151,9 @@ for (const c of onlyReal || latencyOnly ? [] : candidates) {
   });
   const merged = { ...DEFAULT_TRAIN_OPTIONS, ...c.options };
   const isDefault =
-    (['featureSet', 'classifier', 'maskFreeText', 'foldedCopies'] as const).every((k) => (merged[k] ?? false) === (DEFAULT_TRAIN_OPTIONS[k] ?? false)) &&
+    (['featureSet', 'classifier', 'maskFreeText', 'foldedCopies', 'taggerDecoder', 'taggerWordDropout', 'taggerValueDropout', 'taggerEpochs'] as const).every(
+      (k) => (merged[k] ?? false) === (DEFAULT_TRAIN_OPTIONS[k] ?? false),
+    ) &&
     JSON.stringify(merged.linear) === JSON.stringify(DEFAULT_TRAIN_OPTIONS.linear);
   const name = isDefault ? `${c.name} (default)` : c.name;
   const written = score(model!, data.test.written, labels);
@@ -167,11 +173,12 @@ for (const c of onlyReal || latencyOnly ? [] : candidates) {
   add(name, 'intent macro F1, written', written.macroF1, '');
   add(name, `written: answered at threshold ${THRESHOLD} / accuracy of those`, written.answered, '', undefined, `accuracy ${written.answeredAccuracy.toFixed(2)}`);
   add(name, 'intent macro F1, no diacritics', noMarks.macroF1, '');
-  // The entity extractor does not depend on the classifier: its rows once, with the default.
-  if (isDefault) {
-    add('entities (any classifier)', 'entity F1, written', written.entityF1, '', '>= 0.85', 'exact spans, application entities');
-    add('entities (any classifier)', 'entity F1, no diacritics', noMarks.entityF1, '');
-    add('entities (any classifier)', 'entity F1, slang+typos', noisy.entityF1, '', undefined, 'noise only outside entity values');
+  // The entity extractor does not depend on the classifier: its rows with the default and the tagger's candidates.
+  if (isDefault || c.entities) {
+    const who = isDefault ? 'entities (any classifier, default tagger)' : name;
+    add(who, 'entity F1, written', written.entityF1, '', '>= 0.85', 'exact spans, application entities');
+    add(who, 'entity F1, no diacritics', noMarks.entityF1, '');
+    add(who, 'entity F1, slang+typos', noisy.entityF1, '', undefined, 'noise only outside entity values');
   }
   add(name, 'train CPU (intents + entities)', time.cpu, 's', '<= 10', `${examples.length} samples, 30 intents`);
 }

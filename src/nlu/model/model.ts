@@ -3,7 +3,7 @@ import { FEATURE_SETS, FeatureIndex, featureStrings, spreadWeights, Vocabulary, 
 import { DEFAULT_LINEAR, NB_SHARPNESS, scores, softmaxInPlace, trainLinear, type LinearKind, type LinearModel, type LinearOptions } from './linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
-import { PerceptronTagger, spansOf, type TaggedSentence, type TaggerData } from './tagger.js';
+import { PerceptronTagger, spansOf, type TaggedSentence, type TaggerData, type TaggerDecoder } from './tagger.js';
 import { foldText, lowerText, normalisedSpan, originalSpan, prepare, slicePoints, type PreparedText } from './text.js';
 
 /**
@@ -38,6 +38,11 @@ export interface TrainOptions {
   holdout: number;
   epochs?: number;
   taggerEpochs?: number;
+  /** The tagger's word dropout (see tagger.ts); 0 turns it off. */
+  taggerWordDropout?: number;
+  /** The tagger's dropout of the syllables of tagged values (see tagger.ts). */
+  taggerValueDropout?: number;
+  taggerDecoder?: TaggerDecoder;
   /** Free-text entities' spans stand as "<entity>" in the intent features (the tagger finds them at prediction). */
   maskFreeText?: boolean;
   /** Also learn intents from each sample written without diacritics (chat is often typed so). */
@@ -51,6 +56,9 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   classifier: 'softmax',
   seed: 7,
   holdout: 0.2,
+  taggerWordDropout: 0.2,
+  taggerValueDropout: 0.4,
+  taggerDecoder: 'viterbi',
   maskFreeText: true,
   foldedCopies: false,
   linear: { l2: 1e-4 },
@@ -313,7 +321,7 @@ function trainEntities(examples: TrainingExample[], definitions: EntityDefinitio
     sentences.push(sentence);
   }
   const anyFreeText = sentences.some((s) => s.tags!.some((t) => t !== 'O'));
-  const tagger = anyFreeText ? PerceptronTagger.train(sentences, { epochs: options.taggerEpochs ?? 10, seed: options.seed }).toData() : undefined;
+  const tagger = anyFreeText ? PerceptronTagger.train(sentences, { epochs: options.taggerEpochs ?? 10, seed: options.seed, wordDropout: options.taggerWordDropout ?? 0, valueDropout: options.taggerValueDropout, decoder: options.taggerDecoder ?? 'greedy' }).toData() : undefined;
   return { definitions: definitions.map((d) => ({ label: d.label, type: d.type })), keywords, tagger };
 }
 

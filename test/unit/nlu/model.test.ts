@@ -139,6 +139,44 @@ describe('sequence tagger', () => {
     assert.deepEqual(spansOf(tags), [{ entity: 'person', first: 3, last: 4 }]);
   });
 
+  test('viterbi with word dropout: an unseen two-syllable value is found whole, and the document keeps the decoder', () => {
+    const names = ['Minh Anh', 'Lan Chi', 'Hùng Cường', 'Thảo Vy', 'Quân Bảo', 'Trâm Oanh'];
+    const frames = [
+      ['chuyển tiền cho', 'hôm nay'],
+      ['gửi quà tới', 'nhé'],
+      ['gọi cho', 'ngay'],
+    ];
+    const sentences = [];
+    for (const name of names) {
+      for (const [before, after] of frames) {
+        const text = prepare(`${before} ${name} ${after}`);
+        const first = prepare(before!).tokens.length;
+        const tags = text.tokens.map((_, i) => (i === first ? 'B-person' : i === first + 1 ? 'I-person' : 'O'));
+        sentences.push({ tokens: text.tokens, surface: text.tokens.map((t) => text.chars.slice(t.start, t.end).join('')), hints: text.tokens.map(() => []), tags });
+      }
+    }
+    const tagger = PerceptronTagger.train(sentences, { epochs: 10, seed: 1, wordDropout: 0.2, valueDropout: 0.4, decoder: 'viterbi' });
+    const data = JSON.parse(JSON.stringify(tagger.toData()));
+    assert.equal(data.decoder, 'viterbi');
+    assert.ok(data.words.includes('chuyển'));
+    const restored = PerceptronTagger.fromData(data);
+    const text = prepare('gửi quà tới Dũng Khoa nhé');
+    const tags = restored.tag({ tokens: text.tokens, surface: ['gửi', 'quà', 'tới', 'Dũng', 'Khoa', 'nhé'], hints: text.tokens.map(() => []) });
+    assert.deepEqual(spansOf(tags), [{ entity: 'person', first: 3, last: 5 }]);
+    // BIO holds: no I follows an O or another entity.
+    tags.forEach((t, i) => {
+      if (t.startsWith('I-')) assert.ok(tags[i - 1] === `B-${t.slice(2)}` || tags[i - 1] === t);
+    });
+  });
+
+  test('a tagger document without decoder or words (trained before) still decodes greedily', () => {
+    const old = { tags: ['O', 'B-person'], weights: { 'f-1=cho': [0, 2], bias: [1, 0] } };
+    const tagger = PerceptronTagger.fromData(old);
+    assert.equal(tagger.decoder, 'greedy');
+    const text = prepare('gọi cho Lan');
+    assert.deepEqual(tagger.tag({ tokens: text.tokens, surface: ['gọi', 'cho', 'Lan'], hints: text.tokens.map(() => []) }), ['O', 'O', 'B-person']);
+  });
+
   test('spansOf reads BIO runs and treats a stray I as a start', () => {
     assert.deepEqual(spansOf(['B-a', 'I-a', 'O', 'I-b', 'B-a']), [
       { entity: 'a', first: 0, last: 2 },
