@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import type { Box } from '../layouts.js';
-import { cropGray, modelFolder, modelSession, resizeGray } from './detect.js';
+import { cropGray, detectText, modelFolder, modelSession, resizeGray } from './detect.js';
 
 /** One line as the network read it. */
 export interface LineReading {
@@ -92,4 +92,13 @@ export async function recogniseLines(gray: Buffer | Uint8Array, width: number, h
   if (k !== names.length) throw new Error(`recogniser: ${k} classes, dictionary ${names.length}`);
   const probs = scores.data as Float32Array;
   return boxes.map((_, n) => ctcGreedy(probs, n * steps * k, steps, k, names));
+}
+
+/**
+ * The text lines of a gray image read by the network, top to bottom: the lines the detector (detect.ts) finds at
+ * least `minWidth` of the image wide, each recognised. For a crop that holds only a few lines (an MRZ band).
+ */
+export async function readTextLines(gray: Buffer | Uint8Array, width: number, height: number, minWidth = 0): Promise<LineReading[]> {
+  const lines = (await detectText(gray, width, height)).filter((b) => b.w >= minWidth * width).sort((a, b) => a.y - b.y);
+  return recogniseLines(gray, width, height, lines);
 }
