@@ -172,8 +172,13 @@ export async function readDigitsAgain(
   raw: Partial<Record<IdCardField, RawField>>,
   normal: NormalisedCard,
 ): Promise<{ raw: Partial<Record<IdCardField, RawField>>; agreed: IdCardField[] }> {
-  const net = await readDigitFields(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, doubtfulDigitFields(layout, normal, anchored));
-  const combined = combineDigits(layout, raw, net);
-  const found = await findUnplaced(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, layout, combined.raw);
-  return { raw: { ...combined.raw, ...found }, agreed: combined.agreed };
+  try {
+    const net = await readDigitFields(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, doubtfulDigitFields(layout, normal, anchored));
+    const combined = combineDigits(layout, raw, net);
+    const found = await findUnplaced(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, layout, combined.raw);
+    return { raw: { ...combined.raw, ...found }, agreed: combined.agreed };
+  } catch {
+    // The network's model missing or unloadable: Tesseract's readings stand.
+    return { raw, agreed: [] };
+  }
 }
