@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import sharp from 'sharp';
 import { LAYOUTS, type Box, type IdCardField } from '../../../src/reader/layouts.js';
 import type { AnchoredValue } from '../../../src/reader/pipeline/anchors.js';
-import { combineDigits, digitLineBox, unplacedLines } from '../../../src/reader/pipeline/digits.js';
+import { combineDigits, digitLineBox, findUnplaced, unplacedLines } from '../../../src/reader/pipeline/digits.js';
 
 /** An anchored one-line value at `box`, its label at `label`. */
 function anchoredAt(box: Box, label: Box): AnchoredValue {
@@ -91,5 +92,32 @@ describe('Tesseract and the network made one', () => {
     const r = combineDigits(layout, { dob, sex }, { id: { text: `No: ${id}`, conf: 95 } });
     assert.equal(r.raw.id?.unsure, true);
     assert.match(r.raw.id!.text, new RegExp(id));
+  });
+});
+
+describe('an id the anchoring did not place', () => {
+  it("is found by the network on a free line above the name when the card's other fields confirm it, unsure", async () => {
+    const layout = LAYOUTS.cccd_chip_front;
+    // A flat card (1000 x 630) with a headline, the made-up id and a name line drawn; the name's label anchored.
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="630"><rect width="100%" height="100%" fill="#e6e2d6"/>
+      <text x="320" y="80" font-family="DejaVu Sans" font-size="30" fill="#222">CARD TITLE LINE</text>
+      <text x="380" y="190" font-family="DejaVu Sans" font-size="34" fill="#222">001090123456</text>
+      <text x="320" y="260" font-family="DejaVu Sans" font-size="20" fill="#222">Name</text>
+      <text x="320" y="300" font-family="DejaVu Sans" font-size="30" fill="#222">A NAME</text></svg>`;
+    const gray = await sharp(Buffer.from(svg)).grayscale().raw().toBuffer();
+    const lines = [
+      { x: 310, y: 50, w: 300, h: 42 },
+      { x: 370, y: 155, w: 260, h: 46 },
+      { x: 310, y: 240, w: 70, h: 28 },
+      { x: 310, y: 272, w: 150, h: 38 },
+    ];
+    const anchored = { name: anchoredAt({ x: 320, y: 276, w: 130, h: 30 }, { x: 320, y: 244, w: 55, h: 22 }) };
+    const raw = { dob: { text: '15/03/1990', conf: 95 }, sex: { text: 'Nam', conf: 95 } };
+    const found = await findUnplaced(gray, 1000, 630, lines, anchored, layout, raw);
+    assert.match(found.id?.text ?? '', /001090123456/);
+    assert.equal(found.id?.unsure, true);
+    // Born in another year, the same digits do not pass the id's cross-checks: nothing is taken.
+    const other = await findUnplaced(gray, 1000, 630, lines, anchored, layout, { ...raw, dob: { text: '15/03/1991', conf: 95 } });
+    assert.equal(other.id, undefined);
   });
 });

@@ -79,7 +79,12 @@ async function netMrzReading(png: Buffer, fillers: (boolean[] | undefined)[]): P
   try {
     const { data, info } = await sharp(png).greyscale().raw().toBuffer({ resolveWithObject: true });
     const lines = await readTextLines(data, info.width, info.height, MRZ_LINE_WIDTH);
-    return readTd3(withChevrons(lines.map((l) => l.text), fillers));
+    return readTd3(
+      withChevrons(
+        lines.map((l) => l.text),
+        fillers,
+      ),
+    );
   } catch {
     // The network's model missing: Tesseract's reading stands.
     return undefined;
