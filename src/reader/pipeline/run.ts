@@ -26,6 +26,7 @@ import { stageTimer } from './timings.js';
 import { fold } from './text.js';
 import { detectText, turnedProbability, type TextBox } from './detect.js';
 import { readLines, turnBoxes } from './lines.js';
+import { readDigitsAgain } from './digits.js';
 
 export interface ReadTask {
   image: Uint8Array;
@@ -134,7 +135,7 @@ export async function detectedReading(
   ocr: OcrEngine,
   gray: Buffer,
   turned: () => { gray: Buffer },
-): Promise<{ way: 'up' | 'down'; words: CardWord[]; turnedProbability?: number } | undefined> {
+): Promise<{ way: 'up' | 'down'; words: CardWord[]; lines: TextBox[]; turnedProbability?: number } | undefined> {
   let boxes: TextBox[];
   let p: number | undefined;
   try {
@@ -145,8 +146,9 @@ export async function detectedReading(
     return undefined;
   }
   const way = p !== undefined && p > TURNED ? 'down' : 'up';
-  const words = way === 'up' ? await readLines(ocr, gray, boxes) : await readLines(ocr, turned().gray, turnBoxes(boxes));
-  return { way, words, turnedProbability: p };
+  const lines = way === 'up' ? boxes : turnBoxes(boxes);
+  const words = await readLines(ocr, way === 'up' ? gray : turned().gray, lines);
+  return { way, words, lines, turnedProbability: p };
 }
 
 /** The values of a card's fields on its words: labels found in their lines, values placed after them. */
@@ -509,6 +511,15 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       normal = normaliseFields(layout, raw);
       timings.retried = again.weak.length;
       lap('retry');
+    }
+    // The id and dates read again by the recognition network (digits.ts).
+    const { detected } = card;
+    if (detected && words === detected.words) {
+      const digits = await readDigitsAgain(flat.gray, detected.lines, anchored, layout, raw, normal);
+      raw = digits.raw;
+      normal = normaliseFields(layout, raw);
+      for (const f of digits.agreed) if (normal.fields[f]) normal.fields[f].unsure = false;
+      lap('digits');
     }
     // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.
     let mrz = card.mrz;

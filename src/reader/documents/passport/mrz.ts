@@ -4,7 +4,9 @@
  * data page of any issuing state, says which way up the page is, and its check digits vouch for the number
  * and dates. Each candidate band is read both ways up; the reading with the most check digits passing wins.
  */
+import sharp from 'sharp';
 import { findMrzBands, type MrzBand } from '../../pipeline/mrz-band.js';
+import { readTextLines } from '../../pipeline/recognise.js';
 import type { OcrEngine } from '../../pipeline/ocr.js';
 import { readTd3, type Td3Reading } from '../../pipeline/mrz-td3.js';
 import { mrzCharacters, mrzLines } from '../../pipeline/mrz.js';
@@ -16,6 +18,8 @@ export interface PhotoMrz {
   turns: number;
   /** Check digits passing (number, dob, doe, personal number, composite). */
   checks: number;
+  /** Line 2 is the recognition network's (Tesseract's failed a check digit): line 1, the name, is no better than Tesseract's. */
+  network?: boolean;
   /** Another band's fully valid reading of the same lines that differs from this one (which is then unvouched). */
   rival?: Td3Reading;
 }
@@ -48,17 +52,49 @@ export async function readPhotoMrz(ocr: OcrEngine, gray: Buffer, width: number, 
       [band.png, 0],
       [band.pngTurned, 180],
     ] as const) {
-      const reading = readTd3(withChevrons(await mrzLines(ocr, png), flip ? band.fillersTurned : band.fillers));
+      const fillers = flip ? band.fillersTurned : band.fillers;
+      let network = false;
+      let reading = readTd3(withChevrons(await mrzLines(ocr, png), fillers));
+      // Not every check digit passing: the recognition network reads the band too, and the reading with more wins.
+      if (!reading?.valid) {
+        const net = await netMrzReading(png, fillers);
+        // Its line 2 (number and dates, under check digits) then; line 1 (the name, which no check digit covers) stays
+        // Tesseract's, whose chevrons the glyph detector restores (the network's name lost a letter on the dev set).
+        if (net && (!reading || td3Checks(net) > td3Checks(reading))) {
+          reading = (reading && readTd3([reading.lines[0], net.lines[1]])) || net;
+          network = true;
+        }
+      }
       if (!reading) continue;
       const checks = td3Checks(reading);
       if (checks === 0 || (best && best.checks >= checks)) continue;
       // The text runs at `angle + flip` degrees (clockwise, y down); turning the page back by that, to the nearest quarter.
       const turns = (((Math.round(-(angle + flip) / 90) % 4) + 4) % 4) as number;
-      best = { reading, turns, checks };
+      best = { reading, turns, checks, ...(network ? { network } : {}) };
       if (reading.valid) return confirmByAnotherBand(ocr, best, band, bands, flip);
     }
   }
   return best;
+}
+
+/** An MRZ line is most of its band's width (a speck or a stray mark is not). */
+const MRZ_LINE_WIDTH = 0.5;
+
+/** The band's TD3 reading by the recognition network (pipeline/recognise.ts), or undefined when it does not parse. */
+async function netMrzReading(png: Buffer, fillers: (boolean[] | undefined)[]): Promise<Td3Reading | undefined> {
+  try {
+    const { data, info } = await sharp(png).greyscale().raw().toBuffer({ resolveWithObject: true });
+    const lines = await readTextLines(data, info.width, info.height, MRZ_LINE_WIDTH);
+    return readTd3(
+      withChevrons(
+        lines.map((l) => l.text),
+        fillers,
+      ),
+    );
+  } catch {
+    // The network's model missing: Tesseract's reading stands.
+    return undefined;
+  }
 }
 
 /**

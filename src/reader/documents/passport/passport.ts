@@ -368,14 +368,15 @@ export async function readPassport(task: ReadTask, ocr: OcrEngine): Promise<Pass
       // With an MRZ the photo is a passport, already upright: no words need say so.
       const recognise = (w: CardWord[]) => (photo || looksLikePassport(w) ? ('passport' as const) : undefined);
       const page = await readFlatPage(task, ocr, 'passport data page', recognise, lap, image);
-      zone = await readVisualZone(page, ocr, !photo?.reading.valid, timings);
+      zone = await readVisualZone(page, ocr, !photo?.reading.valid || photo.network === true, timings);
     } catch (err) {
       // No page found or flattened (an open booklet, a screenshot): the MRZ's fields alone.
       if (!(photo && err instanceof ReaderFailure && (err.code === 2 || err.code === 3))) throw err;
       timings.mrzOnly = 1;
     }
     let mrz = photo?.reading;
-    if (zone.flatMrz && (!mrz || td3Checks(zone.flatMrz) > td3Checks(mrz))) mrz = zone.flatMrz;
+    // A valid Tesseract reading of the flat page's band is taken over the network's photo reading: its name line is Tesseract's whole.
+    if (zone.flatMrz && (!mrz || td3Checks(zone.flatMrz) > td3Checks(mrz) || (photo?.network && zone.flatMrz.valid))) mrz = zone.flatMrz;
     const normal = zone.normal;
     lap('fields');
     crossValidate(normal, mrz, zone.readings);

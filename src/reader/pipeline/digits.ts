@@ -1,0 +1,188 @@
+/**
+ * The digit fields (id, dates) read a second time by the recognition network (recognise.ts) on the detected line
+ * that holds each value, beside Tesseract's reading of the same value.
+ */
+import { CARD_HEIGHT, CARD_WIDTH, type Box, type CardLayout, type IdCardField } from '../layouts.js';
+import type { AnchoredValue } from './anchors.js';
+import { fieldProbability } from './confidence.js';
+import { normaliseFields, type FieldValue, type NormalisedCard, type RawField } from './fields.js';
+import { recogniseLines } from './recognise.js';
+
+/** The fields printed in digits that the network reads again. */
+export const DIGIT_FIELDS: readonly IdCardField[] = ['id', 'dob', 'doe', 'issue_date'];
+
+/** How far left of the first digit Tesseract found the network's crop starts, in letter heights (a lost first digit). */
+const LEAD = 0.6;
+/** How far above and below the value's words the crop may reach, in letter heights (the line's unclipped margin). */
+const MARGIN = 0.5;
+
+/**
+ * The box the network reads for a one-line value: the detected lines on the value's row, from just left of where
+ * Tesseract's words start (so the label before it is left out) to the lines' end (so digits Tesseract lost at the
+ * end are in); the value's own box, padded, when no detected line is on its row.
+ */
+export function digitLineBox(value: Pick<AnchoredValue, 'lineBoxes'>, lines: readonly Box[]): Box {
+  const v = value.lineBoxes[0];
+  const row = lines.filter((l) => {
+    const overlap = Math.min(l.y + l.h, v.y + v.h) - Math.max(l.y, v.y);
+    return overlap >= 0.5 * Math.min(l.h, v.h) && l.x < v.x + v.w + v.h && l.x + l.w > v.x - v.h;
+  });
+  const y0 = v.y - MARGIN * v.h;
+  const y1 = v.y + v.h + MARGIN * v.h;
+  if (row.length === 0) return { x: Math.max(0, v.x - LEAD * v.h), y: Math.max(0, y0), w: v.w + 2 * LEAD * v.h, h: y1 - y0 };
+  const ux0 = Math.min(...row.map((l) => l.x));
+  const ux1 = Math.max(...row.map((l) => l.x + l.w));
+  const uy0 = Math.min(...row.map((l) => l.y));
+  const uy1 = Math.max(...row.map((l) => l.y + l.h));
+  const x = Math.max(ux0, v.x - LEAD * v.h);
+  const top = Math.max(uy0, y0);
+  return { x, y: top, w: Math.max(ux1, v.x + v.w) - x, h: Math.min(uy1, y1) - top };
+}
+
+/**
+ * The digit fields worth a second reader: placed on the card, and Tesseract's value missing, or under 80 (no
+ * validator confirmed it, or its two readings disagreed). A value already at 80 or more is not read again: on the
+ * development set the network changed none of those (it agreed on all but one, which it misread), and each line
+ * costs about 0.05 s of CPU.
+ */
+export function doubtfulDigitFields(layout: CardLayout, normal: NormalisedCard, anchored: Partial<Record<IdCardField, AnchoredValue>>): IdCardField[] {
+  return DIGIT_FIELDS.filter((f) => layout.fields.includes(f) && anchored[f] && !(normal.fields[f] && fieldProbability(normal.fields[f]) >= 80));
+}
+
+/** The network's reading of each of `fields` (anchored on the card), as raw field text. */
+export async function readDigitFields(
+  gray: Buffer,
+  width: number,
+  height: number,
+  lines: readonly Box[],
+  anchored: Partial<Record<IdCardField, AnchoredValue>>,
+  fields: readonly IdCardField[],
+): Promise<Partial<Record<IdCardField, RawField>>> {
+  const boxes = fields.map((f) => digitLineBox(anchored[f]!, lines));
+  const read = await recogniseLines(gray, width, height, boxes);
+  const out: Partial<Record<IdCardField, RawField>> = {};
+  fields.forEach((f, i) => {
+    if (read[i].text) out[f] = { text: read[i].text, conf: read[i].conf };
+  });
+  return out;
+}
+
+/** A validator confirmed the value and none rejected it. */
+const confirmed = (v: FieldValue | undefined) => v?.valid === true && !v.invalid;
+
+/**
+ * Tesseract's readings of the digit fields and the network's, made one. The two agree: the value stands, and the
+ * field is in `agreed` (two readers of different kinds agreeing lifts the doubts that kept it under 80: Tesseract's
+ * two readings disagreeing, an id whose province is not the card's). They differ: Tesseract's value when a validator
+ * confirmed it and nothing else doubted it (or the network's is not confirmed either), else the network's, which
+ * reads printed digits better (dev fronts: ids 23 of 28 against 21); either way unsure. Only the network read one:
+ * its value, unsure.
+ */
+export function combineDigits(
+  layout: CardLayout,
+  raw: Partial<Record<IdCardField, RawField>>,
+  net: Partial<Record<IdCardField, RawField>>,
+): { raw: Partial<Record<IdCardField, RawField>>; agreed: IdCardField[] } {
+  const out = { ...raw };
+  const agreed: IdCardField[] = [];
+  const tesseract = normaliseFields(layout, raw).fields;
+  for (const f of DIGIT_FIELDS) {
+    if (!net[f]) continue;
+    const n = normaliseFields(layout, { ...raw, [f]: net[f] }).fields[f];
+    const t = tesseract[f];
+    if (!n) continue;
+    if (t?.value === n.value) agreed.push(f);
+    else if (t && confirmed(t) && (!t.unsure || !confirmed(n))) out[f] = { ...raw[f]!, unsure: true };
+    else out[f] = { ...net[f]!, unsure: true };
+  }
+  return { raw: out, agreed };
+}
+
+/** The most lines read when looking for one unplaced field. */
+const MAX_CANDIDATES = 4;
+/** A detected line shorter than this many of its heights holds no id or date. */
+const MIN_DIGIT_LINE = 3;
+
+/** Whether most of line `l` lies inside box `b`. */
+function mostlyIn(l: Box, b: Box): boolean {
+  const w = Math.min(l.x + l.w, b.x + b.w) - Math.max(l.x, b.x);
+  const h = Math.min(l.y + l.h, b.y + b.h) - Math.max(l.y, b.y);
+  return w > 0 && h > 0 && w * h >= 0.3 * l.w * l.h;
+}
+
+/**
+ * Where a digit field Tesseract could not place may still be: the detected lines that hold no placed value and
+ * no found label, long enough for a number, in the band of the card where the fields' printing order puts it
+ * (every front prints its id above the name and its expiry below the date of birth).
+ */
+export function unplacedLines(lines: readonly Box[], anchored: Partial<Record<IdCardField, AnchoredValue>>, band: { above?: number; below?: number }): Box[] {
+  const taken = Object.values(anchored).flatMap((a) => (a ? [a.box, a.label.box] : []));
+  return lines.filter(
+    (l) =>
+      l.w >= MIN_DIGIT_LINE * l.h &&
+      (band.above === undefined || l.y + l.h / 2 < band.above) &&
+      (band.below === undefined || l.y + l.h / 2 > band.below) &&
+      !taken.some((b) => mostlyIn(l, b)),
+  );
+}
+
+/**
+ * The id and the expiry date the card's anchoring did not place, looked for by the network on the lines where they
+ * may be (unplacedLines): the first reading that its field's validator confirms with the card's other fields (an
+ * id's province, century, birth year and sex; an expiry on a 25th, 40th or 60th birthday). One reader alone
+ * vouches for it: unsure.
+ */
+export async function findUnplaced(
+  gray: Buffer,
+  width: number,
+  height: number,
+  lines: readonly Box[],
+  anchored: Partial<Record<IdCardField, AnchoredValue>>,
+  layout: CardLayout,
+  raw: Partial<Record<IdCardField, RawField>>,
+): Promise<Partial<Record<IdCardField, RawField>>> {
+  const wanted: { field: IdCardField; band: { above?: number; below?: number }; first: (a: Box, b: Box) => number }[] = [];
+  const name = anchored.name?.label.box;
+  // The id is printed just above the name: the nearest lines above it first.
+  if (layout.fields.includes('id') && !anchored.id && name) wanted.push({ field: 'id', band: { above: name.y }, first: (a, b) => b.y - a.y });
+  const dob = anchored.dob?.box;
+  // The expiry is the last field printed: the lowest lines first.
+  if (layout.fields.includes('doe') && !anchored.doe && dob && raw.dob) wanted.push({ field: 'doe', band: { below: dob.y + dob.h }, first: (a, b) => b.y - a.y });
+  const found: Partial<Record<IdCardField, RawField>> = {};
+  for (const { field, band, first } of wanted) {
+    // One line at a time, the likeliest first, up to a few: each costs about 0.05 s.
+    for (const line of unplacedLines(lines, anchored, band).sort(first).slice(0, MAX_CANDIDATES)) {
+      const [r] = await recogniseLines(gray, width, height, [line]);
+      const v = normaliseFields(layout, { ...raw, [field]: { text: r.text, conf: r.conf } }).fields[field];
+      if (confirmed(v)) {
+        found[field] = { text: r.text, conf: r.conf, unsure: true };
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * The digit stage: the doubtful digit fields read again by the network and combined with Tesseract's (combineDigits),
+ * then the id and expiry the anchoring did not place looked for on the card's other lines (findUnplaced). Answers the
+ * fields' raw readings and the fields the two readers agreed on.
+ */
+export async function readDigitsAgain(
+  gray: Buffer,
+  lines: readonly Box[],
+  anchored: Partial<Record<IdCardField, AnchoredValue>>,
+  layout: CardLayout,
+  raw: Partial<Record<IdCardField, RawField>>,
+  normal: NormalisedCard,
+): Promise<{ raw: Partial<Record<IdCardField, RawField>>; agreed: IdCardField[] }> {
+  try {
+    const net = await readDigitFields(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, doubtfulDigitFields(layout, normal, anchored));
+    const combined = combineDigits(layout, raw, net);
+    const found = await findUnplaced(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, layout, combined.raw);
+    return { raw: { ...combined.raw, ...found }, agreed: combined.agreed };
+  } catch {
+    // The network's model missing or unloadable: Tesseract's readings stand.
+    return { raw, agreed: [] };
+  }
+}

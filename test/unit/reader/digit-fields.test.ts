@@ -1,0 +1,123 @@
+/**
+ * The digit stage's geometry and decisions (pipeline/digits.ts), without the network: which box the recogniser
+ * reads for a value, which lines may hold an id or expiry the anchoring missed, and how Tesseract's and the
+ * network's readings are made one. Every number here is made up.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import sharp from 'sharp';
+import { LAYOUTS, type Box, type IdCardField } from '../../../src/reader/layouts.js';
+import type { AnchoredValue } from '../../../src/reader/pipeline/anchors.js';
+import { combineDigits, digitLineBox, findUnplaced, unplacedLines } from '../../../src/reader/pipeline/digits.js';
+
+/** An anchored one-line value at `box`, its label at `label`. */
+function anchoredAt(box: Box, label: Box): AnchoredValue {
+  const word = { text: 'x', conf: 90, left: box.x, top: box.y, width: box.w, height: box.h };
+  return { words: [word], lines: [[word]], lineBoxes: [box], box, label: { label: 'L', segment: 0, start: 0, end: 1, distance: 0, box: label } };
+}
+
+describe('the box the recogniser reads', () => {
+  it('starts just left of the value on its label row and runs to the detected line end (digits Tesseract lost)', () => {
+    const value = anchoredAt({ x: 400, y: 300, w: 120, h: 30 }, { x: 250, y: 300, w: 140, h: 30 });
+    // One detected line holds the label and the whole number; another line lies below.
+    const lines = [
+      { x: 240, y: 292, w: 420, h: 46 },
+      { x: 240, y: 360, w: 400, h: 44 },
+    ];
+    const b = digitLineBox(value, lines);
+    assert.ok(b.x >= 380 && b.x < 400, `left ${b.x}`);
+    assert.equal(b.x + b.w, 660);
+    assert.ok(b.y >= 285 && b.y + b.h <= 345, `rows ${b.y}..${b.y + b.h}`);
+  });
+
+  it('is the value padded when no detected line is on its row', () => {
+    const value = anchoredAt({ x: 400, y: 300, w: 120, h: 30 }, { x: 250, y: 300, w: 140, h: 30 });
+    const b = digitLineBox(value, [{ x: 100, y: 500, w: 300, h: 40 }]);
+    assert.ok(b.x < 400 && b.x + b.w > 520 && b.y < 300 && b.y + b.h > 330);
+  });
+});
+
+describe('lines that may hold an unplaced id or expiry', () => {
+  it('keeps long lines in the band that hold no placed value or label', () => {
+    const anchored: Partial<Record<IdCardField, AnchoredValue>> = {
+      name: anchoredAt({ x: 300, y: 320, w: 300, h: 36 }, { x: 300, y: 280, w: 200, h: 26 }),
+    };
+    const lines = [
+      { x: 300, y: 150, w: 400, h: 40 }, // a free long line above the name: kept
+      { x: 300, y: 210, w: 60, h: 40 }, // too short for a number
+      { x: 300, y: 278, w: 210, h: 30 }, // the name's label
+      { x: 300, y: 318, w: 310, h: 40 }, // the name
+      { x: 300, y: 420, w: 400, h: 40 }, // below the name: outside the band
+    ];
+    assert.deepEqual(unplacedLines(lines, anchored, { above: 280 }), [lines[0]]);
+    assert.deepEqual(unplacedLines(lines, anchored, { below: 360 }), [lines[4]]);
+  });
+});
+
+describe('Tesseract and the network made one', () => {
+  const layout = LAYOUTS.cccd_chip_front;
+  // A made-up holder: born 1990, a man, province code 001; the id's 4th digit (0) and 5th-6th (90) fit.
+  const dob = { text: '15/03/1990', conf: 95 };
+  const sex = { text: 'Nam', conf: 95 };
+  const id = '001090123456';
+
+  it('agreeing readers list the field as agreed and keep the value', () => {
+    const raw = { id: { text: id, conf: 60, unsure: true }, dob, sex };
+    const r = combineDigits(layout, raw, { id: { text: id, conf: 99 } });
+    assert.deepEqual(r.agreed, ['id']);
+    assert.equal(r.raw.id?.text, id);
+  });
+
+  it('takes the network reading a validator confirms over a Tesseract one none does, unsure', () => {
+    const raw = { id: { text: '0010901Z3A56', conf: 50 }, dob, sex };
+    const r = combineDigits(layout, raw, { id: { text: id, conf: 97 } });
+    assert.deepEqual(r.agreed, []);
+    assert.equal(r.raw.id?.text, id);
+    assert.equal(r.raw.id?.unsure, true);
+  });
+
+  it('keeps a confirmed Tesseract date when the network reads no date, or another real date (then unsure)', () => {
+    const raw = { id: { text: id, conf: 90 }, dob: { text: '15/03/1990', conf: 40 }, sex };
+    // The network lost a digit: no date.
+    const r = combineDigits(layout, raw, { dob: { text: '15/03/990', conf: 90 } });
+    assert.equal(r.raw.dob?.text, '15/03/1990');
+    assert.notEqual(r.raw.dob?.unsure, true, 'no date from the network: nothing to disagree with');
+    // Both confirmed (real dates), and they differ: Tesseract's stands, unsure.
+    const r2 = combineDigits(layout, raw, { dob: { text: '16/03/1990', conf: 90 } });
+    assert.equal(r2.raw.dob?.text, '15/03/1990');
+    assert.equal(r2.raw.dob?.unsure, true);
+  });
+
+  it('fills a value only the network read, unsure', () => {
+    const r = combineDigits(layout, { dob, sex }, { id: { text: `No: ${id}`, conf: 95 } });
+    assert.equal(r.raw.id?.unsure, true);
+    assert.match(r.raw.id!.text, new RegExp(id));
+  });
+});
+
+describe('an id the anchoring did not place', () => {
+  it("is found by the network on a free line above the name when the card's other fields confirm it, unsure", async () => {
+    const layout = LAYOUTS.cccd_chip_front;
+    // A flat card (1000 x 630) with a headline, the made-up id and a name line drawn; the name's label anchored.
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="630"><rect width="100%" height="100%" fill="#e6e2d6"/>
+      <text x="320" y="80" font-family="DejaVu Sans" font-size="30" fill="#222">CARD TITLE LINE</text>
+      <text x="380" y="190" font-family="DejaVu Sans" font-size="34" fill="#222">001090123456</text>
+      <text x="320" y="260" font-family="DejaVu Sans" font-size="20" fill="#222">Name</text>
+      <text x="320" y="300" font-family="DejaVu Sans" font-size="30" fill="#222">A NAME</text></svg>`;
+    const gray = await sharp(Buffer.from(svg)).grayscale().raw().toBuffer();
+    const lines = [
+      { x: 310, y: 50, w: 300, h: 42 },
+      { x: 370, y: 155, w: 260, h: 46 },
+      { x: 310, y: 240, w: 70, h: 28 },
+      { x: 310, y: 272, w: 150, h: 38 },
+    ];
+    const anchored = { name: anchoredAt({ x: 320, y: 276, w: 130, h: 30 }, { x: 320, y: 244, w: 55, h: 22 }) };
+    const raw = { dob: { text: '15/03/1990', conf: 95 }, sex: { text: 'Nam', conf: 95 } };
+    const found = await findUnplaced(gray, 1000, 630, lines, anchored, layout, raw);
+    assert.match(found.id?.text ?? '', /001090123456/);
+    assert.equal(found.id?.unsure, true);
+    // Born in another year, the same digits do not pass the id's cross-checks: nothing is taken.
+    const other = await findUnplaced(gray, 1000, 630, lines, anchored, layout, { ...raw, dob: { text: '15/03/1991', conf: 95 } });
+    assert.equal(other.id, undefined);
+  });
+});
