@@ -17,6 +17,7 @@ import { licenceItem, readLicence } from '../src/reader/documents/licence/licenc
 import { passportItem, readPassport } from '../src/reader/documents/passport/passport.js';
 import { chooseOcrEngine } from '../src/reader/pipeline/ocr.js';
 import { LICENCE_SAMPLE_KINDS, makeLicenceSample, makePassportSample } from './document-variation.js';
+import { ocrCpuSeconds, ownCpuSeconds } from './support/cpu.js';
 
 const { values } = parseArgs({
   options: {
@@ -33,19 +34,9 @@ const maxMisses = Number(values.misses);
 const ALL = ['passport', ...LICENCE_SAMPLE_KINDS];
 const kinds = values.kind ? values.kind.split(',') : ALL;
 
-function ticks(pid: number | 'self', children = false): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return children ? Number(f[13]) + Number(f[14]) : Number(f[11]) + Number(f[12]);
-  } catch {
-    return 0;
-  }
-}
 /** CPU seconds of this process, its reaped children and the live Tesseract processes. */
 function cpu(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6 + (ticks('self', true) + (ocr.pids?.() ?? []).reduce((s, p) => s + ticks(p), 0)) / 100;
+  return ownCpuSeconds() + ocrCpuSeconds(ocr);
 }
 
 interface Tally {

@@ -13,7 +13,6 @@
  * wordings, wrapping; the 2024 card too); a new seed is a new set. `--classic` prints the classic templates instead.
  * `once` is the native program started once per OCR call (the mode without `stdbuf`), for comparison.
  */
-import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CARD_WIDTH } from '../src/reader/layouts.js';
 import { chooseOcrEngine, NativeTesseract } from '../src/reader/pipeline/ocr.js';
@@ -24,6 +23,7 @@ import { ALL_KINDS, makeSample, VARIED_KINDS } from './idcard-synth.js';
 import { installedFonts, type Variation } from './idcard-variation.js';
 import { setImageThreads } from '../src/platform/vision/image-threads.js';
 import { loadConfig } from '../src/platform/config.js';
+import { ocrCpuSeconds, ownCpuSeconds } from './support/cpu.js';
 
 // As the server runs it (SAOLA_IMAGE_THREADS).
 setImageThreads(loadConfig().imageThreads);
@@ -51,33 +51,9 @@ const ocr =
     ? new NativeTesseract({ streaming: values.engine !== 'once', tessdataDir: values.tessdata })
     : chooseOcrEngine(values.engine as 'auto' | 'native' | 'js');
 
-/** Clock ticks of user + system CPU in a /proc/<pid>/stat line: the process's own, or (children) of its reaped children. */
-function statTicks(pid: number | 'self', children = false): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return children ? Number(fields[13]) + Number(fields[14]) : Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0; // the process has just ended: its time is in the parent's children ticks
-  }
-}
-
-/**
- * CPU seconds of this process, its finished children (one-shot Tesseract runs)
- * and the long-lived Tesseract processes still running.
- */
+/** CPU seconds of this process, its finished children (one-shot Tesseract runs) and the long-lived Tesseract processes. */
 function cpuSeconds(): number {
-  return ownCpuSeconds() + ocrCpuSeconds();
-}
-/** This process's CPU seconds (the reader's own work, all threads). */
-function ownCpuSeconds(): number {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-}
-/** CPU seconds of the Tesseract processes: the finished ones and the long-lived ones still running. */
-function ocrCpuSeconds(): number {
-  const live = (ocr.pids?.() ?? []).reduce((sum, pid) => sum + statTicks(pid), 0);
-  return (statTicks('self', true) + live) / 100;
+  return ownCpuSeconds() + ocrCpuSeconds(ocr);
 }
 
 // A real set lists every miss (by file name); a synthetic one the first 40.
@@ -105,10 +81,10 @@ for (let i = 0; i < n; i++) {
   const kind = kinds[i % kinds.length];
   const sample = await makeSample(seed0 + i, kind, {}, variation);
   const before = cpuSeconds();
-  const ocrBefore = ocrCpuSeconds();
+  const ocrBefore = ocrCpuSeconds(ocr);
   const r = await readCard({ image: sample.photo.jpeg, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
   cpuTotal += cpuSeconds() - before;
-  ocrCpuTotal += ocrCpuSeconds() - ocrBefore;
+  ocrCpuTotal += ocrCpuSeconds(ocr) - ocrBefore;
   scores.add(`seed ${seed0 + i}`, kind, sample.truth.fields as Record<string, string>, r, sample.truth.addressEntities);
   if (!r.ok) continue;
   // Outline accuracy: the worst corner's distance from the true one, in flat-card pixels (1000 = the card's width),

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestApp } from '../test/support/app.js';
 import type { BenchRow } from './harness.js';
+import { processTreeCpuSeconds } from './support/cpu.js';
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'test', 'fixtures', 'reader');
 const REQUESTS = 24;
@@ -25,18 +26,22 @@ export default async function bench(): Promise<BenchRow[]> {
     const latencies: number[] = [];
     let next = 0;
     const start = performance.now();
+    const cpuStart = processTreeCpuSeconds();
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < REQUESTS) latencies.push(await post(next++));
       }),
     );
     const seconds = (performance.now() - start) / 1000;
+    const cpu = processTreeCpuSeconds() - cpuStart;
     latencies.sort((a, b) => a - b);
     const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))];
     return [
       { benchmark: `POST /vision/idr/vnm (${CONCURRENCY} concurrent)`, metric: 'throughput', value: REQUESTS / seconds, unit: 'cards/s' },
       { benchmark: 'POST /vision/idr/vnm', metric: 'p50 latency', value: p(0.5), unit: 'ms' },
       { benchmark: 'POST /vision/idr/vnm', metric: 'p95 latency', value: p(0.95), unit: 'ms' },
+      // The server's process and its Tesseract children, over the timed requests only (the warm-up and start-up left out).
+      { benchmark: 'POST /vision/idr/vnm', metric: 'CPU per card', value: cpu / REQUESTS, unit: 's', goal: '<= 0.8', note: 'process + child processes' },
     ];
   } finally {
     await app.close();

@@ -27,6 +27,7 @@ import { fold } from './text.js';
 import { detectText, turnedProbability, type TextBox } from './detect.js';
 import { readLines, turnBoxes } from './lines.js';
 import { readDigitsAgain } from './digits.js';
+import { fieldSpan, onlyRows, spanRows, spliceRows } from './missing-bands.js';
 
 export interface ReadTask {
   image: Uint8Array;
@@ -108,14 +109,16 @@ async function classify(ocr: OcrEngine, gray: Buffer, psm = 6): Promise<CardKind
 const CARD_SCALE = 1.2;
 
 /**
- * OCR of the whole flat card, background flattened like the bands, upright or turned by 180 degrees; words
- * back in card pixels. The card is evened out once: the turned reading turns the prepared image.
+ * OCR of the whole flat card, background flattened like the bands, upright or turned by 180 degrees, or of some
+ * of its rows only; words back in card pixels. The card is evened out once: the turned reading turns the prepared image.
  */
-export function wholeCardReader(ocr: OcrEngine, upright: Buffer): (way: 'up' | 'down') => Promise<CardWord[]> {
+export function wholeCardReader(ocr: OcrEngine, upright: Buffer): (way: 'up' | 'down', rows?: readonly Box[]) => Promise<CardWord[]> {
   let prepared: RawStack | undefined;
-  return async (way) => {
+  return async (way, rows) => {
     prepared ??= composeStack(upright, [{ x: 0, y: 0, w: CARD_WIDTH, h: CARD_HEIGHT }]);
-    const stack = await encodeStack(way === 'up' ? prepared : turnStack(prepared), CARD_SCALE);
+    const card = way === 'up' ? prepared : turnStack(prepared);
+    // Only some rows of the card (missing-bands.ts), in the card's coordinates the way it is read.
+    const stack = await encodeStack(rows ? onlyRows(card, rows, GAP) : card, CARD_SCALE);
     const words = await ocr.recognize(stack.png, { lang: 'vie', psm: CARD_PSM });
     return toCardWords(words, CARD_SCALE, GAP);
   };
@@ -241,8 +244,8 @@ interface Recognised {
   flat: Flat;
   words: CardWord[];
   detected?: Awaited<ReturnType<typeof detectedReading>>;
-  /** The whole card's sparse-text reading (each way read once, on first use). */
-  readWhole: (way: 'up' | 'down') => Promise<CardWord[]>;
+  /** The whole card's sparse-text reading, or of some of its rows only. */
+  readWhole: (way: 'up' | 'down', rows?: readonly Box[]) => Promise<CardWord[]>;
   /** The chip back's MRZ when it was what named the card. */
   mrz?: MrzReading;
 }
@@ -305,15 +308,18 @@ async function classifyByHeader(
 
 /**
  * The values anchored to their labels; fields the detected lines left without a value (a label misread, a mark
- * glued onto its first word, a line the detector missed or merged) looked for in the whole card's reading, the
- * same way up, which was the only reading before the detector.
+ * glued onto its first word, a line the detector missed or merged) looked for in a sparse-text reading, the same
+ * way up, of the rows where they can be printed (missing-bands.ts), which stands in for the detected lines there.
  */
 async function anchorFields(card: Recognised & { kind: CardKind }, wanted: IdCardField[], lap: (name: string) => void): Promise<Anchored> {
   const anchored = anchorValues(card.words, card.kind);
   const { detected } = card;
   const missing = detected && card.words === detected.words ? wanted.filter((f) => !anchored[f]) : [];
   if (detected && missing.length > 0) {
-    Object.assign(anchored, fillMissing(anchored, anchorValues(await card.readWhole(detected.way), card.kind), missing));
+    const order = DOCUMENTS[card.kind].fields.map((s) => s.field);
+    const rows = spanRows(missing.map((f) => fieldSpan(order, anchored, f)));
+    const reread = spliceRows(card.words, await card.readWhole(detected.way, rows), rows);
+    Object.assign(anchored, fillMissing(anchored, anchorValues(reread, card.kind), missing));
     lap('whole');
   }
   return anchored;
@@ -330,7 +336,13 @@ function rawReadings(wanted: IdCardField[], anchored: Anchored): Fields {
 }
 
 /** The fields a second reading is taken of: the weak ones, and the name, id and dates read well (compared, not replaced). */
-function fieldsToReadAgain(layout: CardLayout, wanted: IdCardField[], anchored: Anchored, raw: Fields, normal: NormalisedCard): { weak: IdCardField[]; vote: IdCardField[] } {
+function fieldsToReadAgain(
+  layout: CardLayout,
+  wanted: IdCardField[],
+  anchored: Anchored,
+  raw: Fields,
+  normal: NormalisedCard,
+): { weak: IdCardField[]; vote: IdCardField[] } {
   // Missing after their label, invalid or unsure.
   const weak = weakFields(layout, normal, raw).filter((f) => wanted.includes(f) && anchored[f]);
   // A place read from words its answer dropped may have lost its start (a street glued to the label's end and
