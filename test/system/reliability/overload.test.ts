@@ -105,7 +105,12 @@ describe('load shedding', () => {
       assert.equal(seeded.status, 200, seeded.body);
       // Each page of 2,000 samples is read and serialised on the event loop (synchronous SQLite).
       const page = { method: 'GET' as const, path: '/api/v3/sample?limit=2000', headers: { authorization: `Bearer ${app.token}` } };
-      const answers = await Promise.all(Array.from({ length: 300 }, () => send(agent, server.url, page)));
+      // How many requests one turn of the loop reads depends on how fast the client sends them; on a loaded 2-core
+      // machine a burst once arrived spread over many short turns, none late. So up to three bursts.
+      const answers: Awaited<ReturnType<typeof send>>[] = [];
+      for (let burst = 0; burst < 3 && !answers.some((a) => a.status === 429); burst++) {
+        answers.push(...(await Promise.all(Array.from({ length: 300 }, () => send(agent, server.url, page)))));
+      }
       const refused = answers.filter((a) => a.status === 429);
       const ok = answers.filter((a) => a.status === 200);
       assert.equal(ok.length + refused.length, answers.length, [...new Set(answers.map((a) => `${a.status} ${a.body.slice(0, 100)}`))].join('; '));
