@@ -310,19 +310,23 @@ async function classifyByHeader(
  * The values anchored to their labels; fields the detected lines left without a value (a label misread, a mark
  * glued onto its first word, a line the detector missed or merged) looked for in a sparse-text reading, the same
  * way up, of the rows where they can be printed (missing-bands.ts), which stands in for the detected lines there.
+ * `recovered`: the fields only that reading found.
  */
-async function anchorFields(card: Recognised & { kind: CardKind }, wanted: IdCardField[], lap: (name: string) => void): Promise<Anchored> {
+async function anchorFields(
+  card: Recognised & { kind: CardKind },
+  wanted: IdCardField[],
+  lap: (name: string) => void,
+): Promise<{ anchored: Anchored; recovered: IdCardField[] }> {
   const anchored = anchorValues(card.words, card.kind);
   const { detected } = card;
   const missing = detected && card.words === detected.words ? wanted.filter((f) => !anchored[f]) : [];
-  if (detected && missing.length > 0) {
-    const order = DOCUMENTS[card.kind].fields.map((s) => s.field);
-    const rows = spanRows(missing.map((f) => fieldSpan(order, anchored, f)));
-    const reread = spliceRows(card.words, await card.readWhole(detected.way, rows), rows);
-    Object.assign(anchored, fillMissing(anchored, anchorValues(reread, card.kind), missing));
-    lap('whole');
-  }
-  return anchored;
+  if (!detected || missing.length === 0) return { anchored, recovered: [] };
+  const order = DOCUMENTS[card.kind].fields.map((s) => s.field);
+  const rows = spanRows(missing.map((f) => fieldSpan(order, anchored, f)));
+  const reread = spliceRows(card.words, await card.readWhole(detected.way, rows), rows);
+  Object.assign(anchored, fillMissing(anchored, anchorValues(reread, card.kind), missing));
+  lap('whole');
+  return { anchored, recovered: missing.filter((f) => anchored[f]) };
 }
 
 /** Each wanted field's raw reading from its anchored words. */
@@ -507,7 +511,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       throw new ReaderFailure(2, 'Cropping failed: the card runs off the image and printed text is cut off');
     const layout = LAYOUTS[kind];
     const wanted = layout.fields.filter((f) => f !== 'features' || task.features !== false);
-    const anchored = await anchorFields({ ...card, kind }, wanted, lap);
+    const { anchored, recovered } = await anchorFields({ ...card, kind }, wanted, lap);
     let raw = rawReadings(wanted, anchored);
     let normal = normaliseFields(layout, raw);
     lap('fields');
@@ -531,6 +535,9 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       raw = digits.raw;
       normal = normaliseFields(layout, raw);
       for (const f of digits.agreed) if (normal.fields[f]) normal.fields[f].unsure = false;
+      // A field the detected lines missed and only the rows' sparse reading found is a hard case (a wrong
+      // tone mark read the same way twice on the same pixels): unsure, unless the network read it the same.
+      for (const f of recovered) if (normal.fields[f] && !digits.agreed.includes(f)) normal.fields[f].unsure = true;
       lap('digits');
     }
     // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.
