@@ -389,6 +389,13 @@ export class NluModel {
 
   /** Intents ranked by confidence (0-1), at most `limit`. */
   intents(input: string | PreparedText, limit = 5, systemFound?: SystemEntityMatch[]): IntentScore[] {
+    return this.rankedIntents(input, systemFound)
+      .slice(0, limit)
+      .map((r) => ({ label: r.label, confidence: Math.round(r.confidence * 1e4) / 1e4 }));
+  }
+
+  /** Every intent ranked by its confidence as computed, unrounded (what `intents` answers is cut and rounded from this). */
+  rankedIntents(input: string | PreparedText, systemFound?: SystemEntityMatch[]): IntentScore[] {
     if (!this.linear || !this.features || !this.data.intent) return [];
     const text = typeof input === 'string' ? prepare(input) : input;
     const system = systemFound ?? systemEntities(text, TRAINING_REFERENCE);
@@ -400,8 +407,7 @@ export class NluModel {
     const probs = scores(this.linear, features, this.scoreBuffer, this.valueBuffer);
     // Margins of the SVM and naive Bayes log-likelihoods of a unit-length example are on a smaller scale than log-odds; sharpen before normalising.
     softmaxInPlace(probs, TEMPERATURE[this.linear.kind]);
-    const ranked = Array.from(probs, (confidence, i) => ({ label: this.data.intent!.labels[i]!, confidence })).sort((a, b) => b.confidence - a.confidence);
-    return ranked.slice(0, limit).map((r) => ({ label: r.label, confidence: Math.round(r.confidence * 1e4) / 1e4 }));
+    return Array.from(probs, (confidence, i) => ({ label: this.data.intent!.labels[i]!, confidence })).sort((a, b) => b.confidence - a.confidence);
   }
 
   /** Both halves of a prediction, the text read once. */
