@@ -281,7 +281,7 @@ interface EntityRuntime {
   tagger: PerceptronTagger | undefined;
 }
 
-function sentenceOf(text: PreparedText, dictionary: KeywordDictionary, system: SystemEntityMatch[]): TaggedSentence {
+export function sentenceOf(text: PreparedText, dictionary: KeywordDictionary, system: SystemEntityMatch[]): TaggedSentence {
   const hints: string[][] = text.tokens.map(() => []);
   for (const m of dictionary.match(text.tokens)) {
     for (let i = m.first; i < m.last; i++) hints[i]!.push(`d:${m.entity}:${i === m.first ? 'B' : 'I'}`);

@@ -265,13 +265,15 @@ export class PerceptronTagger {
     return out;
   }
 
-  tag(s: TaggedSentence): string[] {
+  /** `through`: 'strings' decodes through the feature strings as training does (the path `TaggerIndex` replaced; tests hold it to it). */
+  tag(s: TaggedSentence, through: 'index' | 'strings' = 'index'): string[] {
     // A syllable is new when its spelling is: as written in a text with diacritics ("váy" is new though
     // "vay" is known), folded in a text without any (where "vay" may be either).
     const marked = s.tokens.some((t) => t.text !== t.folded);
     const known = marked ? this.words : this.foldedWords;
     const ids = identities(s, known ? (t) => !known.has(marked ? t.text : t.folded) : () => false);
     if (this.decoder !== 'viterbi') return this.greedy(s, ids);
+    if (through === 'strings') return this.viterbi(s, ids);
     // Indexed on the first prediction (training decodes through the feature strings while the rows change).
     this.index ??= new TaggerIndex(this.weights, this.pairs);
     return this.viterbi(s, ids, { index: this.index, sentence: this.indexed(s, ids, this.index) });
