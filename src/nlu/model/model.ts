@@ -281,7 +281,7 @@ interface EntityRuntime {
   tagger: PerceptronTagger | undefined;
 }
 
-function sentenceOf(text: PreparedText, dictionary: KeywordDictionary, system: SystemEntityMatch[]): TaggedSentence {
+export function sentenceOf(text: PreparedText, dictionary: KeywordDictionary, system: SystemEntityMatch[]): TaggedSentence {
   const hints: string[][] = text.tokens.map(() => []);
   for (const m of dictionary.match(text.tokens)) {
     for (let i = m.first; i < m.last; i++) hints[i]!.push(`d:${m.entity}:${i === m.first ? 'B' : 'I'}`);
@@ -446,8 +446,11 @@ export class NluModel {
       kept.push(c);
     }
     let points: string[] | undefined;
+    // Without astral characters the original's code points are its UTF-16 units (it has as many as the last cluster's end).
+    const units = original.length === (text.originalEnd[text.originalEnd.length - 1] ?? 0);
     const toOriginal = (start: number, end: number) => {
       const span = originalSpan(text, start, end);
+      if (units) return { ...span, value: original.slice(span.start, span.end) };
       // The original split into code points once per text (`slicePoints` for every entity).
       points ??= Array.from(original);
       return { ...span, value: points.slice(span.start, span.end).join('') };

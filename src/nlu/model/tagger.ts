@@ -1,4 +1,5 @@
 import { seededRandom, shuffleInPlace } from './random.js';
+import { TaggerIndex, type IndexedSentence } from './tagger-index.js';
 import { foldText, type Token } from './text.js';
 
 /**
@@ -203,7 +204,7 @@ export class PerceptronTagger {
     return out;
   }
 
-  private viterbi(s: TaggedSentence, ids: Identities): string[] {
+  private viterbi(s: TaggedSentence, ids: Identities, indexed?: { index: TaggerIndex; sentence: IndexedSentence }): string[] {
     const n = s.tokens.length;
     const k = this.tags.length;
     if (n === 0) return [];
@@ -215,11 +216,14 @@ export class PerceptronTagger {
     const back: Int32Array[] = [];
     for (let i = 0; i < n; i++) {
       base.fill(0);
-      this.sum(emission(s, ids, i), base);
       trans.fill(0);
-      for (const key of transitionKeys(s, ids, i)) {
-        const row = this.pairs.get(key);
-        if (row) for (let x = 0; x < row.length; x++) trans[x]! += row[x]!;
+      if (indexed) indexed.index.add(indexed.sentence, i, base, trans);
+      else {
+        this.sum(emission(s, ids, i), base);
+        for (const key of transitionKeys(s, ids, i)) {
+          const row = this.pairs.get(key);
+          if (row) for (let x = 0; x < row.length; x++) trans[x]! += row[x]!;
+        }
       }
       next.fill(-Infinity);
       const from = new Int32Array(k).fill(-1);
@@ -261,13 +265,37 @@ export class PerceptronTagger {
     return out;
   }
 
-  tag(s: TaggedSentence): string[] {
+  /** `through`: 'strings' decodes through the feature strings as training does (the path `TaggerIndex` replaced; tests hold it to it). */
+  tag(s: TaggedSentence, through: 'index' | 'strings' = 'index'): string[] {
     // A syllable is new when its spelling is: as written in a text with diacritics ("váy" is new though
     // "vay" is known), folded in a text without any (where "vay" may be either).
     const marked = s.tokens.some((t) => t.text !== t.folded);
     const known = marked ? this.words : this.foldedWords;
     const ids = identities(s, known ? (t) => !known.has(marked ? t.text : t.folded) : () => false);
-    return this.decoder === 'viterbi' ? this.viterbi(s, ids) : this.greedy(s, ids);
+    if (this.decoder !== 'viterbi') return this.greedy(s, ids);
+    if (through === 'strings') return this.viterbi(s, ids);
+    // Indexed on the first prediction (training decodes through the feature strings while the rows change).
+    this.index ??= new TaggerIndex(this.weights, this.pairs);
+    return this.viterbi(s, ids, { index: this.index, sentence: this.indexed(s, ids, this.index) });
+  }
+
+  private index: TaggerIndex | undefined;
+
+  /** The sentence as `TaggerIndex.add` reads it: the identities `emission` and `transitionKeys` read, as ids. */
+  private indexed(s: TaggedSentence, ids: Identities, index: TaggerIndex): IndexedSentence {
+    const n = s.tokens.length;
+    const folded = new Int32Array(n + 4);
+    const written = new Int32Array(n + 1);
+    const shapes: string[] = [shapeOf(s.surface[-1] ?? '')];
+    folded[0] = folded[1] = index.id('<s>');
+    folded[n + 2] = folded[n + 3] = index.id('</s>');
+    written[0] = index.id('<s>');
+    for (let i = 0; i < n; i++) {
+      folded[i + 2] = index.id(ids.folded[i]!);
+      written[i + 1] = index.id(ids.written[i]!);
+      shapes.push(shapeOf(s.surface[i] ?? ''));
+    }
+    return { folded, written, shapes, hints: s.hints };
   }
 
   /**

@@ -85,6 +85,18 @@ function codePoints(text: string, from: number, to: number): number {
 export function tokenize(lower: string[], folded: string[]): Token[] {
   const text = lower.join('');
   const tokens: Token[] = [];
+  // No astral character (the usual case): code points are UTF-16 units, so offsets and the folded form are plain slices.
+  if (text.length === lower.length) {
+    const foldedText = folded.join('');
+    if (foldedText.length === folded.length) {
+      for (const match of text.matchAll(TOKEN)) {
+        const start = match.index ?? 0;
+        const end = start + match[0].length;
+        tokens.push({ text: match[0], folded: foldedText.slice(start, end), start, end });
+      }
+      return tokens;
+    }
+  }
   // Regex indices are UTF-16 units; count code points as we go.
   let unit = 0;
   let point = 0;

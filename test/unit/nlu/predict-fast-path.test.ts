@@ -3,10 +3,11 @@ import { describe, test } from 'node:test';
 import { generateDataset, type EntitySpec } from '../../../bench/nlu-dataset.js';
 import { FEATURE_SETS, FeatureIndex, featureStrings, Vocabulary, type EntityMask } from '../../../src/nlu/model/features.js';
 import { scores, softmaxInPlace, type LinearModel } from '../../../src/nlu/model/linear.js';
-import { foldedView, intentFeatures, NluModel, trainModel, viewOf, writtenView, type EntityDefinition, type NluModelData } from '../../../src/nlu/model/model.js';
+import { foldedView, intentFeatures, NluModel, sentenceOf, trainModel, viewOf, writtenView, type EntityDefinition, type NluModelData } from '../../../src/nlu/model/model.js';
 import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
 import { seededRandom } from '../../../src/nlu/model/random.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES } from '../../../src/nlu/model/system-entities.js';
+import { PerceptronTagger } from '../../../src/nlu/model/tagger.js';
 import { prepare } from '../../../src/nlu/model/text.js';
 
 // Prediction reads features as ids straight from the compiled vocabulary (`FeatureIndex`); these tests hold it to the
@@ -150,5 +151,22 @@ describe('NLU prediction fast path', () => {
     }
     // And the whole prediction runs (the tagger's masks, not the gold ones).
     assert.ok(new NluModel(masked).intents(data.test.written[0]!.text).length > 0);
+  });
+
+  test('the tagger reading its weights by syllable id tags as the feature strings do', () => {
+    const data = trained.entity!.tagger!;
+    assert.equal(data.decoder, 'viterbi');
+    const tagger = PerceptronTagger.fromData(data);
+    const dictionary = new KeywordDictionary(trained.entity!.keywords);
+    let entityTags = 0;
+    for (const text of [...sentences, ...edges]) {
+      const prepared = prepare(text);
+      const sentence = sentenceOf(prepared, dictionary, systemEntities(prepared, { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES }));
+      const tags = tagger.tag(sentence);
+      assert.deepEqual(tags, tagger.tag(sentence, 'strings'), text);
+      entityTags += tags.filter((t) => t !== 'O').length;
+    }
+    // The sentences hold free-text entities: the comparison covers entity tags, not only O.
+    assert.ok(entityTags > 50, `${entityTags} entity tags`);
   });
 });
