@@ -20,24 +20,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { printTable, type BenchRow } from './harness.js';
-import { generateDataset, type EntitySpec, type GeneratedSample } from './nlu-dataset.js';
+import { generateDataset, type GeneratedSample } from './nlu-dataset.js';
 import { classificationMetrics, spanMetrics } from '../src/nlu/model/metrics.js';
 import { DEFAULT_TRAIN_OPTIONS, NluModel, trainModel, type EntityDefinition, type TrainOptions, type TrainingExample } from '../src/nlu/model/model.js';
 import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
+import { definitionsOf } from './support/nlu-definitions.js';
 
 // The development seed; `--seed N` draws other samples of the same templates, `--final` tests on the final paraphrase templates.
 const seedAt = process.argv.indexOf('--seed');
 const SEED = seedAt > 0 ? Number(process.argv[seedAt + 1]) : 20261125;
 const FINAL = process.argv.includes('--final');
 const ref = { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES };
-
-function definitionsOf(entities: Record<string, EntitySpec>): EntityDefinition[] {
-  return Object.entries(entities).map(([label, spec]) => ({
-    label,
-    type: spec.type,
-    keywords: spec.keywords ? Object.entries(spec.keywords).map(([value, synonyms]) => ({ value, synonyms })) : undefined,
-  }));
-}
 
 function toExamples(samples: GeneratedSample[]): TrainingExample[] {
   return samples.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities.map((e) => ({ entity: e.entity, start: e.start, end: e.end })) }));
@@ -127,9 +120,16 @@ const candidates: { name: string; options: Partial<TrainOptions>; entities?: boo
   { name: 'softmax, as written (no folded features) + unmarked copies', options: { featureSet: 'asWritten', maskFreeText: true, foldedCopies: true } },
   { name: 'svm, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', classifier: 'svm', maskFreeText: true, linear: {} } },
   { name: 'nb, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', classifier: 'nb', maskFreeText: true, linear: {} } },
-  { name: 'ensemble, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', classifier: 'ensemble', maskFreeText: true, linear: { nbMix: 0.02 } } },
+  {
+    name: 'ensemble, within 3,5-grams, free-text values masked',
+    options: { featureSet: 'weightedWithinMasked', classifier: 'ensemble', maskFreeText: true, linear: { nbMix: 0.02 } },
+  },
   // The entity tagger's options, with the default intent model (the intent features read the tagger's spans).
-  { name: 'default, tagger greedy, no word dropout (the tagger before)', options: { taggerDecoder: 'greedy', taggerWordDropout: 0, taggerValueDropout: 0 }, entities: true },
+  {
+    name: 'default, tagger greedy, no word dropout (the tagger before)',
+    options: { taggerDecoder: 'greedy', taggerWordDropout: 0, taggerValueDropout: 0 },
+    entities: true,
+  },
   { name: 'default, tagger Viterbi, no word dropout', options: { taggerWordDropout: 0, taggerValueDropout: 0 }, entities: true },
   { name: 'default, tagger greedy, word dropout 0.2 / values 0.4', options: { taggerDecoder: 'greedy' }, entities: true },
 ];
@@ -153,8 +153,7 @@ for (const c of onlyReal || latencyOnly ? [] : candidates) {
   const isDefault =
     (['featureSet', 'classifier', 'maskFreeText', 'foldedCopies', 'taggerDecoder', 'taggerWordDropout', 'taggerValueDropout', 'taggerEpochs'] as const).every(
       (k) => (merged[k] ?? false) === (DEFAULT_TRAIN_OPTIONS[k] ?? false),
-    ) &&
-    JSON.stringify(merged.linear) === JSON.stringify(DEFAULT_TRAIN_OPTIONS.linear);
+    ) && JSON.stringify(merged.linear) === JSON.stringify(DEFAULT_TRAIN_OPTIONS.linear);
   const name = isDefault ? `${c.name} (default)` : c.name;
   const written = score(model!, data.test.written, labels);
   const noMarks = score(model!, data.test.noMarks, labels);

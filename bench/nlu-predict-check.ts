@@ -7,9 +7,10 @@
  * `--limit N`: the first N sentences of each variant (all by default).
  */
 import fs from 'node:fs';
-import { generateDataset, type EntitySpec, type GeneratedSample } from './nlu-dataset.js';
-import { NluModel, trainModel, type EntityDefinition } from '../src/nlu/model/model.js';
+import { generateDataset, type GeneratedSample } from './nlu-dataset.js';
+import { NluModel, trainModel } from '../src/nlu/model/model.js';
 import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
+import { definitionsOf } from './support/nlu-definitions.js';
 
 const SEED = 20261125;
 // A fixed "now", so dates resolve the same in both runs.
@@ -19,14 +20,6 @@ const TOLERANCE = 1e-12;
 function argument(name: string): string | undefined {
   const at = process.argv.indexOf(name);
   return at > 0 ? process.argv[at + 1] : undefined;
-}
-
-function definitionsOf(entities: Record<string, EntitySpec>): EntityDefinition[] {
-  return Object.entries(entities).map(([label, spec]) => ({
-    label,
-    type: spec.type,
-    keywords: spec.keywords ? Object.entries(spec.keywords).map(([value, synonyms]) => ({ value, synonyms })) : undefined,
-  }));
 }
 
 const examples = (samples: GeneratedSample[], withEntities: boolean) =>
@@ -42,10 +35,21 @@ interface Answer {
 function answers(): Answer[] {
   const limit = Number(argument('--limit') ?? Infinity);
   const twenty = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED + 1, intents: 20 });
-  const full = new NluModel(trainModel({ examples: examples(twenty.train, true), entities: definitionsOf(twenty.entities), parts: { intent: true, entity: true }, options: { holdout: 0 } }));
+  const full = new NluModel(
+    trainModel({ examples: examples(twenty.train, true), entities: definitionsOf(twenty.entities), parts: { intent: true, entity: true }, options: { holdout: 0 } }),
+  );
   const httpSet = generateDataset({ perIntent: 30, testPerIntent: 1, seed: 7, intents: 20 });
   const intentOnly = new NluModel(trainModel({ examples: examples(httpSet.train, false), entities: [], parts: { intent: true, entity: true } }));
-  const edges = ['', '  ', '?!', 'cho mình chuyển 500 nghìn cho chị Lan lúc 9 giờ sáng mai nhé', '500k 2tr5 15/8 9h30 ba mươi phần trăm', 'chuyển 😀 tiền 𝒳 nhé', 'chuyển tiền'.normalize('NFD'), 'CHUYỂN TIỀN CHO MẸ'];
+  const edges = [
+    '',
+    '  ',
+    '?!',
+    'cho mình chuyển 500 nghìn cho chị Lan lúc 9 giờ sáng mai nhé',
+    '500k 2tr5 15/8 9h30 ba mươi phần trăm',
+    'chuyển 😀 tiền 𝒳 nhé',
+    'chuyển tiền'.normalize('NFD'),
+    'CHUYỂN TIỀN CHO MẸ',
+  ];
   const variants = [twenty.test.written, twenty.test.noMarks, twenty.test.noisy, twenty.test.outOfVocabulary];
   const texts = [...variants.flatMap((v) => v.slice(0, limit).map((s) => s.text)), ...edges];
   const out: Answer[] = [];

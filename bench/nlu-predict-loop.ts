@@ -5,22 +5,15 @@
  * the HTTP bench's intent-only model on the bench's sentence. Prints CPU µs per prediction (after a warm-up).
  */
 import os from 'node:os';
-import { generateDataset, type EntitySpec } from './nlu-dataset.js';
-import { NluModel, trainModel, type EntityDefinition } from '../src/nlu/model/model.js';
+import { generateDataset } from './nlu-dataset.js';
+import { NluModel, trainModel } from '../src/nlu/model/model.js';
 import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
+import { definitionsOf } from './support/nlu-definitions.js';
 
 const SEED = 20261125;
 const at = process.argv.indexOf('--seconds');
 const SECONDS = at > 0 ? Number(process.argv[at + 1]) : 3;
 const ref = { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES };
-
-function definitionsOf(entities: Record<string, EntitySpec>): EntityDefinition[] {
-  return Object.entries(entities).map(([label, spec]) => ({
-    label,
-    type: spec.type,
-    keywords: spec.keywords ? Object.entries(spec.keywords).map(([value, synonyms]) => ({ value, synonyms })) : undefined,
-  }));
-}
 
 const twenty = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED + 1, intents: 20 });
 const full = new NluModel(
@@ -32,7 +25,9 @@ const full = new NluModel(
   }),
 );
 const httpSet = generateDataset({ perIntent: 30, testPerIntent: 1, seed: 7, intents: 20 });
-const intentOnly = new NluModel(trainModel({ examples: httpSet.train.map((s) => ({ text: s.text, intent: s.intent, entities: [] })), entities: [], parts: { intent: true, entity: true } }));
+const intentOnly = new NluModel(
+  trainModel({ examples: httpSet.train.map((s) => ({ text: s.text, intent: s.intent, entities: [] })), entities: [], parts: { intent: true, entity: true } }),
+);
 const texts = [...twenty.test.written, ...twenty.test.noMarks, ...twenty.test.noisy].map((s) => s.text);
 const httpText = 'cho mình chuyển 500 nghìn cho chị Lan lúc 9 giờ sáng mai nhé';
 
