@@ -8,8 +8,9 @@
  */
 import { generateDataset, type GeneratedSample } from './nlu-dataset.js';
 import { spanMetrics } from '../src/nlu/model/metrics.js';
-import { NluModel, trainModel, type EntityDefinition, type PredictedEntity, type TrainOptions } from '../src/nlu/model/model.js';
+import { NluModel, trainModel, type PredictedEntity, type TrainOptions } from '../src/nlu/model/model.js';
 import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
+import { definitionsOf } from './support/nlu-definitions.js';
 
 const arg = (name: string) => {
   const at = process.argv.indexOf(name);
@@ -21,11 +22,7 @@ const showExamples = Number(arg('--examples') ?? 0);
 const options: Partial<TrainOptions> = JSON.parse(arg('--options') ?? '{}');
 const ref = { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES };
 const data = generateDataset({ perIntent: 67, testPerIntent: 20, seed, final });
-const definitions: EntityDefinition[] = Object.entries(data.entities).map(([label, spec]) => ({
-  label,
-  type: spec.type,
-  keywords: spec.keywords ? Object.entries(spec.keywords).map(([value, synonyms]) => ({ value, synonyms })) : undefined,
-}));
+const definitions = definitionsOf(data.entities);
 const labels = new Set(definitions.map((d) => d.label));
 const kindOf = new Map(definitions.map((d) => [d.label, d.type === 2 ? 'dictionary' : d.type === 1 ? 'dictionary+tagger' : 'tagger']));
 const c0 = process.cpuUsage();

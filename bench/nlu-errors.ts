@@ -5,7 +5,8 @@
  * to see why a phrasing goes to a neighbour before changing the model.
  */
 import { generateDataset } from './nlu-dataset.js';
-import { NluModel, trainModel, type EntityDefinition, type TrainOptions } from '../src/nlu/model/model.js';
+import { NluModel, trainModel, type TrainOptions } from '../src/nlu/model/model.js';
+import { definitionsOf } from './support/nlu-definitions.js';
 
 const arg = (name: string) => {
   const at = process.argv.indexOf(name);
@@ -15,11 +16,7 @@ const seed = Number(arg('--seed') ?? 20261125);
 const variant = (arg('--variant') ?? 'written') as 'written' | 'noMarks' | 'noisy';
 const options: Partial<TrainOptions> = JSON.parse(arg('--options') ?? '{}');
 const data = generateDataset({ perIntent: 67, testPerIntent: 20, seed });
-const definitions: EntityDefinition[] = Object.entries(data.entities).map(([label, spec]) => ({
-  label,
-  type: spec.type,
-  keywords: spec.keywords ? Object.entries(spec.keywords).map(([value, synonyms]) => ({ value, synonyms })) : undefined,
-}));
+const definitions = definitionsOf(data.entities);
 const model = new NluModel(
   trainModel({
     examples: data.train.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities.map((e) => ({ entity: e.entity, start: e.start, end: e.end })) })),
@@ -83,7 +80,20 @@ if (process.argv.includes('--explain')) {
     const w = labels.indexOf(first.label);
     const parts = known.map((f, i) => ({ f, d: values[i]! * (weights[ids[i]! * k + w]! - weights[ids[i]! * k + g]!) })).sort((a, b) => b.d - a.d);
     console.log(`\n${key}: ${s.text}  (${known.length}/${strings.length} known; free-text masks: ${freeText.map((m) => m.entity).join(', ') || 'none'})`);
-    console.log('  for wrong: ' + parts.slice(0, 8).map((p) => `${p.f} ${p.d.toFixed(2)}`).join(', '));
-    console.log('  for gold:  ' + parts.slice(-6).reverse().map((p) => `${p.f} ${p.d.toFixed(2)}`).join(', '));
+    console.log(
+      '  for wrong: ' +
+        parts
+          .slice(0, 8)
+          .map((p) => `${p.f} ${p.d.toFixed(2)}`)
+          .join(', '),
+    );
+    console.log(
+      '  for gold:  ' +
+        parts
+          .slice(-6)
+          .reverse()
+          .map((p) => `${p.f} ${p.d.toFixed(2)}`)
+          .join(', '),
+    );
   }
 }

@@ -6,17 +6,14 @@
  * The entity half is trained too: free-text masks at prediction come from its tagger.
  */
 import { generateDataset } from './nlu-dataset.js';
-import { NluModel, trainModel, type EntityDefinition, type TrainOptions } from '../src/nlu/model/model.js';
+import { NluModel, trainModel, type TrainOptions } from '../src/nlu/model/model.js';
+import { definitionsOf } from './support/nlu-definitions.js';
 
 const seedAt = process.argv.indexOf('--seed');
 const seed = seedAt > 0 ? Number(process.argv[seedAt + 1]) : 20261125;
 const configs = JSON.parse(process.argv[process.argv.length - 1]!) as { name: string; options: Partial<TrainOptions> }[];
 const data = generateDataset({ perIntent: 67, testPerIntent: 20, seed });
-const definitions: EntityDefinition[] = Object.entries(data.entities).map(([label, spec]) => ({
-  label,
-  type: spec.type,
-  keywords: spec.keywords ? Object.entries(spec.keywords).map(([value, synonyms]) => ({ value, synonyms })) : undefined,
-}));
+const definitions = definitionsOf(data.entities);
 const examples = data.train.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities.map((e) => ({ entity: e.entity, start: e.start, end: e.end })) }));
 for (const c of configs) {
   const c0 = process.cpuUsage();
