@@ -49,7 +49,13 @@ function authHook(
   return function authenticate(request, _reply, done) {
     const secret = secretOf(request);
     if (!secret) return done(new PlatformError('unauthorized', missing));
-    const answer = credentials.authenticateSoon(secret, kind);
+    let answer: ReturnType<Credentials['authenticateSoon']>;
+    try {
+      answer = credentials.authenticateSoon(secret, kind);
+    } catch (err) {
+      // A callback hook that throws leaves the request unanswered: the client would wait for ever.
+      return done(err as Error);
+    }
     if (answer === null || typeof answer === 'string') return settle(request, answer, done);
     answer.then((appCode) => settle(request, appCode, done), done);
   };

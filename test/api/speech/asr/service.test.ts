@@ -148,7 +148,7 @@ describe('the route over HTTP with a controlled engine', () => {
     service = new AsrService(async () => decoder, engine, limits);
     app = Fastify({ logger: false });
     installLenientParsers(app);
-    const credentials = { authenticate: async (key: string) => (key === 'k' ? 'app' : null) } as unknown as Credentials;
+    const credentials = { authenticateSoon: (key: string) => (key === 'k' ? 'app' : null) } as unknown as Credentials;
     await app.register(asrRoutes, { prefix: '/hmi/asr', service, credentials, maxBytes: 1 << 20 });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as { port: number }).port;
