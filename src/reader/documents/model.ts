@@ -18,6 +18,11 @@ export interface FieldSpec<F extends string> {
   maxLines: number;
 }
 
+/** A field's spec as the licence and passport tables write it: style and wordings, one printed line unless said. */
+export function fieldSpec<F extends string>(field: F, style: ValueStyle, labels: string[], maxLines = 1): FieldSpec<F> {
+  return { field, labels, style, maxLines };
+}
+
 export interface DocumentModel<F extends string> {
   fields: FieldSpec<F>[];
   /** Printed words that are neither label nor value (titles, signatures, boxes): a value stops at them. */

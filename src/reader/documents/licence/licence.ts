@@ -9,7 +9,7 @@
  * classes and their dates from its table rows.
  */
 import { anchorPage, lineUnder, readFlatPage, type Anchored } from '../page.js';
-import type { DocumentModel, FieldSpec } from '../model.js';
+import { fieldSpec, type DocumentModel } from '../model.js';
 import { parseAddress } from '../../pipeline/address.js';
 import { provincePlace } from '../../province.js';
 import type { CardWord, Segment } from '../../pipeline/anchors.js';
@@ -63,7 +63,7 @@ const LICENCE_WORDS: Record<LicenceField, WordFilter> = {
   code: 'place',
 };
 
-const spec = (field: LicenceField, style: FieldSpec<LicenceField>['style'], labels: string[], maxLines = 1): FieldSpec<LicenceField> => ({ field, labels, style, maxLines });
+const spec = fieldSpec<LicenceField>;
 
 /** Every wording of the licence fronts (paper: Vietnamese only; PET and 2025: bilingual). */
 export const LICENCE_MODEL: DocumentModel<LicenceField> = {

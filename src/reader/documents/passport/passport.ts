@@ -7,7 +7,7 @@
  * accents (confirmed against the MRZ's transliteration), the place of birth
  * (checked against the gazetteer's provinces) and the date of issue.
  */
-import type { DocumentModel, FieldSpec } from '../model.js';
+import { fieldSpec, type DocumentModel } from '../model.js';
 import { CARD_HEIGHT, CARD_WIDTH, type Box } from '../../layouts.js';
 import type { CardWord, LabelHit } from '../../pipeline/anchors.js';
 import { fieldProbability, formatProb, overallScore } from '../../pipeline/confidence.js';
@@ -46,7 +46,7 @@ const PASSPORT_WORDS: Record<PassportField, WordFilter> = {
   doe: 'plain',
 };
 
-const spec = (field: PassportField, style: FieldSpec<PassportField>['style'], labels: string[], maxLines = 1): FieldSpec<PassportField> => ({ field, labels, style, maxLines });
+const spec = fieldSpec<PassportField>;
 
 /** What a Vietnamese passport's data page prints (bilingual labels; the English half alone too). */
 export const PASSPORT_MODEL: DocumentModel<PassportField> = {
