@@ -86,6 +86,8 @@ export class NluService {
     this.sampleWrites = new WriteBatcher(
       (rows) => store.insertSamplesAndBump(rows),
       (row) => store.insertSamplesAndBump([row]),
+      200,
+      store.sampleGatherMs,
     );
   }
 

@@ -213,6 +213,97 @@ describe('WriteBatcher (group commit)', () => {
     assert.deepEqual(statements, [[1], [2, 3, 4, 5]]);
   });
 
+  test('gathering: a statement waits for as many rows as the last one answered plus those waiting, not longer', async () => {
+    const statements: number[][] = [];
+    const gates: (() => void)[] = [];
+    const run = async (rows: number[]) => {
+      await new Promise<void>((open) => gates.push(open));
+      statements.push(rows);
+    };
+    // A gathering wait far longer than the test: every statement below goes out because its rows are in hand.
+    const batcher = new WriteBatcher<number>(run, (row) => run([row]), 200, 60_000);
+    const first = [1, 2, 3].map((n) => batcher.write(n));
+    while (gates.length === 0) await sleep(1);
+    // Two rows come while the first statement runs: they wait for it.
+    const waiting = [4, 5].map((n) => batcher.write(n));
+    await sleep(5);
+    gates[0]!();
+    await Promise.all(first);
+    // 3 answered + 2 waiting: the next statement waits for 5 rows. The answered clients' rows come over later turns.
+    const returning: Promise<void>[] = [];
+    for (const n of [6, 7]) {
+      await sleep(5);
+      assert.equal(gates.length, 1, `no statement with ${n - 4} of 5 rows in hand`);
+      returning.push(batcher.write(n));
+    }
+    await sleep(5);
+    assert.equal(gates.length, 1, 'still 4 of 5');
+    returning.push(batcher.write(8));
+    while (gates.length < 2) await sleep(1);
+    gates[1]!();
+    await Promise.all([...waiting, ...returning]);
+    assert.deepEqual(statements, [
+      [1, 2, 3],
+      [4, 5, 6, 7, 8],
+    ]);
+  });
+
+  test('gathering: fewer rows than expected go out after gatherMs; a lone caller never waits', async () => {
+    const statements: number[][] = [];
+    const batcher = new WriteBatcher<number>(
+      async (rows) => {
+        statements.push(rows);
+      },
+      async (row) => {
+        statements.push([row]);
+      },
+      200,
+      150,
+    );
+    // A caller alone, one row at a time: each statement answered one, so one is expected and none waits.
+    let started = performance.now();
+    for (let n = 1; n <= 5; n++) await batcher.write(n);
+    const lone = performance.now() - started;
+    assert.ok(lone < 150, `five lone rows took ${lone.toFixed(0)} ms: none should wait the 150 ms`);
+    // Four rows in one turn, then one: it waits for the four expected back, and goes out at gatherMs without them.
+    await Promise.all([6, 7, 8, 9].map((n) => batcher.write(n)));
+    started = performance.now();
+    await batcher.write(10);
+    const waited = performance.now() - started;
+    assert.ok(waited >= 140, `the row went out after ${waited.toFixed(0)} ms, before the 150 ms`);
+    // One answered: the next lone row is expected alone again.
+    started = performance.now();
+    await batcher.write(11);
+    assert.ok(performance.now() - started < 150, 'expected one again after a statement of one');
+    assert.deepEqual(statements, [[1], [2], [3], [4], [5], [6, 7, 8, 9], [10], [11]]);
+  });
+
+  test('gathering: a failing row still fails only its own caller', async () => {
+    const stored: number[] = [];
+    const batcher = new WriteBatcher<number>(
+      async (rows) => {
+        if (rows.includes(13)) throw new Error('constraint');
+        stored.push(...rows);
+      },
+      async (row) => {
+        if (row === 13) throw new Error(`row ${row} refused`);
+        stored.push(row);
+      },
+      200,
+      20,
+    );
+    await Promise.all([1, 2, 3, 4].map((n) => batcher.write(n)));
+    const results = await Promise.allSettled([11, 12, 13, 14].map((n) => batcher.write(n)));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual(
+      stored.sort((a, b) => a - b),
+      [1, 2, 3, 4, 11, 12, 14],
+    );
+  });
+
   test('batches are capped at maxRows rows per statement', async () => {
     const sizes: number[] = [];
     const batcher = new WriteBatcher<number>(
