@@ -157,29 +157,35 @@ describe('WriteBatcher (group commit)', () => {
     assert.deepEqual(statements.at(-1), [5]);
   });
 
-  test('a failing row fails only its own caller: the batch is retried row by row', async () => {
-    const stored: number[] = [];
-    const batcher = new WriteBatcher<number>(
-      async (rows) => {
-        if (rows.includes(13)) throw new Error('constraint');
-        stored.push(...rows);
-      },
-      async (row) => {
-        if (row === 13) throw new Error(`row ${row} refused`);
-        stored.push(row);
-      },
-    );
-    const results = await Promise.allSettled([11, 12, 13, 14].map((n) => batcher.write(n)));
-    assert.deepEqual(
-      results.map((r) => r.status),
-      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
-    );
-    assert.match(String((results[2] as PromiseRejectedResult).reason), /row 13 refused/);
-    assert.deepEqual(
-      stored.sort((a, b) => a - b),
-      [11, 12, 14],
-    );
-  });
+  for (const gatherMs of [0, 20]) {
+    test(`a failing row fails only its own caller: the batch is retried row by row (gatherMs ${gatherMs})`, async () => {
+      const stored: number[] = [];
+      const batcher = new WriteBatcher<number>(
+        async (rows) => {
+          if (rows.includes(13)) throw new Error('constraint');
+          stored.push(...rows);
+        },
+        async (row) => {
+          if (row === 13) throw new Error(`row ${row} refused`);
+          stored.push(row);
+        },
+        200,
+        gatherMs,
+      );
+      // A statement of four first: with gathering, the next one then waits for four rows.
+      await Promise.all([1, 2, 3, 4].map((n) => batcher.write(n)));
+      const results = await Promise.allSettled([11, 12, 13, 14].map((n) => batcher.write(n)));
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.match(String((results[2] as PromiseRejectedResult).reason), /row 13 refused/);
+      assert.deepEqual(
+        stored.sort((a, b) => a - b),
+        [1, 2, 3, 4, 11, 12, 14],
+      );
+    });
+  }
 
   test('one statement at a time: rows handed in while one runs are written together by the next', async () => {
     const statements: number[][] = [];
@@ -258,50 +264,25 @@ describe('WriteBatcher (group commit)', () => {
         statements.push([row]);
       },
       200,
-      150,
+      // Long next to any stall of a loaded machine: a wait shows as a second, no wait as far less.
+      1000,
     );
     // A caller alone, one row at a time: each statement answered one, so one is expected and none waits.
     let started = performance.now();
     for (let n = 1; n <= 5; n++) await batcher.write(n);
     const lone = performance.now() - started;
-    assert.ok(lone < 150, `five lone rows took ${lone.toFixed(0)} ms: none should wait the 150 ms`);
+    assert.ok(lone < 1000, `five lone rows took ${lone.toFixed(0)} ms: none should wait the 1000 ms`);
     // Four rows in one turn, then one: it waits for the four expected back, and goes out at gatherMs without them.
     await Promise.all([6, 7, 8, 9].map((n) => batcher.write(n)));
     started = performance.now();
     await batcher.write(10);
     const waited = performance.now() - started;
-    assert.ok(waited >= 140, `the row went out after ${waited.toFixed(0)} ms, before the 150 ms`);
+    assert.ok(waited >= 990, `the row went out after ${waited.toFixed(0)} ms, before the 1000 ms`);
     // One answered: the next lone row is expected alone again.
     started = performance.now();
     await batcher.write(11);
-    assert.ok(performance.now() - started < 150, 'expected one again after a statement of one');
+    assert.ok(performance.now() - started < 1000, 'expected one again after a statement of one');
     assert.deepEqual(statements, [[1], [2], [3], [4], [5], [6, 7, 8, 9], [10], [11]]);
-  });
-
-  test('gathering: a failing row still fails only its own caller', async () => {
-    const stored: number[] = [];
-    const batcher = new WriteBatcher<number>(
-      async (rows) => {
-        if (rows.includes(13)) throw new Error('constraint');
-        stored.push(...rows);
-      },
-      async (row) => {
-        if (row === 13) throw new Error(`row ${row} refused`);
-        stored.push(row);
-      },
-      200,
-      20,
-    );
-    await Promise.all([1, 2, 3, 4].map((n) => batcher.write(n)));
-    const results = await Promise.allSettled([11, 12, 13, 14].map((n) => batcher.write(n)));
-    assert.deepEqual(
-      results.map((r) => r.status),
-      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
-    );
-    assert.deepEqual(
-      stored.sort((a, b) => a - b),
-      [1, 2, 3, 4, 11, 12, 14],
-    );
   });
 
   test('batches are capped at maxRows rows per statement', async () => {
