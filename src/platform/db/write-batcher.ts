@@ -27,7 +27,7 @@ export class WriteBatcher<T> {
   private writing = false;
   /** Waiting for more rows (gathering), until this timer fires. */
   private gatherTimer: NodeJS.Timeout | undefined;
-  /** Rows the last statement answered plus those waiting when it ended: expected before the next goes out (gathering). */
+  /** Rows the last statement answered plus those waiting when it answered: expected before the next goes out (gathering). */
   private expected = 1;
   /** Rows handed in so far; and how many had been when the running statement's callers were answered. */
   private handedIn = 0;
