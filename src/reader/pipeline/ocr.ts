@@ -151,6 +151,8 @@ export class JsTesseract implements OcrEngine {
       tessedit_pageseg_mode: String(options.psm),
       tessedit_char_whitelist: options.whitelist ?? '',
       user_defined_dpi: '300',
+      // As the native program (tesseract-stream.ts): the images are black text on white, never inverted.
+      tessedit_do_invert: '0',
     });
     const result = await worker.recognize(png, {}, { tsv: true, text: false, blocks: false });
     return parseTsv(result.data.tsv ?? '');
