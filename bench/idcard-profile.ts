@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { chooseOcrEngine, type OcrEngine } from '../src/reader/pipeline/ocr.js';
+import { chooseOcrEngine, readPgm, type OcrEngine } from '../src/reader/pipeline/ocr.js';
 import { readCard } from '../src/reader/pipeline/run.js';
 import { readTruthFile } from './idcard-score.js';
 import { setImageThreads } from '../src/platform/vision/image-threads.js';
@@ -30,11 +30,13 @@ const ocr: OcrEngine = {
   name: inner.name,
   pids: () => inner.pids?.() ?? [],
   close: () => inner.close(),
-  async recognize(png, options) {
-    const meta = await sharp(png).metadata();
-    if (values.save) fs.writeFileSync(path.join(values.save, `${current}-${calls.length}-psm${options.psm}.png`), png);
+  async recognize(image, options) {
+    // The reader's stacks come as PGM (sharp does not read it), other crops as PNG.
+    const pgm = readPgm(image);
+    const meta = pgm ?? (await sharp(image).metadata());
+    if (values.save) fs.writeFileSync(path.join(values.save, `${current}-${calls.length}-psm${options.psm}.${pgm ? 'pgm' : 'png'}`), image);
     const before = ocrCpuSeconds(inner);
-    const out = await inner.recognize(png, options);
+    const out = await inner.recognize(image, options);
     calls.push({ psm: options.psm, w: meta.width ?? 0, h: meta.height ?? 0, cpu: ocrCpuSeconds(inner) - before });
     return out;
   },

@@ -1,9 +1,11 @@
 /** Cuts bands out of the flat card and stacks them into one image, so one OCR call reads many fields. */
 import sharp from 'sharp';
 import { CARD_HEIGHT, CARD_WIDTH, type Box } from '../layouts.js';
+import { grayPgm } from './ocr.js';
 
 export interface Stack {
-  png: Buffer;
+  /** The stacked bands, gray, as a binary PGM (what the OCR engine reads). */
+  image: Buffer;
   /** Vertical extent of each band in the stacked image. */
   spans: { y0: number; y1: number; x0: number }[];
 }
@@ -89,10 +91,16 @@ export function turnStack(stack: RawStack): RawStack {
 /** Enlarges the stack by `scale` and encodes it for OCR; spans in the enlarged image's pixels. */
 export async function encodeStack(stack: RawStack, scale = 1): Promise<Stack> {
   const { raw, width, height } = stack;
-  let img = sharp(raw, { raw: { width, height, channels: 1 } });
-  if (scale !== 1) img = img.resize(Math.round(width * scale), Math.round(height * scale));
   const spans = stack.spans.map((s) => ({ y0: s.y0 * scale, y1: s.y1 * scale, x0: s.x0 * scale }));
-  return { png: await img.png({ compressionLevel: 1 }).toBuffer(), spans };
+  if (scale === 1) return { image: grayPgm(raw, width, height), spans };
+  const w = Math.round(width * scale);
+  const h = Math.round(height * scale);
+  const pixels = await sharp(raw, { raw: { width, height, channels: 1 } })
+    .resize(w, h)
+    .extractChannel(0)
+    .raw()
+    .toBuffer();
+  return { image: grayPgm(pixels, w, h), spans };
 }
 
 /**

@@ -74,7 +74,7 @@ export async function readLines(ocr: OcrEngine, gray: Buffer, boxes: readonly Bo
   if (bands.length === 0) return [];
   const scale = stackScale(bands);
   const stack = await stackBands(gray, bands, scale);
-  const words = await ocr.recognize(stack.png, { lang: 'vie', psm: 6 });
+  const words = await ocr.recognize(stack.image, { lang: 'vie', psm: 6 });
   return wordsOnCard(words, stack, bands, scale);
 }
 

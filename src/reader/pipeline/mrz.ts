@@ -10,8 +10,8 @@ import type { OcrEngine } from './ocr.js';
 const MRZ_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<';
 
 /** OCR lines of an MRZ band's image (Tesseract `eng`, the MRZ alphabet only, one block of lines). */
-export async function mrzLines(ocr: OcrEngine, png: Buffer): Promise<string[]> {
-  const words = await ocr.recognize(png, { lang: 'eng', psm: 6, whitelist: MRZ_ALPHABET });
+export async function mrzLines(ocr: OcrEngine, image: Buffer): Promise<string[]> {
+  const words = await ocr.recognize(image, { lang: 'eng', psm: 6, whitelist: MRZ_ALPHABET });
   const lines = new Map<string, string[]>();
   for (const w of words) lines.set(w.line, [...(lines.get(w.line) ?? []), w.text]);
   return [...lines.values()].map((l) => l.join(''));

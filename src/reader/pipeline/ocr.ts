@@ -7,6 +7,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import sharp from 'sharp';
 import { stdbufAvailable, tesseractOptions, TesseractStreams } from './tesseract-stream.js';
 
 export interface OcrWord {
@@ -31,14 +32,34 @@ export interface OcrOptions {
 
 export interface OcrEngine {
   readonly name: 'tesseract' | 'tesseract.js';
-  /** Reads a PNG (8-bit gray or RGB). */
-  recognize(png: Buffer, options: OcrOptions): Promise<OcrWord[]>;
+  /** Reads a PNG (8-bit gray or RGB) or a binary PGM (`grayPgm`). */
+  recognize(image: Buffer, options: OcrOptions): Promise<OcrWord[]>;
   /** Ids of the long-lived OCR processes it runs now (CPU accounting in the evaluation). */
   pids?(): number[];
   close(): Promise<void>;
 }
 
 const TIMEOUT_MS = 20_000;
+
+/**
+ * 8-bit gray pixels as a binary PGM (P5), the image format the reader's stacks are handed to OCR in: Tesseract
+ * (Leptonica) reads it as it is, where a PNG cost it a fifth of its CPU in zlib, libpng and an RGB-to-gray pass
+ * (sharp writes a one-channel image as RGB) and cost the reader its encoding.
+ */
+export function grayPgm(pixels: Uint8Array, width: number, height: number): Buffer {
+  if (pixels.length !== width * height) throw new Error(`PGM: ${pixels.length} pixels for ${width} x ${height}`);
+  return Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1'), pixels]);
+}
+
+/** The size and pixels of a binary PGM written by `grayPgm`; undefined for any other image. */
+export function readPgm(image: Buffer): { width: number; height: number; pixels: Buffer } | undefined {
+  const m = /^P5\n(\d+) (\d+)\n255\n/.exec(image.subarray(0, 32).toString('latin1'));
+  if (!m) return undefined;
+  const width = Number(m[1]);
+  const height = Number(m[2]);
+  const pixels = image.subarray(m[0].length);
+  return pixels.length === width * height ? { width, height, pixels } : undefined;
+}
 
 export function parseTsv(tsv: string): OcrWord[] {
   const words: OcrWord[] = [];
@@ -74,16 +95,16 @@ export class NativeTesseract implements OcrEngine {
     this.tessdataDir = options.tessdataDir;
   }
 
-  async recognize(png: Buffer, options: OcrOptions): Promise<OcrWord[]> {
-    if (this.streams) return parseTsv(await this.streams.recognize(png, { ...options, tessdataDir: options.lang === 'vie' ? this.tessdataDir : undefined }));
-    return this.recognizeOnce(png, options);
+  async recognize(image: Buffer, options: OcrOptions): Promise<OcrWord[]> {
+    if (this.streams) return parseTsv(await this.streams.recognize(image, { ...options, tessdataDir: options.lang === 'vie' ? this.tessdataDir : undefined }));
+    return this.recognizeOnce(image, options);
   }
 
   pids(): number[] {
     return this.streams?.pids() ?? [];
   }
 
-  private recognizeOnce(png: Buffer, options: OcrOptions): Promise<OcrWord[]> {
+  private recognizeOnce(image: Buffer, options: OcrOptions): Promise<OcrWord[]> {
     const args = ['stdin', 'stdout', ...tesseractOptions(options), 'tsv'];
     return new Promise((resolve, reject) => {
       const child = spawn('tesseract', args, { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -102,7 +123,7 @@ export class NativeTesseract implements OcrEngine {
         else resolve(parseTsv(Buffer.concat(out).toString('utf8')));
       });
       child.stdin.on('error', () => undefined);
-      child.stdin.end(png);
+      child.stdin.end(image);
     });
   }
 
@@ -136,7 +157,7 @@ export class JsTesseract implements OcrEngine {
     return w;
   }
 
-  async recognize(png: Buffer, options: OcrOptions): Promise<OcrWord[]> {
+  async recognize(image: Buffer, options: OcrOptions): Promise<OcrWord[]> {
     // English data may not be installed for the fallback: read the MRZ with vie and the whitelist.
     let lang = options.lang;
     if (lang === 'eng') {
@@ -151,7 +172,16 @@ export class JsTesseract implements OcrEngine {
       tessedit_pageseg_mode: String(options.psm),
       tessedit_char_whitelist: options.whitelist ?? '',
       user_defined_dpi: '300',
+      // As the native program (tesseract-stream.ts): the images are black text on white, never inverted.
+      tessedit_do_invert: '0',
     });
+    // tesseract.js is given a PNG, as it always was (its Leptonica build is not relied on for PGM).
+    const pgm = readPgm(image);
+    const png = pgm
+      ? await sharp(pgm.pixels, { raw: { width: pgm.width, height: pgm.height, channels: 1 } })
+          .png({ compressionLevel: 1 })
+          .toBuffer()
+      : image;
     const result = await worker.recognize(png, {}, { tsv: true, text: false, blocks: false });
     return parseTsv(result.data.tsv ?? '');
   }

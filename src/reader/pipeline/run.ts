@@ -101,7 +101,7 @@ async function classify(ocr: OcrEngine, gray: Buffer, psm = 6): Promise<CardKind
   // Flattened like the fields: unflattened, 2 of 240 backs were not recognised (code 3) on the
   // held-out set against none, for roughly 0.05 s more CPU per card (noisy measurements).
   const stack = await stackBands(gray, [HEADER_BAND], HEADER_SCALE);
-  const words = await ocr.recognize(stack.png, { lang: 'vie', psm });
+  const words = await ocr.recognize(stack.image, { lang: 'vie', psm });
   return classifyHeader(words, HEADER_SCALE);
 }
 
@@ -119,7 +119,7 @@ export function wholeCardReader(ocr: OcrEngine, upright: Buffer): (way: 'up' | '
     const card = way === 'up' ? prepared : turnStack(prepared);
     // Only some rows of the card (missing-bands.ts), in the card's coordinates the way it is read.
     const stack = await encodeStack(rows ? onlyRows(card, rows, GAP) : card, CARD_SCALE);
-    const words = await ocr.recognize(stack.png, { lang: 'vie', psm: CARD_PSM });
+    const words = await ocr.recognize(stack.image, { lang: 'vie', psm: CARD_PSM });
     return toCardWords(words, CARD_SCALE, GAP);
   };
 }
@@ -192,7 +192,7 @@ function mrzBand(words: CardWord[]): Box {
 
 async function readMrzBand(ocr: OcrEngine, gray: Buffer, band: Box = LAYOUTS.cccd_chip_back.mrz!): Promise<MrzReading | undefined> {
   const stack = await stackBands(gray, [band]);
-  return readMrz(await mrzLines(ocr, stack.png));
+  return readMrz(await mrzLines(ocr, stack.image));
 }
 
 /**
@@ -397,7 +397,7 @@ async function readAgain(
     bands.map((b) => b.box),
     RETRY_SCALE,
   );
-  const retryWords = await ocr.recognize(retryStack.png, { lang: 'vie', psm: 6 });
+  const retryWords = await ocr.recognize(retryStack.image, { lang: 'vie', psm: 6 });
   const byBand = wordsByBand(retryWords, retryStack.spans);
   const second: Fields = {};
   /** Every word the second reading found for a field, before any was dropped as noise. */

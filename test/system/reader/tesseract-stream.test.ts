@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { NativeTesseract, parseTsv } from '../../../src/reader/pipeline/ocr.js';
+import { grayPgm, NativeTesseract, parseTsv } from '../../../src/reader/pipeline/ocr.js';
 import { spawnSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { processScratchRoot, removeThreadScratch, sweepStaleScratch, TesseractStreams } from '../../../src/reader/pipeline/tesseract-stream.js';
@@ -61,6 +61,17 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
       assert.deepEqual(streamed, await once.recognize(png, { lang: 'vie', psm: 6 }));
     }
     assert.equal(engine.pids().length, 1, 'one process per OCR setting, kept between calls');
+  });
+
+  it('reads a PGM of the same pixels as its PNG the same way, streamed and one process per call', async () => {
+    const once = new NativeTesseract({ streaming: false });
+    const png = await textImage('Nơi thường trú 17/05/2031');
+    const { data, info } = await sharp(png).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+    const pgm = grayPgm(data, info.width, info.height);
+    const fromPng = await engine.recognize(png, { lang: 'vie', psm: 6 });
+    assert.equal(words(fromPng), 'Nơi thường trú 17/05/2031');
+    assert.deepEqual(await engine.recognize(pgm, { lang: 'vie', psm: 6 }), fromPng);
+    assert.deepEqual(await once.recognize(pgm, { lang: 'vie', psm: 6 }), fromPng);
   });
 
   it('gives each of many concurrent callers its own page, one process per setting', async () => {
@@ -124,7 +135,7 @@ describe('long-lived tesseract', { skip: needsPrograms('tesseract') }, () => {
     await sleep(300);
     const left = fs.readdirSync(path.join(processScratchRoot(), workerDirs[0]), { recursive: true }).map(String);
     assert.deepEqual(
-      left.filter((f) => f.endsWith('.png') && !f.endsWith('sentinel.png')),
+      left.filter((f) => /\.(png|pgm)$/.test(f) && !f.endsWith('sentinel.png')),
       [],
     );
     await pool.close();

@@ -33,7 +33,56 @@ describe('band stacking', () => {
       1.8,
     );
     assert.equal(stack.spans.length, 3);
-    assert.ok(stack.png.length > 0);
+    assert.ok(stack.image.length > 0);
+  });
+
+  it('hands OCR a gray PGM with the pixels sharp enlarges the stack to', async () => {
+    const { encodeStack } = await import('../../../src/reader/pipeline/crops.js');
+    const { readPgm } = await import('../../../src/reader/pipeline/ocr.js');
+    const width = 97;
+    const height = 41;
+    const raw = Buffer.from(Array.from({ length: width * height }, (_, i) => (i * 37 + Math.floor(i / width) * 11) % 256));
+    const spans = [{ y0: 3, y1: 20, x0: 5 }];
+    for (const scale of [1, 1.4, 1.8]) {
+      const stack = await encodeStack({ raw, width, height, spans }, scale);
+      const pgm = readPgm(stack.image);
+      assert.ok(pgm, 'a binary PGM');
+      assert.equal(pgm.width, Math.round(width * scale));
+      assert.equal(pgm.height, Math.round(height * scale));
+      const resized = await sharp(raw, { raw: { width, height, channels: 1 } })
+        .resize(pgm.width, pgm.height)
+        .png()
+        .toBuffer();
+      // What the stack was handed over as before (a PNG, which sharp writes as RGB): the same gray values.
+      const before = await sharp(
+        scale === 1
+          ? await sharp(raw, { raw: { width, height, channels: 1 } })
+              .png()
+              .toBuffer()
+          : resized,
+      )
+        .extractChannel(0)
+        .raw()
+        .toBuffer();
+      assert.ok(pgm.pixels.equals(before));
+      assert.deepEqual(stack.spans, [{ y0: 3 * scale, y1: 20 * scale, x0: 5 * scale }]);
+    }
+  });
+
+  it('reads back only a PGM that grayPgm writes', async () => {
+    const { grayPgm, readPgm } = await import('../../../src/reader/pipeline/ocr.js');
+    const pixels = Buffer.from([0, 50, 100, 150, 200, 250]);
+    assert.deepEqual(readPgm(grayPgm(pixels, 3, 2)), { width: 3, height: 2, pixels });
+    assert.equal(readPgm(Buffer.from('P5\n3 2\n255\n\x00')), undefined, 'pixels missing');
+    assert.equal(
+      readPgm(
+        await sharp({ create: { width: 3, height: 2, channels: 3, background: '#fff' } })
+          .png()
+          .toBuffer(),
+      ),
+      undefined,
+    );
+    assert.throws(() => grayPgm(pixels, 4, 2), /6 pixels for 4 x 2/);
   });
 });
 

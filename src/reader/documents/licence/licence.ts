@@ -329,7 +329,7 @@ async function readPaperBack(
       h: g.bottom - g.top + 16,
     }));
     const stack = await stackBands(gray, boxes, 2);
-    const byBand = wordsByBand(await ocr.recognize(stack.png, { lang: 'eng', psm: 6, whitelist: 'ABCDEF12345' }), stack.spans);
+    const byBand = wordsByBand(await ocr.recognize(stack.image, { lang: 'eng', psm: 6, whitelist: 'ABCDEF12345' }), stack.spans);
     lonely.forEach((g, i) => {
       const ws = byBand[i] ?? [];
       const cls = normaliseClass(ws.map((w) => w.text).join(' '), 'before 2025');
@@ -351,7 +351,7 @@ async function readPaperBack(
 async function rereadClass(gray: Buffer, label: Box, ocr: OcrEngine, era: LicenceEra | undefined): Promise<FieldValue | undefined> {
   const box = { x: label.x + label.w - 4, y: label.y - label.h * 0.5, w: Math.min(220, CARD_WIDTH - label.x - label.w), h: label.h * 2 };
   const stack = await stackBands(gray, [box], 2);
-  const words = await ocr.recognize(stack.png, { lang: 'eng', psm: 7, whitelist: 'ABCDEF12345' });
+  const words = await ocr.recognize(stack.image, { lang: 'eng', psm: 7, whitelist: 'ABCDEF12345' });
   const v = normaliseClass(words.map((w) => w.text).join(' '), era);
   if (!v || words.length === 0) return undefined;
   return { value: v, conf: words.reduce((s, w) => s + w.conf, 0) / words.length, valid: true };

@@ -98,7 +98,7 @@ function td3Band(words: CardWord[]): Box {
 
 async function readTd3Band(ocr: OcrEngine, gray: Buffer, band: Box): Promise<Td3Reading | undefined> {
   const stack = await stackBands(gray, [band], 1.3);
-  return readTd3(await mrzLines(ocr, stack.png));
+  return readTd3(await mrzLines(ocr, stack.image));
 }
 
 /** Dates of issue and expiry in order (a passport is issued for at most ten years), after birth. */
@@ -324,7 +324,7 @@ async function readVisualZone(page: FlatPage<'passport'>, ocr: OcrEngine, readFl
   const boxes = retry.map(({ hit }) => valueBand(hit, hits));
   if (boxes.length > 0) {
     const stack = await stackBands(gray, boxes, 1.8);
-    const byBand = wordsByBand(await ocr.recognize(stack.png, { lang: 'vie', psm: 6 }), stack.spans);
+    const byBand = wordsByBand(await ocr.recognize(stack.image, { lang: 'vie', psm: 6 }), stack.spans);
     const second = { ...raw };
     retry.forEach(({ f }, i) => {
       const words = valueLine(byBand[i] ?? []);
@@ -335,7 +335,7 @@ async function readVisualZone(page: FlatPage<'passport'>, ocr: OcrEngine, readFl
     timings.retried = retry.length;
   }
   // Its own call: stacked with the narrow bands above, the wide name band changes how Tesseract reads them.
-  const bandName = nameBox ? nameOf(nameLine(await ocr.recognize((await stackBands(gray, [nameBox], 1.4)).png, { lang: 'vie', psm: 6 }))) : [];
+  const bandName = nameBox ? nameOf(nameLine(await ocr.recognize((await stackBands(gray, [nameBox], 1.4)).image, { lang: 'vie', psm: 6 }))) : [];
   return { normal, readings: [bandName, pageName].filter((r) => r.length > 0), flatMrz, words };
 }
 
