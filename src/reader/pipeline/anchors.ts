@@ -552,8 +552,10 @@ function valueWithLinesBelow<F extends string>(
     // A place's next line may be printed centred or indented (the 2016 card: "Tỉnh Lai Châu" under the middle
     // of the line above): any line that starts right of the label's start and left of where the lines above
     // end continues it, when it holds a word read surely.
-    // A label with nothing beside it ("Nơi thường trú:" alone) may have its first line start anywhere right of it.
-    const indented = place && left > h.box.x - ALIGN && (left < right || valueLines.length === 0);
+    // A label with nothing beside it ("Nơi thường trú:" alone) may have its first line printed right of it, a
+    // little lower (its top still above the label's bottom).
+    const besideBelow = valueLines.length === 0 && left >= h.box.x + h.box.w - 5 && top < h.box.y + h.box.h;
+    const indented = place && left > h.box.x - ALIGN && (left < right || besideBelow);
     if (!under && !indented && !lefts.some((x) => Math.abs(left - x) <= ALIGN)) continue;
     // A place's line holds a word read surely: a row of background pattern read as marks is not one, and does
     // not hide the line under it.

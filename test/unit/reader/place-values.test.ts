@@ -113,7 +113,7 @@ describe('a place value on real cards', () => {
   it('skips a row of background pattern read as marks, and takes the line under it', () => {
     const r = read('cccd_chip_front', [
       ...line('Nơi thường trú / Place of residence: Thôn 3', 300, 540),
-      ...line('Dì. XS Té S~-SLBC', 330, 557, 10),
+      ...line('~. xX ;é S~-S', 330, 557, 10),
       ...line('Phúc Than, Than Uyên, Lai Châu', 300, 580),
     ]);
     assert.equal(r.text.address, 'Thôn 3 Phúc Than, Than Uyên, Lai Châu');
