@@ -90,12 +90,20 @@ function splitType(part: string): { type: string; typeKey: string; name: string 
     const near = FUZZY_TYPE_WORDS.find((t) => first.length >= 4 && levenshtein(first, t) === 1);
     if (near) out.push({ type: words[0], typeKey: near, name: words.slice(1).join(' ') });
   }
+  // A two-word type with one wrong letter ("Thị tần" for Thị trấn), before a name of its own.
+  if (out.length === 0 && words.length >= 3) {
+    const two = fold(words.slice(0, 2).join(' '));
+    const near = FUZZY_TWO_WORD_TYPES.find((t) => levenshtein(two, t) === 1);
+    if (near) out.push({ type: words.slice(0, 2).join(' '), typeKey: near, name: words.slice(2).join(' ') });
+  }
   out.push({ type: '', typeKey: '', name: part });
   return out;
 }
 
 /** Type words long enough that one wrong letter still names them (not "quan": "Quang" is a name). */
 const FUZZY_TYPE_WORDS = ['huyen', 'phuong', 'thanh pho'];
+/** Two-word types long enough for the same (not "thi xa": "Thị Xá" and the like are too short to tell). */
+const FUZZY_TWO_WORD_TYPES = ['thi tran', 'thanh pho'];
 
 interface Match<U extends Unit> {
   unit: U;

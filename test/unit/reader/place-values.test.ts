@@ -162,6 +162,8 @@ describe('a place spelled as printed', () => {
     assert.equal(printedTypeWord('Thành Phó', 'Thành phố'), 'Thành Phố');
     assert.equal(printedTypeWord('Huvên', 'Huyện'), 'Huyện');
     assert.equal(printedTypeWord('TX', 'Thành phố'), 'Thành phố');
+    // A two-word type one letter off is still a type, answered in the list's spelling.
+    assert.equal(parseAddress('Thị tần Than Uyên, Than Uyên, Lai Châu').text, 'Thị trấn Than Uyên, Than Uyên, Lai Châu');
     assert.equal(parseAddress('Phường Bãi Bông, TP Phổ Yên, Thái Nguyên').text, 'Phường Bãi Bông, TP Phổ Yên, Thái Nguyên');
     assert.equal(parseAddress('Phường Bãi Bông, Thành Phố Phổ Yên, Thái Nguyên').text, 'Phường Bãi Bông, Thành Phố Phổ Yên, Thái Nguyên');
   });
