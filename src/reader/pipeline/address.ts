@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { fixStreetNames } from './street-names.js';
-import { fold, foldKey, levenshtein, tidy } from './text.js';
+import { fold, foldKey, levenshtein, tidy, toneKey } from './text.js';
 
 interface RawUnit {
   name: string;
@@ -90,20 +90,32 @@ function splitType(part: string): { type: string; typeKey: string; name: string 
     const near = FUZZY_TYPE_WORDS.find((t) => first.length >= 4 && levenshtein(first, t) === 1);
     if (near) out.push({ type: words[0], typeKey: near, name: words.slice(1).join(' ') });
   }
+  // A two-word type with one wrong letter ("Thị tần" for Thị trấn), before a name of its own.
+  if (out.length === 0 && words.length >= 3) {
+    const two = fold(words.slice(0, 2).join(' '));
+    const near = FUZZY_TWO_WORD_TYPES.find((t) => levenshtein(two, t) === 1);
+    if (near) out.push({ type: words.slice(0, 2).join(' '), typeKey: near, name: words.slice(2).join(' ') });
+  }
   out.push({ type: '', typeKey: '', name: part });
   return out;
 }
 
 /** Type words long enough that one wrong letter still names them (not "quan": "Quang" is a name). */
 const FUZZY_TYPE_WORDS = ['huyen', 'phuong', 'thanh pho'];
+/** Two-word types long enough for the same (not "thi xa": "Thị Xá" and the like are too short to tell). */
+const FUZZY_TWO_WORD_TYPES = ['thi tran', 'thanh pho'];
 
 interface Match<U extends Unit> {
   unit: U;
   /** Edit distance on folded keys. */
   distance: number;
-  /** Accents matched too. */
+  /** Accents matched too (the tone marks perhaps placed the other way: "Hoà" for Hòa). */
   exact: boolean;
   typed: boolean;
+  /** The type word as printed ("Thành Phố", "TP"), when there was one. */
+  type?: string;
+  /** The name as printed, when it differs from the list's only in where its tone marks sit ("Xuân Hoà" for Xuân Hòa). */
+  printed?: string;
 }
 
 function best<U extends Unit>(part: string, units: readonly U[]): Match<U> | undefined {
@@ -131,7 +143,10 @@ function bestOf<U extends Unit>({ type, typeKey, name }: { type: string; typeKey
     if (!found || score < found.score) found = { unit: u, score, distance };
   }
   if (!found) return undefined;
-  return { unit: found.unit, distance: found.distance, exact: tidy(name) === found.unit.name, typed: type !== '' };
+  const read = tidy(name);
+  // Cards print both tone-mark placements ("Hoà" and "Hòa"); the answer keeps the printed one.
+  const printed = read !== found.unit.name && toneKey(read) === toneKey(found.unit.name) ? read : undefined;
+  return { unit: found.unit, distance: found.distance, exact: read === found.unit.name || printed !== undefined, typed: type !== '', type: type || undefined, printed };
 }
 
 export interface ParsedAddress {
@@ -144,6 +159,12 @@ export interface ParsedAddress {
   /** Units matched against the list, and how many were matched with no correction. */
   matched: number;
   exact: number;
+  /**
+   * A unit's name whose printed spelling is in doubt: kept as read where the list places a tone mark elsewhere
+   * (OCR misplaces them too), or a district restored from its ward (printed perhaps with its marks placed the
+   * other way: "Thủy" / "Thuỷ").
+   */
+  spellingUnsure?: boolean;
 }
 
 /** A ward of the province read well, whose district matches the misread district part loosely (half its letters). */
@@ -189,8 +210,18 @@ const STREET_TYPES = ['Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố',
 const NUMBERED_STREET_TYPES = ['Số', 'Tổ', 'Ấp'];
 const STREET_BY_KEY = new Map(STREET_WORDS.map((w) => [fold(w), w]));
 
-/** Whether a word starts a street part (a type word or a direction: "Số", "Thôn", "Đông"), accents aside. */
-export const isStreetWord = (word: string) => STREET_BY_KEY.has(fold(word.replace(/[^\p{L}]/gu, '')));
+/**
+ * The abbreviated street types cards print (tổ dân phố, khu vực, khu phố), in capitals or capitalised ("TDP",
+ * "Kv"): kept as printed.
+ */
+const STREET_ABBREVIATIONS = new Set(['tdp', 'kv', 'kp']);
+const isStreetAbbreviation = (letters: string) => /^\p{Lu}/u.test(letters) && STREET_ABBREVIATIONS.has(fold(letters));
+
+/** Whether a word starts a street part (a type word, an abbreviated one or a direction: "Số", "TDP", "Đông"), accents aside. */
+export const isStreetWord = (word: string) => {
+  const letters = word.replace(/[^\p{L}]/gu, '');
+  return STREET_BY_KEY.has(fold(letters)) || isStreetAbbreviation(letters);
+};
 
 /** Street types that a number or a name must follow: a street part ending in one lost what followed it. */
 const DANGLING_TYPES = new Set(['Số', 'Ngõ', 'Ngách', 'Hẻm', 'Kiệt', 'Đường', 'Phố', 'Tổ', 'Thôn', 'Xóm', 'Ấp', 'Khu', 'Khóm', 'Bản', 'Buôn'].map(fold));
@@ -216,24 +247,55 @@ export function splitGluedStreetWord(word: string): string[] {
   return [word];
 }
 
+/**
+ * The street type word (or direction) a street part's first word stands for, OCR damage repaired, given the word
+ * after it: one wrong letter or a stray mark ("[hôn" -> Thôn), a letter lost ("ố 171" -> Số 171), a mark read in
+ * place of a letter ("t{hóm 9" -> Khóm 9: the letters after the mark spell all of one type but its first);
+ * undefined when it stands for none (or for several).
+ */
+export function streetTypeOf(word: string, next = ''): string | undefined {
+  const m = /^([^\d,.;]+)[,.;]?$/.exec(word);
+  if (!m) return undefined;
+  const hit = STREET_BY_KEY.get(fold(m[1]));
+  if (hit) return hit;
+  if (isStreetAbbreviation(m[1])) return m[1];
+  const key = fold(m[1]).replace(/[^a-z]/g, '');
+  // Before a number, the two-letter ones count too ("Ấn 4" is Ấp 4).
+  const types = /^\d/.test(next) ? [...STREET_TYPES, ...NUMBERED_STREET_TYPES] : STREET_TYPES;
+  const afterMark = /[^\p{L}]([\p{L}]{2,})$/u.exec(m[1].normalize('NFC'));
+  if (afterMark) {
+    const lost = types.filter((t) => t.slice(1).toLowerCase() === afterMark[1].toLowerCase());
+    if (lost.length === 1) return lost[0];
+  }
+  let near = key.length >= 3 || types !== STREET_TYPES ? types.filter((t) => levenshtein(fold(t), key) === 1) : [];
+  // Several one edit away: the one whose other letters, accents and all, are the word read ("ố 171" is Số
+  // 171 that lost its S, not Tổ); else a letter misread (same length) is likelier than one lost or added.
+  const lost = near.filter((t) => t.slice(1).toLowerCase() === m[1].normalize('NFC').toLowerCase());
+  if (near.length > 1) near = lost.length === 1 ? lost : near.filter((t) => fold(t).length === key.length);
+  if (near.length !== 1) return undefined;
+  // A word that differs from the type only in its first letter, read as a clean capitalised word with no
+  // number after it, is a name ("Văn Phú" is a name, not "Bản Phú").
+  const letters = m[1].normalize('NFC');
+  const firstOnly = fold(near[0]).length === key.length && fold(near[0]).slice(1) === key.slice(1) && /^\p{Lu}\p{Ll}+$/u.test(letters);
+  return firstOnly && !/^\d/.test(next) ? undefined : near[0];
+}
+
 function fixStreetWords(street: string): string {
   const words = street.split(' ');
+  // A capital OCR set apart from the rest of its word ("T hôn 3"): joined when that spells a street type.
+  if (words.length >= 2 && /^\p{Lu}$/u.test(words[0]) && /^\p{Ll}/u.test(words[1])) {
+    const joined = words[0] + words[1].replace(/[,.;]$/, '');
+    if (STREET_BY_KEY.get(fold(joined))?.toLowerCase() === joined.normalize('NFC').toLowerCase()) words.splice(0, 2, words[0] + words[1]);
+  }
   return words
     .map((w, i) => {
       const m = /^([^\d,.;]+)([,.;]?)$/.exec(w);
       if (!m) return w;
       const hit = STREET_BY_KEY.get(fold(m[1]));
       if (hit) return hit + m[2];
-      // The first word is almost always one of them: one wrong letter or a stray mark ("[hôn") is repaired.
-      const key = fold(m[1]).replace(/[^a-z]/g, '');
-      // Before a number, the two-letter ones count too ("Ấn 4" is Ấp 4).
-      const types = /^\d/.test(words[1] ?? '') ? [...STREET_TYPES, ...NUMBERED_STREET_TYPES] : STREET_TYPES;
-      let near = i === 0 && (key.length >= 3 || types !== STREET_TYPES) ? types.filter((t) => levenshtein(fold(t), key) === 1) : [];
-      // Several one edit away: the one whose other letters, accents and all, are the word read ("ố 171" is Số
-      // 171 that lost its S, not Tổ); else a letter misread (same length) is likelier than one lost or added.
-      const lost = near.filter((t) => t.slice(1).toLowerCase() === m[1].normalize('NFC').toLowerCase());
-      if (near.length > 1) near = lost.length === 1 ? lost : near.filter((t) => fold(t).length === key.length);
-      return near.length === 1 ? near[0] + m[2] : w;
+      // The first word is almost always one of them: OCR damage to it is repaired.
+      const type = i === 0 ? streetTypeOf(w, words[1]) : undefined;
+      return type ? type + m[2] : w;
     })
     .join(' ');
 }
@@ -259,6 +321,9 @@ function inferProvince(parts: string[]): { match: Match<Province>; rest: string[
   for (let k = words.length; k >= 1 && parts.length >= 2; k--) {
     const key = foldKey(words.slice(0, k).join(' '));
     const provinces = key.length >= 2 ? gazetteer().filter((p) => p.key.startsWith(key) && p.key !== key) : [];
+    // A whole district's name read right ("Nam Trực" of Nam Định) is the district, its province's line lost:
+    // not the start of a province's name ("Nam" of Nam Định).
+    if (provinces.some((p) => p.districts.some((d) => d.key === foldKey(name)))) break;
     if (provinces.length > 0) {
       tries.push({ rest: parts.slice(0, -1), provinces, typed: type !== '' });
       break;
@@ -306,7 +371,28 @@ function splitGluedTail(parts: string[], units: readonly Unit[], at = parts.leng
   }
 }
 
-const show = (m: Match<Unit>) => (m.typed && m.unit.typeWord ? `${m.unit.typeWord} ${m.unit.name}` : m.unit.name);
+/**
+ * The type word to print for a unit: as printed when it is the list's word in another case ("Thành Phố") or a
+ * known abbreviation in capitals ("TP", "TX."); the list's word when OCR damaged it ("Huvên").
+ */
+export function printedTypeWord(read: string | undefined, typeWord: string): string {
+  if (!read) return typeWord;
+  const t = tidy(read);
+  if (t.toLowerCase() === typeWord.toLowerCase()) return t;
+  // Misread in its marks ("Thành Phó"): the list's letters, each word's capital as printed ("Thành Phố").
+  const readWords = t.split(' ');
+  const listWords = typeWord.split(' ');
+  if (fold(t) === fold(typeWord) && readWords.length === listWords.length) {
+    return listWords.map((w, i) => (/^\p{Lu}/u.test(readWords[i]) ? w[0].toUpperCase() : w[0].toLowerCase()) + w.slice(1)).join(' ');
+  }
+  const abbr = TYPE_ABBREVIATIONS[fold(t).replace(/\.$/, '')];
+  return abbr && abbr === fold(typeWord) && /^\p{Lu}\p{L}\.?$/u.test(t) ? t : typeWord;
+}
+
+const show = (m: Match<Unit>) => {
+  const name = m.printed ?? m.unit.name;
+  return m.typed && m.unit.typeWord ? `${printedTypeWord(m.type, m.unit.typeWord)} ${name}` : name;
+};
 
 export function parseAddress(raw: string): ParsedAddress {
   const parts = tidy(raw)
@@ -322,8 +408,10 @@ export function parseAddress(raw: string): ParsedAddress {
     pm = best(lastWords.slice(0, k).join(' '), gazetteer());
     if (pm) parts[parts.length - 1] = lastWords.slice(0, k).join(' ');
   }
-  // A missed comma before the province ("Hòa Hiệp Bắc Đà Nẵng"): its last words, read exactly, are the province.
-  for (let k = Math.min(4, lastWords.length - 1); k >= 1 && !pm; k--) {
+  // A missed comma before the province ("Hòa Hiệp Bắc Đà Nẵng"): its last words, read exactly, are the province;
+  // they win over a province found only by correcting the first words ("Than Uyên Lai Châu": Than Uyên is a
+  // district, not a misread Thái Nguyên).
+  for (let k = Math.min(4, lastWords.length - 1); k >= 1 && (!pm || pm.distance > 0); k--) {
     const tail = lastWords.slice(-k).join(' ');
     const m = foldKey(tail).length >= 4 ? best(tail, gazetteer()) : undefined;
     if (m && m.distance === 0) {
@@ -356,6 +444,8 @@ export function parseAddress(raw: string): ParsedAddress {
   let matched = 1;
   let exact = pm.exact ? 1 : 0;
   let used = 0;
+  /** A unit printed from the list, not as read (a district restored from its ward). */
+  let restored = false;
   // A comma OCR missed glues two parts ("Si Pa Phìn Nậm Pồ"): split off the unit at the end.
   splitGluedTail(rest, [...province.districts, ...province.wards]);
   // Three levels: ward, district, province.
@@ -408,6 +498,7 @@ export function parseAddress(raw: string): ParsedAddress {
     out.unshift(show(w));
     matched += 2;
     used = 2;
+    restored = true;
   } else if (wmProvince) {
     // Two levels (after the 2025 reform, or a card that leaves the district out).
     ward = wmProvince.unit.name;
@@ -418,5 +509,6 @@ export function parseAddress(raw: string): ParsedAddress {
   }
   const street = fixStreetNames(fixStreetWords(rest.slice(0, rest.length - used).join(', ')));
   if (street) out.unshift(street);
-  return { text: out.join(', '), province: province.name, district, ward, street, matched, exact };
+  const spellingUnsure = restored || [pm, dm, wmInDistrict, wmProvince].some((m) => m?.printed !== undefined && out.includes(show(m)));
+  return { text: out.join(', '), province: province.name, district, ward, street, matched, exact, ...(spellingUnsure ? { spellingUnsure } : {}) };
 }

@@ -252,6 +252,12 @@ export function findLabels<F extends string>(segments: Segment[], model: Documen
         }
       }
       if (best) {
+        // A place's first word glued to the label's end at a mark ("residence'€hóm 9"): split off, it opens the value.
+        const glued = specOf(best.w.field)?.style === 'address' ? splitLabelGlue(seg.words[best.end - 1], best.w.key) : undefined;
+        if (glued) {
+          seg.words.splice(best.end - 1, 1, ...glued);
+          keys.splice(best.end - 1, 1, ...glued.map((w) => foldKey(w.text)));
+        }
         // The label's box from its sure words: a mark glued on in front ("Z^") may be twice as tall.
         const all = seg.words.slice(i, best.end);
         const sure = all.filter((w) => w.conf >= 50 && /\p{L}/u.test(w.text));
@@ -429,6 +435,58 @@ function wordsBeyondGap<F extends string>(ctx: ValueContext<F>, h: LabelHit<F>):
   return words;
 }
 
+/** Whether segment `si` lies level with a label (not `h`) of `h`'s column that starts left of it, in another segment. */
+function labelledRow<F extends string>(ctx: ValueContext<F>, h: LabelHit<F>, si: number): boolean {
+  const s = ctx.segments[si];
+  return ctx.hits.some(
+    (x) =>
+      x !== h &&
+      x.segment !== si &&
+      x.box.x > h.box.x - ALIGN &&
+      x.box.x + x.box.w <= s.left + 5 &&
+      Math.min(x.box.y + x.box.h, s.bottom) - Math.max(x.box.y, s.top) > 0.5 * Math.min(x.box.h, s.bottom - s.top),
+  );
+}
+
+/**
+ * The pieces of segment `si`'s row on either side of it (those before it starting right of `minLeft`), each
+ * within three letter heights of the next and holding no label: one printed line the detector broke at a gap
+ * ("Phúc Than, Than" | "Uyên, Lai Châu"). They are marked used.
+ */
+function rowPieces<F extends string>(ctx: ValueContext<F>, si: number, minLeft: number): { before: CardWord[]; after: CardWord[] } {
+  const { segments, used, freeLead, labelStart } = ctx;
+  const s = segments[si];
+  const level = (x: Segment) => Math.min(x.bottom, s.bottom) - Math.max(x.top, s.top) > 0.5 * Math.min(x.bottom - x.top, s.bottom - s.top);
+  const row = segments.map((x, i) => ({ x, i })).filter(({ x, i }) => i !== si && !used.has(i) && level(x));
+  const whole = (i: number) => {
+    const lead = freeLead(i);
+    return lead.length > 0 && lead.length === segments[i].words.length && !bilingualLabelLine(lead) && !labelStart(lead) && lead.some((w) => w.conf >= 60);
+  };
+  const after: CardWord[] = [];
+  let end = s.right;
+  for (const { x, i } of row.filter(({ x }) => x.left > s.right - 5).sort((a, b) => a.x.left - b.x.left)) {
+    if (x.left - end > 3 * s.size) break;
+    // A piece read wholly unsurely between them (a damaged end of the label, a mark) is stepped over.
+    if (freeLead(i).length === x.words.length && !x.words.some((w) => w.conf >= 50)) {
+      end = x.right;
+      continue;
+    }
+    if (!whole(i)) break;
+    after.push(...x.words);
+    used.add(i);
+    end = x.right;
+  }
+  const before: CardWord[][] = [];
+  let start = s.left;
+  for (const { x, i } of row.filter(({ x }) => x.right < s.left + 5 && x.left > minLeft).sort((a, b) => b.x.left - a.x.left)) {
+    if (start - x.right > 3 * s.size || !whole(i)) break;
+    before.unshift(x.words);
+    used.add(i);
+    start = x.left;
+  }
+  return { before: before.flat(), after };
+}
+
 /**
  * The value of label `h` from the words found on its row (`words`, taken over) and the lines below it that
  * continue it; undefined when nothing is left once the label's own leftovers are dropped.
@@ -445,10 +503,29 @@ function valueWithLinesBelow<F extends string>(
   // What is left of a label that OCR broke up ("hạn/Date", "ofexpiy") is label, not value.
   const tail = labelRemainder(model, spec.field, h.label);
   const leftover = (text: string) => !/[\p{L}\p{N}]/u.test(text) || isLabelPiece(text, tail);
+  const place = spec.style === 'address';
+  // A place's value may open with the rest of its label, words OCR split or misread ("Í Place of residence'T hôn"):
+  // those words go, and a value word glued to the last of them at a mark is split off.
+  const dropLabelRun = (ws: CardWord[]): number => {
+    if (!place) return 0;
+    const n = labelRunLength(ws, tail);
+    const glued = n > 0 ? splitLabelGlue(ws[n - 1], tail) : ws.length > 0 ? splitLabelGlue(ws[0], tail) : undefined;
+    if (glued) ws.splice(n > 0 ? n - 1 : 0, 1, ...glued);
+    return n > 0 || glued ? (n > 0 ? n : 1) : 0;
+  };
+  const hadWords = words.length > 0;
+  words.splice(0, dropLabelRun(words));
   while (words.length > 0 && leftover(words[0].text)) words.shift();
+  // Nothing but the label's rest beside it ("Nơi thường trú I Place of"): the value may lie beyond a gap on its row.
+  if (place && hadWords && words.length === 0 && !next) words.push(...rowPieces(ctx, h.segment, Infinity).after);
+  // A place beside its label, broken by the detector at a gap, goes on in pieces to the right on the label's row.
+  if (place && words.length > 0 && !next && words[words.length - 1] === seg.words[seg.words.length - 1]) words.push(...rowPieces(ctx, h.segment, Infinity).after);
   const valueLines: CardWord[][] = words.length > 0 ? [[...words]] : [];
+  const beside = valueLines.length > 0;
   // Single-line values beside their label are done; others (or an empty label line) look below.
-  let last: { bottom: number; size: number } = { bottom: h.box.y + h.box.h, size: seg.size };
+  let last: { top: number; bottom: number; size: number } = { top: h.box.y, bottom: h.box.y + h.box.h, size: seg.size };
+  /** Where the value's lines (and its label) end on the right: a place's next line lies under them. */
+  let right = Math.max(h.box.x + h.box.w, ...words.map((w) => w.left + w.width));
   const lefts = [h.box.x, ...(words.length ? [words[0].left] : [])];
   const rightLimit = next ? next.box.x : Infinity;
   for (let si = h.segment + 1; si < segments.length && valueLines.length < spec.maxLines; si++) {
@@ -462,14 +539,31 @@ function valueWithLinesBelow<F extends string>(
     const first = s.words[stray];
     const wordLike = first.text.replace(/[^\p{L}\p{N}]/gu, '').length >= 2 && first.height >= 0.6 * s.size && first.height <= 1.6 * s.size;
     const left = stray || wordLike ? Math.min(first.left, stray ? Infinity : s.left) : s.left;
-    if (top < last.bottom - 0.3 * last.size) continue; // same line band (another column)
+    // Same line band (another column): its top above the last line's bottom; for a place, also most of the smaller
+    // of the two level with the other (the detector's line boxes are tall: the next row's may reach a third into
+    // this one's, and the address's second line was lost).
+    const overlap = Math.min(s.bottom, last.bottom) - Math.max(top, last.top);
+    if (top < last.bottom - 0.3 * last.size && (!place || overlap > 0.5 * Math.min(s.bottom - top, last.bottom - last.top))) continue;
     if (top - last.bottom > 1.25 * Math.max(last.size, s.size)) break;
     // The first value line under a label starts where the label does, or lies under it (a centred heading).
     // Under it means a good part of it (a quarter of the shorter): the expiry's label, ending a few pixels past
     // the start of the address label above it (a mark read before "Nơi"), is not under that label.
     const under = valueLines.length === 0 && Math.min(s.right, h.box.x + h.box.w) - Math.max(left, h.box.x) > 0.25 * Math.min(s.right - left, h.box.w);
-    if (!under && !lefts.some((x) => Math.abs(left - x) <= ALIGN)) continue;
+    // A place's next line may be printed centred or indented (the 2016 card: "Tỉnh Lai Châu" under the middle
+    // of the line above): any line that starts right of the label's start and left of where the lines above
+    // end continues it, when it holds a word read surely.
+    // A label with nothing beside it ("Nơi thường trú:" alone) may have its first line printed right of it, a
+    // little lower (its top still above the label's bottom).
+    const besideBelow = valueLines.length === 0 && left >= h.box.x + h.box.w - 5 && top < h.box.y + h.box.h;
+    const indented = place && left > h.box.x - ALIGN && (left < right || besideBelow);
+    if (!under && !indented && !lefts.some((x) => Math.abs(left - x) <= ALIGN)) continue;
+    // A place's line holds a word read surely: a row of background pattern read as marks is not one, and does
+    // not hide the line under it.
+    if (place && !s.words.some((w) => w.conf >= 60 && w.text.replace(/[^\p{L}\p{N}]/gu, '').length >= 2)) continue;
     if (left >= rightLimit || used.has(si)) continue;
+    // A line level with another label of the labels' column, left of it, is that label's value beyond a gap
+    // ("Nơi thường trú / Place of residence:      Khu phố 4, ..." under the home): the place ends above it.
+    if (place && labelledRow(ctx, h, si)) break;
     const lead = freeLead(si).slice(stray);
     if (lead.length === 0) break; // the line starts with a label or heading
     // A label OCR read only part of: its end lost ("Ngày, tháng" of "Ngày, tháng, năm cấp") or its start
@@ -483,15 +577,34 @@ function valueWithLinesBelow<F extends string>(
     if (valueLines.length > 0 && spec.style !== 'date' && (spec.style === 'name' ? lead.some((w) => /\d/.test(w.text)) : isDateLine(lead))) continue;
     // A date or number is one line: a further line is another field.
     if ((spec.style === 'date' || spec.style === 'digits') && valueLines.length > 0) break;
+    // A place's line the detector broke at a gap ("Phúc Than, Than" | "Uyên, Lai Châu"): the pieces right of it on
+    // its row, a few letters apart, that start with no label.
+    if (place && lead.length === s.words.length) {
+      const pieces = rowPieces(ctx, si, h.box.x - ALIGN);
+      lead.unshift(...pieces.before);
+      lead.push(...pieces.after);
+    }
     words.push(...lead);
     valueLines.push(lead);
     lefts.push(lead[0].left);
     used.add(si);
-    last = { bottom: s.bottom, size: s.size };
+    last = { top, bottom: s.bottom, size: s.size };
+    right = Math.max(right, ...lead.map((w) => w.left + w.width));
     if (lead.length < s.words.length) break; // a label follows on that line: the value ends there
   }
   // The label's remainder may also open the first line taken from below ("Personal identification" under
   // "Đặc điểm nhân dạng /"): label, not value.
+  if (!beside && valueLines.length > 0) {
+    const first = valueLines[0];
+    const before = first.slice();
+    const n = dropLabelRun(first);
+    if (n > 0) {
+      const at = words.indexOf(before[0]);
+      words.splice(at, before.length, ...first.slice(n));
+      first.splice(0, n);
+      if (first.length === 0) valueLines.shift();
+    }
+  }
   while (valueLines.length > 0 && valueLines[0].length > 0 && leftover(valueLines[0][0].text)) {
     const dropped = valueLines[0].shift()!;
     words.splice(words.indexOf(dropped), 1);
@@ -631,6 +744,51 @@ export function isLabelPiece(text: string, labelKey: string): boolean {
     for (const len of [k.length - 1, k.length, k.length + 1]) if (i + len <= labelKey.length && levenshtein(k, labelKey.slice(i, i + len)) <= 1) return true;
   }
   return false;
+}
+
+/** Edit distance from `needle` to the closest run of letters anywhere in `hay` (approximate substring search). */
+export function substringDistance(needle: string, hay: string): number {
+  let prev = new Array<number>(hay.length + 1).fill(0);
+  for (let i = 1; i <= needle.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= hay.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (needle[i - 1] === hay[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return Math.min(...prev);
+}
+
+/**
+ * How many of a value's first words are what OCR left of its label beyond the wording found (`tailKey`, the
+ * rest of a longer wording: "Piace of" of "/ Place of origin" after "Quê quán"), a stray mark before them
+ * included ("Í Place of residence"): their letters joined spell a piece of it, four letters exactly or one
+ * slip per six letters. The longest run read closest wins; 0 when the value starts with no such run.
+ */
+export function labelRunLength(words: readonly { text: string }[], tailKey: string): number {
+  if (!tailKey) return 0;
+  let best = { n: 0, d: Infinity };
+  let acc = '';
+  for (let n = 1; n <= Math.min(words.length, 6); n++) {
+    acc += foldKey(words[n - 1].text);
+    if (acc.length > tailKey.length + 2) break;
+    if (acc.length < 4) continue;
+    const d = substringDistance(acc, tailKey);
+    if (d <= Math.floor(acc.length / 6) && d <= best.d) best = { n, d };
+  }
+  return best.n;
+}
+
+/**
+ * A word that is a label's end glued to the value's first word at a mark ("residence'€hóm", "residene'hu"):
+ * the two, the value's part a word of its own (its box the share of its letters); undefined for any other word.
+ */
+export function splitLabelGlue(word: CardWord, labelKey: string): [CardWord, CardWord] | undefined {
+  const m = /^(\p{L}{3,})([^\p{L}\p{N}\s]+)(\p{L}[\p{L}\p{N}]*[,.;]?)$/u.exec(word.text);
+  if (!m || !isLabelPiece(m[1], labelKey) || isLabelPiece(m[3], labelKey)) return undefined;
+  const cut = Math.round((word.width * (m[1].length + m[2].length)) / word.text.length);
+  return [
+    { ...word, text: m[1] + m[2], width: cut },
+    { ...word, text: m[3], left: word.left + cut, width: word.width - cut },
+  ];
 }
 
 /**

@@ -3,7 +3,7 @@
  * label (or read in a band), then each value normalised and validated.
  */
 import type { CardKind, CardLayout, IdCardField } from '../layouts.js';
-import { danglingStreet, isStreetWord, parseAddress, provinceByIdCode, gazetteer, splitGluedStreetWord, type ParsedAddress } from './address.js';
+import { danglingStreet, isStreetWord, parseAddress, provinceByIdCode, gazetteer, splitGluedStreetWord, streetTypeOf, type ParsedAddress } from './address.js';
 import type { OcrWord } from './ocr.js';
 import { fold, foldKey, levenshtein, tidy } from './text.js';
 
@@ -467,7 +467,10 @@ function normalisePlace(kind: CardKind, r: RawField): { value: FieldValue; parse
   // Cards printed before the July 2025 reform print three levels: there a place without its district lost a part.
   const threeLevels = kind !== 'cccd_2024_back';
   const whole = parsed.ward !== '' && parsed.province !== '' && (parsed.district !== '' || !threeLevels) && parsed.street.trim() === '';
-  return { value: { value: parsed.text, conf: r.conf, valid: parsed.matched >= 2 && !bareNumber, invalid: parsed.matched === 0, unsure: !whole || undefined }, parsed };
+  // A name kept as printed where the list places a tone mark elsewhere ("Hoà" / "Hòa": OCR misplaces marks too),
+  // or a district restored from its ward (its printed marks unknown).
+  const unsure = !whole || parsed.spellingUnsure;
+  return { value: { value: parsed.text, conf: r.conf, valid: parsed.matched >= 2 && !bareNumber, invalid: parsed.matched === 0, unsure: unsure || undefined }, parsed };
 }
 
 /**
@@ -538,6 +541,8 @@ function withoutStrayLead(r: RawField): ParsedAddress {
   const words = r.text.split(' ');
   const first = words[0].replace(/[^\p{L}\p{N}]/gu, '');
   if (words.length < 3 || first.length > 3 || /\d/.test(first) || isStreetWord(first) || !parsed.street.startsWith(words[0].replace(/[,.;:]+$/, ''))) return parsed;
+  // A capitalised syllable read surely is a name's first word ("Văn Phú"), not a stray mark.
+  if ((r.words?.[0]?.conf ?? 0) >= 80 && /^\p{Lu}\p{Ll}+$/u.test(first) && vietnameseWord(first)) return parsed;
   const rest = { text: words.slice(1).join(' '), conf: r.conf, words: r.words?.slice(1) };
   const trimmed = parseAddressWords(rest);
   return trimmed.matched >= parsed.matched ? trimmed : parsed;
@@ -556,10 +561,13 @@ function parseAddressWords(field: RawField): ParsedAddress {
   const all = parseAddress(r.text);
   // A stray mark glued to a word ("[hôn") is not a reason to drop it: judge the word without it.
   const bare = (t: string) => t.replace(/^[^\p{L}\p{N}]+/u, '');
-  // Only words that cannot be Vietnamese are candidates ("UHIUUH", "NT"): an unsure "Tổ" or "Tỉnh" stays.
+  // Only words that cannot be Vietnamese are candidates ("UHIUUH", "NT"): an unsure "Tổ" or "Tỉnh" stays, and so
+  // do a street type's abbreviation ("Tdp" read unsurely) and a first word that stands for a street type however damaged
+  // ("t{hóm 9" for Khóm 9).
+  const streetLead = (i: number) => isStreetWord(r.words![i].text) || (i === 0 && streetTypeOf(r.words![0].text, r.words![1]?.text) !== undefined);
   const sure = (r.words ?? [])
     .map((w) => ({ ...w, text: bare(w.text) }))
-    .filter((w) => w.text && (w.conf >= UNSURE_WORD || /^\d+[,.]?$/.test(w.text) || vietnameseWord(w.text)));
+    .filter((w, i) => w.text && (w.conf >= UNSURE_WORD || /^\d+[,.]?$/.test(w.text) || vietnameseWord(w.text) || streetLead(i)));
   if (!r.words || sure.length === 0 || sure.every((w, i) => w.text === r.words![i]?.text)) return all;
   const trimmed = parseAddress(tidy(sure.map((w) => w.text).join(' ')));
   return trimmed.matched >= all.matched && trimmed.exact >= all.exact ? trimmed : all;

@@ -34,3 +34,17 @@ export function levenshtein(a: string, b: string): number {
 export function tidy(s: string): string {
   return s.normalize('NFC').replace(/\s+/g, ' ').trim();
 }
+
+/** Vietnamese tone marks (combining, after NFD): grave, acute, tilde, hook above, dot below. */
+const TONE = '[\u0300\u0301\u0303\u0309\u0323]';
+const OLD_STYLE_OA = new RegExp(`([oO])(${TONE})([aAeE])(?!\\p{L})`, 'gu');
+const OLD_STYLE_UY = new RegExp(`([uU])(${TONE})([yY])(?!\\p{L})`, 'gu');
+
+/**
+ * A spelling with its tone marks placed the new way: an open syllable ending in "oa", "oe" or "uy" carries the
+ * mark on its last vowel ("Hòa" -> "Hoà", "Thúy" -> "Thuý"). Both placements are printed (cards, the official
+ * list), so two spellings equal after this differ only in where the mark sits.
+ */
+export function toneKey(s: string): string {
+  return s.normalize('NFD').replace(OLD_STYLE_OA, '$1$3$2').replace(OLD_STYLE_UY, '$1$3$2').normalize('NFC');
+}
