@@ -48,15 +48,19 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
   const mrz = words.filter((w) => (w.text.match(/</g) ?? []).length >= 3).length >= 2 || /idvnm/.test(text.replace(/[^a-z]/g, ''));
   // Bilingual (chip card): an English label phrase, or two of the English words only bilingual cards print read
   // one by one ("ldentity Card", "Fi name": the phrases garbled, the words not).
-  const bilingual = has('full name', 'date of birth', 'place of origin', 'nationality', 'citizen identity') || englishWords(words).size >= 2;
+  const english = englishWords(words);
+  const bilingual = has('full name', 'date of birth', 'place of origin', 'nationality', 'citizen identity') || english.size >= 2;
   const back = has('dac diem', 'ngon tro', 'dau vet') || mrz;
   const is2024Back = has('noi cu tru', 'dang ky khai sinh', 'place of birth', 'nam het han', 'bo cong an');
   // The older cards' title is "CĂN CƯỚC CÔNG DÂN" / "Citizen Identity Card": the whole title, since "công dân"
   // alone is one letter from a name's "CÔNG VĂN". The 2024 card's is "CĂN CƯỚC" alone on its row: with a front's
   // id number or labels, that names it when its own labels are garbled.
   const frontLike = idLength(words) === 12 || has('quoc tich', 'gioi tinh', 'ngay thang nam sinh');
+  // The 2024 front prints no place of origin, residence or expiry (its back does): a front that does is older.
+  const olderFront = ['origin', 'residence', 'expiry'].some((e) => english.has(e)) || has('que quan', 'noi thuong tru', 'co gia tri den');
   const is2024Front =
     !back &&
+    !olderFront &&
     !has('cuoc cong dan', 'citizen') &&
     (has('chu dem va ten', 'ten khai sinh', 'dinh danh ca nhan', 'identity card') || (titleAlone(words) && frontLike && !is2024Back));
   if (is2024Front) return { kind: 'cccd_2024_front', why: 'CĂN CƯỚC with the 2024 labels, or alone on its row on a front' };
@@ -83,6 +87,8 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
   if (mrz) return { kind: 'cccd_chip_back', why: 'MRZ' };
   // A front whose title was lost: the labels still say which.
   if (has('ho va ten', 'que quan', 'noi thuong tru')) return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: 'front labels without a title' };
+  // Or only English label words of the chip front were read ("Place of Origin" beside a garbled "Quê quán").
+  if (bilingual && olderFront && !back) return { kind: 'cccd_chip_front', why: "the chip front's English labels without a title" };
   return undefined;
 }
 

@@ -625,6 +625,10 @@ describe('kind and side from content', () => {
     assert.notEqual(kindOf('CĂN CƯỚC CÔNG DÂN', 'Sổ đjnk dan cá nhên', '001090012345'), 'cccd_2024_front');
     // Without a front's number or labels the title alone names nothing.
     assert.equal(kindOf('CĂN CƯỚC', 'lDENTlTY CAHD'), undefined);
+    // A front that prints a place of origin or an expiry is no 2024 front (its back prints those): with the title
+    // lost and "Citizen" garbled, "Identity Card" and the English labels name the chip front.
+    const chip = ['Cizcn Identity Card', 'Sô: 001090012345', 'Hq và tên Ful name:', 'Gu quan / Place of Origin:'];
+    assert.equal(kindOf(...chip), 'cccd_chip_front');
   });
   it('matches phrases with OCR slips', () => {
     assert.ok(fuzzyHas('xyzcancuoccongdanabc', 'căn cước công dân'));
