@@ -638,17 +638,18 @@ export function valuesByShape(
   // the card prints nowhere else, as printed (a capital, then small letters with their marks): "Việt Nam" (the only
   // nationality a citizen's card prints; the headline's "VIỆT NAM" / "VIET NAM" is in capitals) and "Nữ" or "Nam"
   // standing alone (not after "Việt", not before another place name's word: "Nam Định"). One candidate only.
-  const sure = free.filter(({ w }) => w.conf >= 60);
-  const next = (k: number) => (sure[k + 1]?.si === sure[k].si ? sure[k + 1].w : undefined);
-  const prev = (k: number) => (sure[k - 1]?.si === sure[k].si ? sure[k - 1].w : undefined);
+  // Neighbours on the line among all free words; the candidates themselves read surely (>= 60).
+  const next = (k: number) => (free[k + 1]?.si === free[k].si ? free[k + 1].w : undefined);
+  const prev = (k: number) => (free[k - 1]?.si === free[k].si ? free[k - 1].w : undefined);
+  const sure = (w: CardWord | undefined) => w !== undefined && w.conf >= 60;
   const word = (w: CardWord | undefined) => w?.text.replace(/[^\p{L}]/gu, '') ?? '';
   if (wants('nationality')) {
-    const pairs = sure.flatMap(({ w }, k) => (word(w) === 'Việt' && word(next(k)) === 'Nam' ? [[w, next(k)!]] : []));
+    const pairs = free.flatMap(({ w }, k) => (sure(w) && sure(next(k)) && word(w) === 'Việt' && word(next(k)) === 'Nam' ? [[w, next(k)!]] : []));
     if (pairs.length === 1) out.nationality = atWords(pairs[0]);
   }
   if (wants('sex')) {
     const placeWord = (w: CardWord | undefined) => w !== undefined && /^\p{Lu}\p{Ll}/u.test(word(w));
-    const alone = sure.filter(({ w }, k) => ['Nữ', 'Nam'].includes(word(w)) && word(prev(k)) !== 'Việt' && !placeWord(next(k)) && !placeWord(prev(k)));
+    const alone = free.filter(({ w }, k) => sure(w) && ['Nữ', 'Nam'].includes(word(w)) && word(prev(k)) !== 'Việt' && !placeWord(next(k)) && !placeWord(prev(k)));
     if (alone.length === 1) out.sex = atWords([alone[0].w]);
   }
   // The name whose label was not read ("lọ, chứ #4 và tên khai s29:"): the one line left in capitals that is a

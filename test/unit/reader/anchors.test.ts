@@ -219,6 +219,9 @@ describe('values by geometry', () => {
     assert.deepEqual(byShape([...headline, ...line('Quxc Việt Nam', 300, 515)]), { nationality: 'Việt Nam' });
     assert.deepEqual(byShape([...headline, ...line('Xóm 7, Nam Định', 300, 515)]), {});
     assert.deepEqual(byShape([...line('Nữ', 790, 480), ...line('Nam', 300, 515)]), {});
+    // A garbled label read unsurely before the value: the value's neighbour is that word, not the label's sure first word.
+    const label = [...line('Gxới', 316, 406), ...line('tan:', 369, 406, 42), ...line('Nam', 442, 404)];
+    assert.deepEqual(byShape([...headline, ...label]), { sex: 'Nam' });
   });
   it("anchors the id at the number's label with a number after it, over a closer match without one", () => {
     const words = [
