@@ -11,6 +11,7 @@
 import type { Box, IdCardField } from '../layouts.js';
 import type { DocumentModel, FieldSpec } from '../documents/model.js';
 import type { OcrWord } from './ocr.js';
+import { normaliseName, plausibleName } from './fields.js';
 import { foldKey, levenshtein } from './text.js';
 
 /** A word in flat-card pixels. */
@@ -307,12 +308,16 @@ export function findLabels<F extends string>(segments: Segment[], model: Documen
     const label = starts.reduce((a, b) => (b.key.length < a.key.length ? b : a));
     hits.push({ field, label: label.label, segment: si, start: lead, end: seg.words.length, distance: label.key.length - acc.length, box, partial: true });
   });
-  // One anchor per field: the closest match, then the first from the top.
+  // One anchor per field: the closest match, then the first from the top. A number's label with no number of an
+  // id's length after it on its line (a damaged expiry label read as "Số" before a garbled date) comes after one
+  // that has it ("Số / No." read with a slip before the id).
   const chosen = new Map<F, LabelHit<F>>();
+  const numberAfter = (h: LabelHit<F>) => segments[h.segment].words.slice(h.end).some((w) => /\d{9}/.test(w.text));
   for (const h of hits) {
     if (!h.field) continue;
     const c = chosen.get(h.field);
-    const score = (x: LabelHit<F>) => x.distance / Math.max(1, foldKey(x.label).length);
+    const unshaped = (x: LabelHit<F>) => (specOf(x.field)?.style === 'digits' && !numberAfter(x) ? 1 : 0);
+    const score = (x: LabelHit<F>) => unshaped(x) + x.distance / Math.max(1, foldKey(x.label).length);
     if (!c || score(h) < score(c)) chosen.set(h.field, h);
   }
   return hits.filter((h) => !h.field || chosen.get(h.field) === h);
@@ -385,17 +390,43 @@ export function assignValues<F extends string>(segments: Segment[], hits: LabelH
     if (words.length === 0 && !next) later.push([spec, h]);
     else take(spec, h, words, next);
   }
-  for (const [spec, h] of later) take(spec, h, wordsBeyondGap(ctx, h), undefined);
+  for (const [spec, h] of later) {
+    const beyond = wordsBeyondGap(ctx, h);
+    // Pieces beyond the gap of another shape are another field's (the sex's label right of the date's), not its value.
+    if (beyond.length > 0 && !besideShape(spec, beyond)) ctx.segments.forEach((seg, i) => seg.words.some((w) => beyond.includes(w)) && ctx.used.delete(i));
+    take(spec, h, besideShape(spec, beyond) ? beyond : [], undefined);
+  }
   return out;
 }
 
 /** The words after the label on its own line, up to the next label there. */
 function wordsBesideLabel<F extends string>(segments: Segment[], spec: FieldSpec<F>, h: LabelHit<F>, next: LabelHit<F> | undefined): CardWord[] {
   const words = segments[h.segment].words.slice(h.end, next ? next.start : undefined);
-  // A date or number beside its label has digits: words without any are what is left of the label
-  // ("/ Da ø epwy:"), and the value is on the next line.
-  if ((spec.style === 'date' || spec.style === 'digits') && !words.some((w) => /\d/.test(w.text))) return [];
-  return words;
+  return besideShape(spec, words) ? words : [];
+}
+
+/**
+ * Whether words on a label's row can be its value. A date or number has digits: words without any are what is
+ * left of the label ("/ Da ø epwy:"), and so are a few digits among them ("(2sep oể hi:" of "/ Date of birth:"):
+ * a date has eight, an id nine or more; the value is then on the next line. A name is printed in capitals:
+ * lower-case words after its label are the label's English half read badly ("Fi name", "Eư0 na/ne" of
+ * "/ Full name").
+ */
+function besideShape(spec: FieldSpec<string>, words: readonly CardWord[]): boolean {
+  if (spec.style === 'date' || spec.style === 'digits') return words.map((w) => w.text.replace(/\D/g, '')).join('').length >= MIN_VALUE_DIGITS;
+  if (spec.style === 'name') return capitalised(words);
+  return true;
+}
+
+/** Digits a date or number beside its label has at least (a date eight, read with a slip or two). */
+const MIN_VALUE_DIGITS = 4;
+
+/** Whether a word of two letters or more is written in capitals (names are printed so on every card). */
+export function capitalised(words: readonly Pick<CardWord, 'text'>[]): boolean {
+  return words.some((w) => {
+    const letters = w.text.replace(/[^\p{L}]/gu, '');
+    return letters.length >= 2 && letters === letters.toLocaleUpperCase('vi');
+  });
 }
 
 /**
@@ -405,11 +436,29 @@ function wordsBesideLabel<F extends string>(segments: Segment[], spec: FieldSpec
 function wordsBeyondGap<F extends string>(ctx: ValueContext<F>, h: LabelHit<F>): CardWord[] {
   const { segments, used, freeLead } = ctx;
   const words: CardWord[] = [];
+  const overlap = (x: Segment, b: Box) => Math.min(x.bottom, b.y + b.h) - Math.max(x.top, b.y);
+  const centre = (top: number, bottom: number) => (top + bottom) / 2;
+  // On the label's row: overlapping it by half the lower line's height; or, a value printed a little higher than
+  // its smaller label (a card bent in the photo: "Nữ" a label height above "Giới tính / Sex:"), overlapping it at
+  // all and nearer its middle than any other label's on its left.
+  const onRow = (x: Segment) => {
+    const o = overlap(x, h.box);
+    if (o > 0.5 * Math.min(x.bottom - x.top, h.box.h)) return true;
+    if (o <= 0) return false;
+    const mid = centre(x.top, x.bottom);
+    const row = centre(h.box.y, h.box.y + h.box.h);
+    const own = Math.abs(mid - row);
+    // Labels of other rows only (the sex's label beside the nationality's is on the same row).
+    return ctx.hits.every((o2) => {
+      const c = centre(o2.box.y, o2.box.y + o2.box.h);
+      return o2 === h || o2.box.x >= x.left || Math.abs(c - row) < 0.5 * h.box.h || Math.abs(mid - c) > own;
+    });
+  };
   const row = segments
     .map((x, i) => ({ x, i }))
     .filter(() => !h.partial)
     .filter(({ x, i }) => i !== h.segment && !used.has(i) && x.left > h.box.x + h.box.w - 5)
-    .filter(({ x }) => Math.min(x.bottom, h.box.y + h.box.h) - Math.max(x.top, h.box.y) > 0.5 * Math.min(x.bottom - x.top, h.box.h))
+    .filter(({ x }) => onRow(x))
     .sort((a, b) => a.x.left - b.x.left);
   let unsure: { i: number; lead: CardWord[] } | undefined;
   for (const { i } of row) {
@@ -541,9 +590,11 @@ function valueWithLinesBelow<F extends string>(
     const left = stray || wordLike ? Math.min(first.left, stray ? Infinity : s.left) : s.left;
     // Same line band (another column): its top above the last line's bottom; for a place, also most of the smaller
     // of the two level with the other (the detector's line boxes are tall: the next row's may reach a third into
-    // this one's, and the address's second line was lost).
+    // this one's, and the address's second line was lost). A name line whose middle is below the label's bottom is
+    // the name however far the label's box reaches down (a detected label line as tall as the name's capitals under it).
     const overlap = Math.min(s.bottom, last.bottom) - Math.max(top, last.top);
-    if (top < last.bottom - 0.3 * last.size && (!place || overlap > 0.5 * Math.min(s.bottom - top, last.bottom - last.top))) continue;
+    const nameBelow = spec.style === 'name' && valueLines.length === 0 && (top + s.bottom) / 2 > last.bottom;
+    if (top < last.bottom - 0.3 * last.size && (!place || overlap > 0.5 * Math.min(s.bottom - top, last.bottom - last.top)) && !nameBelow) continue;
     if (top - last.bottom > 1.25 * Math.max(last.size, s.size)) break;
     // The first value line under a label starts where the label does, or lies under it (a centred heading).
     // Under it means a good part of it (a quarter of the shorter): the expiry's label, ending a few pixels past
@@ -570,6 +621,8 @@ function valueWithLinesBelow<F extends string>(
     // ("ký khai nh / Plac" of "Nơi đăng ký khai sinh / Place of birth").
     if (bilingualLabelLine(lead) || labelStart(lead)) break;
     if (!lead.some((w) => /[\p{L}\p{N}]/u.test(w.text))) continue; // marks only ("-", "~"): artwork, not a line
+    // A name is printed in capitals: a line in lower case ("birth:", a label's English half) is not it.
+    if (spec.style === 'name' && !capitalised(lead)) continue;
     // One character alone ("Ì" left of an address line, a little higher) is a mark: no value is one letter.
     if (lead.length === 1 && lead[0].text.replace(/[^\p{L}\p{N}]/gu, '').length <= 1) continue;
     // A name has no digits and only a date field takes a date: the date of birth beside its label, a little
@@ -642,7 +695,8 @@ const DATE_WORD = /^\D{0,2}(\d{2})[/.-](\d{2})[/.-](\d{4})\D{0,2}$/;
  * artwork): the one word on the card, in no value and no label, that is a number of the id's length, and
  * the one such printed date, taken only when something confirms it is the date of birth: its year is the
  * one the 12-digit id carries, or it is the only date left on a card whose other date (the expiry) was
- * found, and earlier than it, or on a card that prints no other date. Nothing is guessed when there are two candidates.
+ * found, and earlier than it, or on a card that prints no other date. The expiry, the nationality, the sex and
+ * the name likewise, by the words they are printed as (see below). Nothing is guessed when there are two candidates.
  */
 export function valuesByShape(
   segments: Segment[],
@@ -661,11 +715,12 @@ export function valuesByShape(
     });
   });
   const wants = (f: IdCardField) => model.fields.some((s) => s.field === f) && !values[f];
-  const at = (w: CardWord): AnchoredValue => {
-    const box = boxOf([w]);
+  const atWords = (ws: CardWord[]): AnchoredValue => {
+    const box = boxOf(ws);
     const label: LabelHit = { label: '', segment: -1, start: 0, end: 0, distance: 0, box: { x: box.x, y: box.y, w: 0, h: box.h } };
-    return { words: [w], lines: [[w]], lineBoxes: [box], box, label };
+    return { words: ws, lines: [ws], lineBoxes: [box], box, label };
   };
+  const at = (w: CardWord) => atWords([w]);
   let id = values.id?.words
     .map((w) => w.text)
     .join('')
@@ -690,6 +745,33 @@ export function valuesByShape(
         : [];
     if (fromId.length === 1) out.dob = at(fromId[0].w);
     else if (id?.length !== 12 && dates.length === 1 && (doe ? year(dates[0].w) < Number(doe) : !model.fields.some((f) => f.field === 'doe'))) out.dob = at(dates[0].w);
+  }
+  // The nationality and the sex whose labels were not read ("Gaới lạnh Sex", "Quốc ((sề"): their values are words
+  // the card prints nowhere else, as printed (a capital, then small letters with their marks): "Việt Nam" (the only
+  // nationality a citizen's card prints; the headline's "VIỆT NAM" / "VIET NAM" is in capitals) and "Nữ" or "Nam"
+  // standing alone (not after "Việt", not before another place name's word: "Nam Định"). One candidate only.
+  // Neighbours on the line among all free words; the candidates themselves read surely (>= 60).
+  const next = (k: number) => (free[k + 1]?.si === free[k].si ? free[k + 1].w : undefined);
+  const prev = (k: number) => (free[k - 1]?.si === free[k].si ? free[k - 1].w : undefined);
+  const sure = (w: CardWord | undefined) => w !== undefined && w.conf >= 60;
+  const word = (w: CardWord | undefined) => w?.text.replace(/[^\p{L}]/gu, '') ?? '';
+  if (wants('nationality')) {
+    const pairs = free.flatMap(({ w }, k) => (sure(w) && sure(next(k)) && word(w) === 'Việt' && word(next(k)) === 'Nam' ? [[w, next(k)!]] : []));
+    if (pairs.length === 1) out.nationality = atWords(pairs[0]);
+  }
+  if (wants('sex')) {
+    const placeWord = (w: CardWord | undefined) => w !== undefined && /^\p{Lu}\p{Ll}/u.test(word(w));
+    const alone = free.filter(({ w }, k) => sure(w) && ['Nữ', 'Nam'].includes(word(w)) && word(prev(k)) !== 'Việt' && !placeWord(next(k)) && !placeWord(prev(k)));
+    if (alone.length === 1) out.sex = atWords([alone[0].w]);
+  }
+  // The name whose label was not read ("lọ, chứ #4 và tên khai s29:"): the one line left in capitals that is a
+  // name (a family name first, Vietnamese syllables, a given name last), read surely.
+  if (wants('name')) {
+    const isFree = new Set(free.map((f) => f.w));
+    const names = segments
+      .map((seg) => seg.words)
+      .filter((ws) => ws.every((w) => isFree.has(w) && w.conf >= 60 && capitalised([w])) && plausibleName(normaliseName(ws.map((w) => w.text).join(' '))));
+    if (names.length === 1) out.name = atWords(names[0]);
   }
   if (wants('doe')) {
     // The expiry date whose label was not read (real chip fronts print it small, bottom left under the portrait):

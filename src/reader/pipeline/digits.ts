@@ -3,7 +3,7 @@
  * that holds each value, beside Tesseract's reading of the same value.
  */
 import { CARD_HEIGHT, CARD_WIDTH, type Box, type CardLayout, type IdCardField } from '../layouts.js';
-import type { AnchoredValue } from './anchors.js';
+import type { AnchoredValue, CardWord } from './anchors.js';
 import { fieldProbability } from './confidence.js';
 import { normaliseFields, type FieldValue, type NormalisedCard, type RawField } from './fields.js';
 import { recogniseLines } from './recognise.js';
@@ -100,6 +100,14 @@ export function combineDigits(
 
 /** The most lines read when looking for one unplaced field. */
 const MAX_CANDIDATES = 4;
+/** Digits Tesseract read on a line that put it first among the candidates. */
+const MIN_SEEN_DIGITS = 4;
+/** Whether a word's centre lies in box `b`. */
+const inside = (w: CardWord, b: Box) => {
+  const x = w.left + w.width / 2;
+  const y = w.top + w.height / 2;
+  return x >= b.x && x <= b.x + b.w && y >= b.y && y <= b.y + b.h;
+};
 /** A detected line shorter than this many of its heights holds no id or date. */
 const MIN_DIGIT_LINE = 3;
 
@@ -127,6 +135,15 @@ export function unplacedLines(lines: readonly Box[], anchored: Partial<Record<Id
 }
 
 /**
+ * The order in which candidate lines are read: those on which Tesseract read a few digits first (a date whose
+ * label and digits it garbled together), then the likeliest by place (`first`).
+ */
+export function candidateOrder(lines: readonly Box[], first: (a: Box, b: Box) => number, words: readonly CardWord[]): Box[] {
+  const digits = (l: Box) => (words.filter((w) => inside(w, l)).map((w) => w.text.replace(/\D/g, '')).join('').length >= MIN_SEEN_DIGITS ? 0 : 1);
+  return [...lines].sort((a, b) => digits(a) - digits(b) || first(a, b));
+}
+
+/**
  * The id and the expiry date the card's anchoring did not place, looked for by the network on the lines where they
  * may be (unplacedLines): the first reading that its field's validator confirms with the card's other fields (an
  * id's province, century, birth year and sex; an expiry on a 25th, 40th or 60th birthday). One reader alone
@@ -140,10 +157,13 @@ export async function findUnplaced(
   anchored: Partial<Record<IdCardField, AnchoredValue>>,
   layout: CardLayout,
   raw: Partial<Record<IdCardField, RawField>>,
+  words: readonly CardWord[] = [],
 ): Promise<Partial<Record<IdCardField, RawField>>> {
   const wanted: { field: IdCardField; band: { above?: number; below?: number }; first: (a: Box, b: Box) => number }[] = [];
-  const name = anchored.name?.label.box;
-  // The id is printed just above the name: the nearest lines above it first.
+  // The id is printed just above the name: the nearest lines above it first. A name left unplaced (its line read
+  // as nothing that looks like one), the date of birth's label bounds it: the name lies between, and no name
+  // line passes the id's checks.
+  const name = anchored.name?.label.box ?? anchored.dob?.label.box;
   if (layout.fields.includes('id') && !anchored.id && name) wanted.push({ field: 'id', band: { above: name.y }, first: (a, b) => b.y - a.y });
   const dob = anchored.dob?.box;
   // The expiry is the last field printed: the lowest lines first.
@@ -151,7 +171,7 @@ export async function findUnplaced(
   const found: Partial<Record<IdCardField, RawField>> = {};
   for (const { field, band, first } of wanted) {
     // One line at a time, the likeliest first, up to a few: each costs about 0.05 s.
-    for (const line of unplacedLines(lines, anchored, band).sort(first).slice(0, MAX_CANDIDATES)) {
+    for (const line of candidateOrder(unplacedLines(lines, anchored, band), first, words).slice(0, MAX_CANDIDATES)) {
       const [r] = await recogniseLines(gray, width, height, [line]);
       const v = normaliseFields(layout, { ...raw, [field]: { text: r.text, conf: r.conf } }).fields[field];
       if (confirmed(v)) {
@@ -175,11 +195,12 @@ export async function readDigitsAgain(
   layout: CardLayout,
   raw: Partial<Record<IdCardField, RawField>>,
   normal: NormalisedCard,
+  words: readonly CardWord[] = [],
 ): Promise<{ raw: Partial<Record<IdCardField, RawField>>; agreed: IdCardField[] }> {
   try {
     const net = await readDigitFields(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, doubtfulDigitFields(layout, normal, anchored));
     const combined = combineDigits(layout, raw, net);
-    const found = await findUnplaced(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, layout, combined.raw);
+    const found = await findUnplaced(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, layout, combined.raw, words);
     return { raw: { ...combined.raw, ...found }, agreed: combined.agreed };
   } catch {
     // The network's model missing or unloadable: Tesseract's readings stand.

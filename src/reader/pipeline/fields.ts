@@ -421,7 +421,10 @@ function normaliseValue(kind: CardKind, field: IdCardField, r: RawField): FieldV
       return v ? { value: v, conf, valid: true } : undefined;
     }
     case 'nationality': {
-      const v = foldKey(r.text).includes('vietnam') ? 'Việt Nam' : nearest(r.text, ['Việt Nam']);
+      // The identity cards are issued to citizens: the only nationality printed is Việt Nam, so a reading that is
+      // its first word alone ("Việt": "Nam" lost beyond a gap or to the card's edge) is it.
+      const key = foldKey(r.text);
+      const v = key.includes('vietnam') || key === 'viet' ? 'Việt Nam' : nearest(r.text, ['Việt Nam']);
       return v ? { value: v, conf, valid: true } : { value: tidy(r.text), conf, invalid: true };
     }
     case 'ethnicity':
@@ -716,13 +719,12 @@ export function voteName(a: RawField, b: RawField | undefined): RawField {
   const nb = nameOf(b);
   if (!b || !na || !nb || na === nb) return a;
   if (fold(na) !== fold(nb)) {
-    // A word one reading lost (the family name, the last given name): the other, a name with every word of
-    // this one in order and more, is taken, unsure.
-    const fa = fold(na).split(' ');
-    const fb = fold(nb).split(' ');
-    let k = 0;
-    for (const w of fb) if (k < fa.length && w === fa[k]) k++;
-    if (k === fa.length && fb.length > fa.length && plausibleName(nb)) return { ...b, unsure: true };
+    // A word one reading lost (the family name, the last given name): the other, a name that is this one with
+    // words more before or after it, is taken, unsure. A word more inside it is a mark read as one (every
+    // word between is printed a space apart, and OCR loses a word at a line's ends).
+    const fa = fold(na);
+    const fb = fold(nb);
+    if (fb.length > fa.length && (fb.startsWith(fa + ' ') || fb.endsWith(' ' + fa)) && plausibleName(nb)) return { ...b, unsure: true };
     return plausibleName(nb) ? { ...a, unsure: true } : a;
   }
   const wa = nameWords(a);
@@ -733,7 +735,7 @@ export function voteName(a: RawField, b: RawField | undefined): RawField {
 }
 
 /** A family name first, a given name after it (not a middle name), every word a Vietnamese syllable, at most seven. */
-function plausibleName(v: string): boolean {
+export function plausibleName(v: string): boolean {
   const words = v.split(' ');
   // THỊ and VĂN are middle names: a name ending in one lost its given name ("PHAN THỊ" of PHAN THỊ TUYẾT).
   return SURNAMES.includes(words[0]) && words.length >= 2 && words.length <= 7 && words.every(vietnameseWord) && !MIDDLE_ONLY.includes(words[words.length - 1]);

@@ -8,7 +8,7 @@
  */
 import type { CardKind } from '../layouts.js';
 import type { CardWord } from './anchors.js';
-import { fold } from './text.js';
+import { fold, levenshtein } from './text.js';
 
 /** Letters only, accents removed, no spaces: how phrases are compared. */
 const squash = (s: string) => fold(s).replace(/[^a-z0-9<]/g, '');
@@ -46,13 +46,24 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
   const text = squash(words.map((w) => w.text).join(' '));
   const has = (...phrases: string[]) => phrases.some((p) => fuzzyHas(text, p));
   const mrz = words.filter((w) => (w.text.match(/</g) ?? []).length >= 3).length >= 2 || /idvnm/.test(text.replace(/[^a-z]/g, ''));
-  const bilingual = has('full name', 'date of birth', 'place of origin', 'nationality', 'citizen identity');
+  // Bilingual (chip card): an English label phrase, or two of the English words only bilingual cards print read
+  // one by one ("ldentity Card", "Fi name": the phrases garbled, the words not).
+  const english = englishWords(words);
+  const bilingual = has('full name', 'date of birth', 'place of origin', 'nationality', 'citizen identity') || english.size >= 2;
   const back = has('dac diem', 'ngon tro', 'dau vet') || mrz;
-  // The older cards' title is "CĂN CƯỚC CÔNG DÂN" / "Citizen Identity Card": the whole title, since "công dân"
-  // alone is one letter from a name's "CÔNG VĂN".
-  const is2024Front = !back && has('chu dem va ten', 'ten khai sinh', 'dinh danh ca nhan', 'identity card') && !has('cuoc cong dan', 'citizen');
   const is2024Back = has('noi cu tru', 'dang ky khai sinh', 'place of birth', 'nam het han', 'bo cong an');
-  if (is2024Front) return { kind: 'cccd_2024_front', why: 'CĂN CƯỚC with the 2024 labels' };
+  // The older cards' title is "CĂN CƯỚC CÔNG DÂN" / "Citizen Identity Card": the whole title, since "công dân"
+  // alone is one letter from a name's "CÔNG VĂN". The 2024 card's is "CĂN CƯỚC" alone on its row: with a front's
+  // id number or labels, that names it when its own labels are garbled.
+  const frontLike = idLength(words) === 12 || has('quoc tich', 'gioi tinh', 'ngay thang nam sinh');
+  // The 2024 front prints no place of origin, residence or expiry (its back does): a front that does is older.
+  const olderFront = ['origin', 'residence', 'expiry'].some((e) => english.has(e)) || has('que quan', 'noi thuong tru', 'co gia tri den');
+  const is2024Front =
+    !back &&
+    !olderFront &&
+    !has('cuoc cong dan', 'citizen') &&
+    (has('chu dem va ten', 'ten khai sinh', 'dinh danh ca nhan', 'identity card') || (titleAlone(words) && frontLike && !is2024Back));
+  if (is2024Front) return { kind: 'cccd_2024_front', why: 'CĂN CƯỚC with the 2024 labels, or alone on its row on a front' };
   if (has('can cuoc cong dan', 'cuoc cong dan'))
     return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: bilingual ? 'title and bilingual labels' : 'title, Vietnamese-only labels' };
   if (is2024Back && !has('ngon tro', 'dac diem', 'chung minh')) return { kind: 'cccd_2024_back', why: 'residence / birth registration labels' + (mrz ? ' and MRZ' : '') };
@@ -76,7 +87,65 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
   if (mrz) return { kind: 'cccd_chip_back', why: 'MRZ' };
   // A front whose title was lost: the labels still say which.
   if (has('ho va ten', 'que quan', 'noi thuong tru')) return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: 'front labels without a title' };
+  // Or only English label words of the chip front were read ("Place of Origin" beside a garbled "Quê quán").
+  if (bilingual && olderFront && !back) return { kind: 'cccd_chip_front', why: "the chip front's English labels without a title" };
   return undefined;
+}
+
+/**
+ * English words that only the bilingual cards print (title, motto, label halves), as single OCR words: the short
+ * ones read exactly, the longer with a slip (one up to eight letters, two from nine). Never read on a
+ * Vietnamese-only card, whose every printed word is Vietnamese.
+ */
+const ENGLISH_WORDS = [
+  'citizen',
+  'identity',
+  'card',
+  'full',
+  'name',
+  'date',
+  'birth',
+  'sex',
+  'nationality',
+  'place',
+  'origin',
+  'residence',
+  'expiry',
+  'socialist',
+  'republic',
+  'independence',
+  'freedom',
+  'happiness',
+];
+
+/** Which of ENGLISH_WORDS the words hold, each word read alone. */
+export function englishWords(words: readonly Pick<CardWord, 'text'>[]): Set<string> {
+  const found = new Set<string>();
+  for (const w of words) {
+    const k = squash(w.text).replace(/[^a-z]/g, '');
+    if (k.length < 3) continue;
+    for (const e of ENGLISH_WORDS) {
+      const tol = e.length <= 4 ? 0 : e.length <= 8 ? 1 : 2;
+      if (Math.abs(k.length - e.length) <= tol && levenshtein(k, e) <= tol) found.add(e);
+    }
+  }
+  return found;
+}
+
+/**
+ * Whether the card's title reads "CĂN CƯỚC" with nothing after it on its row (the 2024 card; the older cards go
+ * on with "CÔNG DÂN"): a word "căn" followed on its row by "cước", and no word after that within two letter heights.
+ */
+export function titleAlone(words: readonly CardWord[]): boolean {
+  const key = (w: CardWord) => squash(w.text).replace(/[^a-z]/g, '');
+  const sameRow = (a: CardWord, b: CardWord) => Math.min(a.top + a.height, b.top + b.height) - Math.max(a.top, b.top) > 0.5 * Math.min(a.height, b.height);
+  const after = (a: CardWord, b: CardWord) => b.left > a.left + 0.5 * a.width && b.left - (a.left + a.width) < 2 * Math.max(a.height, b.height) && sameRow(a, b);
+  for (const can of words.filter((w) => key(w) === 'can')) {
+    const cuoc = words.find((w) => after(can, w) && levenshtein(key(w), 'cuoc') <= 1);
+    if (!cuoc) continue;
+    if (!words.some((w) => w !== can && w !== cuoc && after(cuoc, w) && /[\p{L}\p{N}]/u.test(w.text))) return true;
+  }
+  return false;
 }
 
 /** 9 or 12 when the card shows a number of that many digits and none of the other length. */

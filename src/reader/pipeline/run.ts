@@ -531,7 +531,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     // The id and dates read again by the recognition network (digits.ts).
     const { detected } = card;
     if (detected && words === detected.words) {
-      const digits = await readDigitsAgain(flat.gray, detected.lines, anchored, layout, raw, normal);
+      const digits = await readDigitsAgain(flat.gray, detected.lines, anchored, layout, raw, normal, words);
       raw = digits.raw;
       normal = normaliseFields(layout, raw);
       for (const f of digits.agreed) if (normal.fields[f]) normal.fields[f].unsure = false;

@@ -18,7 +18,7 @@ import { missingDigitsWidth } from '../../../src/reader/pipeline/run.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import { mergedId, normaliseFields, rawFromLines, repairMarkNoun, voteName } from '../../../src/reader/pipeline/fields.js';
 import { parseAddress } from '../../../src/reader/pipeline/address.js';
-import { detectKind, fuzzyHas } from '../../../src/reader/pipeline/kind.js';
+import { detectKind, englishWords, fuzzyHas, titleAlone } from '../../../src/reader/pipeline/kind.js';
 import { crossCheckMrz, readMrz, writeMrz } from '../../../src/reader/pipeline/mrz.js';
 import { LAYOUTS } from '../../../src/reader/layouts.js';
 
@@ -154,6 +154,98 @@ describe('values by geometry', () => {
     assert.equal(r.text.address, 'Số 136 Trần Hưng Đạo, Quỳnh Xuân, Hoàng Mai, Nghệ An');
     assert.equal(r.values.address?.lines.length, 2);
     assert.equal(r.text.doe, '28/01/2034');
+  });
+  it("takes no lower-case words for a name: the label's English half read badly beside it, a label line below it", () => {
+    const words = [
+      ...line('Họ và tên Fi namc', 300, 300),
+      ...line('TRẦN BẢO NGỌC', 302, 335),
+      ...line('birth:', 480, 362),
+      ...line('Ngày sinh Date of birth: 01/02/1990', 300, 372),
+    ];
+    const r = read('cccd_chip_front', words);
+    assert.equal(r.text.name, 'TRẦN BẢO NGỌC');
+    // The name's line lost: no lower-case line under the label is taken for it.
+    const lost = read('cccd_chip_front', [...line('Họ và tên Fi namc', 300, 300), ...line('birth: ob', 310, 336), ...line('Ngày sinh: 01/02/1990', 300, 372)]);
+    assert.equal(lost.text.name, undefined);
+  });
+  it("takes the name under a label whose box reaches down into the name's row", () => {
+    // A detected label line as tall as the name's capitals: its bottom below the name's top.
+    const label = line('Họ và tên / Full name:', 300, 300).map((w) => ({ ...w, height: 34 }));
+    const name = line('LÊ THU HÀ', 298, 320).map((w) => ({ ...w, height: 32 }));
+    const r = read('cccd_chip_front', [...label, ...name, ...line('Ngày sinh: 01/02/1990', 300, 372)]);
+    assert.equal(r.text.name, 'LÊ THU HÀ');
+  });
+  it("takes a date from below its label when the label's row holds only a few digits (the English half read badly)", () => {
+    const words = [...line('Ngày, tháng, năm sinh (2ate ol bi:', 300, 440), ...line('12/03/1979', 305, 470)];
+    assert.equal(read('cccd_2024_front', words).text.dob, '12/03/1979');
+    // A date beside its label stays.
+    assert.equal(read('cccd_2024_front', line('Ngày, tháng, năm sinh: 12/03/1979', 300, 440)).text.dob, '12/03/1979');
+    // Pieces beyond a wide gap on the label's row without digits (the next label) are not the date.
+    const gap = [...line('Ngày, tháng, năm sinh', 300, 440), ...line('Gxới tjnh Sex', 735, 440), ...line('12/03/1979', 305, 470)];
+    assert.equal(read('cccd_2024_front', gap).text.dob, '12/03/1979');
+  });
+  it('takes a value printed a little higher than its smaller label on its row, not one nearer another label', () => {
+    // Labels 20 px tall, values 26 px tall and 16 px higher (a card bent in the photo).
+    const up = (t: string, x: number, y: number) => line(t, x, y).map((w) => ({ ...w, height: 26 }));
+    const words = [
+      ...line('Ngày sinh / Date of birth:', 300, 380),
+      ...up('01/02/1990', 600, 372),
+      ...line('Giới tính / Sex:', 300, 440),
+      ...up('Nữ', 480, 424),
+      ...line('Quốc tịch / Nationality:', 560, 440),
+      ...up('Việt Nam', 830, 424),
+    ];
+    const r = read('cccd_chip_front', words);
+    assert.equal(r.text.sex, 'Nữ');
+    assert.equal(r.text.nationality, 'Việt Nam');
+    assert.equal(r.text.dob, '01/02/1990');
+    // A piece overlapping the label's top but nearer the row above's label is that row's, not this label's value.
+    const above = [...line('Ngày sinh:', 300, 400), ...line('Giới tính:', 300, 424), ...up('Kinh', 480, 404)];
+    assert.equal(read('cccd_chip_front', above).text.sex, undefined);
+  });
+  it('finds the nationality and the sex by their printed words when their labels are unreadable, only when unambiguous', () => {
+    const model = DOCUMENTS.cccd_2024_front;
+    const byShape = (words: CardWord[]) => {
+      const segments = segmentLines(words);
+      const hits = findLabels(segments, model);
+      const values = assignValues(segments, hits, model);
+      const shaped = valuesByShape(segments, hits, values, model, 12);
+      return Object.fromEntries(Object.entries(shaped).map(([f, v]) => [f, v!.words.map((w) => w.text).join(' ')]));
+    };
+    const headline = line('CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM', 300, 30);
+    const garbled = [...headline, ...line('Gxói lạnh Sxx', 700, 440), ...line('Nữ', 790, 480), ...line('Quxc ((sề', 300, 515), ...line('Việt Nam', 350, 550)];
+    assert.deepEqual(byShape(garbled), { sex: 'Nữ', nationality: 'Việt Nam' });
+    // The headline's VIỆT NAM, "Nam" after "Việt" or before a place's word ("Nam Định") are no sex; two candidates: nothing.
+    assert.deepEqual(byShape([...headline, ...line('Quxc Việt Nam', 300, 515)]), { nationality: 'Việt Nam' });
+    assert.deepEqual(byShape([...headline, ...line('Xóm 7, Nam Định', 300, 515)]), {});
+    assert.deepEqual(byShape([...line('Nữ', 790, 480), ...line('Nam', 300, 515)]), {});
+    // A garbled label read unsurely before the value: the value's neighbour is that word, not the label's sure first word.
+    const label = [...line('Gxới', 316, 406), ...line('tan:', 369, 406, 42), ...line('Nam', 442, 404)];
+    assert.deepEqual(byShape([...headline, ...label]), { sex: 'Nam' });
+  });
+  it("anchors the id at the number's label with a number after it, over a closer match without one", () => {
+    const words = [
+      ...line('Sô: Nq. 001090012345', 300, 270),
+      ...line('Họ và tên:', 300, 320),
+      ...line('LÊ THU HÀ', 300, 350),
+      ...line('Số 11/7 2ö: 15/07/2031 Xóm 2', 300, 560),
+    ];
+    assert.equal(read('cccd_12_front', words).text.id, '001090012345');
+  });
+  it("finds the name by its shape when its label is unreadable: the one free line in capitals that is a name", () => {
+    const model = DOCUMENTS.cccd_2024_front;
+    const byShape = (words: CardWord[]) => {
+      const segments = segmentLines(words);
+      const hits = findLabels(segments, model);
+      const values = assignValues(segments, hits, model);
+      return valuesByShape(segments, hits, values, model, 12).name?.words.map((w) => w.text).join(' ');
+    };
+    const card = [...line('CĂN CƯỚC', 370, 170), ...line('001090012345', 300, 300), ...line('Hq, chx #4 và tẻn khcl', 295, 340)];
+    assert.equal(byShape([...card, ...line('LÊ THU HÀ', 300, 390)]), 'LÊ THU HÀ');
+    // Two such lines, a line in capitals that is no name, or a name read unsurely: nothing.
+    assert.equal(byShape([...card, ...line('LÊ THU HÀ', 300, 390), ...line('TRẦN VĂN AN', 300, 430)]), undefined);
+    assert.equal(byShape([...card, ...line('KHU VỰC BA', 300, 390)]), undefined);
+    assert.equal(byShape([...card, ...line('LÊ THU HÀ', 300, 390, 40)]), undefined);
   });
   it('splits a line OCR ran on into the next column under a label-only line, and skips label leftovers before a date', () => {
     const words = [
@@ -517,6 +609,30 @@ describe('kind and side from content', () => {
     assert.equal(kindOf(...front), 'cccd_2024_front');
     assert.notEqual(kindOf('Số định danh cá nhân / Personal identification number:', '030069850239'), 'cccd_chip_back');
   });
+  it('tells a chip front by English words read one by one when its English phrases are garbled', () => {
+    // "Citizen Identity Card" and "Full name" each damaged past the phrase match; "Card" and "name" read alone.
+    const chip = ['CĂN CƯỚC CÔNG DÂN', 'Cltlzsn ldcntlty Card', 'Số: 001090012345', 'Họ và tên / Fu) name:'];
+    assert.equal(kindOf(...chip), 'cccd_chip_front');
+    assert.deepEqual([...englishWords(line('Cltlzsn ldcntlty Card Fu) name', 0, 0))].sort(), ['card', 'name']);
+    // One such word is not enough, and the Vietnamese-only card's words name none ("NAM", "CÔNG" are no "name").
+    assert.equal(kindOf('CĂN CƯỚC CÔNG DÂN', 'Số: 001090012345', 'Họ và tên: Card', 'Giới tính: Nam Quốc tịch: Việt Nam'), 'cccd_12_front');
+    assert.equal(englishWords(line('Giới tính: Nam Quốc tịch: Việt Nam CÔNG DÂN', 0, 0)).size, 0);
+  });
+  it('tells the 2024 front by its title alone on its row when its labels are garbled', () => {
+    // "CĂN CƯỚC" with nothing after it on the row, a 12-digit number, no label read well enough.
+    const front = ['CĂN CƯỚC', 'lDENTlTY CAHD', 'Sổ đjnk dan cá nhên', '001090012345', 'Hq, chx dcm và tẻn khcl sirh'];
+    assert.equal(kindOf(...front), 'cccd_2024_front');
+    assert.ok(titleAlone(line('CĂN CƯỚC', 300, 40)));
+    // The older title goes on with CÔNG DÂN on the same row: not the 2024 card.
+    assert.ok(!titleAlone(line('CĂN CƯỚC CÔNG DÂN', 300, 40)));
+    assert.notEqual(kindOf('CĂN CƯỚC CÔNG DÂN', 'Sổ đjnk dan cá nhên', '001090012345'), 'cccd_2024_front');
+    // Without a front's number or labels the title alone names nothing.
+    assert.equal(kindOf('CĂN CƯỚC', 'lDENTlTY CAHD'), undefined);
+    // A front that prints a place of origin or an expiry is no 2024 front (its back prints those): with the title
+    // lost and "Citizen" garbled, "Identity Card" and the English labels name the chip front.
+    const chip = ['Cizcn Identity Card', 'Sô: 001090012345', 'Hq và tên Ful name:', 'Gu quan / Place of Origin:'];
+    assert.equal(kindOf(...chip), 'cccd_chip_front');
+  });
   it('matches phrases with OCR slips', () => {
     assert.ok(fuzzyHas('xyzcancuoccongdanabc', 'căn cước công dân'));
     assert.ok(fuzzyHas('xyzcancuocc0ngdanabc', 'căn cước công dân'));
@@ -612,12 +728,25 @@ describe('confidence', () => {
     const lost = voteName(raw('HOÀNG THANH', [92, 93]), raw('HOÀNG THANH HẰNG', [92, 93, 93]));
     assert.equal(lost.text, 'HOÀNG THANH HẰNG');
     assert.equal(lost.unsure, true);
+    // A word more inside the name is a mark read as one: the first reading kept.
+    const inside = voteName(raw('ĐINH LỆ MAI', [95, 95, 95]), raw('ĐINH LỆ TEM MAI', [90, 90, 40, 90]));
+    assert.equal(inside.text, 'ĐINH LỆ MAI');
+    const before = voteName(raw('LỆ MAI', [95, 95]), raw('ĐINH LỆ MAI', [90, 90, 90]));
+    assert.equal(before.text, 'ĐINH LỆ MAI');
     // A second reading that is no name (label words, noise) changes nothing.
     assert.equal(voteName(same, raw('NGÀY SINH DATE', [90, 90, 90])), same);
     // Two names that differ in letters: the first kept, unsure.
     const other = voteName(raw('LÊ VĂN AN', [95, 95, 95]), raw('LÊ VĂN AM', [90, 90, 90]));
     assert.equal(other.text, 'LÊ VĂN AN');
     assert.equal(other.unsure, true);
+  });
+  it('reads a nationality cut after its first word as Việt Nam, the only one the cards print', () => {
+    const cut = normaliseFields(LAYOUTS.cccd_chip_front, { nationality: { text: 'Việt', conf: 90 } });
+    assert.equal(cut.fields.nationality?.value, 'Việt Nam');
+    assert.equal(cut.fields.nationality?.valid, true);
+    // A place read into the nationality is not made Việt Nam.
+    const place = normaliseFields(LAYOUTS.cccd_chip_front, { nationality: { text: 'Tân Lập, Bắc Giang', conf: 90 } });
+    assert.equal(place.fields.nationality?.invalid, true);
   });
   it('repairs the first word of a marks description and drops a stray word before an address', () => {
     for (const t of ['ẹo chấm', '(ốt ruồi', 'INốt ruồi', 'Wốt ruồi']) assert.match(repairMarkNoun(t), /^(Sẹo|Nốt) /, t);

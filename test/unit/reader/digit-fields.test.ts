@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { LAYOUTS, type Box, type IdCardField } from '../../../src/reader/layouts.js';
 import type { AnchoredValue } from '../../../src/reader/pipeline/anchors.js';
-import { combineDigits, digitLineBox, findUnplaced, unplacedLines } from '../../../src/reader/pipeline/digits.js';
+import { candidateOrder, combineDigits, digitLineBox, findUnplaced, unplacedLines } from '../../../src/reader/pipeline/digits.js';
 
 /** An anchored one-line value at `box`, its label at `label`. */
 function anchoredAt(box: Box, label: Box): AnchoredValue {
@@ -95,6 +95,23 @@ describe('Tesseract and the network made one', () => {
   });
 });
 
+describe('the order unplaced lines are read in', () => {
+  it('reads first the lines on which Tesseract saw a few digits, then the lowest', () => {
+    const lines = [
+      { x: 30, y: 540, w: 200, h: 30 },
+      { x: 300, y: 580, w: 400, h: 30 },
+      { x: 300, y: 500, w: 400, h: 30 },
+    ];
+    const lowest = (a: { y: number }, b: { y: number }) => b.y - a.y;
+    const word = (text: string, left: number, top: number) => ({ text, conf: 40, left, top, width: 80, height: 24 });
+    assert.deepEqual(candidateOrder(lines, lowest, []), [lines[1], lines[0], lines[2]]);
+    // A garbled date under the portrait: its digits put its line first.
+    assert.deepEqual(candidateOrder(lines, lowest, [word('cë4', 40, 543), word("'19)05/2037", 120, 543), word('Thôn', 310, 583)]), [lines[0], lines[1], lines[2]]);
+    // Three digits are not enough.
+    assert.deepEqual(candidateOrder(lines, lowest, [word('Tổ 12', 40, 543), word('3', 310, 503)]), [lines[1], lines[0], lines[2]]);
+  });
+});
+
 describe('an id the anchoring did not place', () => {
   it("is found by the network on a free line above the name when the card's other fields confirm it, unsure", async () => {
     const layout = LAYOUTS.cccd_chip_front;
@@ -119,5 +136,10 @@ describe('an id the anchoring did not place', () => {
     // Born in another year, the same digits do not pass the id's cross-checks: nothing is taken.
     const other = await findUnplaced(gray, 1000, 630, lines, anchored, layout, { ...raw, dob: { text: '15/03/1991', conf: 95 } });
     assert.equal(other.id, undefined);
+    // The name not placed: the date of birth's label, below it, bounds where the id is looked for; the name line
+    // above it reads as no id.
+    const byDob = { dob: anchoredAt({ x: 320, y: 356, w: 150, h: 30 }, { x: 320, y: 324, w: 90, h: 22 }) };
+    const found2 = await findUnplaced(gray, 1000, 630, lines, byDob, layout, raw);
+    assert.match(found2.id?.text ?? '', /001090123456/);
   });
 });
