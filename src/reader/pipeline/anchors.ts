@@ -440,11 +440,13 @@ function wordsBeyondGap<F extends string>(ctx: ValueContext<F>, h: LabelHit<F>):
   const centre = (top: number, bottom: number) => (top + bottom) / 2;
   // On the label's row: overlapping it by half the lower line's height; or, a value printed a little higher than
   // its smaller label (a card bent in the photo: "Nữ" a label height above "Giới tính / Sex:"), overlapping it at
-  // all and nearer its middle than any other label's on its left.
+  // all and nearer its middle than any other label's on its left. Not a place: a place's first line right of its
+  // label and a little lower is the first of its lines, read with those below it (valueWithLinesBelow).
+  const place = ctx.model.fields.find((s) => s.field === h.field)?.style === 'address';
   const onRow = (x: Segment) => {
     const o = overlap(x, h.box);
     if (o > 0.5 * Math.min(x.bottom - x.top, h.box.h)) return true;
-    if (o <= 0) return false;
+    if (o <= 0 || place) return false;
     const mid = centre(x.top, x.bottom);
     const row = centre(h.box.y, h.box.y + h.box.h);
     const own = Math.abs(mid - row);
