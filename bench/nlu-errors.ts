@@ -69,7 +69,7 @@ if (process.argv.includes('--explain')) {
     done.add(key);
     const text = prepare(s.text);
     const freeText = model.freeTextMasks(text, systemEntities(text, { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES }));
-    let strings = intentFeatures(text, intent.featureSet, dictionary, undefined, freeText);
+    let strings = intentFeatures(text, intent.featureSet, dictionary, undefined, freeText, (f) => vocab.has(f));
     const view = viewOf(text, FEATURE_SETS[intent.featureSet]);
     if (view === 'folded') strings = foldedView(strings);
     if (view === 'written') strings = writtenView(strings);

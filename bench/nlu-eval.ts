@@ -124,6 +124,21 @@ const candidates: { name: string; options: Partial<TrainOptions>; entities?: boo
     name: 'ensemble, within 3,5-grams, free-text values masked',
     options: { featureSet: 'weightedWithinMasked', classifier: 'ensemble', maskFreeText: true, linear: { nbMix: 0.02 } },
   },
+  {
+    name: 'softmax, within 3,5-grams, free-text values masked, L2 1e-4, step 0.2 (the default before: weightedWithinMasked)',
+    options: { featureSet: 'weightedWithinMasked', maskFreeText: true, linear: { l2: 1e-4, learningRate: 0.2 } },
+  },
+  { name: 'the default before + tone keys', options: { featureSet: 'weightedWithinMaskedTones', maskFreeText: true, linear: { l2: 1e-4 } } },
+  { name: 'the default before + tone keys + strict marks (word)', options: { featureSet: 'weightedWithinMaskedStrict', maskFreeText: true, linear: { l2: 1e-4 } } },
+  { name: 'the default before + tone keys + strict marks (word and n-grams)', options: { featureSet: 'weightedWithinMaskedStrictGrams', maskFreeText: true, linear: { l2: 1e-4 } } },
+  {
+    name: 'tone keys + strict marks (word and n-grams), step 0.2',
+    options: { featureSet: 'weightedWithinMaskedStrictGrams', maskFreeText: true, linear: { l2: 1e-4, learningRate: 0.2 } },
+  },
+  {
+    name: 'tone keys + strict marks (word and n-grams), step 0.2, L2 2e-4',
+    options: { featureSet: 'weightedWithinMaskedStrictGrams', maskFreeText: true, linear: { l2: 2e-4, learningRate: 0.2 } },
+  },
   // The entity tagger's options, with the default intent model (the intent features read the tagger's spans).
   {
     name: 'default, tagger greedy, no word dropout (the tagger before)',

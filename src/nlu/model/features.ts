@@ -49,6 +49,19 @@ export interface FeatureSet {
   spread?: boolean;
   /** Count the classes holding a feature by the entropy of its class distribution (`entropySpread`) instead of presence. */
   spreadEntropy?: boolean;
+  /**
+   * Syllables as written (`w`, `b`) keyed by `toneKey`: a tone placed on
+   * either vowel ("huỷ", "hủy") is one syllable.
+   */
+  toneKeys?: boolean;
+  /**
+   * At prediction, a syllable typed with diacritics whose marked spelling
+   * the model never saw (as a `w` feature) is not read through its folded
+   * form: its "f" feature and the folded bigrams around it are dropped (and,
+   * with `grams`, its character n-grams), so "thôi" is not the "thoi" of
+   * "thời". Unmarked syllables keep their folded features.
+   */
+  strictMarks?: 'word' | 'grams';
   /** The spread weight raised to this power (1 when not given): above 1 a word of few intents counts more against the words most intents share. */
   spreadPower?: number;
 }
@@ -105,6 +118,32 @@ export const FEATURE_SETS = {
    * values standing only as their entity.
    */
   weightedWithinMasked: { syllables: true, folded: true, chars: [3, 5], charScope: 'within', maskWords: true, groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
+  /** `weightedWithinMasked` with the syllables as written keyed by `toneKey` ("huỷ" is "hủy"). */
+  weightedWithinMaskedTones: { syllables: true, folded: true, chars: [3, 5], charScope: 'within', maskWords: true, toneKeys: true, groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
+  /** `weightedWithinMaskedTones`, a marked syllable never seen as written not read through its folded syllable and bigrams (`strictMarks`). */
+  weightedWithinMaskedStrict: {
+    syllables: true,
+    folded: true,
+    chars: [3, 5],
+    charScope: 'within',
+    maskWords: true,
+    toneKeys: true,
+    strictMarks: 'word',
+    groupWeights: { b: 0.5, fb: 0.5, c: 0.5 },
+    spread: true,
+  },
+  /** The same, its character n-grams dropped too. */
+  weightedWithinMaskedStrictGrams: {
+    syllables: true,
+    folded: true,
+    chars: [3, 5],
+    charScope: 'within',
+    maskWords: true,
+    toneKeys: true,
+    strictMarks: 'grams',
+    groupWeights: { b: 0.5, fb: 0.5, c: 0.5 },
+    spread: true,
+  },
   /** `weighted` without character n-grams. */
   weightedNoChars: { syllables: true, folded: true, chars: [], groupWeights: { b: 0.5, fb: 0.5 }, spread: true },
 } as const satisfies Record<string, FeatureSet>;
@@ -201,51 +240,89 @@ export interface EntityMask {
  * count as their entity: the bigrams around "<city>" are shared by every city,
  * so "bay tới Huế" and "bay tới Đà Lạt" look alike to the classifier.
  */
-export function featureStrings(input: string | PreparedText, set: FeatureSet, masks: EntityMask[] = []): string[] {
+export function featureStrings(input: string | PreparedText, set: FeatureSet, masks: EntityMask[] = [], known?: (feature: string) => boolean): string[] {
   const text = typeof input === 'string' ? prepare(input) : input;
   const out = new Set<string>();
   const maskAt = new Map<number, EntityMask>();
   for (const m of masks) maskAt.set(m.first, m);
+  // With `strictMarks` at prediction: marked syllables whose marked spelling the model never saw have no folded form.
+  const strict = set.strictMarks && known ? (t: Token) => t.text !== t.folded && !known(`w:${writtenKey(t, set)}`) : undefined;
   // Word tokens, a masked run standing as one "<entity>" word for the bigrams.
   const sequence: { text: string; folded: string }[] = [];
   for (let i = 0; i < text.tokens.length; i++) {
     const mask = maskAt.get(i);
     if (mask) {
       out.add(`e:${mask.entity}`);
-      sequence.push({ text: `<${mask.entity}>`, folded: `<${mask.entity}>` });
+      const word = shape(`<${mask.entity}>`);
+      sequence.push({ text: word, folded: word });
       i = mask.last - 1;
       continue;
     }
     const t = text.tokens[i]!;
-    if (/[\p{L}\p{N}]/u.test(t.text)) sequence.push(t);
+    if (/[\p{L}\p{N}]/u.test(t.text)) sequence.push({ text: writtenKey(t, set), folded: strict?.(t) ? UNFOLDED : shape(t.folded) });
   }
   const words = text.tokens.filter((t, i) => /[\p{L}\p{N}]/u.test(t.text) && !(set.maskWords && masked(masks, i)));
   if (set.syllables) {
-    for (const w of words) out.add(`w:${shape(w.text)}`);
+    for (const w of words) out.add(`w:${writtenKey(w, set)}`);
     let prev = '<s>';
     for (const w of sequence) {
-      const s = shape(w.text);
-      out.add(`b:${prev} ${s}`);
-      prev = s;
+      out.add(`b:${prev} ${w.text}`);
+      prev = w.text;
     }
     out.add(`b:${prev} </s>`);
   }
   if (set.folded) {
-    for (const w of words) out.add(`f:${shape(w.folded)}`);
+    for (const w of words) if (!strict?.(w)) out.add(`f:${shape(w.folded)}`);
     let prev = '<s>';
     for (const w of sequence) {
-      const s = shape(w.folded);
-      out.add(`fb:${prev} ${s}`);
-      prev = s;
+      out.add(`fb:${prev} ${w.folded}`);
+      prev = w.folded;
     }
     out.add(`fb:${prev} </s>`);
   }
   if (set.chars.length > 0) {
-    addGrams(out, 'c', words, set, set.charForm ?? 'folded');
+    addGrams(out, 'c', set.strictMarks === 'grams' && strict ? words.filter((w) => !strict(w)) : words, set, set.charForm ?? 'folded');
     // The written view's own n-grams, with the diacritics: "thôi" shares none with "thời".
     if (set.views) addGrams(out, 'cw', words, set, 'text');
   }
   return [...out];
+}
+
+/** Stands for a syllable's folded form in the folded bigrams when it has none (`strictMarks`): no bigram holds it. */
+const UNFOLDED = '?';
+
+const TONES: Record<string, string> = { '\u0301': '1', '\u0300': '2', '\u0309': '3', '\u0303': '4', '\u0323': '5' };
+const toneCache = new Map<string, string>();
+const ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * A syllable with its tone mark taken off its vowel and written after it as
+ * a digit (1 sắc, 2 huyền, 3 hỏi, 4 ngã, 5 nặng), the other marks kept: the
+ * old and new placements of a tone ("huỷ" and "hủy", "hoà" and "hòa") are
+ * one key. A syllable without a tone is itself.
+ */
+export function toneKey(word: string): string {
+  const hit = toneCache.get(word);
+  if (hit !== undefined) return hit;
+  let out = word;
+  if (!ASCII.test(word)) {
+    let base = '';
+    let tone = '';
+    for (const ch of word.normalize('NFD')) {
+      const t = TONES[ch];
+      if (t) tone = t;
+      else base += ch;
+    }
+    if (tone) out = base.normalize('NFC') + tone;
+  }
+  if (toneCache.size < 50_000) toneCache.set(word, out);
+  return out;
+}
+
+/** A syllable's key among the syllables as written: its shape, with the tone moved after it under `toneKeys`. */
+function writtenKey(t: Token, set: FeatureSet): string {
+  const s = shape(t.text);
+  return set.toneKeys && s !== '#num' ? toneKey(s) : s;
 }
 
 /** Character n-grams of the words' `form`, inside each or across them (see `FeatureSet.charScope`). */
@@ -379,6 +456,8 @@ export class FeatureIndex {
     const tokens = text.tokens;
     const maskAt = new Map<number, EntityMask>();
     for (const m of masks) maskAt.set(m.first, m);
+    // `strictMarks`: a marked syllable whose marked spelling is not in the vocabulary has no folded features.
+    const strict = set.strictMarks ? (t: Token) => t.text !== t.folded && !this.words.has(writtenKey(t, set)) : undefined;
     // The bigram sequence: word tokens, a masked run standing as one "<entity>" word.
     const sequenceText: string[] = [];
     const sequenceFolded: string[] = [];
@@ -386,7 +465,7 @@ export class FeatureIndex {
       const mask = maskAt.get(i);
       if (mask) {
         take(this.entities.get(mask.entity));
-        const word = `<${mask.entity}>`;
+        const word = shape(`<${mask.entity}>`);
         sequenceText.push(word);
         sequenceFolded.push(word);
         i = mask.last - 1;
@@ -394,8 +473,8 @@ export class FeatureIndex {
       }
       const t = tokens[i]!;
       if (WORD_CHAR.test(t.text)) {
-        sequenceText.push(shape(t.text));
-        sequenceFolded.push(shape(t.folded));
+        sequenceText.push(writtenKey(t, set));
+        sequenceFolded.push(strict?.(t) ? UNFOLDED : shape(t.folded));
       }
     }
     const words: Token[] = [];
@@ -404,15 +483,15 @@ export class FeatureIndex {
       if (WORD_CHAR.test(t.text) && !(set.maskWords && masked(masks, i))) words.push(t);
     }
     if (set.syllables && view !== 'folded') {
-      for (const w of words) take(this.words.get(shape(w.text)));
+      for (const w of words) take(this.words.get(writtenKey(w, set)));
       this.takeBigrams(this.bigrams, sequenceText, take);
     }
     if (set.folded && view !== 'written') {
-      for (const w of words) take(this.folded.get(shape(w.folded)));
+      for (const w of words) if (!strict?.(w)) take(this.folded.get(shape(w.folded)));
       this.takeBigrams(this.foldedBigrams, sequenceFolded, take);
     }
     if (set.chars.length > 0) {
-      if (view !== 'written') this.takeGrams(this.grams, words, set, set.charForm ?? 'folded', take);
+      if (view !== 'written') this.takeGrams(this.grams, set.strictMarks === 'grams' && strict ? words.filter((w) => !strict(w)) : words, set, set.charForm ?? 'folded', take);
       if (set.views && view !== 'folded') this.takeGrams(this.writtenGrams, words, set, 'text', take);
     }
     return out;

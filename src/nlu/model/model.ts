@@ -52,7 +52,7 @@ export interface TrainOptions {
 }
 
 export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
-  featureSet: 'weightedWithinMasked',
+  featureSet: 'weightedWithinMaskedStrictGrams',
   classifier: 'softmax',
   seed: 7,
   holdout: 0.2,
@@ -61,7 +61,7 @@ export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   taggerDecoder: 'viterbi',
   maskFreeText: true,
   foldedCopies: false,
-  linear: { l2: 1e-4 },
+  linear: { l2: 2e-4, learningRate: 0.2 },
 };
 
 export interface ModelMetrics {
@@ -188,8 +188,9 @@ export function intentFeatures(
   dictionary: KeywordDictionary | undefined,
   system?: SystemEntityMatch[],
   freeText?: EntityMask[],
+  known?: (feature: string) => boolean,
 ): string[] {
-  return featureStrings(text, FEATURE_SETS[featureSet], entityMasks(text, dictionary, system, freeText));
+  return featureStrings(text, FEATURE_SETS[featureSet], entityMasks(text, dictionary, system, freeText), known);
 }
 
 /** The tokens a tagged span (code points of the text as stored) covers, as a mask. */

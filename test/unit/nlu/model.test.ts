@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
-import { featureStrings, FEATURE_SETS, spreadWeights } from '../../../src/nlu/model/features.js';
+import { featureStrings, FEATURE_SETS, spreadWeights, toneKey } from '../../../src/nlu/model/features.js';
 import { DEFAULT_LINEAR, featureValues, NB_SHARPNESS, scores, trainLinear } from '../../../src/nlu/model/linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit } from '../../../src/nlu/model/metrics.js';
 import { foldedView, NluModel, trainModel, unmarked, viewOf, writtenView, type TrainingExample } from '../../../src/nlu/model/model.js';
@@ -439,6 +439,49 @@ describe('intent features and linear models', () => {
     assert.equal(model.intents('thoi tiet')[0]?.label, 'weather');
   });
 
+  test('tone keys: a tone on either vowel is one syllable; other marks and syllables without a tone are kept', () => {
+    assert.equal(toneKey('huỷ'), toneKey('hủy'));
+    assert.equal(toneKey('hoà'), toneKey('hòa'));
+    assert.equal(toneKey('hủy'), 'huy3');
+    assert.equal(toneKey('thời'), 'thơi2');
+    assert.equal(toneKey('thôi'), 'thôi');
+    assert.notEqual(toneKey('thôi'), toneKey('thời'));
+    assert.equal(toneKey('ko'), 'ko');
+    const set = FEATURE_SETS.weightedWithinMaskedTones;
+    assert.deepEqual(featureStrings('huỷ đơn', set), featureStrings('hủy đơn', set));
+    assert.ok(featureStrings('hủy đơn', set).includes('w:huy3') && featureStrings('hủy đơn', set).includes('f:huy'), 'hủy keyed huy3, folded huy');
+  });
+
+  test('strict marks: a marked syllable the vocabulary lacks as written has no folded features at prediction; unmarked ones keep theirs', () => {
+    const set = FEATURE_SETS.weightedWithinMaskedStrictGrams;
+    const known = new Set(featureStrings('thời tiết', set));
+    const has = (f: string) => known.has(f);
+    // Training (no vocabulary): every feature.
+    assert.ok(featureStrings('thôi nhé', set).includes('f:thoi'), 'training keeps every feature');
+    // Prediction: "thôi" was never seen as written, so neither its folded syllable, bigrams nor n-grams.
+    const read = featureStrings('thôi nhé', set, [], has);
+    assert.ok(read.includes('w:thôi'), read.join(' '));
+    assert.ok(!read.some((f) => f === 'f:thoi' || f.startsWith('fb:<s> thoi') || f.startsWith('c:') && f.includes('tho')), read.join(' '));
+    // "tiết" was seen: its folded features stay; "thoi" typed without marks keeps its own.
+    assert.ok(featureStrings('thơi tiết', set, [], has).includes('f:tiet'), 'a known marked syllable keeps its folded one');
+    assert.ok(featureStrings('thoi tiet', set, [], has).includes('f:thoi'), 'an unmarked syllable keeps its folded one');
+    // The word-only variant keeps the n-grams.
+    const word = featureStrings('thôi nhé', FEATURE_SETS.weightedWithinMaskedStrict, [], has);
+    assert.ok(!word.includes('f:thoi') && word.includes('c:tho'), word.join(' '));
+    const examples: TrainingExample[] = [
+      ...['thời tiết hôm nay', 'thời tiết mai', 'xem thời tiết', 'thời tiết thế nào'].map((text) => ({ text, intent: 'weather', entities: [] })),
+      ...['không mua nữa', 'hủy đơn', 'bỏ đơn đi', 'không cần nữa'].map((text) => ({ text, intent: 'cancel', entities: [] })),
+    ];
+    const train = (featureSet: 'weightedWithinMasked' | 'weightedWithinMaskedStrictGrams') =>
+      new NluModel(trainModel({ examples, entities: [], parts: { intent: true, entity: false }, options: { featureSet, holdout: 0 } }));
+    assert.equal(train('weightedWithinMasked').intents('thôi lấy')[0]?.label, 'weather');
+    const strict = train('weightedWithinMaskedStrictGrams');
+    assert.equal(strict.intents('thôi lấy')[0], undefined, 'nothing known is left');
+    assert.equal(strict.intents('thôi không lấy nữa')[0]?.label, 'cancel');
+    assert.equal(strict.intents('thoi tiet mai')[0]?.label, 'weather');
+    assert.equal(strict.intents('huỷ đơn')[0]?.label, 'cancel');
+  });
+
   const toy: TrainingExample[] = [
     ['mua giúp em cái áo', 'order'],
     ['đặt mua đôi giày nhé', 'order'],
@@ -477,8 +520,9 @@ describe('intent features and linear models', () => {
   test('free-text masks: tagged spans stand as <entity> in training, the tagger finds them at prediction', () => {
     const masked = trainModel({ examples: toy, entities: toyEntities, parts: { intent: true, entity: true }, options: { maskFreeText: true, holdout: 0 } });
     assert.deepEqual(masked.intent?.freeText, ['product', 'song']);
-    assert.ok(masked.intent?.vocabulary.includes('e:song'));
-    assert.ok(masked.intent?.vocabulary.includes('b:bài <song>'));
+    assert.ok(masked.intent?.vocabulary.includes('e:song'), 'the song stands as its entity');
+    // The default keys syllables as written by their tone (`toneKey`): "bài" is "bai2".
+    assert.ok(masked.intent?.vocabulary.includes(`b:${toneKey('bài')} <song>`), 'the bigram before the song is learnt with the song as its entity');
     const off = trainModel({ examples: toy, entities: toyEntities, parts: { intent: true, entity: true }, options: { maskFreeText: false, holdout: 0 } });
     assert.deepEqual(off.intent?.freeText, []);
     assert.ok(!off.intent?.vocabulary.includes('e:song'));

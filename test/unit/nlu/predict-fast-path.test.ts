@@ -42,9 +42,11 @@ function referenceIntents(model: NluModelData, text: string) {
   const prepared = prepare(text);
   const dictionary = intent.keywords.length > 0 ? new KeywordDictionary(intent.keywords) : undefined;
   const freeText = new NluModel(model).freeTextMasks(prepared, systemEntities(prepared, { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES }));
-  const strings = intentFeatures(prepared, intent.featureSet, dictionary, undefined, freeText);
+  const vocabulary = new Vocabulary(intent.vocabulary);
+  // `known`: what a model with `strictMarks` asks of its vocabulary (marked syllables never seen lose their folded features).
+  const strings = intentFeatures(prepared, intent.featureSet, dictionary, undefined, freeText, (f) => vocabulary.index.has(f));
   const view = viewOf(prepared, set);
-  const ids = new Vocabulary(intent.vocabulary).lookup(view === 'folded' ? foldedView(strings) : view === 'written' ? writtenView(strings) : strings);
+  const ids = vocabulary.lookup(view === 'folded' ? foldedView(strings) : view === 'written' ? writtenView(strings) : strings);
   if (ids.length === 0) return { ids, ranked: [] };
   const linear: LinearModel = {
     kind: intent.kind,
@@ -86,7 +88,7 @@ describe('NLU prediction fast path', () => {
           masks.push([{ entity: 'city', first, last }], [{ entity: 'city', first, last, hide: true }]);
         }
         for (const m of masks) {
-          const strings = featureStrings(prepared, set, m);
+          const strings = featureStrings(prepared, set, m, (f) => vocabulary.index.has(f));
           assert.deepEqual(index.ids(prepared, set, m), vocabulary.lookup(strings), `${name}: ${text}`);
           assert.deepEqual(index.ids(prepared, set, m, 'folded'), vocabulary.lookup(foldedView(strings)), `${name}, folded only: ${text}`);
           assert.deepEqual(index.ids(prepared, set, m, 'written'), vocabulary.lookup(writtenView(strings)), `${name}, written only: ${text}`);
@@ -97,7 +99,7 @@ describe('NLU prediction fast path', () => {
     }
   });
 
-  test('intents and confidences equal the straightforward path on generated sentences (written, no diacritics, slang and typos)', () => {
+  test('intents and confidences equal the straightforward path on generated sentences (written, no diacritics, slang and typos), for the default, views and the default before', () => {
     // The default model (free-text values masked by the tagger's spans), and one that learnt the written and folded views apart.
     const views = trainModel({
       examples: data.train.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities })),
@@ -105,9 +107,22 @@ describe('NLU prediction fast path', () => {
       parts: { intent: true, entity: true },
       options: { holdout: 0, featureSet: 'weightedViews', maskFreeText: false },
     });
+    // A model saved with the default before (no tone keys, no strict marks) reads as it was trained, from its JSON.
+    const before = JSON.parse(
+      JSON.stringify(
+        trainModel({
+          examples: data.train.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities })),
+          entities: definitions,
+          parts: { intent: true, entity: true },
+          options: { holdout: 0, featureSet: 'weightedWithinMasked', linear: { l2: 1e-4 } },
+        }),
+      ),
+    ) as NluModelData;
+    assert.equal(trained.intent!.featureSet, 'weightedWithinMaskedStrictGrams');
     for (const [data, loaded] of [
       [trained, model],
       [views, new NluModel(views)],
+      [before, new NluModel(before)],
     ] as const) {
       let withIntents = 0;
       for (const text of [...sentences, ...edges]) {
@@ -146,7 +161,7 @@ describe('NLU prediction fast path', () => {
         })
         .filter((m): m is EntityMask => m !== undefined)
         .slice(0, 1);
-      const strings = featureStrings(prepared, set, masks);
+      const strings = featureStrings(prepared, set, masks, (f) => vocabulary.index.has(f));
       assert.deepEqual(index.ids(prepared, set, masks), vocabulary.lookup(strings), s.text);
     }
     // And the whole prediction runs (the tagger's masks, not the gold ones).
