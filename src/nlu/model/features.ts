@@ -71,6 +71,18 @@ export type FeatureView = 'all' | 'folded' | 'written';
 
 export type FeatureGroup = 'w' | 'b' | 'f' | 'fb' | 'c' | 'cw' | 'e';
 
+/** `weightedWithinMasked` with the syllables as written keyed by `toneKey`: the base of the strict-marks sets. */
+const WITHIN_MASKED_TONES = {
+  syllables: true,
+  folded: true,
+  chars: [3, 5],
+  charScope: 'within',
+  maskWords: true,
+  toneKeys: true,
+  groupWeights: { b: 0.5, fb: 0.5, c: 0.5 },
+  spread: true,
+} as const satisfies FeatureSet;
+
 export const FEATURE_SETS = {
   syllablesOnly: { syllables: true, folded: false, chars: [] },
   syllablesFolded: { syllables: true, folded: true, chars: [] },
@@ -119,31 +131,11 @@ export const FEATURE_SETS = {
    */
   weightedWithinMasked: { syllables: true, folded: true, chars: [3, 5], charScope: 'within', maskWords: true, groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
   /** `weightedWithinMasked` with the syllables as written keyed by `toneKey` ("huỷ" is "hủy"). */
-  weightedWithinMaskedTones: { syllables: true, folded: true, chars: [3, 5], charScope: 'within', maskWords: true, toneKeys: true, groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
+  weightedWithinMaskedTones: WITHIN_MASKED_TONES,
   /** `weightedWithinMaskedTones`, a marked syllable never seen as written not read through its folded syllable and bigrams (`strictMarks`). */
-  weightedWithinMaskedStrict: {
-    syllables: true,
-    folded: true,
-    chars: [3, 5],
-    charScope: 'within',
-    maskWords: true,
-    toneKeys: true,
-    strictMarks: 'word',
-    groupWeights: { b: 0.5, fb: 0.5, c: 0.5 },
-    spread: true,
-  },
+  weightedWithinMaskedStrict: { ...WITHIN_MASKED_TONES, strictMarks: 'word' },
   /** The same, its character n-grams dropped too. */
-  weightedWithinMaskedStrictGrams: {
-    syllables: true,
-    folded: true,
-    chars: [3, 5],
-    charScope: 'within',
-    maskWords: true,
-    toneKeys: true,
-    strictMarks: 'grams',
-    groupWeights: { b: 0.5, fb: 0.5, c: 0.5 },
-    spread: true,
-  },
+  weightedWithinMaskedStrictGrams: { ...WITHIN_MASKED_TONES, strictMarks: 'grams' },
   /** `weighted` without character n-grams. */
   weightedNoChars: { syllables: true, folded: true, chars: [], groupWeights: { b: 0.5, fb: 0.5 }, spread: true },
 } as const satisfies Record<string, FeatureSet>;

@@ -21,26 +21,7 @@ import { parseAddress } from '../../../src/reader/pipeline/address.js';
 import { detectKind, englishWords, fuzzyHas, titleAlone } from '../../../src/reader/pipeline/kind.js';
 import { crossCheckMrz, readMrz, writeMrz } from '../../../src/reader/pipeline/mrz.js';
 import { LAYOUTS } from '../../../src/reader/layouts.js';
-
-/** Words of one printed line: text split at spaces, laid left to right from x at height y (letters 20 px tall). */
-function line(text: string, x: number, y: number, conf = 95): CardWord[] {
-  const out: CardWord[] = [];
-  let left = x;
-  for (const t of text.split(' ')) {
-    const width = t.length * 11;
-    out.push({ text: t, conf, left, top: y, width, height: 20 });
-    left += width + 7;
-  }
-  return out;
-}
-
-const read = (kind: keyof typeof DOCUMENTS, words: CardWord[]) => {
-  const segments = segmentLines(words);
-  const hits = findLabels(segments, DOCUMENTS[kind]);
-  const values = assignValues(segments, hits, DOCUMENTS[kind]);
-  const text = Object.fromEntries(Object.entries(values).map(([f, v]) => [f, v!.words.map((w) => w.text).join(' ')]));
-  return { segments, hits, values, text };
-};
+import { line, readWords as read } from '../../support/reader/drawn-words.js';
 
 describe('lines by geometry', () => {
   it('keeps two columns on one row apart and a word inside a too-wide box on its line', () => {
@@ -232,13 +213,15 @@ describe('values by geometry', () => {
     ];
     assert.equal(read('cccd_12_front', words).text.id, '001090012345');
   });
-  it("finds the name by its shape when its label is unreadable: the one free line in capitals that is a name", () => {
+  it('finds the name by its shape when its label is unreadable: the one free line in capitals that is a name', () => {
     const model = DOCUMENTS.cccd_2024_front;
     const byShape = (words: CardWord[]) => {
       const segments = segmentLines(words);
       const hits = findLabels(segments, model);
       const values = assignValues(segments, hits, model);
-      return valuesByShape(segments, hits, values, model, 12).name?.words.map((w) => w.text).join(' ');
+      return valuesByShape(segments, hits, values, model, 12)
+        .name?.words.map((w) => w.text)
+        .join(' ');
     };
     const card = [...line('CĂN CƯỚC', 370, 170), ...line('001090012345', 300, 300), ...line('Hq, chx #4 và tẻn khcl', 295, 340)];
     assert.equal(byShape([...card, ...line('LÊ THU HÀ', 300, 390)]), 'LÊ THU HÀ');

@@ -5,42 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DOCUMENTS } from '../../../src/reader/documents/id-card/model.js';
-import {
-  assignValues,
-  findLabels,
-  labelRunLength,
-  segmentLines,
-  splitLabelGlue,
-  substringDistance,
-  type CardWord,
-} from '../../../src/reader/pipeline/anchors.js';
+import { labelRunLength, splitLabelGlue, substringDistance, type CardWord } from '../../../src/reader/pipeline/anchors.js';
 import { parseAddress, printedTypeWord, streetTypeOf } from '../../../src/reader/pipeline/address.js';
 import { normaliseFields, rawFromLines } from '../../../src/reader/pipeline/fields.js';
 import { LAYOUTS } from '../../../src/reader/layouts.js';
+import { line, readWords as read } from '../../support/reader/drawn-words.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import { toneKey } from '../../../src/reader/pipeline/text.js';
 
-/** Words of one printed line: text split at spaces, laid left to right from x at height y (letters `h` px tall). */
-function line(text: string, x: number, y: number, conf = 95, h = 20): CardWord[] {
-  const out: CardWord[] = [];
-  let left = x;
-  for (const t of text.split(' ')) {
-    const width = t.length * 11;
-    out.push({ text: t, conf, left, top: y, width, height: h });
-    left += width + 7;
-  }
-  return out;
-}
 const end = (ws: CardWord[]) => ws[ws.length - 1].left + ws[ws.length - 1].width;
-
-const read = (kind: keyof typeof DOCUMENTS, words: CardWord[]) => {
-  const segments = segmentLines(words);
-  const hits = findLabels(segments, DOCUMENTS[kind]);
-  const values = assignValues(segments, hits, DOCUMENTS[kind]);
-  const text = Object.fromEntries(Object.entries(values).map(([f, v]) => [f, v!.words.map((w) => w.text).join(' ')]));
-  return { segments, hits, values, text };
-};
 
 describe('a place value on real cards', () => {
   it('splits the first word OCR glued to the label at a mark ("residence\'€hóm 9")', () => {
@@ -85,7 +58,7 @@ describe('a place value on real cards', () => {
     assert.ok(end(home) > 480);
   });
 
-  it('looks beyond a gap on the label\'s row when only the rest of the label was beside it', () => {
+  it("looks beyond a gap on the label's row when only the rest of the label was beside it", () => {
     const label = line('Nơi thường trú I Place of', 300, 530);
     const damaged = { text: 'rosidenoe”9', conf: 21, left: end(label) + 50, top: 528, width: 118, height: 22 };
     const value = line('7 Ngách 12/40 Trần Phú', damaged.left + damaged.width + 50, 531);
@@ -122,11 +95,7 @@ describe('a place value on real cards', () => {
   it('joins a value line the detector broke at a gap, whichever piece lies higher', () => {
     const left = line('Phúc Than, Than', 300, 572);
     for (const dy of [2, -6]) {
-      const r = read('cccd_chip_front', [
-        ...line('Nơi thường trú / Place of residence: Thôn 3', 300, 540),
-        ...left,
-        ...line('Uyên, Lai Châu', end(left) + 50, 572 + dy),
-      ]);
+      const r = read('cccd_chip_front', [...line('Nơi thường trú / Place of residence: Thôn 3', 300, 540), ...left, ...line('Uyên, Lai Châu', end(left) + 50, 572 + dy)]);
       assert.equal(r.text.address, 'Thôn 3 Phúc Than, Than Uyên, Lai Châu', `piece ${dy} px lower`);
     }
   });
