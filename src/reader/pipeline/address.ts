@@ -165,6 +165,11 @@ export interface ParsedAddress {
    * other way: "Thủy" / "Thuỷ").
    */
   spellingUnsure?: boolean;
+  /**
+   * How many letters of the street's type word were read as printed (accents too, in order: "t{hóm" keeps three
+   * of Khóm's, "tóm" two of Xóm's), when the street starts with one; to choose between two readings of a place.
+   */
+  typeLettersRead?: number;
 }
 
 /** A ward of the province read well, whose district matches the misread district part loosely (half its letters). */
@@ -276,8 +281,36 @@ export function streetTypeOf(word: string, next = ''): string | undefined {
   // A word that differs from the type only in its first letter, read as a clean capitalised word with no
   // number after it, is a name ("Văn Phú" is a name, not "Bản Phú").
   const letters = m[1].normalize('NFC');
-  const firstOnly = fold(near[0]).length === key.length && fold(near[0]).slice(1) === key.slice(1) && /^\p{Lu}\p{Ll}+$/u.test(letters);
-  return firstOnly && !/^\d/.test(next) ? undefined : near[0];
+  const clean = /^\p{Lu}\p{Ll}+$/u.test(letters) && !/^\d/.test(next);
+  const firstOnly = fold(near[0]).length === key.length && fold(near[0]).slice(1) === key.slice(1);
+  // Nor is a clean capitalised word whose other letters differ from the type's in their marks too: one letter
+  // misread leaves the rest as printed ("Thôm" is Thôn; "Thới" is a name, two changes from Thôn).
+  const moreThanOne = commonLetters(letters, near[0]) < [...near[0]].length - 1;
+  return clean && (firstOnly || moreThanOne) ? undefined : near[0];
+}
+
+/** Letters of `a` and `b` in common, in order (accents and all, case aside). */
+function commonLetters(a: string, b: string): number {
+  const x = [...a.normalize('NFC').toLowerCase()];
+  const y = [...b.normalize('NFC').toLowerCase()];
+  const row = new Array<number>(y.length + 1).fill(0);
+  for (const cx of x) {
+    let diag = 0;
+    for (let j = 1; j <= y.length; j++) {
+      const up = row[j];
+      row[j] = cx === y[j - 1] ? diag + 1 : Math.max(row[j], row[j - 1]);
+      diag = up;
+    }
+  }
+  return row[y.length];
+}
+
+/** The letters of the street's type word read as printed (see `ParsedAddress.typeLettersRead`), undefined without a type. */
+export function typeLettersRead(street: string): number | undefined {
+  const words = street.split(/[\s,]+/).filter(Boolean);
+  if (words.length === 0) return undefined;
+  const type = streetTypeOf(words[0], words[1]);
+  return type === undefined ? undefined : commonLetters(words[0].replace(/[,.;]$/, ''), type);
 }
 
 function fixStreetWords(street: string): string {
@@ -354,6 +387,21 @@ function inferProvince(parts: string[]): { match: Match<Province>; rest: string[
 }
 
 /**
+ * The one province with a district the last part names exactly (accents too, four letters or more), whose ward
+ * the part before names when there is one; undefined when none or several.
+ */
+function provinceOfExactDistrict(parts: string[]): Province | undefined {
+  const last = parts[parts.length - 1];
+  if (foldKey(splitType(last)[0].name).length < 4) return undefined;
+  const found = gazetteer().filter((p) => {
+    const dm = best(last, p.districts);
+    if (!dm || dm.distance > 0 || !dm.exact) return false;
+    return parts.length < 2 || best(parts[parts.length - 2], dm.unit.wards) !== undefined;
+  });
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/**
  * When `parts[at - 1]` (default: the last part) matches none of `units`, but
  * its last few words do, splits them into a part of their own (in place).
  */
@@ -420,7 +468,14 @@ export function parseAddress(raw: string): ParsedAddress {
     }
   }
   let rest = parts.slice(0, -1);
-  if (pm && pm.distance > 0 && rest.length >= 1) {
+  // A province found only by correction, where the last part is read exactly as a district (with its ward before
+  // it): the province's line was lost, and that district's province is the one ("Phúc Than, Than Uyên" is in Lai
+  // Châu, not a misread Thái Nguyên).
+  const byDistrict = pm && pm.distance > 0 ? provinceOfExactDistrict(parts) : undefined;
+  if (byDistrict) {
+    pm = { unit: byDistrict, distance: 0, exact: true, typed: false };
+    rest = parts;
+  } else if (pm && pm.distance > 0 && rest.length >= 1) {
     // A province found only by correction, with nothing before it in it, may be the wrong one
     // ("Quảng Em" is one letter pair from Quảng Nam): the district and ward may name another.
     const inside = best(rest[rest.length - 1], pm.unit.districts) ?? best(rest[rest.length - 1], pm.unit.wards);
@@ -507,8 +562,10 @@ export function parseAddress(raw: string): ParsedAddress {
     if (wmProvince.exact) exact++;
     used = 1;
   }
-  const street = fixStreetNames(fixStreetWords(rest.slice(0, rest.length - used).join(', ')));
+  const streetRead = rest.slice(0, rest.length - used).join(', ');
+  const street = fixStreetNames(fixStreetWords(streetRead));
   if (street) out.unshift(street);
+  const typeLetters = typeLettersRead(streetRead);
   const spellingUnsure = restored || [pm, dm, wmInDistrict, wmProvince].some((m) => m?.printed !== undefined && out.includes(show(m)));
-  return { text: out.join(', '), province: province.name, district, ward, street, matched, exact, ...(spellingUnsure ? { spellingUnsure } : {}) };
+  return { text: out.join(', '), province: province.name, district, ward, street, matched, exact, ...(spellingUnsure ? { spellingUnsure } : {}), ...(typeLetters !== undefined ? { typeLettersRead: typeLetters } : {}) };
 }

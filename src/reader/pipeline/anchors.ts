@@ -396,7 +396,43 @@ export function assignValues<F extends string>(segments: Segment[], hits: LabelH
     if (beyond.length > 0 && !besideShape(spec, beyond)) ctx.segments.forEach((seg, i) => seg.words.some((w) => beyond.includes(w)) && ctx.used.delete(i));
     take(spec, h, besideShape(spec, beyond) ? beyond : [], undefined);
   }
+  dropTwinLines(out, model);
   return out;
+}
+
+/** Words of a line read twice must match when read at least this surely. */
+const TWIN_SURE = 60;
+
+/**
+ * A row read twice (the detector's line and the rows' own reading of it, both among the card's words) can be taken
+ * by two places: as the lower label's value and as a further line of the place above it. A further line of a place
+ * whose every word has a twin in a lower label's place value (the same text, level with it) is that place's.
+ */
+export function dropTwinLines<F extends string>(out: Partial<Record<F, AnchoredValue<F>>>, model: DocumentModel<F>): void {
+  const places = model.fields.filter((s) => s.style === 'address' && out[s.field]).map((s) => out[s.field]!);
+  // The same text, or one letter apart in a word of three or more ("Chău" / "Châu": two readings of one print).
+  const sameText = (a: string, b: string) => a === b || (foldKey(a).length >= 3 && levenshtein(foldKey(a), foldKey(b)) <= 1);
+  const twin = (w: CardWord, others: readonly CardWord[]) =>
+    others.some((o) => {
+      const h = Math.max(w.height, o.height);
+      return sameText(w.text, o.text) && Math.abs(o.top + o.height / 2 - (w.top + w.height / 2)) < h && Math.abs(o.left + o.width / 2 - (w.left + w.width / 2)) < h;
+    });
+  // Every word read surely has its twin (marks read unsurely beside a line differ between readings).
+  const twinLine = (line: readonly CardWord[], others: readonly CardWord[]) => {
+    const sure = line.filter((w) => w.conf >= TWIN_SURE);
+    return sure.length > 0 && sure.every((w) => twin(w, others));
+  };
+  for (const upper of places) {
+    for (const lower of places) {
+      if (lower === upper || lower.label.box.y <= upper.label.box.y) continue;
+      const kept = upper.lines.filter((line, i) => i === 0 || !twinLine(line, lower.words));
+      if (kept.length === upper.lines.length) continue;
+      upper.lines = kept;
+      upper.words = kept.flat();
+      upper.lineBoxes = kept.map(boxOf);
+      upper.box = boxOf(upper.words);
+    }
+  }
 }
 
 /** The words after the label on its own line, up to the next label there. */
@@ -567,6 +603,13 @@ function valueWithLinesBelow<F extends string>(
   const hadWords = words.length > 0;
   words.splice(0, dropLabelRun(words));
   while (words.length > 0 && leftover(words[0].text)) words.shift();
+  // A place's label whose rest OCR read garbled beside it, with marks and stray letters between its pieces ("Ự r22C
+  // PJace of ƠI OIlgc„ Origir"): everything up to the last piece of five letters or more among the first words is label.
+  if (place) {
+    let cut = -1;
+    for (let i = 0; i < Math.min(words.length, LABEL_RUN_WORDS); i++) if (foldKey(words[i].text).length >= 5 && isLabelPiece(words[i].text, tail)) cut = i;
+    words.splice(0, cut + 1);
+  }
   // Nothing but the label's rest beside it ("Nơi thường trú I Place of"): the value may lie beyond a gap on its row.
   if (place && hadWords && words.length === 0 && !next) words.push(...rowPieces(ctx, h.segment, Infinity).after);
   // A place beside its label, broken by the detector at a gap, goes on in pieces to the right on the label's row.
@@ -668,6 +711,9 @@ function valueWithLinesBelow<F extends string>(
   if (words.length === 0) return undefined;
   return { words, lines: valueLines, lineBoxes: valueLines.map(boxOf), label: h, box: boxOf(words) };
 }
+
+/** How many of a place's first words beside its label may still be what OCR left of the label. */
+const LABEL_RUN_WORDS = 10;
 
 /** The English halves of the bilingual labels, by their first letters (folded): what follows a slash in a label. */
 const ENGLISH_LABEL_STARTS = ['plac', 'date', 'full', 'sex', 'nati', 'pers'];

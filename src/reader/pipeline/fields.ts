@@ -777,6 +777,20 @@ export function readingScore(field: IdCardField, normal: NormalisedCard, raw: Pa
   return (v.invalid ? 1 : v.valid ? 3 : 2) + conf;
 }
 
+/**
+ * Two readings of a place whose streets both start with a type word: the one that read more of its type's
+ * letters as printed is the better ("t{hóm 9" kept three of Khóm's letters; "tóm 9", repaired to Xóm, two of
+ * Xóm's), by more than the words' confidence and one unit's accents weigh. [first, second] bonuses.
+ */
+export function typeLettersBonus(first: string | undefined, second: string): [number, number] {
+  const a = first ? parseAddress(first).typeLettersRead : undefined;
+  const b = parseAddress(second).typeLettersRead;
+  if (a === undefined || b === undefined || a === b) return [0, 0];
+  return a > b ? [TYPE_LETTERS_BONUS, 0] : [0, TYPE_LETTERS_BONUS];
+}
+
+const TYPE_LETTERS_BONUS = 0.3;
+
 export function foldEquals(a: string, b: string): boolean {
   return fold(a) === fold(b);
 }

@@ -11,8 +11,8 @@ import { fieldProbability, overallScore } from './confidence.js';
 import { composeStack, encodeStack, GAP, stackBands, turnStack, type RawStack } from './crops.js';
 import { decodeImage, type DecodedImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
-import { mergedId, normaliseFields, rawFromLines, readingScore, voteName, weakFields, wordsByBand, type NormalisedCard, type RawField } from './fields.js';
-import { assignValues, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
+import { mergedId, normaliseFields, rawFromLines, readingScore, typeLettersBonus, voteName, weakFields, wordsByBand, type NormalisedCard, type RawField } from './fields.js';
+import { assignValues, dropTwinLines, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
 import { detectKind, printedTexts, type PrintedTexts } from './kind.js';
 import { DOCUMENTS } from '../documents/id-card/model.js';
 import { cardShapedImage, cornersCutOff, frameRectangle, locateCard, textCutOff } from './locate.js';
@@ -325,6 +325,8 @@ async function anchorFields(
   const rows = spanRows(missing.map((f) => fieldSpan(order, anchored, f)));
   const reread = spliceRows(card.words, await card.readWhole(detected.way, rows), rows);
   Object.assign(anchored, fillMissing(anchored, anchorValues(reread, card.kind), missing));
+  // A place found only in the rows' reading may hold a line the first reading gave the place above it.
+  dropTwinLines(anchored, DOCUMENTS[card.kind]);
   lap('whole');
   return { anchored, recovered: missing.filter((f) => anchored[f]) };
 }
@@ -436,7 +438,8 @@ function chooseReadings(
   for (const f of weak) {
     if (!second[f]) continue;
     const before = readingScore(f, normal, raw) + kept(f, normal, anchored[f]?.words);
-    if (readingScore(f, mixed, both) + kept(f, mixed, secondWords[f]) > before) {
+    const [typeFirst, typeSecond] = PLACES.includes(f) ? typeLettersBonus(raw[f]?.text, second[f].text) : [0, 0];
+    if (readingScore(f, mixed, both) + kept(f, mixed, secondWords[f]) + typeSecond > before + typeFirst) {
       chosen[f] = second[f];
       placeWords[f] = secondWords[f];
     }

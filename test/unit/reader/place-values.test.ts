@@ -5,9 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { labelRunLength, splitLabelGlue, substringDistance, type CardWord } from '../../../src/reader/pipeline/anchors.js';
-import { parseAddress, printedTypeWord, streetTypeOf } from '../../../src/reader/pipeline/address.js';
-import { normaliseFields, rawFromLines } from '../../../src/reader/pipeline/fields.js';
+import { DOCUMENTS } from '../../../src/reader/documents/id-card/model.js';
+import { dropTwinLines, labelRunLength, splitLabelGlue, substringDistance, type CardWord } from '../../../src/reader/pipeline/anchors.js';
+import { parseAddress, printedTypeWord, streetTypeOf, typeLettersRead } from '../../../src/reader/pipeline/address.js';
+import { normaliseFields, rawFromLines, typeLettersBonus } from '../../../src/reader/pipeline/fields.js';
 import { LAYOUTS } from '../../../src/reader/layouts.js';
 import { line, readWords as read } from '../../support/reader/drawn-words.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
@@ -31,6 +32,59 @@ describe('a place value on real cards', () => {
     assert.equal(parts![1].left + parts![1].width, w.left + w.width);
     // A value word that merely follows a mark is not split: its first part is no piece of the label.
     assert.equal(splitLabelGlue({ ...w, text: "Ngách'35" }, 'placeofresidence'), undefined);
+  });
+
+  it('drops a label rest read garbled beside a place, up to its last piece read ("Ự r22C PJace of ƠI Origir")', () => {
+    const r = read('cccd_chip_front', [...line('Quê quán Ự r22C PJace of ƠI Origir', 300, 470), ...line('Phúc Than, Than Uyên, Lai Châu', 300, 500)]);
+    assert.equal(r.text.home, 'Phúc Than, Than Uyên, Lai Châu');
+    // A value beside its label with no piece of the label in it is kept whole.
+    const v = read('cccd_chip_front', [...line('Quê quán: Thành Phố Lai Châu, Lai Châu', 300, 470)]);
+    assert.equal(v.text.home, 'Thành Phố Lai Châu, Lai Châu');
+  });
+
+  it('gives a row read twice to the lower place that holds it, not also to the place above', () => {
+    // The first reading lost the address's label row: the home goes on over the address's second line.
+    const first = read('cccd_chip_front', [
+      ...line('Quê quán / Place of origin', 300, 470),
+      ...line('Phúc Than, Than Uyên, Lai Châu', 300, 500),
+      ...line('Mường Cang, Than Uyên, Lai Châu', 300, 530),
+    ]);
+    assert.equal(first.text.home, 'Phúc Than, Than Uyên, Lai Châu Mường Cang, Than Uyên, Lai Châu');
+    // The rows' own reading finds the address (its line a pixel off: another reading of the same row).
+    const rows = read('cccd_chip_front', [...line('Nơi thường trú / Place of residence: Bản Mè,', 300, 505), ...line('Mường Cang, Than Uyên, Lai Châu', 301, 531)]);
+    assert.equal(rows.text.address, 'Bản Mè, Mường Cang, Than Uyên, Lai Châu');
+    const merged = { ...first.values, address: rows.values.address };
+    dropTwinLines(merged, DOCUMENTS.cccd_chip_front);
+    assert.equal(merged.home!.words.map((w) => w.text).join(' '), 'Phúc Than, Than Uyên, Lai Châu');
+    assert.equal(merged.home!.lines.length, 1);
+    assert.equal(merged.address!.words.map((w) => w.text).join(' '), 'Bản Mè, Mường Cang, Than Uyên, Lai Châu');
+    // The two readings of the row differ in a letter of a word and in a mark read unsurely: still a twin; a line
+    // with a word of its own read surely is not.
+    const otherRows = read('cccd_chip_front', [...line('Nơi thường trú / Place of residence: Bản Mè,', 300, 505), ...line('Mường Cang, Than Uyên, Lal Châu', 301, 531)]);
+    const first2 = read('cccd_chip_front', [
+      ...line('Quê quán / Place of origin', 300, 470),
+      ...line('Phúc Than, Than Uyên, Lai Châu', 300, 500),
+      ...line('Mường Cang, Than Uyên, Lai Châu ~', 300, 530),
+    ]);
+    first2.values.home!.lines[1].at(-1)!.conf = 10;
+    const merged2 = { ...first2.values, address: otherRows.values.address };
+    dropTwinLines(merged2, DOCUMENTS.cccd_chip_front);
+    assert.equal(merged2.home!.lines.length, 1);
+    const first3 = read('cccd_chip_front', [
+      ...line('Quê quán / Place of origin', 300, 470),
+      ...line('Phúc Than, Than Uyên, Lai Châu', 300, 500),
+      ...line('Mường Cang, Than Uyên, Lai Châu Tân', 300, 530),
+    ]);
+    const merged3 = { ...first3.values, address: otherRows.values.address };
+    dropTwinLines(merged3, DOCUMENTS.cccd_chip_front);
+    assert.equal(merged3.home!.lines.length, 2);
+    // A place's own line that merely reads like a line of the place below (the same commune) is kept: its first.
+    const same = {
+      home: rows.values.address!,
+      address: { ...rows.values.address!, label: { ...rows.values.address!.label, box: { ...rows.values.address!.label.box, y: 600 } } },
+    };
+    dropTwinLines(same, DOCUMENTS.cccd_chip_front);
+    assert.equal(same.home.lines.length, 1);
   });
 
   it('drops what is left of a bilingual label read apart from its first half ("Quê quán" | "Piace of")', () => {
@@ -151,6 +205,12 @@ describe('a place spelled as printed', () => {
     assert.equal(parseAddress('KV Tân Lập, Phúc Than, Than Uyên, Lai Châu').street, 'KV Tân Lập');
     assert.equal(parseAddress('T hôn Tân Lập, Phúc Than, Than Uyên, Lai Châu').street.split(',')[0], 'Thôn Tân Lập');
     assert.equal(parseAddress('Văn Phú, Phúc Than, Than Uyên, Lai Châu').street, 'Văn Phú');
+    // A clean capitalised word one letter and a mark from a type is a name ("Thới" is not Thôn); before a number,
+    // or damaged, it is the type; one letter misread with the rest as printed is the type.
+    assert.equal(streetTypeOf('Thới', 'Thuận'), undefined);
+    assert.equal(streetTypeOf('Thới', '4'), 'Thôn');
+    assert.equal(streetTypeOf('Xóa', 'Tân'), 'Xóm');
+    assert.equal(parseAddress('Thới Lai, Phúc Than, Than Uyên, Lai Châu').street, 'Thới Lai');
   });
 
   it('keeps the district before a province read exactly after a missed comma', () => {
@@ -160,10 +220,39 @@ describe('a place spelled as printed', () => {
     assert.equal(a.district, 'Than Uyên');
   });
 
+  it('takes a district read exactly, its ward before it, over a province found only by correction', () => {
+    // The province's line lost: "Than Uyên" is two letters from "Thái Nguyên", but it is a district read exactly.
+    const a = parseAddress('Phúc Than, Than Uyên');
+    assert.equal(a.text, 'Phúc Than, Than Uyên, Lai Châu');
+    assert.equal(a.province, 'Lai Châu');
+    assert.equal(parseAddress('Bản Mè, Phúc Than, Than Uyên Lai').province, 'Lai Châu');
+    // A province misread with no district read exactly is still corrected.
+    assert.equal(parseAddress('Phúc Than, Than Uyên, Lai Chau').province, 'Lai Châu');
+    assert.equal(parseAddress('Quảng Em').province, 'Quảng Nam');
+  });
+
   it('takes a whole district read right for the district, not for the start of a province', () => {
     // "Nam Trực" starts like the province Nam Định: read whole, it is that province's district.
     const a = parseAddress('Nam Giang, Nam Trực');
     assert.equal(a.text, 'Nam Giang, Nam Trực, Nam Định');
     assert.equal(a.district, 'Nam Trực');
+  });
+
+  it('counts the letters of a street type word read as printed, and prefers the reading that kept more', () => {
+    assert.equal(typeLettersRead('t{hóm 9'), 3);
+    assert.equal(typeLettersRead('tóm 9'), 2);
+    assert.equal(typeLettersRead('Thôn Tân Lập'), 4);
+    assert.equal(typeLettersRead('Văn Phú'), undefined);
+    assert.equal(typeLettersRead(''), undefined);
+    assert.equal(parseAddress('hóm 9 Phường Bãi Bông, Thành phố Phổ Yên, Thái Nguyên').typeLettersRead, 3);
+    assert.equal(parseAddress('Phường Bãi Bông, Thành phố Phổ Yên, Thái Nguyên').typeLettersRead, undefined);
+    // A second reading that lost the type's first letter ("óm 9", repaired to Xóm) is not the better one.
+    const place = 'Phường Bãi Bông, Thành phố Phổ Yên, Thái Nguyên';
+    assert.deepEqual(typeLettersBonus(`hóm 9 ${place}`, `óm 9 ${place}`), [0.3, 0]);
+    assert.deepEqual(typeLettersBonus(`tóm 9, ${place}`, `t{hóm 9, ${place}`), [0, 0.3]);
+    // Equal, or one reading with no type word: no preference.
+    assert.deepEqual(typeLettersBonus(`Khóm 9, ${place}`, `Khóm 9, ${place}`), [0, 0]);
+    assert.deepEqual(typeLettersBonus(`9, ${place}`, `Khóm 9, ${place}`), [0, 0]);
+    assert.deepEqual(typeLettersBonus(undefined, `Khóm 9, ${place}`), [0, 0]);
   });
 });
