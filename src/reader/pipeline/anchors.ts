@@ -762,8 +762,10 @@ export function valuesByShape(
     if (pairs.length === 1) out.nationality = atWords(pairs[0]);
   }
   if (wants('sex')) {
-    // A neighbour is a word a space away (a letter height at most): "Nam" a column before "Quốc tịch" is alone.
-    const near = (a: CardWord | undefined, b: CardWord | undefined) => a !== undefined && b !== undefined && Math.max(a.left, b.left) - Math.min(a.left + a.width, b.left + b.width) <= Math.max(a.height, b.height);
+    // A neighbour is a word a space away (a space is a third to a half of a letter height; 0.7 of the smaller word's
+    // height at most): "Nam" a column before "Quốc tịch" is alone.
+    const near = (a: CardWord | undefined, b: CardWord | undefined) =>
+      a !== undefined && b !== undefined && Math.max(a.left, b.left) - Math.min(a.left + a.width, b.left + b.width) <= 0.7 * Math.min(a.height, b.height);
     // A piece of the sex's label ("Sex", "Sez:", however unsure) is no place name's word.
     const labelPiece = (w: CardWord) => foldKey(w.text).length === 3 && levenshtein(foldKey(w.text), 'sex') <= 1;
     const placeWord = (w: CardWord | undefined) => w !== undefined && /^\p{Lu}\p{Ll}/u.test(word(w)) && !labelPiece(w);

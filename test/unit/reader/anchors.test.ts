@@ -248,6 +248,8 @@ describe('values by geometry', () => {
     assert.equal(sexOf([...headline, ...line('Gxới th Sez: Nam', 300, 430, 59)]), 'Nam');
     assert.equal(sexOf([...headline, ...line('Nam', 478, 430, 90), ...line('Quốc', 567, 430, 45)]), 'Nam');
     assert.equal(sexOf([...headline, ...line('Nam Định', 478, 430, 90)]), undefined);
+    // Read unsurely after its label's garbled piece, the next label a letter height after it (20 px): taken.
+    assert.equal(sexOf([...headline, ...line('Gxới th Sez:', 300, 430, 30), ...line('Nam', 452, 430, 59), ...line('Quốc', 505, 430, 45)]), 'Nam');
   });
   it("anchors the id at the number's label with a number after it, over a closer match without one", () => {
     const words = [
