@@ -58,6 +58,8 @@ export interface AnchoredValue<F extends string = IdCardField> {
   /** Where the value lies on the card (all its lines). */
   box: Box;
   label: LabelHit<F>;
+  /** Found by its shape from a reading that took letters for digits: no answer of 80 or more on its own. */
+  unsure?: boolean;
 }
 
 function boxOf(words: CardWord[]): Box {
@@ -732,6 +734,16 @@ export function valuesByShape(
     if (shaped.length === 1) {
       out.id = at(shaped[0].w);
       id = shaped[0].w.text.replace(/\D/g, '');
+    } else if (shaped.length === 0) {
+      // One word of the id's length (or one more: a mark before it) with a letter or two OCR confuses with digits
+      // ("D" for 0) under a damaged label, however unsurely read: the id's cross-checks and the recogniser decide
+      // (unsure until the recogniser agrees).
+      const mapped = free.filter(({ w }) => {
+        const t = w.text.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+        const digits = t.replace(/\D/g, '').length;
+        return w.conf >= 30 && (t.length === idLength || t.length === idLength + 1) && digits >= idLength - 2 && digits < idLength && /^[\dODQIlZSBG]+$/.test(t);
+      });
+      if (mapped.length === 1) out.id = { ...at(mapped[0].w), unsure: true };
     }
   }
   if (wants('dob')) {

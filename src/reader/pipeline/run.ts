@@ -343,7 +343,8 @@ function rawReadings(wanted: IdCardField[], anchored: Anchored): Fields {
   const raw: Fields = {};
   for (const f of wanted) {
     const a = anchored[f];
-    if (a) raw[f] = rawFromLines(f, a.lines);
+    const r = a && rawFromLines(f, a.lines);
+    if (r) raw[f] = a.unsure ? { ...r, unsure: true } : r;
   }
   return raw;
 }

@@ -251,6 +251,29 @@ describe('values by geometry', () => {
     // Read unsurely after its label's garbled piece, the next label a letter height after it (20 px): taken.
     assert.equal(sexOf([...headline, ...line('Gxới th Sez:', 300, 430, 30), ...line('Nam', 452, 430, 59), ...line('Quốc', 505, 430, 45)]), 'Nam');
   });
+  it("finds an id read with a letter for a digit under a damaged label by its shape, unsure, only when it is the only such word", () => {
+    const model = DOCUMENTS.cccd_12_front;
+    const idOf = (words: CardWord[]) => {
+      const segments = segmentLines(words);
+      const hits = findLabels(segments, model);
+      return valuesByShape(segments, hits, assignValues(segments, hits, model), model, 12).id;
+    };
+    const label = line('se.', 370, 220, 84);
+    // "D" for 0 inside the number, a mark before it, read at 45: taken, marked unsure.
+    const id = idOf([...label, ...line('D0010900I2345', 440, 210, 45)]);
+    assert.equal(id?.words.map((w) => w.text).join(' '), 'D0010900I2345');
+    assert.equal(id?.unsure, true);
+    // Its value is read with the letters as digits; unsure, it stays under 80 however well it checks out.
+    const raw = rawFromLines('id', id!.lines)!;
+    const f = normaliseFields(LAYOUTS.cccd_12_front, { id: { ...raw, unsure: true }, dob: { text: '01/02/1990', conf: 95 } }).fields.id!;
+    assert.equal(f.value, '001090012345');
+    assert.ok(fieldProbability(f) < 80, `prob ${fieldProbability(f)}`);
+    // Letters OCR does not take for digits, three letters, a word too short, or two such words: nothing.
+    assert.equal(idOf([...label, ...line('X0010900X2345', 440, 210, 45)]), undefined);
+    assert.equal(idOf([...label, ...line('DOD10900I2345', 440, 210, 45)]), undefined);
+    assert.equal(idOf([...label, ...line('10900D2345', 440, 210, 45)]), undefined);
+    assert.equal(idOf([...label, ...line('D0010900I2345', 440, 210, 45), ...line('00109O0123S5', 440, 600, 45)]), undefined);
+  });
   it("anchors the id at the number's label with a number after it, over a closer match without one", () => {
     const words = [
       ...line('Sô: Nq. 001090012345', 300, 270),
