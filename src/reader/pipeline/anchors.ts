@@ -58,6 +58,8 @@ export interface AnchoredValue<F extends string = IdCardField> {
   /** Where the value lies on the card (all its lines). */
   box: Box;
   label: LabelHit<F>;
+  /** Found by its shape from a reading that took letters for digits: no answer of 80 or more on its own. */
+  unsure?: boolean;
 }
 
 function boxOf(words: CardWord[]): Box {
@@ -778,6 +780,16 @@ export function valuesByShape(
     if (shaped.length === 1) {
       out.id = at(shaped[0].w);
       id = shaped[0].w.text.replace(/\D/g, '');
+    } else if (shaped.length === 0) {
+      // One word of the id's length (or one more: a mark before it) with a letter or two OCR confuses with digits
+      // ("D" for 0) under a damaged label, however unsurely read: the id's cross-checks and the recogniser decide
+      // (unsure until the recogniser agrees).
+      const mapped = free.filter(({ w }) => {
+        const t = w.text.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+        const digits = t.replace(/\D/g, '').length;
+        return w.conf >= 30 && (t.length === idLength || t.length === idLength + 1) && digits >= idLength - 2 && digits < idLength && /^[\dODQIlZSBG]+$/.test(t);
+      });
+      if (mapped.length === 1) out.id = { ...at(mapped[0].w), unsure: true };
     }
   }
   if (wants('dob')) {
@@ -808,9 +820,26 @@ export function valuesByShape(
     if (pairs.length === 1) out.nationality = atWords(pairs[0]);
   }
   if (wants('sex')) {
-    const placeWord = (w: CardWord | undefined) => w !== undefined && /^\p{Lu}\p{Ll}/u.test(word(w));
-    const alone = free.filter(({ w }, k) => sure(w) && ['Nữ', 'Nam'].includes(word(w)) && word(prev(k)) !== 'Việt' && !placeWord(next(k)) && !placeWord(prev(k)));
+    // A neighbour is a word a space away (a space is a third to a half of a letter height; 0.7 of the smaller word's
+    // height at most): "Nam" a column before "Quốc tịch" is alone.
+    const near = (a: CardWord | undefined, b: CardWord | undefined) =>
+      a !== undefined && b !== undefined && Math.max(a.left, b.left) - Math.min(a.left + a.width, b.left + b.width) <= 0.7 * Math.min(a.height, b.height);
+    // A piece of the sex's label ("Sex", "Sez:", however unsure) is no place name's word.
+    const labelPiece = (w: CardWord) => foldKey(w.text).length === 3 && levenshtein(foldKey(w.text), 'sex') <= 1;
+    const placeWord = (w: CardWord | undefined) => w !== undefined && /^\p{Lu}\p{Ll}/u.test(word(w)) && !labelPiece(w);
+    const standsAlone = (k: number) => word(prev(k)) !== 'Việt' && !(near(free[k].w, next(k)) && placeWord(next(k))) && !(near(free[k].w, prev(k)) && placeWord(prev(k)));
+    const alone = free.filter(({ w }, k) => sure(w) && ['Nữ', 'Nam'].includes(word(w)) && standsAlone(k));
     if (alone.length === 1) out.sex = atWords([alone[0].w]);
+    else if (alone.length === 0) {
+      // Read without its marks or unsurely ("Nư" at 22, "Nu"): its letters still spell one of the two values. Taken
+      // when it is the only such word and read surely, or when a piece of the sex's label ("Sex", "Sez:") stands
+      // above it or before it on its row. Its spelling is not the value's: the answer stays unconfirmed (fields.ts).
+      const byLabel = (v: CardWord) =>
+        free.some(({ w }) => labelPiece(w) && w.top < v.top + v.height / 2 && v.top - (w.top + w.height) <= 2 * v.height && w.left < v.left + v.width + 2 * v.height && v.left < w.left + w.width + 6 * v.height);
+      const spelled = (w: CardWord) => /^[\p{L}]{2,3}[.,:]?$/u.test(w.text) && ['nu', 'nam'].includes(foldKey(w.text)) && /^\p{Lu}/u.test(w.text);
+      const weak = free.filter(({ w }, k) => w.conf >= 20 && spelled(w) && standsAlone(k));
+      if (weak.length === 1 && (sure(weak[0].w) || byLabel(weak[0].w))) out.sex = atWords([weak[0].w]);
+    }
   }
   // The name whose label was not read ("lọ, chứ #4 và tên khai s29:"): the one line left in capitals that is a
   // name (a family name first, Vietnamese syllables, a given name last), read surely.

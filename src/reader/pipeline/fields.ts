@@ -206,6 +206,11 @@ export function normaliseName(text: string): string {
     .join(' ');
 }
 
+/** The reading spells the sex's value exactly, marks included ("Nữ", "NAM", "nữ."), nothing else beside it. */
+export function sexSpelled(text: string, value: string): boolean {
+  return text.normalize('NFC').replace(/[^\p{L}]/gu, '').toLocaleUpperCase('vi') === value;
+}
+
 export function normaliseSex(text: string): string | undefined {
   const f = foldKey(text);
   if (!f) return undefined;
@@ -417,8 +422,10 @@ function normaliseValue(kind: CardKind, field: IdCardField, r: RawField): FieldV
       return v ? { value: v, conf, valid: plausibleName(v), unsure: r.unsure } : undefined;
     }
     case 'sex': {
+      // One of two words: a reading that spells it with its marks is it; one without them or with a letter
+      // missing ("Nư", "Nu", "N4") is only near it, unconfirmed unless the id's sex digit agrees (crossCheckId).
       const v = normaliseSex(r.text);
-      return v ? { value: v, conf, valid: true } : undefined;
+      return v ? { value: v, conf, valid: sexSpelled(r.text, v) || undefined } : undefined;
     }
     case 'nationality': {
       // The identity cards are issued to citizens: the only nationality printed is Việt Nam, so a reading that is
@@ -515,7 +522,10 @@ function expiryFromBirthday(fields: NormalisedCard['fields'], raw: Partial<Recor
 function crossCheckId(id: FieldValue, fields: NormalisedCard['fields'], placeProvinces: string[]): void {
   if (id.value.length === 12) {
     const dob = fields.dob?.value;
-    const sex = fields.sex?.value;
+    // A sex read only near its spelling (unconfirmed) neither confirms nor fails the id; the id, checked
+    // without it, confirms it when its sex digit agrees.
+    const sexField = fields.sex;
+    const sex = sexField?.valid ? sexField.value : undefined;
     const provinceOk = provinceByIdCode(id.value.slice(0, 3)) !== undefined;
     const g = Number(id.value[3]);
     const year = dob ? Number(dob.slice(6)) : undefined;
@@ -524,6 +534,7 @@ function crossCheckId(id: FieldValue, fields: NormalisedCard['fields'], placePro
     const yearOk = year === undefined || id.value.slice(4, 6) === String(year).slice(2);
     if (provinceOk && centuryOk && sexOk && yearOk) id.valid = true;
     else id.invalid = true;
+    if (id.valid && year !== undefined && sexField && !sexField.valid && (g % 2 === 1) === (sexField.value === 'NỮ')) sexField.valid = true;
     // The province code is where the birth was registered, nearly always the province of the holder's home or
     // address (26 of 28 cards of the development set's truth): a code that names neither, when the card's places
     // were read, is most likely a misread digit (3, 5 and 8 swap) that still names a real province: unsure.

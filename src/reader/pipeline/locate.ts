@@ -87,6 +87,16 @@ export function frameRectangle(corners: readonly Point[], width: number, height:
   return x1 - x0 >= y1 - y0 ? c : [c[3], c[0], c[1], c[2]];
 }
 
+/** A card's outline keeps its opposite sides within a fifth of each other's length (a photo taken nearly square on). */
+const SIDE_RATIO = 0.8;
+
+/** Whether each pair of opposite sides of the quadrilateral `c` are of alike lengths (SIDE_RATIO). */
+export function sidesAlike(c: readonly Point[]): boolean {
+  const side = (i: number) => Math.hypot(c[(i + 1) % 4].x - c[i].x, c[(i + 1) % 4].y - c[i].y);
+  const ratio = (a: number, b: number) => Math.min(a, b) / Math.max(a, b, 1e-9);
+  return ratio(side(0), side(2)) >= SIDE_RATIO && ratio(side(1), side(3)) >= SIDE_RATIO;
+}
+
 /** Whether the image has an ID-1 card's shape (within 12%): a card cropped to itself, by a scanner or an app. */
 export function cardShapedImage(width: number, height: number): boolean {
   return Math.abs(Math.log(Math.max(width, height) / Math.min(width, height) / ID1)) < 0.12;
@@ -109,6 +119,9 @@ export async function locateCard(gray: Buffer, width: number, height: number, mi
   const onFrame = outline.touchesBorder && cutOff(outline.corners, width, height);
   // A scan cropped to the card, its edges on the frame: taken whole.
   if (onFrame && croppedScan && outline.areaRatio > 0.8) return wholeImage();
+  // An image of a card's shape whose outline is no card seen from the front (a side a fifth shorter than its
+  // opposite: an edge found on the card's print, the portrait's or the background's): the image is the card.
+  if (croppedScan && !sidesAlike(outline.corners)) return wholeImage();
   if (Math.abs(Math.log(outline.aspect / ID1)) > 0.35) {
     if (options.readWithoutOutline) {
       // What the cut-off outline covers (or, an outline that is no card's, the whole image) is read as the card.

@@ -11,7 +11,7 @@ import { fieldProbability, overallScore } from './confidence.js';
 import { composeStack, encodeStack, GAP, stackBands, turnStack, type RawStack } from './crops.js';
 import { decodeImage, type DecodedImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
-import { mergedId, normaliseFields, rawFromLines, readingScore, typeLettersBonus, voteName, weakFields, wordsByBand, type NormalisedCard, type RawField } from './fields.js';
+import { mergedId, normaliseFields, normaliseSex, rawFromLines, readingScore, sexSpelled, typeLettersBonus, voteName, weakFields, wordsByBand, type NormalisedCard, type RawField } from './fields.js';
 import { assignValues, dropTwinLines, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
 import { detectKind, printedTexts, type PrintedTexts } from './kind.js';
 import { DOCUMENTS } from '../documents/id-card/model.js';
@@ -177,8 +177,16 @@ export function fillMissing(
   missing: readonly IdCardField[],
 ): Partial<Record<IdCardField, AnchoredValue>> {
   const out = { ...first };
-  for (const f of missing) if (!out[f] && other[f]) out[f] = other[f];
+  for (const f of missing) if (other[f] && (!out[f] || (guessedSex(f, out[f]) && other[f].label.segment >= 0))) out[f] = other[f];
   return out;
+}
+
+/** A sex taken by its shape alone (no label, anchors.ts valuesByShape) from a word that does not spell it exactly. */
+function guessedSex(f: IdCardField, v: AnchoredValue): boolean {
+  if (f !== 'sex' || v.label.segment >= 0) return false;
+  const text = v.words.map((w) => w.text).join(' ');
+  const value = normaliseSex(text);
+  return value === undefined || !sexSpelled(text, value);
 }
 
 /** The MRZ's band: where the whole card's words with '<' runs are, else the chip back's usual place. */
@@ -319,7 +327,8 @@ async function anchorFields(
 ): Promise<{ anchored: Anchored; recovered: IdCardField[] }> {
   const anchored = anchorValues(card.words, card.kind);
   const { detected } = card;
-  const missing = detected && card.words === detected.words ? wanted.filter((f) => !anchored[f]) : [];
+  // Not found, or a sex found only by a word near its spelling ("Nư" with no label): its rows are read again.
+  const missing = detected && card.words === detected.words ? wanted.filter((f) => !anchored[f] || guessedSex(f, anchored[f])) : [];
   if (!detected || missing.length === 0) return { anchored, recovered: [] };
   const order = DOCUMENTS[card.kind].fields.map((s) => s.field);
   const rows = spanRows(missing.map((f) => fieldSpan(order, anchored, f)));
@@ -336,7 +345,8 @@ function rawReadings(wanted: IdCardField[], anchored: Anchored): Fields {
   const raw: Fields = {};
   for (const f of wanted) {
     const a = anchored[f];
-    if (a) raw[f] = rawFromLines(f, a.lines);
+    const r = a && rawFromLines(f, a.lines);
+    if (r) raw[f] = a.unsure ? { ...r, unsure: true } : r;
   }
   return raw;
 }

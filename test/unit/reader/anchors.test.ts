@@ -204,6 +204,57 @@ describe('values by geometry', () => {
     const label = [...line('Gxới', 316, 406), ...line('tan:', 369, 406, 42), ...line('Nam', 442, 404)];
     assert.deepEqual(byShape([...headline, ...label]), { sex: 'Nam' });
   });
+  it('takes a sex value read without its marks or unsurely when it is the only one, surely read or under a piece of its label', () => {
+    const model = DOCUMENTS.cccd_2024_front;
+    const sexOf = (words: CardWord[]) => {
+      const segments = segmentLines(words);
+      const hits = findLabels(segments, model);
+      return valuesByShape(segments, hits, assignValues(segments, hits, model), model, 12).sex?.words.map((w) => w.text).join(' ');
+    };
+    const headline = line('CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM', 300, 30);
+    // "Nư" (the mark lost) read surely, no label read: taken.
+    assert.equal(sexOf([...headline, ...line('dx (lse', 720, 440, 20), ...line('Nư', 790, 480, 79)]), 'Nư');
+    // Read unsurely (22): only under a piece of its label ("Sex", even garbled to "Sez").
+    assert.equal(sexOf([...headline, ...line('Nư', 790, 480, 22)]), undefined);
+    assert.equal(sexOf([...headline, ...line('Gxói lạnh Sex', 730, 440, 70), ...line('Nư', 790, 480, 22)]), 'Nư');
+    assert.equal(sexOf([...headline, ...line('Sez', 790, 440, 70), ...line('Nư', 790, 480, 22)]), 'Nư');
+    // A label piece far to the left of it, or below it, does not count.
+    assert.equal(sexOf([...headline, ...line('Sex', 100, 440, 70), ...line('Nư', 790, 480, 22)]), undefined);
+    assert.equal(sexOf([...headline, ...line('Sex', 790, 520, 70), ...line('Nư', 790, 480, 22)]), undefined);
+    // Two such words, or a word that is more than the value's letters ("Nuôi"): nothing.
+    assert.equal(sexOf([...headline, ...line('Nư', 790, 480, 79), ...line('Nu', 300, 520, 79)]), undefined);
+    assert.equal(sexOf([...headline, ...line('Nuôi', 790, 480, 79)]), undefined);
+    // The label's garbled English piece before the value is no place name's word; a place name's word a space
+    // away is ("Nam Định"), one a column away is not (the nationality's label after the sex's value).
+    assert.equal(sexOf([...headline, ...line('Gxới th Sez: Nam', 300, 430, 59)]), 'Nam');
+    assert.equal(sexOf([...headline, ...line('Nam', 478, 430, 90), ...line('Quốc', 567, 430, 45)]), 'Nam');
+    assert.equal(sexOf([...headline, ...line('Nam Định', 478, 430, 90)]), undefined);
+    // Read unsurely after its label's garbled piece, the next label a letter height after it (20 px): taken.
+    assert.equal(sexOf([...headline, ...line('Gxới th Sez:', 300, 430, 30), ...line('Nam', 452, 430, 59), ...line('Quốc', 505, 430, 45)]), 'Nam');
+  });
+  it("finds an id read with a letter for a digit under a damaged label by its shape, unsure, only when it is the only such word", () => {
+    const model = DOCUMENTS.cccd_12_front;
+    const idOf = (words: CardWord[]) => {
+      const segments = segmentLines(words);
+      const hits = findLabels(segments, model);
+      return valuesByShape(segments, hits, assignValues(segments, hits, model), model, 12).id;
+    };
+    const label = line('se.', 370, 220, 84);
+    // "D" for 0 inside the number, a mark before it, read at 45: taken, marked unsure.
+    const id = idOf([...label, ...line('D0010900I2345', 440, 210, 45)]);
+    assert.equal(id?.words.map((w) => w.text).join(' '), 'D0010900I2345');
+    assert.equal(id?.unsure, true);
+    // Its value is read with the letters as digits; unsure, it stays under 80 however well it checks out.
+    const raw = rawFromLines('id', id!.lines)!;
+    const f = normaliseFields(LAYOUTS.cccd_12_front, { id: { ...raw, unsure: true }, dob: { text: '01/02/1990', conf: 95 } }).fields.id!;
+    assert.equal(f.value, '001090012345');
+    assert.ok(fieldProbability(f) < 80, `prob ${fieldProbability(f)}`);
+    // Letters OCR does not take for digits, three letters, a word too short, or two such words: nothing.
+    assert.equal(idOf([...label, ...line('X0010900X2345', 440, 210, 45)]), undefined);
+    assert.equal(idOf([...label, ...line('DOD10900I2345', 440, 210, 45)]), undefined);
+    assert.equal(idOf([...label, ...line('10900D2345', 440, 210, 45)]), undefined);
+    assert.equal(idOf([...label, ...line('D0010900I2345', 440, 210, 45), ...line('00109O0123S5', 440, 600, 45)]), undefined);
+  });
   it("anchors the id at the number's label with a number after it, over a closer match without one", () => {
     const words = [
       ...line('Sô: Nq. 001090012345', 300, 270),

@@ -8,7 +8,7 @@ import { classifyHeader } from '../../../src/reader/pipeline/classify.js';
 import { flattenBackground } from '../../../src/reader/pipeline/crops.js';
 import { decodeImage } from '../../../src/reader/pipeline/decode.js';
 import { ReaderFailure } from '../../../src/reader/pipeline/failure.js';
-import { fixSurname, normaliseDate, normaliseFields, normaliseId, normaliseName, normaliseSex, rawFromLines } from '../../../src/reader/pipeline/fields.js';
+import { fixSurname, normaliseDate, normaliseFields, normaliseId, normaliseName, normaliseSex, rawFromLines, sexSpelled } from '../../../src/reader/pipeline/fields.js';
 import { decodeBase64 } from '../../../src/reader/pipeline/input.js';
 import { checkDigit, readMrz, writeMrz } from '../../../src/reader/pipeline/mrz.js';
 import type { OcrWord } from '../../../src/reader/pipeline/ocr.js';
@@ -260,6 +260,29 @@ describe('field normalisation', () => {
     assert.equal(normaliseFields(layout, raw('051182572986', 'Nam')).fields.id?.invalid, true);
     assert.equal(normaliseFields(layout, raw('051082572986', 'Nữ')).fields.id?.invalid, true);
     assert.equal(normaliseFields(layout, raw('003082572986', 'Nam')).fields.id?.invalid, true);
+  });
+  it("confirms a sex read without its marks only by the id's sex digit, and never fails the id with it", () => {
+    const layout = LAYOUTS.cccd_2024_front;
+    const read = (id: string, sex: string, dob = '23/10/1982') =>
+      normaliseFields(layout, { id: { text: id, conf: 90 }, dob: { text: dob, conf: 90 }, sex: { text: sex, conf: 79 } }).fields;
+    // Spelled with its marks: a value of its own, confirmed.
+    assert.equal(read('051082572986', 'Nam').sex?.valid, true);
+    assert.equal(read('051182572986', 'Nữ').sex?.valid, true);
+    // "Nư": NỮ, unconfirmed (under 80) unless the id, checked on its own, says female.
+    const alone = normaliseFields(layout, { sex: { text: 'Nư', conf: 79 } }).fields.sex!;
+    assert.equal(alone.value, 'NỮ');
+    assert.ok(fieldProbability(alone) < 80, `prob ${fieldProbability(alone)}`);
+    const agreed = read('051182572986', 'Nư');
+    assert.equal(agreed.id?.valid, true);
+    assert.ok(fieldProbability(agreed.sex!) >= 80, `prob ${fieldProbability(agreed.sex!)}`);
+    // The id says male: the id stays valid, the sex unconfirmed.
+    const disagreed = read('051082572986', 'Nư');
+    assert.equal(disagreed.id?.valid, true);
+    assert.ok(fieldProbability(disagreed.sex!) < 80);
+    // An id that fails its own checks (year of birth) confirms nothing.
+    assert.ok(fieldProbability(read('051183572986', 'Nư').sex!) < 80);
+    assert.equal(sexSpelled('nữ.', 'NỮ'), true);
+    assert.equal(sexSpelled('Nu', 'NỮ'), false);
   });
   it('keeps an id cut out of too many digits under 80, however well it passes the cross-checks', () => {
     // As read on dev card 140266: "0250574811584" (a 3 read as 15) for 025057481384.
