@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { fixStreetNames } from './street-names.js';
-import { fold, foldKey, levenshtein, tidy, toneKey } from './text.js';
+import { fold, foldKey, levenshtein, tidy, newStyleTones } from './text.js';
 
 interface RawUnit {
   name: string;
@@ -145,7 +145,7 @@ function bestOf<U extends Unit>({ type, typeKey, name }: { type: string; typeKey
   if (!found) return undefined;
   const read = tidy(name);
   // Cards print both tone-mark placements ("Hoà" and "Hòa"); the answer keeps the printed one.
-  const printed = read !== found.unit.name && toneKey(read) === toneKey(found.unit.name) ? read : undefined;
+  const printed = read !== found.unit.name && newStyleTones(read) === newStyleTones(found.unit.name) ? read : undefined;
   return { unit: found.unit, distance: found.distance, exact: read === found.unit.name || printed !== undefined, typed: type !== '', type: type || undefined, printed };
 }
 

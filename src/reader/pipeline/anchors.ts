@@ -62,6 +62,14 @@ export interface AnchoredValue<F extends string = IdCardField> {
   unsure?: boolean;
 }
 
+/** Whether two spans of rows (top, bottom) lie on one line: they overlap by more than half the shorter's height. */
+function level(a: { top: number; bottom: number }, b: { top: number; bottom: number }): boolean {
+  return Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5 * Math.min(a.bottom - a.top, b.bottom - b.top);
+}
+
+/** A box's span of rows. */
+const rowsOf = (b: Box) => ({ top: b.y, bottom: b.y + b.h });
+
 function boxOf(words: CardWord[]): Box {
   const x = Math.min(...words.map((w) => w.left));
   const y = Math.min(...words.map((w) => w.top));
@@ -482,9 +490,8 @@ function wordsBeyondGap<F extends string>(ctx: ValueContext<F>, h: LabelHit<F>):
   // label and a little lower is the first of its lines, read with those below it (valueWithLinesBelow).
   const place = ctx.model.fields.find((s) => s.field === h.field)?.style === 'address';
   const onRow = (x: Segment) => {
-    const o = overlap(x, h.box);
-    if (o > 0.5 * Math.min(x.bottom - x.top, h.box.h)) return true;
-    if (o <= 0 || place) return false;
+    if (level(x, rowsOf(h.box))) return true;
+    if (overlap(x, h.box) <= 0 || place) return false;
     const mid = centre(x.top, x.bottom);
     const row = centre(h.box.y, h.box.y + h.box.h);
     const own = Math.abs(mid - row);
@@ -533,7 +540,7 @@ function labelledRow<F extends string>(ctx: ValueContext<F>, h: LabelHit<F>, si:
       x.segment !== si &&
       x.box.x > h.box.x - ALIGN &&
       x.box.x + x.box.w <= s.left + 5 &&
-      Math.min(x.box.y + x.box.h, s.bottom) - Math.max(x.box.y, s.top) > 0.5 * Math.min(x.box.h, s.bottom - s.top),
+      level(rowsOf(x.box), s),
   );
 }
 
@@ -545,8 +552,7 @@ function labelledRow<F extends string>(ctx: ValueContext<F>, h: LabelHit<F>, si:
 function rowPieces<F extends string>(ctx: ValueContext<F>, si: number, minLeft: number): { before: CardWord[]; after: CardWord[] } {
   const { segments, used, freeLead, labelStart } = ctx;
   const s = segments[si];
-  const level = (x: Segment) => Math.min(x.bottom, s.bottom) - Math.max(x.top, s.top) > 0.5 * Math.min(x.bottom - x.top, s.bottom - s.top);
-  const row = segments.map((x, i) => ({ x, i })).filter(({ x, i }) => i !== si && !used.has(i) && level(x));
+  const row = segments.map((x, i) => ({ x, i })).filter(({ x, i }) => i !== si && !used.has(i) && level(x, s));
   const whole = (i: number) => {
     const lead = freeLead(i);
     return lead.length > 0 && lead.length === segments[i].words.length && !bilingualLabelLine(lead) && !labelStart(lead) && lead.some((w) => w.conf >= 60);

@@ -45,6 +45,6 @@ const OLD_STYLE_UY = new RegExp(`([uU])(${TONE})([yY])(?!\\p{L})`, 'gu');
  * mark on its last vowel ("Hòa" -> "Hoà", "Thúy" -> "Thuý"). Both placements are printed (cards, the official
  * list), so two spellings equal after this differ only in where the mark sits.
  */
-export function toneKey(s: string): string {
+export function newStyleTones(s: string): string {
   return s.normalize('NFD').replace(OLD_STYLE_OA, '$1$3$2').replace(OLD_STYLE_UY, '$1$3$2').normalize('NFC');
 }

@@ -12,7 +12,7 @@ import { normaliseFields, rawFromLines, typeLettersBonus } from '../../../src/re
 import { LAYOUTS } from '../../../src/reader/layouts.js';
 import { line, readWords as read } from '../../support/reader/drawn-words.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
-import { toneKey } from '../../../src/reader/pipeline/text.js';
+import { newStyleTones } from '../../../src/reader/pipeline/text.js';
 
 const end = (ws: CardWord[]) => ws[ws.length - 1].left + ws[ws.length - 1].width;
 
@@ -165,9 +165,9 @@ describe('a place value on real cards', () => {
 
 describe('a place spelled as printed', () => {
   it('keeps the tone-mark placement printed ("Hòa" / "Hoà"), and says the spelling is unsure', () => {
-    assert.equal(toneKey('Hòa'), toneKey('Hoà'));
-    assert.equal(toneKey('Thúy'), 'Thuý');
-    assert.notEqual(toneKey('Hoàn'), toneKey('Hòan'));
+    assert.equal(newStyleTones('Hòa'), newStyleTones('Hoà'));
+    assert.equal(newStyleTones('Thúy'), 'Thuý');
+    assert.notEqual(newStyleTones('Hoàn'), newStyleTones('Hòan'));
     const old = parseAddress('Xã Xuân Hòa, Huyện Bảo Yên, Tỉnh Lào Cai');
     assert.equal(old.text, 'Xã Xuân Hòa, Huyện Bảo Yên, Tỉnh Lào Cai');
     assert.equal(old.ward, 'Xuân Hoà');
