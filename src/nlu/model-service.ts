@@ -4,8 +4,8 @@ import type { BlobStore } from '../platform/blobs/store.js';
 import { ServiceError } from '../platform/http/errors.js';
 import { PermanentJobError, type JobQueue } from '../platform/jobs/queue.js';
 import { NluErrors } from './errors.js';
-import { NluModel, type EntityDefinition, type EntityKind, type ModelMetrics, type NluModelData, type TrainRequest, type TrainingExample } from './model/model.js';
-import { VIETNAM_OFFSET_MINUTES } from './model/system-entities.js';
+import type { EntityDefinition, EntityKind, ModelMetrics, NluModelData, PredictedEntity, TrainRequest, TrainingExample } from './model/model.js';
+import { InlinePredictor, type Predictor, type ServedModel } from './predictor.js';
 import { TrainState, TrainType, type HistoryRow, type ModelRow, type ModelStore } from './model-store.js';
 import type { NluStore } from './store.js';
 
@@ -61,7 +61,7 @@ export interface PredictAnswer {
   status: { code: number; message: string; module: string; api_code: number; err_code: number };
   data: {
     intents?: { label: string; confidence: number }[];
-    entities?: ReturnType<NluModel['extract']>;
+    entities?: PredictedEntity[];
     history_id: number;
   };
 }
@@ -147,15 +147,15 @@ function toJob(row: ModelRow): TrainJob {
  * newest successful one, whichever process trained it.
  */
 export class NluModelService {
-  private readonly cache = new Map<string, { code: string; model: NluModel }>();
-  private readonly loading = new Map<string, Promise<NluModel>>();
+  private readonly cache = new Map<string, { code: string; model: ServedModel }>();
+  private readonly loading = new Map<string, Promise<ServedModel>>();
   /**
    * What predictions of an application use (its newest model and its threshold) and when the store was last
    * asked: within `recheckMs` a prediction reads neither table. Changes made in this process are seen at once;
    * a model trained or a threshold set by another process within `recheckMs`.
    */
-  private readonly serving = new Map<string, { model: NluModel | undefined; code: string; threshold: number; checkedAt: number }>();
-  private readonly checking = new Map<string, Promise<{ model: NluModel | undefined; threshold: number }>>();
+  private readonly serving = new Map<string, { model: ServedModel | undefined; code: string; threshold: number; checkedAt: number }>();
+  private readonly checking = new Map<string, Promise<{ model: ServedModel | undefined; threshold: number }>>();
   /** Bumped by a change made here, so a check that read the store before it is not kept. */
   private generation = 0;
 
@@ -166,6 +166,8 @@ export class NluModelService {
     private readonly blobs: BlobStore,
     /** How long a prediction may use the model and threshold it last read (ms; 0: read them for every prediction). */
     private readonly recheckMs = DEFAULT_RECHECK_MS,
+    /** Where predictions run (the event loop by default; worker threads in a server: `createPredictor`). */
+    private readonly predictor: Predictor = new InlinePredictor(),
   ) {}
 
   // Training
@@ -248,10 +250,10 @@ export class NluModelService {
       const trained = JSON.parse(await trainer({ examples: set.examples, entities: set.entities, parts })) as NluModelData;
       // A half not trained this time is the previous model's.
       if (part !== 'all') {
-        const previous = await this.currentModel(app).catch(() => undefined);
-        if (part === 'intent') trained.entity = previous?.data.entity;
-        if (part === 'entity') trained.intent = previous?.data.intent;
-        trained.metrics = { ...previous?.data.metrics, ...trained.metrics };
+        const previous = await this.currentModelData(app).catch(() => undefined);
+        if (part === 'intent') trained.entity = previous?.entity;
+        if (part === 'entity') trained.intent = previous?.intent;
+        trained.metrics = { ...previous?.metrics, ...trained.metrics };
       }
       const key = `${modelFolder(app)}${code}.json`;
       await this.blobs.put(key, Buffer.from(JSON.stringify(trained)), { contentType: 'application/json' });
@@ -315,12 +317,20 @@ export class NluModelService {
 
   // Prediction
 
-  /** The newest successful model, loaded once per process and version (another process may have trained it). */
-  private async currentModel(app: string): Promise<NluModel | undefined> {
-    return (await this.newestModel(app))?.model;
+  /** The newest successful model's document, read from the blob store. */
+  private async currentModelData(app: string): Promise<NluModelData | undefined> {
+    const current = await this.models.currentModel(app);
+    return current ? (JSON.parse(await this.readModel(current.model_file)) as NluModelData) : undefined;
   }
 
-  private async newestModel(app: string): Promise<{ code: string; model: NluModel } | undefined> {
+  private async readModel(file: string): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await this.blobs.read(file)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  /** The newest successful model, made ready for predictions once per process and version (another process may have trained it). */
+  private async newestModel(app: string): Promise<{ code: string; model: ServedModel } | undefined> {
     const current = await this.models.currentModel(app);
     if (!current) return undefined;
     const cached = this.cache.get(app);
@@ -329,9 +339,7 @@ export class NluModelService {
     let pending = this.loading.get(key);
     if (!pending) {
       pending = (async () => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of await this.blobs.read(current.model_file)) chunks.push(chunk as Buffer);
-        const model = new NluModel(JSON.parse(Buffer.concat(chunks).toString('utf8')) as NluModelData);
+        const model = this.predictor.load(key, await this.readModel(current.model_file));
         this.cache.delete(app);
         this.cache.set(app, { code: current.code, model });
         while (this.cache.size > CACHED_MODELS) this.cache.delete(this.cache.keys().next().value!);
@@ -355,7 +363,7 @@ export class NluModelService {
    * usually awaits nothing; then read again (the newest model's code and the threshold: two indexed
    * queries, shared by the predictions that arrive meanwhile; the model document only when its code changed).
    */
-  private serveModel(app: string): { model: NluModel | undefined; threshold: number } | Promise<{ model: NluModel | undefined; threshold: number }> {
+  private serveModel(app: string): { model: ServedModel | undefined; threshold: number } | Promise<{ model: ServedModel | undefined; threshold: number }> {
     const hit = this.serving.get(app);
     const at = Date.now();
     if (hit && at - hit.checkedAt < this.recheckMs) return hit;
@@ -390,7 +398,8 @@ export class NluModelService {
     const { model, threshold } = served instanceof Promise ? await served : served;
     if (!model) throw new ServiceError(NluErrors.noModel);
     const data: PredictAnswer['data'] = { history_id: 0 };
-    const found = model.predict(content, { now: new Date(), offsetMinutes: VIETNAM_OFFSET_MINUTES }, { intent: part !== 'entity', entity: part !== 'intent' });
+    const predicted = this.predictor.predict(model, content, Date.now(), { intent: part !== 'entity', entity: part !== 'intent' });
+    const found = predicted instanceof Promise ? await predicted : predicted;
     if (found.intents) data.intents = found.intents.filter((i) => i.confidence >= threshold);
     if (found.entities) data.entities = found.entities;
     if (input.save_history) {

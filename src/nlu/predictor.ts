@@ -1,0 +1,177 @@
+import os from 'node:os';
+import { PlatformError } from '../platform/http/errors.js';
+import { WorkerPool } from '../platform/pool/index.js';
+import { NluModel, type IntentScore, type PredictedEntity } from './model/model.js';
+import type { PredictBatch, PredictItem, PredictOutcome } from './model/predict-worker.js';
+import { VIETNAM_OFFSET_MINUTES } from './model/system-entities.js';
+
+export interface Prediction {
+  intents?: IntentScore[];
+  entities?: PredictedEntity[];
+}
+
+export interface PredictParts {
+  intent: boolean;
+  entity: boolean;
+}
+
+/** A model document made ready by one predictor: parsed here, or kept as text for the prediction threads. */
+export interface ServedModel {
+  /** Application and model code: one key per model document. */
+  readonly key: string;
+  readonly model?: NluModel;
+  readonly doc?: string;
+}
+
+/** Where predictions run: on the event loop (`InlinePredictor`) or on worker threads (`ThreadPredictor`). */
+export interface Predictor {
+  load(key: string, doc: string): ServedModel;
+  predict(served: ServedModel, content: string, nowMs: number, parts: PredictParts): Prediction | Promise<Prediction>;
+  close(): Promise<void>;
+}
+
+/** Predictions on the calling thread: no hop, each one holds the event loop for the engine's time. */
+export class InlinePredictor implements Predictor {
+  load(key: string, doc: string): ServedModel {
+    return { key, model: new NluModel(JSON.parse(doc)) };
+  }
+
+  predict(served: ServedModel, content: string, nowMs: number, parts: PredictParts): Prediction {
+    const model = served.model ?? new NluModel(JSON.parse(served.doc!));
+    return model.predict(content, { now: new Date(nowMs), offsetMinutes: VIETNAM_OFFSET_MINUTES }, parts);
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Predictions in one batch at most (a batch is one message each way). */
+const MAX_BATCH = 256;
+/** Model documents sent in one batch at most: well under what a thread keeps (`KEPT_MODELS`), so none is dropped before use. */
+const MAX_NEW_MODELS = 16;
+
+interface Waiting {
+  item: PredictItem;
+  doc: string;
+  /** The thread answered `missing`: the next batch carries the document. */
+  sendDoc: boolean;
+  resolve: (prediction: Prediction) => void;
+  reject: (err: unknown) => void;
+}
+
+export interface ThreadPredictorOptions {
+  threads: number;
+  /** Predictions allowed to wait for a thread; past that callers get "busy" (429). */
+  maxWaiting: number;
+  /** Longest one batch may run. */
+  timeoutMs: number;
+  /** A thread idle this long is ended, with the models it parsed. */
+  idleTimeoutMs: number;
+}
+
+/**
+ * Predictions on worker threads, off the event loop: the predictions asked for during one turn of the event
+ * loop go to a thread as one batch (one message each way, however many), at most two batches per thread at a
+ * time, so that while a thread works the next batch gathers. Each thread parses a model document once and
+ * keeps it; a thread that does not hold an item's model answers `missing` and the item goes again with the
+ * document (once per thread and model: after a new training, or a thread started anew).
+ */
+export class ThreadPredictor implements Predictor {
+  private readonly pool: WorkerPool<PredictBatch, PredictOutcome[]>;
+  private readonly queue: Waiting[] = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  constructor(private readonly options: ThreadPredictorOptions) {
+    this.pool = new WorkerPool<PredictBatch, PredictOutcome[]>({
+      filename: new URL('./model/predict-worker.js', import.meta.url),
+      name: 'nlu-predict',
+      threads: options.threads,
+      maxQueue: options.threads * 2,
+      timeoutMs: options.timeoutMs,
+      idleTimeoutMs: options.idleTimeoutMs,
+    });
+  }
+
+  load(key: string, doc: string): ServedModel {
+    return { key, doc };
+  }
+
+  predict(served: ServedModel, content: string, nowMs: number, parts: PredictParts): Promise<Prediction> {
+    if (this.queue.length >= this.options.maxWaiting) {
+      throw new PlatformError('busy', 'The NLU prediction threads are busy; try again shortly');
+    }
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item: { key: served.key, content, now: nowMs, intent: parts.intent, entity: parts.entity }, doc: served.doc!, sendDoc: false, resolve, reject });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(this.flush);
+      }
+    });
+  }
+
+  private readonly flush = (): void => {
+    this.scheduled = false;
+    while (this.queue.length > 0 && this.inFlight < this.options.threads * 2) this.send(this.take());
+  };
+
+  /** The next batch from the front of the queue: up to `MAX_BATCH` predictions and `MAX_NEW_MODELS` documents. */
+  private take(): Waiting[] {
+    const docs = new Set<string>();
+    let n = 0;
+    for (; n < this.queue.length && n < MAX_BATCH; n++) {
+      const w = this.queue[n]!;
+      if (!w.sendDoc || docs.has(w.item.key)) continue;
+      if (docs.size >= MAX_NEW_MODELS) break;
+      docs.add(w.item.key);
+    }
+    return this.queue.splice(0, n);
+  }
+
+  private send(batch: Waiting[]): void {
+    const models: Record<string, string> = {};
+    for (const w of batch) if (w.sendDoc) models[w.item.key] = w.doc;
+    this.inFlight++;
+    this.pool
+      .run({ items: batch.map((w) => w.item), models })
+      .then(
+        (outcomes) => {
+          const again: Waiting[] = [];
+          outcomes.forEach((outcome, i) => {
+            const w = batch[i]!;
+            if ('ok' in outcome) w.resolve(outcome.ok);
+            else if ('error' in outcome) w.reject(new Error(outcome.error));
+            else if (w.sendDoc) w.reject(new Error('The prediction thread did not keep the model it was sent'));
+            else {
+              w.sendDoc = true;
+              again.push(w);
+            }
+          });
+          this.queue.unshift(...again);
+        },
+        (err: unknown) => {
+          for (const w of batch) w.reject(err);
+        },
+      )
+      .finally(() => {
+        this.inFlight--;
+        this.flush();
+      });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/**
+ * Prediction threads by default: one fewer than the cores (the event loop keeps one), at most 4; none on a
+ * single core, where a hop to another thread buys nothing.
+ */
+export function defaultPredictThreads(cores = os.availableParallelism()): number {
+  return Math.max(0, Math.min(4, cores - 1));
+}
+
+export function createPredictor(threads: number): Predictor {
+  if (threads <= 0) return new InlinePredictor();
+  return new ThreadPredictor({ threads, maxWaiting: 10_000, timeoutMs: 30_000, idleTimeoutMs: 10 * 60_000 });
+}
