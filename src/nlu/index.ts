@@ -51,7 +51,7 @@ export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Prom
     deps.lifecycle.onClose('nlu-train-worker', () => worker.stop());
     deps.lifecycle.onClose('nlu-train-pool', () => pool?.close());
   }
-  deps.lifecycle.addReadiness('nlu', async () => ({ ok: true, training: await deps.jobs.counts(TRAIN_QUEUE) }));
+  deps.lifecycle.addReadiness('nlu', async () => ({ ok: true, training: await deps.jobs.counts(TRAIN_QUEUE), predicting: predictor.stats() }));
   await app.register(nluRoutes, { prefix: '/api/v3', service, models, credentials: deps.credentials, importBodyLimit: IMPORT_BODY_LIMIT });
 }
 

@@ -27,7 +27,16 @@ export interface ServedModel {
 export interface Predictor {
   load(key: string, doc: string): ServedModel;
   predict(served: ServedModel, content: string, nowMs: number, parts: PredictParts): Prediction | Promise<Prediction>;
+  /** For /readyz: threads running, predictions waiting for one, and batches and predictions sent so far. */
+  stats(): PredictorStats;
   close(): Promise<void>;
+}
+
+export interface PredictorStats {
+  threads: number;
+  waiting: number;
+  batches: number;
+  predictions: number;
 }
 
 /** Predictions on the calling thread: no hop, each one holds the event loop for the engine's time. */
@@ -38,7 +47,14 @@ export class InlinePredictor implements Predictor {
 
   predict(served: ServedModel, content: string, nowMs: number, parts: PredictParts): Prediction {
     const model = served.model ?? new NluModel(JSON.parse(served.doc!));
+    this.predictions++;
     return model.predict(content, { now: new Date(nowMs), offsetMinutes: VIETNAM_OFFSET_MINUTES }, parts);
+  }
+
+  private predictions = 0;
+
+  stats(): PredictorStats {
+    return { threads: 0, waiting: 0, batches: 0, predictions: this.predictions };
   }
 
   async close(): Promise<void> {}
@@ -80,6 +96,8 @@ export class ThreadPredictor implements Predictor {
   private readonly queue: Waiting[] = [];
   private inFlight = 0;
   private scheduled = false;
+  private batches = 0;
+  private predictions = 0;
 
   constructor(private readonly options: ThreadPredictorOptions) {
     this.pool = new WorkerPool<PredictBatch, PredictOutcome[]>({
@@ -131,6 +149,8 @@ export class ThreadPredictor implements Predictor {
     const models: Record<string, string> = {};
     for (const w of batch) if (w.sendDoc) models[w.item.key] = w.doc;
     this.inFlight++;
+    this.batches++;
+    this.predictions += batch.length;
     this.pool
       .run({ items: batch.map((w) => w.item), models })
       .then(
@@ -156,6 +176,10 @@ export class ThreadPredictor implements Predictor {
         this.inFlight--;
         this.flush();
       });
+  }
+
+  stats(): PredictorStats {
+    return { threads: this.pool.stats().threads, waiting: this.queue.length, batches: this.batches, predictions: this.predictions };
   }
 
   async close(): Promise<void> {

@@ -45,6 +45,11 @@ describe('NLU predictions on worker threads', () => {
     });
     assert.equal(answers[0]!.intents?.[0]?.label, 'book_flight');
     assert.ok(answers[0]!.entities?.some((e) => e.entity === 'city'));
+    // Batched: fewer messages than predictions (600 asked in one turn: 3 batches of at most 256, and the resends).
+    const stats = threads.stats();
+    assert.ok(stats.predictions >= 600 && stats.batches >= 3 && stats.batches <= 12, JSON.stringify(stats));
+    assert.ok(stats.threads >= 1 && stats.threads <= 2);
+    assert.equal(stats.waiting, 0);
     // One half only, as /predict/intent and /predict/entity ask.
     const intentOnly = await threads.predict(served.a, TEXTS[0]!, NOW, { intent: true, entity: false });
     assert.ok(intentOnly.intents && !intentOnly.entities);
