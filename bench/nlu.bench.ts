@@ -31,18 +31,23 @@ const PARTS = new Set((process.env.BENCH_PARTS ?? 'create,list,predict').split('
 interface Measured extends autocannon.Result {
   /** Server CPU per answered request, µs. */
   cpuUs: number;
+  /** The server's main thread (its event loop) alone, µs per request; NaN when not known. */
+  mainUs: number;
 }
 
-async function load(opts: autocannon.Options, server?: { cpuMs(): number }): Promise<Measured> {
+async function load(opts: autocannon.Options, server?: { cpuMs(): number; mainThreadCpuMs?(): number }): Promise<Measured> {
   // Each server is fresh: the first seconds of load run its code unoptimised (the prediction code has not run on
   // the main thread before: training runs in a worker thread) while V8 compiles it. Not counted: a server runs
   // for days. (One predict run: main-thread CPU 177 µs/req in the first 5 s, 124 µs in the next 5; V8's
   // compiler and GC threads 41 µs/req, then 4.)
   if (WARMUP_S > 0) await autocannon({ duration: WARMUP_S, connections: CONNECTIONS, ...opts });
   const before = server?.cpuMs() ?? NaN;
+  const mainBefore = server?.mainThreadCpuMs?.() ?? NaN;
   const result = await autocannon({ duration: DURATION_S, connections: CONNECTIONS, ...opts });
   const cpuMs = (server?.cpuMs() ?? NaN) - before;
-  return { ...result, cpuUs: (1000 * cpuMs) / Math.max(1, result.requests.total) };
+  const mainMs = (server?.mainThreadCpuMs?.() ?? NaN) - mainBefore;
+  const requests = Math.max(1, result.requests.total);
+  return { ...result, cpuUs: (1000 * cpuMs) / requests, mainUs: (1000 * mainMs) / requests };
 }
 
 const loadAverage = () =>
@@ -85,7 +90,7 @@ function loadRows(benchmark: string, result: Measured, bare: Measured, goal: str
       metric: 'throughput',
       value: result.requests.average,
       unit: 'req/s',
-      note: `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${CONNECTIONS} conns, ${result.non2xx} answered 429 (shed); server CPU ${result.cpuUs.toFixed(0)} µs/req; load avg ${loadAverage()}`,
+      note: `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${CONNECTIONS} conns, ${result.non2xx} answered 429 (shed); server CPU ${result.cpuUs.toFixed(0)} µs/req (event loop ${result.mainUs.toFixed(0)}); load avg ${loadAverage()}`,
     },
     {
       benchmark,

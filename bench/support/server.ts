@@ -41,13 +41,18 @@ export interface BenchServer {
   child: ChildProcess;
   /** CPU time (user + system) the server process has used so far, ms. */
   cpuMs(): number;
+  /** The same, of the main thread alone (the event loop; the rest is worker threads, V8's compiler and GC helpers). */
+  mainThreadCpuMs(): number;
   stop(): Promise<void>;
 }
 
-/** User + system CPU of a process, ms, from /proc (Linux). NaN elsewhere. */
-export function processCpuMs(pid: number): number {
+/**
+ * User + system CPU of a process, ms, from /proc (Linux); with `thread`, of that thread alone (the main thread's
+ * id is the process id). NaN elsewhere.
+ */
+export function processCpuMs(pid: number, thread?: number): number {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs.readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces): utime is the 14th field, stime the 15th.
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(rest[11]) + Number(rest[12]);
@@ -85,6 +90,7 @@ export async function startSaola(env: Record<string, string> = {}): Promise<Benc
     apiKey: app.api_key,
     child,
     cpuMs: () => processCpuMs(child.pid!),
+    mainThreadCpuMs: () => processCpuMs(child.pid!, child.pid!),
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
