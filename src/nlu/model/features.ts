@@ -367,6 +367,42 @@ export class Vocabulary {
   }
 }
 
+/** A word of the bigram sequence: its keys as written and folded, and the bigrams they start. */
+interface SequenceWord {
+  text: string;
+  folded: string;
+  textNext: Map<string, number> | undefined;
+  foldedNext: Map<string, number> | undefined;
+}
+
+/**
+ * What `FeatureIndex.ids` reads of one syllable, worked out once per spelling: its written key (`text`), its
+ * folded one in the bigrams (`folded`, `UNFOLDED` when `strict`), its unigram ids (-1: unknown), and its
+ * character n-gram ids per length of the set's `chars` (`charScope: 'within'` only).
+ */
+interface Syllable extends SequenceWord {
+  token: Token;
+  /** The token's folded form the reading was made from. */
+  folded0: string;
+  /** Holds a letter or a digit. */
+  word: boolean;
+  wordId: number;
+  foldedId: number;
+  /** `strictMarks`: marked, and its marked spelling unknown. */
+  strict: boolean;
+  grams: number[][] | undefined;
+  writtenGrams: number[][] | undefined;
+}
+
+/** Bound of the syllable memo (entries; cleared when full, so hostile input cannot grow it). */
+const SYLLABLE_MEMO = 50_000;
+
+/** The mask starting at a token (the last listed, as a map by start would keep). */
+function maskStarting(masks: EntityMask[], token: number): EntityMask | undefined {
+  for (let k = masks.length - 1; k >= 0; k--) if (masks[k]!.first === token) return masks[k];
+  return undefined;
+}
+
 interface GramNode {
   next: Map<number, GramNode>;
   /** Feature id of the n-gram ending here, -1 when it is not in the vocabulary. */
@@ -397,6 +433,18 @@ export class FeatureIndex {
   private stamp = 0;
   /** Per n-gram length, the ids found in one text. */
   private readonly gramBuffers: number[][] = [];
+  /** The ids of the text being read (`take` adds to it). */
+  private out: number[] = [];
+  private readonly emptyOut: number[] = [];
+  /** Each syllable's reading by its lower-case text, for `memoSet` (chat reuses a small vocabulary): bounded, cleared when full. */
+  private readonly memo = new Map<string, Syllable>();
+  private memoSet: FeatureSet | undefined;
+  private readonly entityWords = new Map<string, SequenceWord>();
+  private readonly sequenceBuffer: SequenceWord[] = [];
+  private readonly wordBuffer: Syllable[] = [];
+  /** The bigrams after "<s>", as written and folded. */
+  private bigramStart: Map<string, number> | undefined;
+  private foldedBigramStart: Map<string, number> | undefined;
 
   constructor(vocabulary: readonly string[]) {
     this.seen = new Uint32Array(vocabulary.length);
@@ -426,6 +474,8 @@ export class FeatureIndex {
         if (node.id < 0) node.id = id;
       }
     });
+    this.bigramStart = this.bigrams.get('<s>');
+    this.foldedBigramStart = this.foldedBigrams.get('<s>');
   }
 
   /**
@@ -436,57 +486,139 @@ export class FeatureIndex {
    */
   ids(text: PreparedText, set: FeatureSet, masks: EntityMask[] = [], view: FeatureView = 'all'): number[] {
     const out: number[] = [];
+    this.out = out;
     if (++this.stamp === 0xffffffff) {
       this.seen.fill(0);
       this.stamp = 1;
     }
-    const take = (id: number | undefined) => {
-      if (id === undefined || id < 0 || this.seen[id] === this.stamp) return;
-      this.seen[id] = this.stamp;
-      out.push(id);
-    };
+    if (set !== this.memoSet) {
+      this.memo.clear();
+      this.memoSet = set;
+    }
     const tokens = text.tokens;
-    const maskAt = new Map<number, EntityMask>();
-    for (const m of masks) maskAt.set(m.first, m);
-    // `strictMarks`: a marked syllable whose marked spelling is not in the vocabulary has no folded features.
-    const strict = set.strictMarks ? (t: Token) => t.text !== t.folded && !this.words.has(writtenKey(t, set)) : undefined;
     // The bigram sequence: word tokens, a masked run standing as one "<entity>" word.
-    const sequenceText: string[] = [];
-    const sequenceFolded: string[] = [];
+    const sequence = this.sequenceBuffer;
+    sequence.length = 0;
     for (let i = 0; i < tokens.length; i++) {
-      const mask = maskAt.get(i);
+      const mask = maskStarting(masks, i);
       if (mask) {
-        take(this.entities.get(mask.entity));
-        const word = shape(`<${mask.entity}>`);
-        sequenceText.push(word);
-        sequenceFolded.push(word);
+        this.take(this.entities.get(mask.entity));
+        sequence.push(this.entityWord(mask.entity));
         i = mask.last - 1;
         continue;
       }
-      const t = tokens[i]!;
-      if (WORD_CHAR.test(t.text)) {
-        sequenceText.push(writtenKey(t, set));
-        sequenceFolded.push(strict?.(t) ? UNFOLDED : shape(t.folded));
-      }
+      const s = this.syllable(tokens[i]!, set);
+      if (s.word) sequence.push(s);
     }
-    const words: Token[] = [];
+    const words = this.wordBuffer;
+    words.length = 0;
     for (let i = 0; i < tokens.length; i++) {
-      const t = tokens[i]!;
-      if (WORD_CHAR.test(t.text) && !(set.maskWords && masked(masks, i))) words.push(t);
+      const s = this.syllable(tokens[i]!, set);
+      if (s.word && !(set.maskWords && masked(masks, i))) words.push(s);
     }
     if (set.syllables && view !== 'folded') {
-      for (const w of words) take(this.words.get(writtenKey(w, set)));
-      this.takeBigrams(this.bigrams, sequenceText, take);
+      for (const w of words) this.take(w.wordId);
+      let next = this.bigramStart;
+      for (const s of sequence) {
+        this.take(next?.get(s.text));
+        next = s.textNext;
+      }
+      this.take(next?.get('</s>'));
     }
     if (set.folded && view !== 'written') {
-      for (const w of words) if (!strict?.(w)) take(this.folded.get(shape(w.folded)));
-      this.takeBigrams(this.foldedBigrams, sequenceFolded, take);
+      for (const w of words) if (!w.strict) this.take(w.foldedId);
+      let next = this.foldedBigramStart;
+      for (const s of sequence) {
+        this.take(next?.get(s.folded));
+        next = s.foldedNext;
+      }
+      this.take(next?.get('</s>'));
     }
     if (set.chars.length > 0) {
-      if (view !== 'written') this.takeGrams(this.grams, set.strictMarks === 'grams' && strict ? words.filter((w) => !strict(w)) : words, set, set.charForm ?? 'folded', take);
-      if (set.views && view !== 'folded') this.takeGrams(this.writtenGrams, words, set, 'text', take);
+      if (set.charScope === 'within') {
+        // Each syllable's n-grams are memoised with it, per length in `set.chars` order: taken length by length, word by word.
+        const strictGrams = set.strictMarks === 'grams';
+        if (view !== 'written') {
+          for (let k = 0; k < set.chars.length; k++) for (const w of words) if (!(strictGrams && w.strict)) for (const id of w.grams![k]!) this.take(id);
+        }
+        if (set.views && view !== 'folded') for (let k = 0; k < set.chars.length; k++) for (const w of words) for (const id of w.writtenGrams![k]!) this.take(id);
+      } else {
+        const list = words.map((w) => w.token);
+        if (view !== 'written') this.takeGrams(this.grams, set.strictMarks === 'grams' ? list.filter((_, k) => !words[k]!.strict) : list, set, set.charForm ?? 'folded');
+        if (set.views && view !== 'folded') this.takeGrams(this.writtenGrams, list, set, 'text');
+      }
     }
+    this.out = this.emptyOut;
     return out;
+  }
+
+  /** Adds a known feature id to the text's ids unless already there. */
+  private take(id: number | undefined): void {
+    if (id === undefined || id < 0 || this.seen[id] === this.stamp) return;
+    this.seen[id] = this.stamp;
+    this.out.push(id);
+  }
+
+  /** A token's memoised reading (see `Syllable`); a token whose folded form is not its text's (a hand-made text) is read afresh. */
+  private syllable(t: Token, set: FeatureSet): Syllable {
+    const hit = this.memo.get(t.text);
+    if (hit !== undefined && hit.folded0 === t.folded) return hit;
+    const s = this.readSyllable(t, set);
+    if (hit === undefined) {
+      if (this.memo.size >= SYLLABLE_MEMO) this.memo.clear();
+      this.memo.set(t.text, s);
+    }
+    return s;
+  }
+
+  private readSyllable(t: Token, set: FeatureSet): Syllable {
+    const written = writtenKey(t, set);
+    const wordId = this.words.get(written) ?? -1;
+    // `strictMarks`: a marked syllable whose marked spelling is not in the vocabulary has no folded features.
+    const strict = set.strictMarks !== undefined && t.text !== t.folded && wordId < 0;
+    const foldedShape = shape(t.folded);
+    const folded = strict ? UNFOLDED : foldedShape;
+    let grams: number[][] | undefined;
+    let writtenGrams: number[][] | undefined;
+    if (set.chars.length > 0 && set.charScope === 'within') {
+      grams = this.gramsOf(this.grams, ` ${shape(set.charForm === 'text' ? t.text : t.folded)} `, set.chars);
+      if (set.views) writtenGrams = this.gramsOf(this.writtenGrams, ` ${shape(t.text)} `, set.chars);
+    }
+    return {
+      token: t,
+      folded0: t.folded,
+      word: WORD_CHAR.test(t.text),
+      text: written,
+      folded,
+      wordId,
+      strict,
+      foldedId: this.folded.get(foldedShape) ?? -1,
+      textNext: this.bigrams.get(written),
+      foldedNext: this.foldedBigrams.get(folded),
+      grams,
+      writtenGrams,
+    };
+  }
+
+  /** The known n-grams of one piece, per length of `lengths` (in its order), each left to right. */
+  private gramsOf(root: GramNode, piece: string, lengths: readonly number[]): number[][] {
+    const longest = Math.max(...lengths);
+    const found: number[][] = [];
+    for (let n = 0; n <= longest; n++) found.push([]);
+    this.walkGrams(root, piece, longest, found);
+    return lengths.map((n) => found[n]!);
+  }
+
+  /** The "<entity>" word a masked run stands as in the bigrams. */
+  private entityWord(entity: string): SequenceWord {
+    let w = this.entityWords.get(entity);
+    if (!w) {
+      const word = shape(`<${entity}>`);
+      w = { text: word, folded: word, textNext: this.bigrams.get(word), foldedNext: this.foldedBigrams.get(word) };
+      if (this.entityWords.size >= SYLLABLE_MEMO) this.entityWords.clear();
+      this.entityWords.set(entity, w);
+    }
+    return w;
   }
 
   /**
@@ -494,7 +626,7 @@ export class FeatureIndex {
    * n-grams of every length there; they are taken length by length (in `set.chars` order), each length piece by
    * piece and left to right, as `featureStrings` adds them.
    */
-  private takeGrams(root: GramNode, words: Token[], set: FeatureSet, form: 'folded' | 'text', take: (id: number) => void): void {
+  private takeGrams(root: GramNode, words: Token[], set: FeatureSet, form: 'folded' | 'text'): void {
     const longest = Math.max(...set.chars);
     const found = this.gramBuffers;
     for (let n = 1; n <= longest; n++) found[n] = found[n] ?? [];
@@ -507,7 +639,7 @@ export class FeatureIndex {
       if (words.length === 0) joined = '  ';
       this.walkGrams(root, joined, longest, found);
     }
-    for (const n of set.chars) for (const id of found[n] ?? []) take(id);
+    for (const n of set.chars) for (const id of found[n] ?? []) this.take(id);
   }
 
   /** The known n-grams (up to `longest`) starting at each position of `piece`, pushed to `found[n]` left to right. */
@@ -522,14 +654,6 @@ export class FeatureIndex {
     }
   }
 
-  private takeBigrams(pairs: Map<string, Map<string, number>>, sequence: string[], take: (id: number | undefined) => void): void {
-    let prev = '<s>';
-    for (const s of sequence) {
-      take(pairs.get(prev)?.get(s));
-      prev = s;
-    }
-    take(pairs.get(prev)?.get('</s>'));
-  }
 }
 
 function setOnce(map: Map<string, number>, key: string, id: number): void {

@@ -165,21 +165,25 @@ const TRAINING_REFERENCE: ReferenceTime = { now: new Date(0), offsetMinutes: VIE
  */
 function entityMasks(text: PreparedText, dictionary: KeywordDictionary | undefined, system?: SystemEntityMatch[], freeText: EntityMask[] = []): EntityMask[] {
   const masks: EntityMask[] = [];
-  const taken = new Set<number>();
-  const take = (m: EntityMask) => {
-    for (let i = m.first; i < m.last; i++) if (taken.has(i)) return;
-    for (let i = m.first; i < m.last; i++) taken.add(i);
-    masks.push(m);
-  };
-  if (dictionary) for (const m of dictionary.match(text.tokens)) take({ entity: m.entity, first: m.first, last: m.last });
-  for (const m of freeText) take(m);
+  const found = system ?? systemEntities(text, TRAINING_REFERENCE);
+  if (!dictionary && freeText.length === 0 && found.length === 0) return masks;
+  const taken = new Uint8Array(text.tokens.length);
+  if (dictionary) for (const m of dictionary.match(text.tokens)) takeMask(masks, taken, { entity: m.entity, first: m.first, last: m.last });
+  for (const m of freeText) takeMask(masks, taken, m);
   // Spans do not depend on the reference time, only values do.
-  for (const s of system ?? systemEntities(text, TRAINING_REFERENCE)) {
+  for (const s of found) {
     const first = text.tokens.findIndex((t) => t.start === s.start);
     const last = text.tokens.findIndex((t) => t.end === s.end) + 1;
-    if (first >= 0 && last > first) take({ entity: s.entity, first, last });
+    if (first >= 0 && last > first) takeMask(masks, taken, { entity: s.entity, first, last });
   }
   return masks;
+}
+
+/** Adds a mask unless one of its tokens is taken (`taken`: a flag per token). */
+function takeMask(masks: EntityMask[], taken: Uint8Array, m: EntityMask): void {
+  for (let i = m.first; i < m.last; i++) if (taken[i]) return;
+  for (let i = m.first; i < m.last; i++) taken[i] = 1;
+  masks.push(m);
 }
 
 export function intentFeatures(
@@ -332,6 +336,8 @@ export class NluModel {
   /** Buffers of one prediction's scores and feature values (predictions run one at a time). */
   private readonly scoreBuffer: Float64Array<ArrayBuffer>;
   private readonly valueBuffer: number[] = [];
+  /** The indices of the best intents of one prediction (`intents`). */
+  private readonly topBuffer: number[] = [];
   private readonly intentDictionary: KeywordDictionary | undefined;
   private readonly linear: LinearModel | undefined;
   private readonly entities: EntityRuntime | undefined;
@@ -390,25 +396,53 @@ export class NluModel {
 
   /** Intents ranked by confidence (0-1), at most `limit`. */
   intents(input: string | PreparedText, limit = 5, systemFound?: SystemEntityMatch[]): IntentScore[] {
-    return this.rankedIntents(input, systemFound)
-      .slice(0, limit)
-      .map((r) => ({ label: r.label, confidence: Math.round(r.confidence * 1e4) / 1e4 }));
+    const probs = this.probabilities(input, systemFound);
+    if (!probs) return [];
+    if (!Number.isInteger(limit) || limit < 0 || limit > probs.length) {
+      return this.ranked(probs)
+        .slice(0, limit)
+        .map((r) => ({ label: r.label, confidence: Math.round(r.confidence * 1e4) / 1e4 }));
+    }
+    // The first `limit` of `rankedIntents` without an object per intent: by confidence, ties in label order (as its stable sort leaves them).
+    const top = this.topBuffer;
+    top.length = 0;
+    for (let i = 0; i < probs.length; i++) {
+      const v = probs[i]!;
+      if (top.length === limit && (limit === 0 || !(v > probs[top[limit - 1]!]!))) continue;
+      let at = top.length;
+      while (at > 0 && probs[top[at - 1]!]! < v) at--;
+      top.splice(at, 0, i);
+      if (top.length > limit) top.length = limit;
+    }
+    const labels = this.data.intent!.labels;
+    const out: IntentScore[] = new Array<IntentScore>(top.length);
+    for (let k = 0; k < top.length; k++) out[k] = { label: labels[top[k]!]!, confidence: Math.round(probs[top[k]!]! * 1e4) / 1e4 };
+    return out;
   }
 
   /** Every intent ranked by its confidence as computed, unrounded (what `intents` answers is cut and rounded from this). */
   rankedIntents(input: string | PreparedText, systemFound?: SystemEntityMatch[]): IntentScore[] {
-    if (!this.linear || !this.features || !this.data.intent) return [];
+    const probs = this.probabilities(input, systemFound);
+    return probs ? this.ranked(probs) : [];
+  }
+
+  private ranked(probs: Float64Array): IntentScore[] {
+    return Array.from(probs, (confidence, i) => ({ label: this.data.intent!.labels[i]!, confidence })).sort((a, b) => b.confidence - a.confidence);
+  }
+
+  /** Each intent's confidence in label order (the model's buffer, valid until the next prediction), or undefined when no feature is known. */
+  private probabilities(input: string | PreparedText, systemFound?: SystemEntityMatch[]): Float64Array | undefined {
+    if (!this.linear || !this.features || !this.data.intent) return undefined;
     const text = typeof input === 'string' ? prepare(input) : input;
     const system = systemFound ?? systemEntities(text, TRAINING_REFERENCE);
     const freeText = this.freeTextMasks(text, system);
     const set = FEATURE_SETS[this.data.intent.featureSet];
     // The ids `Vocabulary.lookup(intentFeatures(...))` gives (through the view `viewOf` picks), without the strings.
     const features = this.features.ids(text, set, entityMasks(text, this.intentDictionary, system, freeText), viewOf(text, set));
-    if (features.length === 0) return [];
+    if (features.length === 0) return undefined;
     const probs = scores(this.linear, features, this.scoreBuffer, this.valueBuffer);
     // Margins of the SVM and naive Bayes log-likelihoods of a unit-length example are on a smaller scale than log-odds; sharpen before normalising.
-    softmaxInPlace(probs, TEMPERATURE[this.linear.kind]);
-    return Array.from(probs, (confidence, i) => ({ label: this.data.intent!.labels[i]!, confidence })).sort((a, b) => b.confidence - a.confidence);
+    return softmaxInPlace(probs, TEMPERATURE[this.linear.kind]);
   }
 
   /** Both halves of a prediction, the text read once. */

@@ -86,6 +86,12 @@ export interface NumberMatch {
   last: number;
 }
 
+/** Whether a number may start at this token: a numeral (a leading digit) or a number word, marked or folded. */
+export function mayStartNumber(token: Token): boolean {
+  const c = token.text.charCodeAt(0);
+  return (c >= 48 && c <= 57) || FOLDED.has(token.folded) || Object.hasOwn(WORDS, token.text);
+}
+
 function wordOf(token: Token): { word: Word; exact: boolean } | undefined {
   // Own keys only: a plain object's prototype would read "constructor" or "toString" as a number word.
   const exact = Object.hasOwn(WORDS, token.text) ? WORDS[token.text] : undefined;

@@ -1,4 +1,4 @@
-import { readNumber } from './numbers.js';
+import { mayStartNumber, readNumber } from './numbers.js';
 import type { PreparedText, Token } from './text.js';
 
 /**
@@ -34,14 +34,21 @@ interface LocalDate {
   day: number;
 }
 
-/** The last reference's local date: every token of a text asks for it. */
-let lastToday: { time: number; offset: number; date: LocalDate } | undefined;
+/**
+ * The local date of the last reference asked for, with the span of shifted
+ * times (UTC milliseconds plus the offset) it holds for: every prediction
+ * asks with its own "now", and a day is exactly 86,400,000 of them.
+ */
+let lastToday: { offset: number; from: number; to: number; date: LocalDate } | undefined;
+
+const DAY_MS = 86_400_000;
 
 function localToday(ref: ReferenceTime): LocalDate {
-  const time = ref.now.getTime();
-  if (lastToday && lastToday.time === time && lastToday.offset === ref.offsetMinutes) return { ...lastToday.date };
+  const shifted = ref.now.getTime() + ref.offsetMinutes * 60_000;
+  if (lastToday && lastToday.offset === ref.offsetMinutes && shifted >= lastToday.from && shifted < lastToday.to) return { ...lastToday.date };
   const date = computeToday(ref);
-  lastToday = { time, offset: ref.offsetMinutes, date };
+  const from = Math.floor(shifted / DAY_MS) * DAY_MS;
+  lastToday = { offset: ref.offsetMinutes, from, to: from + DAY_MS, date };
   return { ...date };
 }
 
@@ -235,6 +242,19 @@ function readTime(tokens: Token[], i: number): TimeMatch | undefined {
   return { hour: hour === 24 ? 0 : hour, minute, period, last };
 }
 
+/** Folded first words of the day expressions `readDate` reads (besides numerals). */
+const DATE_STARTS = new Set(['hom', 'bua', 'nay', 'ngay', 'mai', 'thu', 'chu']);
+
+/**
+ * Whether a time, a date or a number may start at this token: every one of
+ * them starts with a numeral, a number word or a day word, so the readers
+ * are not asked at any other token (most of a sentence).
+ */
+function mayStart(token: Token): boolean {
+  const c = token.folded.charCodeAt(0);
+  return (c >= 48 && c <= 57) || DATE_STARTS.has(token.folded) || mayStartNumber(token);
+}
+
 /** All system entities of a text, left to right, not overlapping one another. */
 export function systemEntities(text: PreparedText, ref: ReferenceTime): SystemEntityMatch[] {
   const tokens = text.tokens;
@@ -242,6 +262,10 @@ export function systemEntities(text: PreparedText, ref: ReferenceTime): SystemEn
   const w = (k: number) => tokens[k]?.folded;
   let i = 0;
   while (i < tokens.length) {
+    if (!mayStart(tokens[i]!)) {
+      i++;
+      continue;
+    }
     // A part of the day before a date: "sáng mai", "tối nay" (a date, with the period kept for a following time).
     const time = readTime(tokens, i);
     if (time) {
