@@ -55,6 +55,9 @@ function lowerChar(ch: string): string {
   return out;
 }
 
+/** Each ASCII character lower-cased. */
+const ASCII_LOWER = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c).toLowerCase());
+
 /** Lower-case, accent-folded form of a whole string (for dictionary keys and comparisons). */
 export function foldText(text: string): string {
   return Array.from(text.normalize('NFC'), (ch) => foldChar(lowerChar(ch))).join('');
@@ -67,6 +70,55 @@ export function lowerText(text: string): string {
 
 // Numbers keep their separators and unit letters (15/8, 1.000.000, 9h30, 500k); words are runs of letters and digits.
 const TOKEN = /\d+(?:[.,/:-]\d+)*(?:\p{L}+\d*)?|[\p{L}\p{N}]+|[^\s]/gu;
+
+const LETTER = 1;
+const NUMBER = 2;
+const SPACE = 4;
+const KNOWN = 8;
+/** Per UTF-16 unit, what `TOKEN` sees in it (`\p{L}`, `\p{N}`, `\s`), filled in as units are met. */
+const classes = new Uint8Array(0x10000);
+
+function classOf(unit: number): number {
+  const known = classes[unit]!;
+  if (known !== 0) return known;
+  const ch = String.fromCharCode(unit);
+  const c = KNOWN | (/\p{L}/u.test(ch) ? LETTER : 0) | (/\p{N}/u.test(ch) ? NUMBER : 0) | (/\s/u.test(ch) ? SPACE : 0);
+  classes[unit] = c;
+  return c;
+}
+
+const isDigit = (unit: number) => unit >= 48 && unit <= 57;
+
+/**
+ * The end of the token `TOKEN` matches at `start` (not a space) of a text without surrogate pairs: a number
+ * with its separators and unit letters, a run of letters and digits, or one other character.
+ */
+function scanToken(text: string, start: number): number {
+  const n = text.length;
+  let p = start;
+  if (isDigit(text.charCodeAt(p))) {
+    while (p < n && isDigit(text.charCodeAt(p))) p++;
+    // (?:[.,/:-]\d+)*
+    for (;;) {
+      const sep = text.charCodeAt(p);
+      if (p + 1 < n && (sep === 46 || sep === 44 || sep === 47 || sep === 58 || sep === 45) && isDigit(text.charCodeAt(p + 1))) {
+        p += 2;
+        while (p < n && isDigit(text.charCodeAt(p))) p++;
+      } else break;
+    }
+    // (?:\p{L}+\d*)?
+    if (p < n && classOf(text.charCodeAt(p)) & LETTER) {
+      while (p < n && classOf(text.charCodeAt(p)) & LETTER) p++;
+      while (p < n && isDigit(text.charCodeAt(p))) p++;
+    }
+    return p;
+  }
+  if (classOf(text.charCodeAt(p)) & (LETTER | NUMBER)) {
+    while (p < n && classOf(text.charCodeAt(p)) & (LETTER | NUMBER)) p++;
+    return p;
+  }
+  return p + 1;
+}
 
 /** Code points of `text` between two UTF-16 offsets (a low surrogate after a high one is the same code point). */
 function codePoints(text: string, from: number, to: number): number {
@@ -85,14 +137,20 @@ function codePoints(text: string, from: number, to: number): number {
 export function tokenize(lower: string[], folded: string[]): Token[] {
   const text = lower.join('');
   const tokens: Token[] = [];
-  // No astral character (the usual case): code points are UTF-16 units, so offsets and the folded form are plain slices.
+  // No astral character (the usual case): code points are UTF-16 units, so offsets and the folded form are plain slices,
+  // and the tokens are read unit by unit as `TOKEN` reads them (`scanToken`), without a match object each.
   if (text.length === lower.length) {
     const foldedText = folded.join('');
     if (foldedText.length === folded.length) {
-      for (const match of text.matchAll(TOKEN)) {
-        const start = match.index ?? 0;
-        const end = start + match[0].length;
-        tokens.push({ text: match[0], folded: foldedText.slice(start, end), start, end });
+      let p = 0;
+      while (p < text.length) {
+        if (classOf(text.charCodeAt(p)) & SPACE) {
+          p++;
+          continue;
+        }
+        const end = scanToken(text, p);
+        tokens.push({ text: text.slice(p, end), folded: foldedText.slice(p, end), start: p, end });
+        p = end;
       }
       return tokens;
     }
@@ -127,15 +185,28 @@ export function prepare(original: string): PreparedText {
     while (j < points.length && points[j]!.charCodeAt(0) >= 0x300 && MARKS.test(points[j]!)) j++;
     const cluster = j === i + 1 ? points[i]! : points.slice(i, j).join('');
     const nfc = cluster.length === 1 ? cluster : cluster.normalize('NFC');
-    for (const ch of nfc) {
-      chars.push(ch);
+    if (nfc.length === 1) {
+      chars.push(nfc);
       originalStart.push(i);
       originalEnd.push(j);
+    } else {
+      for (const ch of nfc) {
+        chars.push(ch);
+        originalStart.push(i);
+        originalEnd.push(j);
+      }
     }
     i = j;
   }
-  const lower = chars.map(lowerChar);
-  const folded = lower.map(foldChar);
+  const lower: string[] = new Array<string>(chars.length);
+  const folded: string[] = new Array<string>(chars.length);
+  for (let k = 0; k < chars.length; k++) {
+    const ch = chars[k]!;
+    const unit = ch.charCodeAt(0);
+    // ASCII lower-cases to ASCII and has nothing to fold.
+    if (unit < 128 && ch.length === 1) folded[k] = lower[k] = ASCII_LOWER[unit]!;
+    else folded[k] = foldChar((lower[k] = lowerChar(ch)));
+  }
   return { chars, lower, folded, tokens: tokenize(lower, folded), originalStart, originalEnd };
 }
 

@@ -184,4 +184,29 @@ describe('NLU prediction fast path', () => {
     // The sentences hold free-text entities: the comparison covers entity tags, not only O.
     assert.ok(entityTags > 50, `${entityTags} entity tags`);
   });
+
+  test('the tokenizer reads tokens unit by unit as its regular expression does', () => {
+    const pattern = /\d+(?:[.,/:-]\d+)*(?:\p{L}+\d*)?|[\p{L}\p{N}]+|[^\s]/gu;
+    // Digits, separators, letters with and without marks, other scripts' digits, spaces of every kind, marks, symbols.
+    const alphabet = [...'0123456789.,/:-_ abcdzkhtrđăâêôơưáàảãạếờ', ' ', '\t', '\n', '\u00a0', '\u3000', '\ufeff', '\u0301', '\u0663', '\u00b2', 'Ⅻ', '%', '😀', '?', 'İ', 'Σ'];
+    const random = seededRandom(99);
+    const texts = [...sentences, ...edges];
+    for (let n = 0; n < 3000; n++) {
+      let text = '';
+      const length = Math.floor(random() * 24);
+      for (let k = 0; k < length; k++) text += alphabet[Math.floor(random() * alphabet.length)]!;
+      texts.push(text);
+    }
+    for (const text of texts) {
+      const prepared = prepare(text);
+      const lower = prepared.lower.join('');
+      if (lower.length !== prepared.lower.length) continue; // astral: read by the expression itself
+      const expected = [...lower.matchAll(pattern)].map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));
+      assert.deepEqual(
+        prepared.tokens.map((t) => ({ text: t.text, start: t.start, end: t.end })),
+        expected,
+        JSON.stringify(text),
+      );
+    }
+  });
 });
