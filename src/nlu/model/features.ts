@@ -396,6 +396,8 @@ interface Syllable extends SequenceWord {
 
 /** Bound of the syllable memo (entries; cleared when full, so hostile input cannot grow it). */
 const SYLLABLE_MEMO = 50_000;
+/** Longer tokens are read afresh each time (a hostile text's long runs are not kept). */
+const SYLLABLE_LENGTH = 32;
 
 /** The mask starting at a token (the last listed, as a map by start would keep). */
 function maskStarting(masks: EntityMask[], token: number): EntityMask | undefined {
@@ -559,12 +561,12 @@ export class FeatureIndex {
     this.out.push(id);
   }
 
-  /** A token's memoised reading (see `Syllable`); a token whose folded form is not its text's (a hand-made text) is read afresh. */
+  /** A token's memoised reading (see `Syllable`); a long token, or one whose folded form is not its text's (a hand-made text), is read afresh. */
   private syllable(t: Token, set: FeatureSet): Syllable {
     const hit = this.memo.get(t.text);
     if (hit !== undefined && hit.folded0 === t.folded) return hit;
     const s = this.readSyllable(t, set);
-    if (hit === undefined) {
+    if (hit === undefined && t.text.length <= SYLLABLE_LENGTH) {
       if (this.memo.size >= SYLLABLE_MEMO) this.memo.clear();
       this.memo.set(t.text, s);
     }

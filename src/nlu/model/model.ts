@@ -4,7 +4,7 @@ import { DEFAULT_LINEAR, NB_SHARPNESS, scores, softmaxInPlace, trainLinear, type
 import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
 import { PerceptronTagger, spansOf, type TaggedSentence, type TaggerData, type TaggerDecoder } from './tagger.js';
-import { foldText, lowerText, normalisedSpan, originalSpan, prepare, slicePoints, type PreparedText } from './text.js';
+import { foldText, lowerText, normalisedSpan, prepare, slicePoints, type PreparedText } from './text.js';
 
 /**
  * The language-understanding model of one application: an intent classifier
@@ -296,7 +296,10 @@ export function sentenceOf(text: PreparedText, dictionary: KeywordDictionary, sy
       if (t.start >= s.start && t.end <= s.end) hints[i]!.push(`s:${s.entity}:${t.start === s.start ? 'B' : 'I'}`);
     });
   }
-  return { tokens: text.tokens, surface: text.tokens.map((t) => text.chars.slice(t.start, t.end).join('')), hints };
+  // Without astral characters code points are UTF-16 units: each token's surface is a slice of the joined text.
+  const joined = text.chars.join('');
+  const units = joined.length === text.chars.length;
+  return { tokens: text.tokens, surface: text.tokens.map((t) => (units ? joined.slice(t.start, t.end) : text.chars.slice(t.start, t.end).join(''))), hints };
 }
 
 /** Gold BIO tags of an example from its tagged spans (a span covers the tokens it overlaps). */
@@ -449,10 +452,10 @@ export class NluModel {
   predict(content: string, ref: ReferenceTime, parts: { intent: boolean; entity: boolean }): { intents?: IntentScore[]; entities?: PredictedEntity[] } {
     const text = prepare(content);
     const system = systemEntities(text, ref);
-    return {
-      ...(parts.intent ? { intents: this.intents(text, 5, system) } : {}),
-      ...(parts.entity ? { entities: this.extract(content, ref, text, system) } : {}),
-    };
+    const out: { intents?: IntentScore[]; entities?: PredictedEntity[] } = {};
+    if (parts.intent) out.intents = this.intents(text, 5, system);
+    if (parts.entity) out.entities = this.extract(content, ref, text, system);
+    return out;
   }
 
   /** Entities of a text: the application's own (dictionary and tagger) and the system ones, offsets into `original`. */
@@ -483,27 +486,33 @@ export class NluModel {
     let points: string[] | undefined;
     // Without astral characters the original's code points are its UTF-16 units (it has as many as the last cluster's end).
     const units = original.length === (text.originalEnd[text.originalEnd.length - 1] ?? 0);
-    const toOriginal = (start: number, end: number) => {
-      const span = originalSpan(text, start, end);
-      if (units) return { ...span, value: original.slice(span.start, span.end) };
+    /** An entity at a span of the normalised text, its offsets and value in the original. */
+    const entityAt = (entity: string, start: number, end: number, real: string | number, subentities: PredictedEntity[]): PredictedEntity => {
+      const from = text.originalStart[start] ?? 0;
+      const to = text.originalEnd[end - 1] ?? 0;
       // The original split into code points once per text (`slicePoints` for every entity).
-      points ??= Array.from(original);
-      return { ...span, value: points.slice(span.start, span.end).join('') };
+      const value = units ? original.slice(from, to) : (points ??= Array.from(original)).slice(from, to).join('');
+      return { entity, start: from, end: to, value, real_value: real, subentities };
     };
-    const systemOut: PredictedEntity[] = system.map((s) => ({ entity: s.entity, ...toOriginal(s.start, s.end), real_value: s.realValue, subentities: [] }));
+    if (kept.length === 0) {
+      const out: PredictedEntity[] = new Array<PredictedEntity>(system.length);
+      for (let k = 0; k < system.length; k++) out[k] = entityAt(system[k]!.entity, system[k]!.start, system[k]!.end, system[k]!.realValue, []);
+      return out.sort((a, b) => a.start - b.start || b.end - a.end);
+    }
+    const systemOut: PredictedEntity[] = system.map((s) => entityAt(s.entity, s.start, s.end, s.realValue, []));
     const ownOut: PredictedEntity[] = kept.map((c) => {
       const start = text.tokens[c.first]!.start;
       const end = text.tokens[c.last - 1]!.end;
-      const span = toOriginal(start, end);
       const written = text.chars.slice(start, end).join('');
       const real = c.value ?? this.entities!.dictionary.canonical(c.entity, written) ?? written;
       const inside = system.filter((s) => s.start >= start && s.end <= end);
-      return {
-        entity: c.entity,
-        ...span,
-        real_value: real,
-        subentities: inside.map((s) => ({ entity: s.entity, ...toOriginal(s.start, s.end), real_value: s.realValue, subentities: [] })),
-      };
+      return entityAt(
+        c.entity,
+        start,
+        end,
+        real,
+        inside.map((s) => entityAt(s.entity, s.start, s.end, s.realValue, [])),
+      );
     });
     return [...ownOut, ...systemOut].sort((a, b) => a.start - b.start || b.end - a.end);
   }

@@ -37,6 +37,11 @@ export class TaggerIndex {
   /** Rows of features with no syllable (bias, shape, hints), by their strings. */
   private readonly weights: Rows;
   private readonly pairs: Rows;
+  /** The rows of the shape and hint features by shape or hint (`keyedRow`), so no key string is built per token. */
+  private readonly shapeRows: KeyedRows = new Map();
+  private readonly shapePairRows: KeyedRows = new Map();
+  private readonly hintRows: KeyedRows = new Map();
+  private readonly hintPairRows: KeyedRows = new Map();
 
   constructor(weights: Rows, pairs: Rows) {
     this.weights = weights;
@@ -105,15 +110,28 @@ export class TaggerIndex {
     emit(base, rowOf(two[0]!, this.pairKey(fm1, f0)));
     emit(base, rowOf(two[1]!, this.pairKey(f0, fp1)));
     emit(base, rowOf(two[2]!, this.pairKey(fm2, fm1)));
-    emit(base, this.weights.get(`shape=${s.shapes[i + 1]}`));
+    emit(base, keyedRow(this.shapeRows, this.weights, 'shape=', s.shapes[i + 1]!));
     const hints = s.hints[i] ?? [];
-    for (const h of hints) emit(base, this.weights.get(`h=${h}`));
-    emit(trans, this.pairs.get(`shape-1=${s.shapes[i]}`));
+    for (const h of hints) emit(base, keyedRow(this.hintRows, this.weights, 'h=', h));
+    emit(trans, keyedRow(this.shapePairRows, this.pairs, 'shape-1=', s.shapes[i]!));
     emit(trans, this.previousTag);
     emit(trans, rowOf(this.pairOneRows[0]!, f0));
     emit(trans, rowOf(this.pairOneRows[1]!, fm1));
-    for (const h of hints) emit(trans, this.pairs.get(`h|t-1=${h}`));
+    for (const h of hints) emit(trans, keyedRow(this.hintPairRows, this.pairs, 'h|t-1=', h));
   }
+}
+
+/** Rows by the part of their feature after a fixed prefix; null: no such feature. */
+type KeyedRows = Map<string, Float64Array | null>;
+
+/** The row of feature `prefix + key`, remembered by `key` (shapes and hints are a small set; bounded all the same). */
+function keyedRow(memo: KeyedRows, rows: Rows, prefix: string, key: string): Float64Array | undefined {
+  let row = memo.get(key);
+  if (row === undefined) {
+    row = rows.get(prefix + key) ?? null;
+    if (memo.size < 10_000) memo.set(key, row);
+  }
+  return row ?? undefined;
 }
 
 function rowOf(rows: Map<number, Float64Array>, key: number): Float64Array | undefined {

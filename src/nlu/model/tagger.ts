@@ -38,7 +38,22 @@ export interface TaggerData {
 
 const WORD = /[\p{L}\p{N}]/u;
 
+/** Shapes of the syllables met (short ones; bounded, cleared when full). */
+const shapes = new Map<string, string>();
+
 function shapeOf(surface: string): string {
+  let shape = shapes.get(surface);
+  if (shape === undefined) {
+    shape = readShape(surface);
+    if (surface.length <= 32) {
+      if (shapes.size >= 20_000) shapes.clear();
+      shapes.set(surface, shape);
+    }
+  }
+  return shape;
+}
+
+function readShape(surface: string): string {
   if (/^\d+$/.test(surface)) return 'digits';
   if (/\d/.test(surface)) return 'mixed';
   if (!WORD.test(surface)) return 'punct';

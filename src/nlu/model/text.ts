@@ -74,15 +74,16 @@ const TOKEN = /\d+(?:[.,/:-]\d+)*(?:\p{L}+\d*)?|[\p{L}\p{N}]+|[^\s]/gu;
 const LETTER = 1;
 const NUMBER = 2;
 const SPACE = 4;
+const MARK = 16;
 const KNOWN = 8;
-/** Per UTF-16 unit, what `TOKEN` sees in it (`\p{L}`, `\p{N}`, `\s`), filled in as units are met. */
+/** Per UTF-16 unit, what `TOKEN` sees in it (`\p{L}`, `\p{N}`, `\s`) and whether it is a mark (`\p{M}`), filled in as units are met. */
 const classes = new Uint8Array(0x10000);
 
 function classOf(unit: number): number {
   const known = classes[unit]!;
   if (known !== 0) return known;
   const ch = String.fromCharCode(unit);
-  const c = KNOWN | (/\p{L}/u.test(ch) ? LETTER : 0) | (/\p{N}/u.test(ch) ? NUMBER : 0) | (/\s/u.test(ch) ? SPACE : 0);
+  const c = KNOWN | (/\p{L}/u.test(ch) ? LETTER : 0) | (/\p{N}/u.test(ch) ? NUMBER : 0) | (/\s/u.test(ch) ? SPACE : 0) | (MARKS.test(ch) ? MARK : 0);
   classes[unit] = c;
   return c;
 }
@@ -177,6 +178,38 @@ export function prepare(original: string): PreparedText {
   const chars: string[] = [];
   const originalStart: number[] = [];
   const originalEnd: number[] = [];
+  if (simpleText(original)) {
+    // Every UTF-16 unit is a code point and a cluster of its own, already NFC.
+    for (let k = 0; k < original.length; k++) {
+      chars.push(original[k]!);
+      originalStart.push(k);
+      originalEnd.push(k + 1);
+    }
+  } else clusters(original, chars, originalStart, originalEnd);
+  const lower: string[] = new Array<string>(chars.length);
+  const folded: string[] = new Array<string>(chars.length);
+  for (let k = 0; k < chars.length; k++) {
+    const ch = chars[k]!;
+    const unit = ch.charCodeAt(0);
+    // ASCII lower-cases to ASCII and has nothing to fold.
+    if (unit < 128 && ch.length === 1) folded[k] = lower[k] = ASCII_LOWER[unit]!;
+    else folded[k] = foldChar((lower[k] = lowerChar(ch)));
+  }
+  return { chars, lower, folded, tokens: tokenize(lower, folded), originalStart, originalEnd };
+}
+
+/** A text without surrogates or combining marks (the usual case): nothing to cluster or normalise. */
+function simpleText(text: string): boolean {
+  for (let k = 0; k < text.length; k++) {
+    const unit = text.charCodeAt(k);
+    // Combining marks start at U+0300: below it no test is needed.
+    if (unit >= 0x300 && ((unit >= 0xd800 && unit <= 0xdfff) || classOf(unit) & MARK)) return false;
+  }
+  return true;
+}
+
+/** The clusters of a text (a code point and its combining marks), each NFC, with where each code point came from. */
+function clusters(original: string, chars: string[], originalStart: number[], originalEnd: number[]): void {
   const points = Array.from(original);
   let i = 0;
   while (i < points.length) {
@@ -198,16 +231,6 @@ export function prepare(original: string): PreparedText {
     }
     i = j;
   }
-  const lower: string[] = new Array<string>(chars.length);
-  const folded: string[] = new Array<string>(chars.length);
-  for (let k = 0; k < chars.length; k++) {
-    const ch = chars[k]!;
-    const unit = ch.charCodeAt(0);
-    // ASCII lower-cases to ASCII and has nothing to fold.
-    if (unit < 128 && ch.length === 1) folded[k] = lower[k] = ASCII_LOWER[unit]!;
-    else folded[k] = foldChar((lower[k] = lowerChar(ch)));
-  }
-  return { chars, lower, folded, tokens: tokenize(lower, folded), originalStart, originalEnd };
 }
 
 /** Maps a span of the normalised text back to code-point offsets of the original. */
