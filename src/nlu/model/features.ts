@@ -444,6 +444,7 @@ export class FeatureIndex {
   private readonly entityWords = new Map<string, SequenceWord>();
   private readonly sequenceBuffer: SequenceWord[] = [];
   private readonly wordBuffer: Syllable[] = [];
+  private readonly tokenBuffer: Syllable[] = [];
   /** The bigrams after "<s>", as written and folded. */
   private bigramStart: Map<string, number> | undefined;
   private foldedBigramStart: Map<string, number> | undefined;
@@ -498,25 +499,28 @@ export class FeatureIndex {
       this.memoSet = set;
     }
     const tokens = text.tokens;
+    // Each token's reading, and the words among them (those a free-text mask hides left out).
+    const read = this.tokenBuffer;
+    read.length = tokens.length;
+    const words = this.wordBuffer;
+    words.length = 0;
+    for (let i = 0; i < tokens.length; i++) {
+      const s = (read[i] = this.syllable(tokens[i]!, set));
+      if (s.word && !(set.maskWords && masks.length > 0 && masked(masks, i))) words.push(s);
+    }
     // The bigram sequence: word tokens, a masked run standing as one "<entity>" word.
     const sequence = this.sequenceBuffer;
     sequence.length = 0;
     for (let i = 0; i < tokens.length; i++) {
-      const mask = maskStarting(masks, i);
+      const mask = masks.length > 0 ? maskStarting(masks, i) : undefined;
       if (mask) {
         this.take(this.entities.get(mask.entity));
         sequence.push(this.entityWord(mask.entity));
         i = mask.last - 1;
         continue;
       }
-      const s = this.syllable(tokens[i]!, set);
+      const s = read[i]!;
       if (s.word) sequence.push(s);
-    }
-    const words = this.wordBuffer;
-    words.length = 0;
-    for (let i = 0; i < tokens.length; i++) {
-      const s = this.syllable(tokens[i]!, set);
-      if (s.word && !(set.maskWords && masked(masks, i))) words.push(s);
     }
     if (set.syllables && view !== 'folded') {
       for (const w of words) this.take(w.wordId);

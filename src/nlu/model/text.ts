@@ -136,12 +136,16 @@ function codePoints(text: string, from: number, to: number): number {
 }
 
 export function tokenize(lower: string[], folded: string[]): Token[] {
-  const text = lower.join('');
+  return tokenizeTexts(lower.join(''), undefined, lower, folded);
+}
+
+/** `tokenize` given the lower-case text joined (`text`), and the folded one when known. */
+function tokenizeTexts(text: string, foldedJoined: string | undefined, lower: string[], folded: string[]): Token[] {
   const tokens: Token[] = [];
   // No astral character (the usual case): code points are UTF-16 units, so offsets and the folded form are plain slices,
   // and the tokens are read unit by unit as `TOKEN` reads them (`scanToken`), without a match object each.
   if (text.length === lower.length) {
-    const foldedText = folded.join('');
+    const foldedText = foldedJoined ?? folded.join('');
     if (foldedText.length === folded.length) {
       let p = 0;
       while (p < text.length) {
@@ -186,17 +190,33 @@ export function prepare(original: string): PreparedText {
       originalEnd.push(k + 1);
     }
   } else clusters(original, chars, originalStart, originalEnd);
-  const lower: string[] = new Array<string>(chars.length);
-  const folded: string[] = new Array<string>(chars.length);
-  for (let k = 0; k < chars.length; k++) {
+  const n = chars.length;
+  const lower: string[] = new Array<string>(n);
+  const folded: string[] = new Array<string>(n);
+  // Both forms as strings for the tokenizer: from their code units when each character is one (cheaper than joining).
+  let units = n <= 4096;
+  lowerUnits.length = foldedUnits.length = units ? n : 0;
+  for (let k = 0; k < n; k++) {
     const ch = chars[k]!;
     const unit = ch.charCodeAt(0);
     // ASCII lower-cases to ASCII and has nothing to fold.
     if (unit < 128 && ch.length === 1) folded[k] = lower[k] = ASCII_LOWER[unit]!;
     else folded[k] = foldChar((lower[k] = lowerChar(ch)));
+    if (units) {
+      if (lower[k]!.length !== 1 || folded[k]!.length !== 1) units = false;
+      else {
+        lowerUnits[k] = lower[k]!.charCodeAt(0);
+        foldedUnits[k] = folded[k]!.charCodeAt(0);
+      }
+    }
   }
-  return { chars, lower, folded, tokens: tokenize(lower, folded), originalStart, originalEnd };
+  const tokens = units ? tokenizeTexts(String.fromCharCode.apply(null, lowerUnits), String.fromCharCode.apply(null, foldedUnits), lower, folded) : tokenize(lower, folded);
+  return { chars, lower, folded, tokens, originalStart, originalEnd };
 }
+
+/** Buffers of `prepare`: the code units of a text's lower-case and folded forms. */
+const lowerUnits: number[] = [];
+const foldedUnits: number[] = [];
 
 /** A text without surrogates or combining marks (the usual case): nothing to cluster or normalise. */
 function simpleText(text: string): boolean {
