@@ -396,6 +396,8 @@ interface Syllable extends SequenceWord {
 
 /** Bound of the syllable memo (entries; cleared when full, so hostile input cannot grow it). */
 const SYLLABLE_MEMO = 50_000;
+/** Reused buffers of `FeatureIndex.ids` are dropped after a text longer than this (tokens or ids). */
+const KEPT_BUFFER = 4096;
 /** Longer tokens are read afresh each time (a hostile text's long runs are not kept). */
 const SYLLABLE_LENGTH = 32;
 
@@ -435,16 +437,16 @@ export class FeatureIndex {
   private stamp = 0;
   /** Per n-gram length, the ids found in one text. */
   private readonly gramBuffers: number[][] = [];
-  /** The ids of the text being read (`take` adds to it). */
-  private out: number[] = [];
-  private readonly emptyOut: number[] = [];
+  /** The ids of the text being read: `take` adds to the first `count` of the buffer. */
+  private idBuffer: number[] = [];
+  private count = 0;
   /** Each syllable's reading by its lower-case text, for `memoSet` (chat reuses a small vocabulary): bounded, cleared when full. */
   private readonly memo = new Map<string, Syllable>();
   private memoSet: FeatureSet | undefined;
   private readonly entityWords = new Map<string, SequenceWord>();
-  private readonly sequenceBuffer: SequenceWord[] = [];
-  private readonly wordBuffer: Syllable[] = [];
-  private readonly tokenBuffer: Syllable[] = [];
+  private sequenceBuffer: SequenceWord[] = [];
+  private wordBuffer: Syllable[] = [];
+  private tokenBuffer: Syllable[] = [];
   /** The bigrams after "<s>", as written and folded. */
   private bigramStart: Map<string, number> | undefined;
   private foldedBigramStart: Map<string, number> | undefined;
@@ -488,8 +490,8 @@ export class FeatureIndex {
    * `fb`).
    */
   ids(text: PreparedText, set: FeatureSet, masks: EntityMask[] = [], view: FeatureView = 'all'): number[] {
-    const out: number[] = [];
-    this.out = out;
+    // Gathered in a reused buffer (`count` of it in use; setting an array's length to 0 drops its storage), answered as a copy.
+    this.count = 0;
     if (++this.stamp === 0xffffffff) {
       this.seen.fill(0);
       this.stamp = 1;
@@ -501,40 +503,41 @@ export class FeatureIndex {
     const tokens = text.tokens;
     // Each token's reading, and the words among them (those a free-text mask hides left out).
     const read = this.tokenBuffer;
-    read.length = tokens.length;
     const words = this.wordBuffer;
-    words.length = 0;
+    let wordCount = 0;
     for (let i = 0; i < tokens.length; i++) {
       const s = (read[i] = this.syllable(tokens[i]!, set));
-      if (s.word && !(set.maskWords && masks.length > 0 && masked(masks, i))) words.push(s);
+      if (s.word && !(set.maskWords && masks.length > 0 && masked(masks, i))) words[wordCount++] = s;
     }
     // The bigram sequence: word tokens, a masked run standing as one "<entity>" word.
     const sequence = this.sequenceBuffer;
-    sequence.length = 0;
+    let sequenceCount = 0;
     for (let i = 0; i < tokens.length; i++) {
       const mask = masks.length > 0 ? maskStarting(masks, i) : undefined;
       if (mask) {
         this.take(this.entities.get(mask.entity));
-        sequence.push(this.entityWord(mask.entity));
+        sequence[sequenceCount++] = this.entityWord(mask.entity);
         i = mask.last - 1;
         continue;
       }
       const s = read[i]!;
-      if (s.word) sequence.push(s);
+      if (s.word) sequence[sequenceCount++] = s;
     }
     if (set.syllables && view !== 'folded') {
-      for (const w of words) this.take(w.wordId);
+      for (let k = 0; k < wordCount; k++) this.take(words[k]!.wordId);
       let next = this.bigramStart;
-      for (const s of sequence) {
+      for (let k = 0; k < sequenceCount; k++) {
+        const s = sequence[k]!;
         this.take(next?.get(s.text));
         next = s.textNext;
       }
       this.take(next?.get('</s>'));
     }
     if (set.folded && view !== 'written') {
-      for (const w of words) if (!w.strict) this.take(w.foldedId);
+      for (let k = 0; k < wordCount; k++) if (!words[k]!.strict) this.take(words[k]!.foldedId);
       let next = this.foldedBigramStart;
-      for (const s of sequence) {
+      for (let k = 0; k < sequenceCount; k++) {
+        const s = sequence[k]!;
         this.take(next?.get(s.folded));
         next = s.foldedNext;
       }
@@ -545,24 +548,36 @@ export class FeatureIndex {
         // Each syllable's n-grams are memoised with it, per length in `set.chars` order: taken length by length, word by word.
         const strictGrams = set.strictMarks === 'grams';
         if (view !== 'written') {
-          for (let k = 0; k < set.chars.length; k++) for (const w of words) if (!(strictGrams && w.strict)) for (const id of w.grams![k]!) this.take(id);
+          for (let k = 0; k < set.chars.length; k++) {
+            for (let x = 0; x < wordCount; x++) {
+              const w = words[x]!;
+              if (!(strictGrams && w.strict)) for (const id of w.grams![k]!) this.take(id);
+            }
+          }
         }
-        if (set.views && view !== 'folded') for (let k = 0; k < set.chars.length; k++) for (const w of words) for (const id of w.writtenGrams![k]!) this.take(id);
+        if (set.views && view !== 'folded') for (let k = 0; k < set.chars.length; k++) for (let x = 0; x < wordCount; x++) for (const id of words[x]!.writtenGrams![k]!) this.take(id);
       } else {
-        const list = words.map((w) => w.token);
+        const list = words.slice(0, wordCount).map((w) => w.token);
         if (view !== 'written') this.takeGrams(this.grams, set.strictMarks === 'grams' ? list.filter((_, k) => !words[k]!.strict) : list, set, set.charForm ?? 'folded');
         if (set.views && view !== 'folded') this.takeGrams(this.writtenGrams, list, set, 'text');
       }
     }
-    this.out = this.emptyOut;
-    return out;
+    const ids = this.idBuffer.slice(0, this.count);
+    // A long text's buffers are not kept.
+    if (tokens.length > KEPT_BUFFER || this.count > KEPT_BUFFER) {
+      this.idBuffer = [];
+      this.tokenBuffer = [];
+      this.wordBuffer = [];
+      this.sequenceBuffer = [];
+    }
+    return ids;
   }
 
   /** Adds a known feature id to the text's ids unless already there. */
   private take(id: number | undefined): void {
     if (id === undefined || id < 0 || this.seen[id] === this.stamp) return;
     this.seen[id] = this.stamp;
-    this.out.push(id);
+    this.idBuffer[this.count++] = id;
   }
 
   /** A token's memoised reading (see `Syllable`); a long token, or one whose folded form is not its text's (a hand-made text), is read afresh. */

@@ -66,17 +66,21 @@ function classWeights(examples: Example[], classes: number, balance: boolean): F
   return weights;
 }
 
-/** The values of an example's features: each feature's weight, the vector L2-normalised. */
+/**
+ * The values of an example's features: each feature's weight, the vector L2-normalised. A reused `out` longer
+ * than the features keeps its length (its tail is stale): shortening an array drops storage it would grow again.
+ */
 export function featureValues(features: number[], featureWeights: Float32Array | undefined, out: number[] = []): number[] {
-  out.length = features.length;
+  const n = features.length;
+  if (out.length < n) out.length = n;
   let sum = 0;
-  for (let i = 0; i < features.length; i++) {
+  for (let i = 0; i < n; i++) {
     const w = featureWeights ? featureWeights[features[i]!]! : 1;
     out[i] = w;
     sum += w * w;
   }
   const scale = sum > 0 ? 1 / Math.sqrt(sum) : 0;
-  for (let i = 0; i < out.length; i++) out[i]! *= scale;
+  for (let i = 0; i < n; i++) out[i]! *= scale;
   return out;
 }
 

@@ -167,22 +167,35 @@ function entityMasks(text: PreparedText, dictionary: KeywordDictionary | undefin
   const masks: EntityMask[] = [];
   const found = system ?? systemEntities(text, TRAINING_REFERENCE);
   if (!dictionary && freeText.length === 0 && found.length === 0) return masks;
-  const taken = new Uint8Array(text.tokens.length);
-  if (dictionary) for (const m of dictionary.match(text.tokens)) takeMask(masks, taken, { entity: m.entity, first: m.first, last: m.last });
-  for (const m of freeText) takeMask(masks, taken, m);
+  const tokens = text.tokens;
+  if (takenBuffer.length < tokens.length) takenBuffer = new Uint8Array(Math.max(tokens.length, 2 * takenBuffer.length));
+  const taken = takenBuffer;
+  taken.fill(0, 0, tokens.length);
+  if (dictionary) for (const m of dictionary.match(tokens)) takeMask(masks, taken, tokens.length, { entity: m.entity, first: m.first, last: m.last });
+  for (const m of freeText) takeMask(masks, taken, tokens.length, m);
   // Spans do not depend on the reference time, only values do.
   for (const s of found) {
-    const first = text.tokens.findIndex((t) => t.start === s.start);
-    const last = text.tokens.findIndex((t) => t.end === s.end) + 1;
-    if (first >= 0 && last > first) takeMask(masks, taken, { entity: s.entity, first, last });
+    let first = -1;
+    let last = 0;
+    for (let k = 0; k < tokens.length; k++) {
+      if (first < 0 && tokens[k]!.start === s.start) first = k;
+      if (tokens[k]!.end === s.end) {
+        last = k + 1;
+        break;
+      }
+    }
+    if (first >= 0 && last > first) takeMask(masks, taken, tokens.length, { entity: s.entity, first, last });
   }
   return masks;
 }
 
-/** Adds a mask unless one of its tokens is taken (`taken`: a flag per token). */
-function takeMask(masks: EntityMask[], taken: Uint8Array, m: EntityMask): void {
-  for (let i = m.first; i < m.last; i++) if (taken[i]) return;
-  for (let i = m.first; i < m.last; i++) taken[i] = 1;
+/** Flags of the tokens `entityMasks` has given a mask (reused; predictions run one at a time in a thread). */
+let takenBuffer = new Uint8Array(64);
+
+/** Adds a mask unless one of its tokens is taken (`taken`: a flag per token, the first `count` in use). */
+function takeMask(masks: EntityMask[], taken: Uint8Array, count: number, m: EntityMask): void {
+  for (let i = m.first; i < m.last; i++) if (i >= 0 && i < count && taken[i]) return;
+  for (let i = m.first; i < m.last; i++) if (i >= 0 && i < count) taken[i] = 1;
   masks.push(m);
 }
 
@@ -407,19 +420,23 @@ export class NluModel {
         .map((r) => ({ label: r.label, confidence: Math.round(r.confidence * 1e4) / 1e4 }));
     }
     // The first `limit` of `rankedIntents` without an object per intent: by confidence, ties in label order (as its stable sort leaves them).
+    // Insertion into the first `size` places of a buffer of `limit` + 1 (an array's length set to 0 would drop its storage).
     const top = this.topBuffer;
-    top.length = 0;
+    let size = 0;
     for (let i = 0; i < probs.length; i++) {
       const v = probs[i]!;
-      if (top.length === limit && (limit === 0 || !(v > probs[top[limit - 1]!]!))) continue;
-      let at = top.length;
-      while (at > 0 && probs[top[at - 1]!]! < v) at--;
-      top.splice(at, 0, i);
-      if (top.length > limit) top.length = limit;
+      if (size === limit && (limit === 0 || !(v > probs[top[limit - 1]!]!))) continue;
+      let at = size;
+      while (at > 0 && probs[top[at - 1]!]! < v) {
+        top[at] = top[at - 1]!;
+        at--;
+      }
+      top[at] = i;
+      if (size < limit) size++;
     }
     const labels = this.data.intent!.labels;
-    const out: IntentScore[] = new Array<IntentScore>(top.length);
-    for (let k = 0; k < top.length; k++) out[k] = { label: labels[top[k]!]!, confidence: Math.round(probs[top[k]!]! * 1e4) / 1e4 };
+    const out: IntentScore[] = new Array<IntentScore>(size);
+    for (let k = 0; k < size; k++) out[k] = { label: labels[top[k]!]!, confidence: Math.round(probs[top[k]!]! * 1e4) / 1e4 };
     return out;
   }
 

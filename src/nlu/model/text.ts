@@ -179,17 +179,26 @@ function tokenizeTexts(text: string, foldedJoined: string | undefined, lower: st
  * normalises each to NFC and records where each NFC code point came from.
  */
 export function prepare(original: string): PreparedText {
-  const chars: string[] = [];
-  const originalStart: number[] = [];
-  const originalEnd: number[] = [];
+  let chars: string[];
+  let originalStart: number[];
+  let originalEnd: number[];
   if (simpleText(original)) {
-    // Every UTF-16 unit is a code point and a cluster of its own, already NFC.
-    for (let k = 0; k < original.length; k++) {
-      chars.push(original[k]!);
-      originalStart.push(k);
-      originalEnd.push(k + 1);
+    // Every UTF-16 unit is a code point and a cluster of its own, already NFC: arrays of the text's length, no growing.
+    const n = original.length;
+    chars = new Array<string>(n);
+    originalStart = new Array<number>(n);
+    originalEnd = new Array<number>(n);
+    for (let k = 0; k < n; k++) {
+      chars[k] = original[k]!;
+      originalStart[k] = k;
+      originalEnd[k] = k + 1;
     }
-  } else clusters(original, chars, originalStart, originalEnd);
+  } else {
+    chars = [];
+    originalStart = [];
+    originalEnd = [];
+    clusters(original, chars, originalStart, originalEnd);
+  }
   const n = chars.length;
   const lower: string[] = new Array<string>(n);
   const folded: string[] = new Array<string>(n);
