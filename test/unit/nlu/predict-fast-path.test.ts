@@ -185,6 +185,18 @@ describe('NLU prediction fast path', () => {
     assert.ok(entityTags > 50, `${entityTags} entity tags`);
   });
 
+  test('intents are the first of rankedIntents, rounded, for every limit (picked without ranking them all)', () => {
+    const model = new NluModel(trained);
+    const count = trained.intent!.labels.length;
+    for (const text of [...sentences.slice(0, 60), ...edges]) {
+      const ranked = model.rankedIntents(text);
+      for (const limit of [0, 1, 2, 5, count - 1, count, count + 3, -1, 2.5, Infinity]) {
+        const expected = ranked.slice(0, limit).map((r) => ({ label: r.label, confidence: Math.round(r.confidence * 1e4) / 1e4 }));
+        assert.deepEqual(model.intents(text, limit), expected, `${limit}: ${text}`);
+      }
+    }
+  });
+
   test('the tokenizer reads tokens unit by unit as its regular expression does', () => {
     const pattern = /\d+(?:[.,/:-]\d+)*(?:\p{L}+\d*)?|[\p{L}\p{N}]+|[^\s]/gu;
     // Digits, separators, letters with and without marks, other scripts' digits, spaces of every kind, marks, symbols.
