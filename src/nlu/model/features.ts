@@ -367,6 +367,46 @@ export class Vocabulary {
   }
 }
 
+/** A word of the bigram sequence: its keys as written and folded, and the bigrams they start. */
+interface SequenceWord {
+  text: string;
+  folded: string;
+  textNext: Map<string, number> | undefined;
+  foldedNext: Map<string, number> | undefined;
+}
+
+/**
+ * What `FeatureIndex.ids` reads of one syllable, worked out once per spelling: its written key (`text`), its
+ * folded one in the bigrams (`folded`, `UNFOLDED` when `strict`), its unigram ids (-1: unknown), and its
+ * character n-gram ids per length of the set's `chars` (`charScope: 'within'` only).
+ */
+interface Syllable extends SequenceWord {
+  token: Token;
+  /** The token's folded form the reading was made from. */
+  folded0: string;
+  /** Holds a letter or a digit. */
+  word: boolean;
+  wordId: number;
+  foldedId: number;
+  /** `strictMarks`: marked, and its marked spelling unknown. */
+  strict: boolean;
+  grams: number[][] | undefined;
+  writtenGrams: number[][] | undefined;
+}
+
+/** Bound of the syllable memo (entries, about 600-700 bytes each with the tone keys; cleared when full, so hostile input cannot grow it). */
+const SYLLABLE_MEMO = 20_000;
+/** Reused buffers of `FeatureIndex.ids` are dropped after a text longer than this (tokens or ids). */
+const KEPT_BUFFER = 4096;
+/** Longer tokens are read afresh each time (a hostile text's long runs are not kept). */
+const SYLLABLE_LENGTH = 32;
+
+/** The mask starting at a token (the last listed, as a map by start would keep). */
+function maskStarting(masks: EntityMask[], token: number): EntityMask | undefined {
+  for (let k = masks.length - 1; k >= 0; k--) if (masks[k]!.first === token) return masks[k];
+  return undefined;
+}
+
 interface GramNode {
   next: Map<number, GramNode>;
   /** Feature id of the n-gram ending here, -1 when it is not in the vocabulary. */
@@ -397,6 +437,19 @@ export class FeatureIndex {
   private stamp = 0;
   /** Per n-gram length, the ids found in one text. */
   private readonly gramBuffers: number[][] = [];
+  /** The ids of the text being read: `take` adds to the first `count` of the buffer. */
+  private idBuffer: number[] = [];
+  private count = 0;
+  /** Each syllable's reading by its lower-case text, for `memoSet` (chat reuses a small vocabulary): bounded, cleared when full. */
+  private readonly memo = new Map<string, Syllable>();
+  private memoSet: FeatureSet | undefined;
+  private readonly entityWords = new Map<string, SequenceWord>();
+  private sequenceBuffer: SequenceWord[] = [];
+  private wordBuffer: Syllable[] = [];
+  private tokenBuffer: Syllable[] = [];
+  /** The bigrams after "<s>", as written and folded. */
+  private bigramStart: Map<string, number> | undefined;
+  private foldedBigramStart: Map<string, number> | undefined;
 
   constructor(vocabulary: readonly string[]) {
     this.seen = new Uint32Array(vocabulary.length);
@@ -426,6 +479,8 @@ export class FeatureIndex {
         if (node.id < 0) node.id = id;
       }
     });
+    this.bigramStart = this.bigrams.get('<s>');
+    this.foldedBigramStart = this.foldedBigrams.get('<s>');
   }
 
   /**
@@ -435,58 +490,156 @@ export class FeatureIndex {
    * `fb`).
    */
   ids(text: PreparedText, set: FeatureSet, masks: EntityMask[] = [], view: FeatureView = 'all'): number[] {
-    const out: number[] = [];
+    // Gathered in a reused buffer (`count` of it in use; setting an array's length to 0 drops its storage), answered as a copy.
+    this.count = 0;
     if (++this.stamp === 0xffffffff) {
       this.seen.fill(0);
       this.stamp = 1;
     }
-    const take = (id: number | undefined) => {
-      if (id === undefined || id < 0 || this.seen[id] === this.stamp) return;
-      this.seen[id] = this.stamp;
-      out.push(id);
-    };
+    if (set !== this.memoSet) {
+      this.memo.clear();
+      this.memoSet = set;
+    }
     const tokens = text.tokens;
-    const maskAt = new Map<number, EntityMask>();
-    for (const m of masks) maskAt.set(m.first, m);
-    // `strictMarks`: a marked syllable whose marked spelling is not in the vocabulary has no folded features.
-    const strict = set.strictMarks ? (t: Token) => t.text !== t.folded && !this.words.has(writtenKey(t, set)) : undefined;
-    // The bigram sequence: word tokens, a masked run standing as one "<entity>" word.
-    const sequenceText: string[] = [];
-    const sequenceFolded: string[] = [];
+    // Each token's reading, and the words among them (those a free-text mask hides left out).
+    const read = this.tokenBuffer;
+    const words = this.wordBuffer;
+    let wordCount = 0;
     for (let i = 0; i < tokens.length; i++) {
-      const mask = maskAt.get(i);
+      const s = (read[i] = this.syllable(tokens[i]!, set));
+      if (s.word && !(set.maskWords && masks.length > 0 && masked(masks, i))) words[wordCount++] = s;
+    }
+    // The bigram sequence: word tokens, a masked run standing as one "<entity>" word.
+    const sequence = this.sequenceBuffer;
+    let sequenceCount = 0;
+    for (let i = 0; i < tokens.length; i++) {
+      const mask = masks.length > 0 ? maskStarting(masks, i) : undefined;
       if (mask) {
-        take(this.entities.get(mask.entity));
-        const word = shape(`<${mask.entity}>`);
-        sequenceText.push(word);
-        sequenceFolded.push(word);
+        this.take(this.entities.get(mask.entity));
+        sequence[sequenceCount++] = this.entityWord(mask.entity);
         i = mask.last - 1;
         continue;
       }
-      const t = tokens[i]!;
-      if (WORD_CHAR.test(t.text)) {
-        sequenceText.push(writtenKey(t, set));
-        sequenceFolded.push(strict?.(t) ? UNFOLDED : shape(t.folded));
-      }
-    }
-    const words: Token[] = [];
-    for (let i = 0; i < tokens.length; i++) {
-      const t = tokens[i]!;
-      if (WORD_CHAR.test(t.text) && !(set.maskWords && masked(masks, i))) words.push(t);
+      const s = read[i]!;
+      if (s.word) sequence[sequenceCount++] = s;
     }
     if (set.syllables && view !== 'folded') {
-      for (const w of words) take(this.words.get(writtenKey(w, set)));
-      this.takeBigrams(this.bigrams, sequenceText, take);
+      for (let k = 0; k < wordCount; k++) this.take(words[k]!.wordId);
+      let next = this.bigramStart;
+      for (let k = 0; k < sequenceCount; k++) {
+        const s = sequence[k]!;
+        this.take(next?.get(s.text));
+        next = s.textNext;
+      }
+      this.take(next?.get('</s>'));
     }
     if (set.folded && view !== 'written') {
-      for (const w of words) if (!strict?.(w)) take(this.folded.get(shape(w.folded)));
-      this.takeBigrams(this.foldedBigrams, sequenceFolded, take);
+      for (let k = 0; k < wordCount; k++) if (!words[k]!.strict) this.take(words[k]!.foldedId);
+      let next = this.foldedBigramStart;
+      for (let k = 0; k < sequenceCount; k++) {
+        const s = sequence[k]!;
+        this.take(next?.get(s.folded));
+        next = s.foldedNext;
+      }
+      this.take(next?.get('</s>'));
     }
     if (set.chars.length > 0) {
-      if (view !== 'written') this.takeGrams(this.grams, set.strictMarks === 'grams' && strict ? words.filter((w) => !strict(w)) : words, set, set.charForm ?? 'folded', take);
-      if (set.views && view !== 'folded') this.takeGrams(this.writtenGrams, words, set, 'text', take);
+      if (set.charScope === 'within') {
+        // Each syllable's n-grams are memoised with it, per length in `set.chars` order: taken length by length, word by word.
+        const strictGrams = set.strictMarks === 'grams';
+        if (view !== 'written') {
+          for (let k = 0; k < set.chars.length; k++) {
+            for (let x = 0; x < wordCount; x++) {
+              const w = words[x]!;
+              if (!(strictGrams && w.strict)) for (const id of w.grams![k]!) this.take(id);
+            }
+          }
+        }
+        if (set.views && view !== 'folded') for (let k = 0; k < set.chars.length; k++) for (let x = 0; x < wordCount; x++) for (const id of words[x]!.writtenGrams![k]!) this.take(id);
+      } else {
+        const list = words.slice(0, wordCount).map((w) => w.token);
+        if (view !== 'written') this.takeGrams(this.grams, set.strictMarks === 'grams' ? list.filter((_, k) => !words[k]!.strict) : list, set, set.charForm ?? 'folded');
+        if (set.views && view !== 'folded') this.takeGrams(this.writtenGrams, list, set, 'text');
+      }
     }
-    return out;
+    const ids = this.idBuffer.slice(0, this.count);
+    // A long text's buffers are not kept.
+    if (tokens.length > KEPT_BUFFER || this.count > KEPT_BUFFER) {
+      this.idBuffer = [];
+      this.tokenBuffer = [];
+      this.wordBuffer = [];
+      this.sequenceBuffer = [];
+    }
+    return ids;
+  }
+
+  /** Adds a known feature id to the text's ids unless already there. */
+  private take(id: number | undefined): void {
+    if (id === undefined || id < 0 || this.seen[id] === this.stamp) return;
+    this.seen[id] = this.stamp;
+    this.idBuffer[this.count++] = id;
+  }
+
+  /** A token's memoised reading (see `Syllable`); a long token, or one whose folded form is not its text's (a hand-made text), is read afresh. */
+  private syllable(t: Token, set: FeatureSet): Syllable {
+    const hit = this.memo.get(t.text);
+    if (hit !== undefined && hit.folded0 === t.folded) return hit;
+    const s = this.readSyllable(t, set);
+    if (hit === undefined && t.text.length <= SYLLABLE_LENGTH) {
+      if (this.memo.size >= SYLLABLE_MEMO) this.memo.clear();
+      this.memo.set(t.text, s);
+    }
+    return s;
+  }
+
+  private readSyllable(t: Token, set: FeatureSet): Syllable {
+    const written = writtenKey(t, set);
+    const wordId = this.words.get(written) ?? -1;
+    // `strictMarks`: a marked syllable whose marked spelling is not in the vocabulary has no folded features.
+    const strict = set.strictMarks !== undefined && t.text !== t.folded && wordId < 0;
+    const foldedShape = shape(t.folded);
+    const folded = strict ? UNFOLDED : foldedShape;
+    let grams: number[][] | undefined;
+    let writtenGrams: number[][] | undefined;
+    if (set.chars.length > 0 && set.charScope === 'within') {
+      grams = this.gramsOf(this.grams, ` ${shape(set.charForm === 'text' ? t.text : t.folded)} `, set.chars);
+      if (set.views) writtenGrams = this.gramsOf(this.writtenGrams, ` ${shape(t.text)} `, set.chars);
+    }
+    return {
+      token: t,
+      folded0: t.folded,
+      word: WORD_CHAR.test(t.text),
+      text: written,
+      folded,
+      wordId,
+      strict,
+      foldedId: this.folded.get(foldedShape) ?? -1,
+      textNext: this.bigrams.get(written),
+      foldedNext: this.foldedBigrams.get(folded),
+      grams,
+      writtenGrams,
+    };
+  }
+
+  /** The known n-grams of one piece, per length of `lengths` (in its order), each left to right. */
+  private gramsOf(root: GramNode, piece: string, lengths: readonly number[]): number[][] {
+    const longest = Math.max(...lengths);
+    const found: number[][] = [];
+    for (let n = 0; n <= longest; n++) found.push([]);
+    this.walkGrams(root, piece, longest, found);
+    return lengths.map((n) => found[n]!);
+  }
+
+  /** The "<entity>" word a masked run stands as in the bigrams. */
+  private entityWord(entity: string): SequenceWord {
+    let w = this.entityWords.get(entity);
+    if (!w) {
+      const word = shape(`<${entity}>`);
+      w = { text: word, folded: word, textNext: this.bigrams.get(word), foldedNext: this.foldedBigrams.get(word) };
+      if (this.entityWords.size >= SYLLABLE_MEMO) this.entityWords.clear();
+      this.entityWords.set(entity, w);
+    }
+    return w;
   }
 
   /**
@@ -494,7 +647,7 @@ export class FeatureIndex {
    * n-grams of every length there; they are taken length by length (in `set.chars` order), each length piece by
    * piece and left to right, as `featureStrings` adds them.
    */
-  private takeGrams(root: GramNode, words: Token[], set: FeatureSet, form: 'folded' | 'text', take: (id: number) => void): void {
+  private takeGrams(root: GramNode, words: Token[], set: FeatureSet, form: 'folded' | 'text'): void {
     const longest = Math.max(...set.chars);
     const found = this.gramBuffers;
     for (let n = 1; n <= longest; n++) found[n] = found[n] ?? [];
@@ -507,7 +660,7 @@ export class FeatureIndex {
       if (words.length === 0) joined = '  ';
       this.walkGrams(root, joined, longest, found);
     }
-    for (const n of set.chars) for (const id of found[n] ?? []) take(id);
+    for (const n of set.chars) for (const id of found[n] ?? []) this.take(id);
   }
 
   /** The known n-grams (up to `longest`) starting at each position of `piece`, pushed to `found[n]` left to right. */
@@ -522,14 +675,6 @@ export class FeatureIndex {
     }
   }
 
-  private takeBigrams(pairs: Map<string, Map<string, number>>, sequence: string[], take: (id: number | undefined) => void): void {
-    let prev = '<s>';
-    for (const s of sequence) {
-      take(pairs.get(prev)?.get(s));
-      prev = s;
-    }
-    take(pairs.get(prev)?.get('</s>'));
-  }
 }
 
 function setOnce(map: Map<string, number>, key: string, id: number): void {

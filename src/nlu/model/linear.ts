@@ -66,17 +66,21 @@ function classWeights(examples: Example[], classes: number, balance: boolean): F
   return weights;
 }
 
-/** The values of an example's features: each feature's weight, the vector L2-normalised. */
+/**
+ * The values of an example's features: each feature's weight, the vector L2-normalised. A reused `out` longer
+ * than the features keeps its length (its tail is stale): shortening an array drops storage it would grow again.
+ */
 export function featureValues(features: number[], featureWeights: Float32Array | undefined, out: number[] = []): number[] {
-  out.length = features.length;
+  const n = features.length;
+  if (out.length < n) out.length = n;
   let sum = 0;
-  for (let i = 0; i < features.length; i++) {
+  for (let i = 0; i < n; i++) {
     const w = featureWeights ? featureWeights[features[i]!]! : 1;
     out[i] = w;
     sum += w * w;
   }
   const scale = sum > 0 ? 1 / Math.sqrt(sum) : 0;
-  for (let i = 0; i < out.length; i++) out[i]! *= scale;
+  for (let i = 0; i < n; i++) out[i]! *= scale;
   return out;
 }
 
@@ -85,11 +89,28 @@ export function scores(model: LinearModel, features: number[], out = new Float64
   return scoresWith(model, features, featureValues(features, model.featureWeights, values), out);
 }
 
-/** Raw scores from features and their values (see `featureValues`). */
+/**
+ * Raw scores from features and their values (see `featureValues`). Four feature rows at a time: each class's
+ * sum takes them in the same order as one row after the other, ((s + a) + b) + ..., so the same bits, with a
+ * quarter of the loads and stores of the sums.
+ */
 function scoresWith(model: LinearModel, features: number[], values: number[], out: Float64Array): Float64Array {
   const { classes, weights, bias } = model;
   for (let c = 0; c < classes; c++) out[c] = bias[c]!;
-  for (let i = 0; i < features.length; i++) {
+  const n = features.length;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const r0 = features[i]! * classes;
+    const r1 = features[i + 1]! * classes;
+    const r2 = features[i + 2]! * classes;
+    const r3 = features[i + 3]! * classes;
+    const v0 = values[i]!;
+    const v1 = values[i + 1]!;
+    const v2 = values[i + 2]!;
+    const v3 = values[i + 3]!;
+    for (let c = 0; c < classes; c++) out[c] = out[c]! + weights[r0 + c]! * v0 + weights[r1 + c]! * v1 + weights[r2 + c]! * v2 + weights[r3 + c]! * v3;
+  }
+  for (; i < n; i++) {
     const row = features[i]! * classes;
     const value = values[i]!;
     for (let c = 0; c < classes; c++) out[c]! += weights[row + c]! * value;

@@ -4,7 +4,7 @@ import { DEFAULT_LINEAR, NB_SHARPNESS, scores, softmaxInPlace, trainLinear, type
 import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
 import { PerceptronTagger, spansOf, type TaggedSentence, type TaggerData, type TaggerDecoder } from './tagger.js';
-import { foldText, lowerText, normalisedSpan, originalSpan, prepare, slicePoints, type PreparedText } from './text.js';
+import { foldText, lowerText, normalisedSpan, prepare, slicePoints, type PreparedText } from './text.js';
 
 /**
  * The language-understanding model of one application: an intent classifier
@@ -165,21 +165,38 @@ const TRAINING_REFERENCE: ReferenceTime = { now: new Date(0), offsetMinutes: VIE
  */
 function entityMasks(text: PreparedText, dictionary: KeywordDictionary | undefined, system?: SystemEntityMatch[], freeText: EntityMask[] = []): EntityMask[] {
   const masks: EntityMask[] = [];
-  const taken = new Set<number>();
-  const take = (m: EntityMask) => {
-    for (let i = m.first; i < m.last; i++) if (taken.has(i)) return;
-    for (let i = m.first; i < m.last; i++) taken.add(i);
-    masks.push(m);
-  };
-  if (dictionary) for (const m of dictionary.match(text.tokens)) take({ entity: m.entity, first: m.first, last: m.last });
-  for (const m of freeText) take(m);
+  const found = system ?? systemEntities(text, TRAINING_REFERENCE);
+  if (!dictionary && freeText.length === 0 && found.length === 0) return masks;
+  const tokens = text.tokens;
+  if (takenBuffer.length < tokens.length) takenBuffer = new Uint8Array(Math.max(tokens.length, 2 * takenBuffer.length));
+  const taken = takenBuffer;
+  taken.fill(0, 0, tokens.length);
+  if (dictionary) for (const m of dictionary.match(tokens)) takeMask(masks, taken, tokens.length, { entity: m.entity, first: m.first, last: m.last });
+  for (const m of freeText) takeMask(masks, taken, tokens.length, m);
   // Spans do not depend on the reference time, only values do.
-  for (const s of system ?? systemEntities(text, TRAINING_REFERENCE)) {
-    const first = text.tokens.findIndex((t) => t.start === s.start);
-    const last = text.tokens.findIndex((t) => t.end === s.end) + 1;
-    if (first >= 0 && last > first) take({ entity: s.entity, first, last });
+  for (const s of found) {
+    let first = -1;
+    let last = 0;
+    for (let k = 0; k < tokens.length; k++) {
+      if (first < 0 && tokens[k]!.start === s.start) first = k;
+      if (tokens[k]!.end === s.end) {
+        last = k + 1;
+        break;
+      }
+    }
+    if (first >= 0 && last > first) takeMask(masks, taken, tokens.length, { entity: s.entity, first, last });
   }
   return masks;
+}
+
+/** Flags of the tokens `entityMasks` has given a mask (reused; predictions run one at a time in a thread). */
+let takenBuffer = new Uint8Array(64);
+
+/** Adds a mask unless one of its tokens is taken (`taken`: a flag per token, the first `count` in use). */
+function takeMask(masks: EntityMask[], taken: Uint8Array, count: number, m: EntityMask): void {
+  for (let i = m.first; i < m.last; i++) if (i >= 0 && i < count && taken[i]) return;
+  for (let i = m.first; i < m.last; i++) if (i >= 0 && i < count) taken[i] = 1;
+  masks.push(m);
 }
 
 export function intentFeatures(
@@ -292,7 +309,10 @@ export function sentenceOf(text: PreparedText, dictionary: KeywordDictionary, sy
       if (t.start >= s.start && t.end <= s.end) hints[i]!.push(`s:${s.entity}:${t.start === s.start ? 'B' : 'I'}`);
     });
   }
-  return { tokens: text.tokens, surface: text.tokens.map((t) => text.chars.slice(t.start, t.end).join('')), hints };
+  // Without astral characters code points are UTF-16 units: each token's surface is a slice of the joined text.
+  const joined = text.chars.join('');
+  const units = joined.length === text.chars.length;
+  return { tokens: text.tokens, surface: text.tokens.map((t) => (units ? joined.slice(t.start, t.end) : text.chars.slice(t.start, t.end).join(''))), hints };
 }
 
 /** Gold BIO tags of an example from its tagged spans (a span covers the tokens it overlaps). */
@@ -332,6 +352,8 @@ export class NluModel {
   /** Buffers of one prediction's scores and feature values (predictions run one at a time). */
   private readonly scoreBuffer: Float64Array<ArrayBuffer>;
   private readonly valueBuffer: number[] = [];
+  /** The indices of the best intents of one prediction (`intents`). */
+  private readonly topBuffer: number[] = [];
   private readonly intentDictionary: KeywordDictionary | undefined;
   private readonly linear: LinearModel | undefined;
   private readonly entities: EntityRuntime | undefined;
@@ -390,35 +412,67 @@ export class NluModel {
 
   /** Intents ranked by confidence (0-1), at most `limit`. */
   intents(input: string | PreparedText, limit = 5, systemFound?: SystemEntityMatch[]): IntentScore[] {
-    return this.rankedIntents(input, systemFound)
-      .slice(0, limit)
-      .map((r) => ({ label: r.label, confidence: Math.round(r.confidence * 1e4) / 1e4 }));
+    const probs = this.probabilities(input, systemFound);
+    if (!probs) return [];
+    if (!Number.isInteger(limit) || limit < 0 || limit > probs.length) {
+      return this.ranked(probs)
+        .slice(0, limit)
+        .map((r) => ({ label: r.label, confidence: Math.round(r.confidence * 1e4) / 1e4 }));
+    }
+    // The first `limit` of `rankedIntents` without an object per intent: by confidence, ties in label order (as its stable sort leaves them).
+    // Insertion into the first `size` places of a buffer of `limit` + 1 (an array's length set to 0 would drop its storage).
+    const top = this.topBuffer;
+    let size = 0;
+    for (let i = 0; i < probs.length; i++) {
+      const v = probs[i]!;
+      if (size === limit && (limit === 0 || !(v > probs[top[limit - 1]!]!))) continue;
+      let at = size;
+      while (at > 0 && probs[top[at - 1]!]! < v) {
+        top[at] = top[at - 1]!;
+        at--;
+      }
+      top[at] = i;
+      if (size < limit) size++;
+    }
+    const labels = this.data.intent!.labels;
+    const out: IntentScore[] = new Array<IntentScore>(size);
+    for (let k = 0; k < size; k++) out[k] = { label: labels[top[k]!]!, confidence: Math.round(probs[top[k]!]! * 1e4) / 1e4 };
+    return out;
   }
 
   /** Every intent ranked by its confidence as computed, unrounded (what `intents` answers is cut and rounded from this). */
   rankedIntents(input: string | PreparedText, systemFound?: SystemEntityMatch[]): IntentScore[] {
-    if (!this.linear || !this.features || !this.data.intent) return [];
+    const probs = this.probabilities(input, systemFound);
+    return probs ? this.ranked(probs) : [];
+  }
+
+  private ranked(probs: Float64Array): IntentScore[] {
+    return Array.from(probs, (confidence, i) => ({ label: this.data.intent!.labels[i]!, confidence })).sort((a, b) => b.confidence - a.confidence);
+  }
+
+  /** Each intent's confidence in label order (the model's buffer, valid until the next prediction), or undefined when no feature is known. */
+  private probabilities(input: string | PreparedText, systemFound?: SystemEntityMatch[]): Float64Array | undefined {
+    if (!this.linear || !this.features || !this.data.intent) return undefined;
     const text = typeof input === 'string' ? prepare(input) : input;
     const system = systemFound ?? systemEntities(text, TRAINING_REFERENCE);
     const freeText = this.freeTextMasks(text, system);
     const set = FEATURE_SETS[this.data.intent.featureSet];
     // The ids `Vocabulary.lookup(intentFeatures(...))` gives (through the view `viewOf` picks), without the strings.
     const features = this.features.ids(text, set, entityMasks(text, this.intentDictionary, system, freeText), viewOf(text, set));
-    if (features.length === 0) return [];
+    if (features.length === 0) return undefined;
     const probs = scores(this.linear, features, this.scoreBuffer, this.valueBuffer);
     // Margins of the SVM and naive Bayes log-likelihoods of a unit-length example are on a smaller scale than log-odds; sharpen before normalising.
-    softmaxInPlace(probs, TEMPERATURE[this.linear.kind]);
-    return Array.from(probs, (confidence, i) => ({ label: this.data.intent!.labels[i]!, confidence })).sort((a, b) => b.confidence - a.confidence);
+    return softmaxInPlace(probs, TEMPERATURE[this.linear.kind]);
   }
 
   /** Both halves of a prediction, the text read once. */
   predict(content: string, ref: ReferenceTime, parts: { intent: boolean; entity: boolean }): { intents?: IntentScore[]; entities?: PredictedEntity[] } {
     const text = prepare(content);
     const system = systemEntities(text, ref);
-    return {
-      ...(parts.intent ? { intents: this.intents(text, 5, system) } : {}),
-      ...(parts.entity ? { entities: this.extract(content, ref, text, system) } : {}),
-    };
+    const out: { intents?: IntentScore[]; entities?: PredictedEntity[] } = {};
+    if (parts.intent) out.intents = this.intents(text, 5, system);
+    if (parts.entity) out.entities = this.extract(content, ref, text, system);
+    return out;
   }
 
   /** Entities of a text: the application's own (dictionary and tagger) and the system ones, offsets into `original`. */
@@ -449,27 +503,33 @@ export class NluModel {
     let points: string[] | undefined;
     // Without astral characters the original's code points are its UTF-16 units (it has as many as the last cluster's end).
     const units = original.length === (text.originalEnd[text.originalEnd.length - 1] ?? 0);
-    const toOriginal = (start: number, end: number) => {
-      const span = originalSpan(text, start, end);
-      if (units) return { ...span, value: original.slice(span.start, span.end) };
+    /** An entity at a span of the normalised text, its offsets and value in the original. */
+    const entityAt = (entity: string, start: number, end: number, real: string | number, subentities: PredictedEntity[]): PredictedEntity => {
+      const from = text.originalStart[start] ?? 0;
+      const to = text.originalEnd[end - 1] ?? 0;
       // The original split into code points once per text (`slicePoints` for every entity).
-      points ??= Array.from(original);
-      return { ...span, value: points.slice(span.start, span.end).join('') };
+      const value = units ? original.slice(from, to) : (points ??= Array.from(original)).slice(from, to).join('');
+      return { entity, start: from, end: to, value, real_value: real, subentities };
     };
-    const systemOut: PredictedEntity[] = system.map((s) => ({ entity: s.entity, ...toOriginal(s.start, s.end), real_value: s.realValue, subentities: [] }));
+    if (kept.length === 0) {
+      const out: PredictedEntity[] = new Array<PredictedEntity>(system.length);
+      for (let k = 0; k < system.length; k++) out[k] = entityAt(system[k]!.entity, system[k]!.start, system[k]!.end, system[k]!.realValue, []);
+      return out.sort((a, b) => a.start - b.start || b.end - a.end);
+    }
+    const systemOut: PredictedEntity[] = system.map((s) => entityAt(s.entity, s.start, s.end, s.realValue, []));
     const ownOut: PredictedEntity[] = kept.map((c) => {
       const start = text.tokens[c.first]!.start;
       const end = text.tokens[c.last - 1]!.end;
-      const span = toOriginal(start, end);
       const written = text.chars.slice(start, end).join('');
       const real = c.value ?? this.entities!.dictionary.canonical(c.entity, written) ?? written;
       const inside = system.filter((s) => s.start >= start && s.end <= end);
-      return {
-        entity: c.entity,
-        ...span,
-        real_value: real,
-        subentities: inside.map((s) => ({ entity: s.entity, ...toOriginal(s.start, s.end), real_value: s.realValue, subentities: [] })),
-      };
+      return entityAt(
+        c.entity,
+        start,
+        end,
+        real,
+        inside.map((s) => entityAt(s.entity, s.start, s.end, s.realValue, [])),
+      );
     });
     return [...ownOut, ...systemOut].sort((a, b) => a.start - b.start || b.end - a.end);
   }

@@ -57,8 +57,21 @@ for (const [word, meaning] of Object.entries(WORDS)) {
 
 const SLANG_SCALE: Record<string, number> = { k: 1_000, n: 1_000, ng: 1_000, tr: 1_000_000, ty: 1_000_000_000, t: 1_000_000_000 };
 
+/** Numerals read so far (the readers of times, dates and numbers read the same token in turn): short ones only, bounded, cleared when full. */
+const numerals = new Map<string, number | undefined>();
+
 /** A written number: "500", "1.000.000", "1,5", "2.5", "500k", "2tr", "1tr5". */
 export function parseNumeral(raw: string): number | undefined {
+  const hit = numerals.get(raw);
+  if (hit !== undefined || numerals.has(raw)) return hit;
+  const value = readNumeral(raw);
+  if (raw.length > 32) return value;
+  if (numerals.size >= 10_000) numerals.clear();
+  numerals.set(raw, value);
+  return value;
+}
+
+function readNumeral(raw: string): number | undefined {
   const m = /^(\d+(?:[.,]\d+)*)([a-z]*)(\d*)$/.exec(raw);
   if (!m) return undefined;
   let digits = m[1]!;
@@ -84,6 +97,12 @@ export interface NumberMatch {
   /** Token indices [first, last). */
   first: number;
   last: number;
+}
+
+/** Whether a number may start at this token: a numeral (a leading digit) or a number word, marked or folded. */
+export function mayStartNumber(token: Token): boolean {
+  const c = token.text.charCodeAt(0);
+  return (c >= 48 && c <= 57) || FOLDED.has(token.folded) || Object.hasOwn(WORDS, token.text);
 }
 
 function wordOf(token: Token): { word: Word; exact: boolean } | undefined {

@@ -1,4 +1,4 @@
-import { readNumber } from './numbers.js';
+import { mayStartNumber, readNumber } from './numbers.js';
 import type { PreparedText, Token } from './text.js';
 
 /**
@@ -34,14 +34,21 @@ interface LocalDate {
   day: number;
 }
 
-/** The last reference's local date: every token of a text asks for it. */
-let lastToday: { time: number; offset: number; date: LocalDate } | undefined;
+/**
+ * The local date of the last reference asked for, with the span of shifted
+ * times (UTC milliseconds plus the offset) it holds for: every prediction
+ * asks with its own "now", and a day is exactly 86,400,000 of them.
+ */
+let lastToday: { offset: number; from: number; to: number; date: LocalDate } | undefined;
+
+const DAY_MS = 86_400_000;
 
 function localToday(ref: ReferenceTime): LocalDate {
-  const time = ref.now.getTime();
-  if (lastToday && lastToday.time === time && lastToday.offset === ref.offsetMinutes) return { ...lastToday.date };
+  const shifted = ref.now.getTime() + ref.offsetMinutes * 60_000;
+  if (lastToday && lastToday.offset === ref.offsetMinutes && shifted >= lastToday.from && shifted < lastToday.to) return { ...lastToday.date };
   const date = computeToday(ref);
-  lastToday = { time, offset: ref.offsetMinutes, date };
+  const from = Math.floor(shifted / DAY_MS) * DAY_MS;
+  lastToday = { offset: ref.offsetMinutes, from, to: from + DAY_MS, date };
   return { ...date };
 }
 
@@ -99,6 +106,11 @@ function hour24(hour: number, period: string | undefined): number {
   }
 }
 
+/** The folded token at k, if any. */
+function word(tokens: Token[], k: number): string | undefined {
+  return tokens[k]?.folded;
+}
+
 interface DateMatch {
   date: LocalDate;
   last: number;
@@ -107,8 +119,7 @@ interface DateMatch {
 /** A day expression starting at token i: hôm nay, (ngày) mai, ngày kia, hôm qua, thứ hai (tuần sau), chủ nhật, ngày 15 tháng 8 (năm 2025), 15/8(/2025). */
 function readDate(tokens: Token[], i: number, ref: ReferenceTime, inChain: boolean): DateMatch | undefined {
   const today = localToday(ref);
-  const w = (k: number) => tokens[k]?.folded;
-  const first = w(i);
+  const first = word(tokens, i);
   if (first === undefined) return undefined;
   // dd/mm(/yyyy) and dd-mm-yyyy
   const slash = /^(\d{1,2})[/\-.](\d{1,2})(?:[/\-.](\d{4}|\d{2}))?$/.exec(first);
@@ -122,30 +133,30 @@ function readDate(tokens: Token[], i: number, ref: ReferenceTime, inChain: boole
     if (!validDate(year, month, day)) return undefined;
     return { date: { year, month, day }, last: i + 1 };
   }
-  if ((first === 'hom' || first === 'bua') && w(i + 1) === 'nay') return { date: today, last: i + 2 };
+  if ((first === 'hom' || first === 'bua') && word(tokens, i + 1) === 'nay') return { date: today, last: i + 2 };
   if (first === 'nay' && inChain) return { date: today, last: i + 1 };
-  if ((first === 'hom' || first === 'bua') && w(i + 1) === 'qua') return { date: addDays(today, -1), last: i + 2 };
-  if (first === 'hom' && w(i + 1) === 'kia') return { date: addDays(today, -2), last: i + 2 };
-  if (first === 'ngay' && w(i + 1) === 'mai') return { date: addDays(today, 1), last: i + 2 };
-  if (first === 'ngay' && (w(i + 1) === 'kia' || w(i + 1) === 'mot')) return { date: addDays(today, 2), last: i + 2 };
+  if ((first === 'hom' || first === 'bua') && word(tokens, i + 1) === 'qua') return { date: addDays(today, -1), last: i + 2 };
+  if (first === 'hom' && word(tokens, i + 1) === 'kia') return { date: addDays(today, -2), last: i + 2 };
+  if (first === 'ngay' && word(tokens, i + 1) === 'mai') return { date: addDays(today, 1), last: i + 2 };
+  if (first === 'ngay' && (word(tokens, i + 1) === 'kia' || word(tokens, i + 1) === 'mot')) return { date: addDays(today, 2), last: i + 2 };
   if (first === 'mai' && inChain) return { date: addDays(today, 1), last: i + 1 };
   let weekdayAt = -1;
   let target = -1;
-  if (first === 'thu' && w(i + 1) !== undefined && WEEKDAYS[w(i + 1)!] !== undefined) {
-    target = WEEKDAYS[w(i + 1)!]!;
+  if (first === 'thu' && word(tokens, i + 1) !== undefined && WEEKDAYS[word(tokens, i + 1)!] !== undefined) {
+    target = WEEKDAYS[word(tokens, i + 1)!]!;
     weekdayAt = i + 2;
-  } else if (first === 'chu' && w(i + 1) === 'nhat') {
+  } else if (first === 'chu' && word(tokens, i + 1) === 'nhat') {
     target = 0;
     weekdayAt = i + 2;
   }
   if (weekdayAt > 0) {
     let last = weekdayAt;
     let weekShift = 0;
-    if (w(last) === 'tuan' && (w(last + 1) === 'sau' || w(last + 1) === 'toi')) {
+    if (word(tokens, last) === 'tuan' && (word(tokens, last + 1) === 'sau' || word(tokens, last + 1) === 'toi')) {
       weekShift = 1;
       last += 2;
-    } else if (w(last) === 'tuan' && w(last + 1) === 'nay') last += 2;
-    else if (w(last) === 'nay') last += 1;
+    } else if (word(tokens, last) === 'tuan' && word(tokens, last + 1) === 'nay') last += 2;
+    else if (word(tokens, last) === 'nay') last += 1;
     const todayDay = weekday(today);
     // Days run Monday to Sunday in Vietnamese weeks.
     const mondayBased = (d: number) => (d + 6) % 7;
@@ -157,12 +168,12 @@ function readDate(tokens: Token[], i: number, ref: ReferenceTime, inChain: boole
   if (first === 'ngay' || /^\d/.test(first)) {
     const start = first === 'ngay' ? i + 1 : i;
     const day = readNumber(tokens, start, false);
-    if (day && w(day.last) === 'thang') {
+    if (day && word(tokens, day.last) === 'thang') {
       const month = readNumber(tokens, day.last + 1, false);
       if (month) {
         let year = today.year;
         let last = month.last;
-        if (w(last) === 'nam') {
+        if (word(tokens, last) === 'nam') {
           const y = readNumber(tokens, last + 1, false);
           if (y && y.value >= 1900 && y.value <= 2200) {
             year = y.value;
@@ -185,8 +196,7 @@ interface TimeMatch {
 
 /** A clock time at token i: 9 giờ (30 phút | rưỡi | kém 15) (sáng), 9h30, 9:30, 21h. */
 function readTime(tokens: Token[], i: number): TimeMatch | undefined {
-  const w = (k: number) => tokens[k]?.folded;
-  const first = w(i);
+  const first = word(tokens, i);
   if (first === undefined) return undefined;
   let hour: number | undefined;
   let minute = 0;
@@ -198,50 +208,66 @@ function readTime(tokens: Token[], i: number): TimeMatch | undefined {
     last = i + 1;
     if (!compact[2]) {
       const m = readNumber(tokens, last, false);
-      if (m && (w(m.last) === 'phut' || w(m.last) === 'p')) {
+      if (m && (word(tokens, m.last) === 'phut' || word(tokens, m.last) === 'p')) {
         minute = m.value;
         last = m.last + 1;
       }
     }
   } else {
     // "bây giờ" (now), also typed "bay gio", is not seven o'clock.
-    if (tokens[i]!.text === 'bây' || (tokens[i]!.text === 'bay' && w(i + 1) === 'gio')) return undefined;
+    if (tokens[i]!.text === 'bây' || (tokens[i]!.text === 'bay' && word(tokens, i + 1) === 'gio')) return undefined;
     const n = readNumber(tokens, i, false);
-    if (!n || (w(n.last) !== 'gio' && w(n.last) !== 'h')) return undefined;
+    if (!n || (word(tokens, n.last) !== 'gio' && word(tokens, n.last) !== 'h')) return undefined;
     hour = n.value;
     last = n.last + 1;
     const m = readNumber(tokens, last, false);
-    if (w(last) === 'ruoi') {
+    if (word(tokens, last) === 'ruoi') {
       minute = 30;
       last += 1;
-    } else if (w(last) === 'kem') {
+    } else if (word(tokens, last) === 'kem') {
       const k = readNumber(tokens, last + 1, false);
       if (k && k.value < 60) {
         hour -= 1;
         minute = 60 - k.value;
-        last = w(k.last) === 'phut' ? k.last + 1 : k.last;
+        last = word(tokens, k.last) === 'phut' ? k.last + 1 : k.last;
       }
     } else if (m && m.value < 60 && Number.isInteger(m.value)) {
       minute = m.value;
-      last = w(m.last) === 'phut' || w(m.last) === 'p' ? m.last + 1 : m.last;
+      last = word(tokens, m.last) === 'phut' || word(tokens, m.last) === 'p' ? m.last + 1 : m.last;
     }
   }
   if (!Number.isInteger(hour) || hour < 0 || hour > 24 || minute < 0 || minute > 59) return undefined;
   let period: string | undefined;
-  if (w(last) !== undefined && PERIODS[w(last)!]) {
-    period = PERIODS[w(last)!];
+  if (word(tokens, last) !== undefined && PERIODS[word(tokens, last)!]) {
+    period = PERIODS[word(tokens, last)!];
     last += 1;
   }
   return { hour: hour === 24 ? 0 : hour, minute, period, last };
+}
+
+/** Folded first words of the day expressions `readDate` reads (besides numerals). */
+const DATE_STARTS = new Set(['hom', 'bua', 'nay', 'ngay', 'mai', 'thu', 'chu']);
+
+/**
+ * Whether a time, a date or a number may start at this token: every one of
+ * them starts with a numeral, a number word or a day word, so the readers
+ * are not asked at any other token (most of a sentence).
+ */
+function mayStart(token: Token): boolean {
+  const c = token.folded.charCodeAt(0);
+  return (c >= 48 && c <= 57) || DATE_STARTS.has(token.folded) || mayStartNumber(token);
 }
 
 /** All system entities of a text, left to right, not overlapping one another. */
 export function systemEntities(text: PreparedText, ref: ReferenceTime): SystemEntityMatch[] {
   const tokens = text.tokens;
   const out: SystemEntityMatch[] = [];
-  const w = (k: number) => tokens[k]?.folded;
   let i = 0;
   while (i < tokens.length) {
+    if (!mayStart(tokens[i]!)) {
+      i++;
+      continue;
+    }
     // A part of the day before a date: "sáng mai", "tối nay" (a date, with the period kept for a following time).
     const time = readTime(tokens, i);
     if (time) {
@@ -250,11 +276,11 @@ export function systemEntities(text: PreparedText, ref: ReferenceTime): SystemEn
       // "9 giờ sáng mai", "9h tối thứ hai", "10 giờ ngày 15/8", "9 giờ sáng hôm nay"
       let date: DateMatch | undefined;
       let k = last;
-      if (w(k) === 'ngay' && /^\d/.test(w(k + 1) ?? '')) k += 1;
-      if (w(k) === 'luc') k += 1;
+      if (word(tokens, k) === 'ngay' && /^\d/.test(word(tokens, k + 1) ?? '')) k += 1;
+      if (word(tokens, k) === 'luc') k += 1;
       date = readDate(tokens, k, ref, true);
-      if (!period && date === undefined && PERIODS[w(last) ?? '']) {
-        period = PERIODS[w(last)!];
+      if (!period && date === undefined && PERIODS[word(tokens, last) ?? '']) {
+        period = PERIODS[word(tokens, last)!];
         last += 1;
         date = readDate(tokens, last, ref, true);
         k = last;
@@ -282,10 +308,10 @@ export function systemEntities(text: PreparedText, ref: ReferenceTime): SystemEn
     }
     const number = readNumber(tokens, i, true);
     if (number) {
-      if (w(number.last) === '%') {
+      if (word(tokens, number.last) === '%') {
         out.push({ entity: 'sys_percent', start: tokens[i]!.start, end: tokens[number.last]!.end, realValue: number.value });
         i = number.last + 1;
-      } else if (w(number.last) === 'phan' && w(number.last + 1) === 'tram') {
+      } else if (word(tokens, number.last) === 'phan' && word(tokens, number.last + 1) === 'tram') {
         out.push({ entity: 'sys_percent', start: tokens[i]!.start, end: tokens[number.last + 1]!.end, realValue: number.value });
         i = number.last + 2;
       } else {

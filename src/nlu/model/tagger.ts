@@ -38,7 +38,22 @@ export interface TaggerData {
 
 const WORD = /[\p{L}\p{N}]/u;
 
+/** Shapes of the syllables met (short ones; bounded, cleared when full). */
+const shapes = new Map<string, string>();
+
 function shapeOf(surface: string): string {
+  let shape = shapes.get(surface);
+  if (shape === undefined) {
+    shape = readShape(surface);
+    if (surface.length <= 32) {
+      if (shapes.size >= 20_000) shapes.clear();
+      shapes.set(surface, shape);
+    }
+  }
+  return shape;
+}
+
+function readShape(surface: string): string {
   if (/^\d+$/.test(surface)) return 'digits';
   if (/\d/.test(surface)) return 'mixed';
   if (!WORD.test(surface)) return 'punct';
@@ -213,7 +228,8 @@ export class PerceptronTagger {
     const trans = new Float64Array((k + 1) * k);
     let delta = new Float64Array(k);
     let next = new Float64Array(k);
-    const back: Int32Array[] = [];
+    // Back pointers of every position, k a position, in one array.
+    const back = new Int32Array(n * k);
     for (let i = 0; i < n; i++) {
       base.fill(0);
       trans.fill(0);
@@ -226,7 +242,8 @@ export class PerceptronTagger {
         }
       }
       next.fill(-Infinity);
-      const from = new Int32Array(k).fill(-1);
+      const from = i * k;
+      back.fill(-1, from, from + k);
       for (let p = i === 0 ? -1 : 0; p < (i === 0 ? 0 : k); p++) {
         const before = p < 0 ? 0 : delta[p]!;
         if (before === -Infinity) continue;
@@ -236,19 +253,21 @@ export class PerceptronTagger {
           const v = before + base[t]! + trans[at + t]!;
           if (v > next[t]!) {
             next[t] = v;
-            from[t] = p;
+            back[from + t] = p;
           }
         }
       }
-      back.push(from);
-      [delta, next] = [next, delta];
+      const swap = delta;
+      delta = next;
+      next = swap;
     }
     let t = 0;
     for (let u = 1; u < k; u++) if (delta[u]! > delta[t]!) t = u;
     const out: string[] = new Array<string>(n);
     for (let i = n - 1; i >= 0; i--) {
       out[i] = this.tags[t]!;
-      t = back[i]![t]!;
+      // -1: no way back (only when every score is lost); the tags before stay undefined, as they always did.
+      t = t < 0 ? -1 : back[i * k + t]!;
     }
     return out;
   }

@@ -184,4 +184,41 @@ describe('NLU prediction fast path', () => {
     // The sentences hold free-text entities: the comparison covers entity tags, not only O.
     assert.ok(entityTags > 50, `${entityTags} entity tags`);
   });
+
+  test('intents are the first of rankedIntents, rounded, for every limit (picked without ranking them all)', () => {
+    const model = new NluModel(trained);
+    const count = trained.intent!.labels.length;
+    for (const text of [...sentences.slice(0, 60), ...edges]) {
+      const ranked = model.rankedIntents(text);
+      for (const limit of [0, 1, 2, 5, count - 1, count, count + 3, -1, 2.5, Infinity]) {
+        const expected = ranked.slice(0, limit).map((r) => ({ label: r.label, confidence: Math.round(r.confidence * 1e4) / 1e4 }));
+        assert.deepEqual(model.intents(text, limit), expected, `${limit}: ${text}`);
+      }
+    }
+  });
+
+  test('the tokenizer reads tokens unit by unit as its regular expression does', () => {
+    const pattern = /\d+(?:[.,/:-]\d+)*(?:\p{L}+\d*)?|[\p{L}\p{N}]+|[^\s]/gu;
+    // Digits, separators, letters with and without marks, other scripts' digits, spaces of every kind, marks, symbols.
+    const alphabet = [...'0123456789.,/:-_ abcdzkhtrđăâêôơưáàảãạếờ', ' ', '\t', '\n', '\u00a0', '\u3000', '\ufeff', '\u0301', '\u0663', '\u00b2', 'Ⅻ', '%', '😀', '?', 'İ', 'Σ'];
+    const random = seededRandom(99);
+    const texts = [...sentences, ...edges];
+    for (let n = 0; n < 3000; n++) {
+      let text = '';
+      const length = Math.floor(random() * 24);
+      for (let k = 0; k < length; k++) text += alphabet[Math.floor(random() * alphabet.length)]!;
+      texts.push(text);
+    }
+    for (const text of texts) {
+      const prepared = prepare(text);
+      const lower = prepared.lower.join('');
+      if (lower.length !== prepared.lower.length) continue; // astral: read by the expression itself
+      const expected = [...lower.matchAll(pattern)].map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));
+      assert.deepEqual(
+        prepared.tokens.map((t) => ({ text: t.text, start: t.start, end: t.end })),
+        expected,
+        JSON.stringify(text),
+      );
+    }
+  });
 });
