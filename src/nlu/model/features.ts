@@ -394,8 +394,8 @@ interface Syllable extends SequenceWord {
   writtenGrams: number[][] | undefined;
 }
 
-/** Bound of the syllable memo (entries, about 600-700 bytes each with the tone keys; cleared when full, so hostile input cannot grow it). */
-const SYLLABLE_MEMO = 20_000;
+/** Bound of the syllable memo (entries, about 600-700 bytes each with the tone keys: about 5 MB at most per model, and a prediction thread keeps up to 64 models; cleared when full, so hostile input cannot grow it). */
+const SYLLABLE_MEMO = 8_192;
 /** Reused buffers of `FeatureIndex.ids` are dropped after a text longer than this (tokens or ids). */
 const KEPT_BUFFER = 4096;
 /** Longer tokens are read afresh each time (a hostile text's long runs are not kept). */
