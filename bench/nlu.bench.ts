@@ -15,14 +15,16 @@ import { generateDataset } from './nlu-dataset.js';
  * on a machine shared with other work, throughput follows whatever else runs, CPU per request much less.
  *
  * Every load (the bare fastify's too) runs BENCH_WARMUP_S first, not counted, so the numbers are of compiled code.
- * The bare fastify POST is measured again right before each Saola load, and each share is of that measure: on
- * the shared machine the bare POST alone moved from 8,000 to 27,000 req/s within one run.
+ * The bare fastify POST is measured again beside each Saola load, the two alternating in slices, and each share
+ * is of that measure: on the shared machine the bare POST alone moved from 8,000 to 27,000 req/s within one run,
+ * and on a quiet virtual machine from 27,000 to 43,000 between two loads a minute apart.
  *
- * Settings: BENCH_DURATION_S (8), BENCH_WARMUP_S (3; 0: measure from cold), BENCH_STORE (`sqlite,postgres`: which stores), BENCH_PARTS
+ * Settings: BENCH_DURATION_S (8), BENCH_SLICES (4), BENCH_WARMUP_S (3; 0: measure from cold), BENCH_STORE (`sqlite,postgres`: which stores), BENCH_PARTS
  * (`create,list,predict`: which measures), BENCH_CPU_PROF (a folder: each server writes a CPU profile there).
  */
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
+const SLICES = Math.max(1, Number(process.env.BENCH_SLICES ?? 4));
 const CONNECTIONS = 32;
 const LIST_SIZE = 10_000;
 const STORES = (process.env.BENCH_STORE ?? 'sqlite,postgres').split(',').map((s) => s.trim());
@@ -35,19 +37,75 @@ interface Measured extends autocannon.Result {
   mainUs: number;
 }
 
-async function load(opts: autocannon.Options, server?: { cpuMs(): number; mainThreadCpuMs?(): number }): Promise<Measured> {
+type Server = { cpuMs(): number; mainThreadCpuMs?(): number };
+
+/** One measured run of `seconds` (no warm-up), with the server's CPU over it. */
+async function measure(opts: autocannon.Options, server: Server | undefined, seconds: number): Promise<Measured> {
+  const before = server?.cpuMs() ?? NaN;
+  const mainBefore = server?.mainThreadCpuMs?.() ?? NaN;
+  const result = await autocannon({ duration: seconds, connections: CONNECTIONS, ...opts });
+  const cpuMs = (server?.cpuMs() ?? NaN) - before;
+  const mainMs = (server?.mainThreadCpuMs?.() ?? NaN) - mainBefore;
+  const requests = Math.max(1, result.requests.total);
+  return { ...result, cpuUs: (1000 * cpuMs) / requests, mainUs: (1000 * mainMs) / requests };
+}
+
+async function warmUp(opts: autocannon.Options): Promise<void> {
   // Each server is fresh: the first seconds of load run its code unoptimised (the prediction code has not run on
   // the main thread before: training runs in a worker thread) while V8 compiles it. Not counted: a server runs
   // for days. (One predict run: main-thread CPU 177 µs/req in the first 5 s, 124 µs in the next 5; V8's
   // compiler and GC threads 41 µs/req, then 4.)
   if (WARMUP_S > 0) await autocannon({ duration: WARMUP_S, connections: CONNECTIONS, ...opts });
-  const before = server?.cpuMs() ?? NaN;
-  const mainBefore = server?.mainThreadCpuMs?.() ?? NaN;
-  const result = await autocannon({ duration: DURATION_S, connections: CONNECTIONS, ...opts });
-  const cpuMs = (server?.cpuMs() ?? NaN) - before;
-  const mainMs = (server?.mainThreadCpuMs?.() ?? NaN) - mainBefore;
-  const requests = Math.max(1, result.requests.total);
-  return { ...result, cpuUs: (1000 * cpuMs) / requests, mainUs: (1000 * mainMs) / requests };
+}
+
+async function load(opts: autocannon.Options, server?: Server): Promise<Measured> {
+  await warmUp(opts);
+  return measure(opts, server, DURATION_S);
+}
+
+/** Slices summed into one measure: requests per second over all of them, CPU per request, the median slice's p50, the worst p99. */
+function combined(slices: Measured[]): Measured {
+  const requests = slices.reduce((n, m) => n + m.requests.total, 0);
+  const seconds = slices.reduce((n, m) => n + m.duration, 0);
+  const cpu = slices.reduce((n, m) => n + m.cpuUs * m.requests.total, 0);
+  const main = slices.reduce((n, m) => n + m.mainUs * m.requests.total, 0);
+  const p50s = slices.map((m) => m.latency.p50).sort((a, b) => a - b);
+  const statusCodeStats: Record<string, { count: number }> = {};
+  for (const m of slices) {
+    for (const [code, stat] of Object.entries(m.statusCodeStats ?? {}) as [string, { count: number }][]) {
+      statusCodeStats[code] = { count: (statusCodeStats[code]?.count ?? 0) + stat.count };
+    }
+  }
+  const first = slices[0]!;
+  return {
+    ...first,
+    requests: { ...first.requests, total: requests, average: requests / Math.max(1e-9, seconds) },
+    latency: { ...first.latency, p50: p50s[Math.floor(p50s.length / 2)]!, p99: Math.max(...slices.map((m) => m.latency.p99)) },
+    duration: seconds,
+    errors: slices.reduce((n, m) => n + m.errors, 0),
+    non2xx: slices.reduce((n, m) => n + m.non2xx, 0),
+    statusCodeStats: statusCodeStats as Measured['statusCodeStats'],
+    cpuUs: cpu / Math.max(1, requests),
+    mainUs: main / Math.max(1, requests),
+  };
+}
+
+/**
+ * A Saola load and the bare fastify POST in alternating slices (`BENCH_SLICES`, 4 by default, of
+ * BENCH_DURATION_S / slices each, the bare POST first), each summed: on a shared or virtual machine the
+ * throughput of the same server drifts by a third within a minute, and a bare POST measured once before the
+ * load compared the load with another moment's machine.
+ */
+async function beside(opts: autocannon.Options, server: Server, bare: BarePost): Promise<{ result: Measured; baseline: Measured }> {
+  await warmUp(opts);
+  const seconds = Math.max(1, Math.round(DURATION_S / SLICES));
+  const ours: Measured[] = [];
+  const theirs: Measured[] = [];
+  for (let i = 0; i < SLICES; i++) {
+    theirs.push(await bare(seconds));
+    ours.push(await measure(opts, server, seconds));
+  }
+  return { result: combined(ours), baseline: combined(theirs) };
 }
 
 const loadAverage = () =>
@@ -74,11 +132,11 @@ async function withServer<T>(env: Record<string, string>, work: (server: BenchSe
   }
 }
 
-/** The bare fastify POST measured again: right before each Saola load, since the machine's load moves between them. */
-type BarePost = () => Promise<Measured>;
+/** The bare fastify POST measured again for `seconds` (warm: its server is up for the whole run): beside each Saola load. */
+type BarePost = (seconds: number) => Promise<Measured>;
 
 /**
- * A load's throughput row and its share of the bare POST measured just before it: the goals of issue 28 are
+ * A load's throughput row and its share of the bare POST measured beside it: the goals of issue 28 are
  * shares of the bare fastify POST. The CPU share (the bare POST's CPU per request over this one's) is what the
  * throughput share would be with each server alone on its core.
  */
@@ -98,7 +156,7 @@ function loadRows(benchmark: string, result: Measured, bare: Measured, goal: str
       value: share,
       unit: '%',
       goal,
-      note: `throughput share; CPU share ${((100 * bare.cpuUs) / result.cpuUs).toFixed(1)}%; bare POST just before: ${Math.round(bare.requests.average)} req/s, ${bare.cpuUs.toFixed(0)} µs/req`,
+      note: `throughput share; CPU share ${((100 * bare.cpuUs) / result.cpuUs).toFixed(1)}%; bare POST in the slices between: ${Math.round(bare.requests.average)} req/s, ${bare.cpuUs.toFixed(0)} µs/req`,
     },
   ];
 }
@@ -107,8 +165,7 @@ async function measureStore(label: string, env: Record<string, string>, bare: Ba
   const rows: BenchRow[] = [];
   if (PARTS.has('create')) {
     const create = await withServer(env, async (server, headers) => {
-      const baseline = await bare();
-      const result = await load(
+      const { result, baseline } = await beside(
         {
           url: `${server.url}/api/v3/sample`,
           method: 'POST',
@@ -116,6 +173,7 @@ async function measureStore(label: string, env: Record<string, string>, bare: Ba
           body: JSON.stringify({ content: 'tôi muốn đặt một vé máy bay đi Hà Nội' }),
         },
         server,
+        bare,
       );
       // 429: shed (the event loop was late: on a loaded machine that happens); anything else fails the bench.
       if (result.errors > 0 || Object.keys(result.statusCodeStats ?? {}).some((code) => code !== '200' && code !== '429')) {
@@ -167,8 +225,7 @@ async function measurePredict(label: string, env: Record<string, string>, bare: 
       if (status.status === 3 || i > 600) throw new Error(`training ended in state ${status.status}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    const baseline = await bare();
-    const result = await load(
+    const { result, baseline } = await beside(
       {
         url: `${server.url}/api/v3/predict`,
         method: 'POST',
@@ -176,6 +233,7 @@ async function measurePredict(label: string, env: Record<string, string>, bare: 
         body: JSON.stringify({ content: 'cho mình chuyển 500 nghìn cho chị Lan lúc 9 giờ sáng mai nhé' }),
       },
       server,
+      bare,
     );
     if (result.errors > 0 || Object.keys(result.statusCodeStats ?? {}).some((code) => code !== '200' && code !== '429')) {
       throw new Error(`predict: ${result.errors} errors, statuses ${JSON.stringify(result.statusCodeStats)}`);
@@ -190,9 +248,10 @@ export default async function nluBench(): Promise<BenchRow[]> {
   // Up for the whole run: the bare POST is measured again before each Saola load.
   const hello = await startHello();
   try {
-    const barePost: BarePost = () => load({ url: hello.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' }, hello);
+    const bareOpts: autocannon.Options = { url: hello.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' };
+    const barePost: BarePost = (seconds) => measure(bareOpts, hello, seconds);
     const get = await load({ url: hello.url }, hello);
-    const post = await barePost();
+    const post = await load(bareOpts, hello);
     rows.push({
       benchmark: 'fastify hello world GET (baseline)',
       metric: 'throughput',
@@ -205,7 +264,7 @@ export default async function nluBench(): Promise<BenchRow[]> {
       metric: 'throughput',
       value: post.requests.average,
       unit: 'req/s',
-      note: `server CPU ${post.cpuUs.toFixed(0)} µs/req; load avg ${loadAverage()}; measured again before each load below (its share row)`,
+      note: `server CPU ${post.cpuUs.toFixed(0)} µs/req; load avg ${loadAverage()}; measured again beside each load below, in alternating slices (its share row)`,
     });
     for (const store of STORES) {
       if (store === 'sqlite') rows.push(...(await measureStore('sqlite', {}, barePost)));
