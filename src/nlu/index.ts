@@ -8,7 +8,7 @@ import { SampleListCache } from './list-cache.js';
 import type { TrainRequest } from './model/model.js';
 import { ModelStore } from './model-store.js';
 import { DEFAULT_RECHECK_MS, modelFolder, NluModelService, TRAIN_QUEUE, type TrainJobPayload } from './model-service.js';
-import { createPredictor, defaultPredictThreads } from './predictor.js';
+import { createPredictor, DEFAULT_INLINE_CHARS, defaultPredictThreads } from './predictor.js';
 import { nluRoutes } from './routes.js';
 import { NluService } from './service.js';
 import { NluStore } from './store.js';
@@ -28,8 +28,12 @@ export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Prom
   const service = createNluService(deps.store);
   // How stale a prediction's model and threshold may be when another process changed them (this process's changes: none).
   const recheckMs = integerSetting(process.env, 'SAOLA_NLU_MODEL_RECHECK_MS', DEFAULT_RECHECK_MS, 0, 60_000);
-  // Predictions run on worker threads (none on one core, or with 0: on the event loop); a thread starts with the first prediction.
-  const predictor = createPredictor(integerSetting(process.env, 'SAOLA_NLU_PREDICT_THREADS', defaultPredictThreads(), 0, 64));
+  // Predictions of long texts run on worker threads (none on one core, or with 0: all on the event loop); a thread starts
+  // with the first such prediction. Short texts (a chat utterance) cost the engine less than the hop: on the event loop.
+  const predictor = createPredictor(
+    integerSetting(process.env, 'SAOLA_NLU_PREDICT_THREADS', defaultPredictThreads(), 0, 64),
+    integerSetting(process.env, 'SAOLA_NLU_PREDICT_INLINE_CHARS', DEFAULT_INLINE_CHARS, 0, 1_000_000),
+  );
   deps.lifecycle.onClose('nlu-predict-pool', () => predictor.close());
   const models = new NluModelService(NluStore.over(deps.store.db), new ModelStore(deps.store.db), deps.jobs, deps.blobs, recheckMs, predictor);
   const log = app.log.child({ service: 'nlu' });

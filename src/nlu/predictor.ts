@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { PlatformError } from '../platform/http/errors.js';
 import { WorkerPool } from '../platform/pool/index.js';
-import { NluModel, type IntentScore, type PredictedEntity } from './model/model.js';
+import { NluModel, type IntentScore, type NluModelData, type PredictedEntity } from './model/model.js';
 import type { PredictBatch, PredictItem, PredictOutcome } from './model/predict-worker.js';
 import { VIETNAM_OFFSET_MINUTES } from './model/system-entities.js';
 
@@ -15,15 +15,25 @@ export interface PredictParts {
   entity: boolean;
 }
 
-/** A model document made ready by one predictor: parsed here, or kept as text for the prediction threads. */
-export interface ServedModel {
-  /** Application and model code: one key per model document. */
-  readonly key: string;
-  readonly model?: NluModel;
-  readonly doc?: string;
+/**
+ * A model document as predictions use it: its text (what a prediction thread is sent) and the model parsed on
+ * this thread, once, when a prediction here first needs it.
+ */
+export class ServedModel {
+  private parsed: NluModel | undefined;
+
+  constructor(
+    /** Application and model code: one key per model document. */
+    readonly key: string,
+    readonly doc: string,
+  ) {}
+
+  get model(): NluModel {
+    return (this.parsed ??= new NluModel(JSON.parse(this.doc) as NluModelData));
+  }
 }
 
-/** Where predictions run: on the event loop (`InlinePredictor`) or on worker threads (`ThreadPredictor`). */
+/** Where predictions run: on the event loop (`InlinePredictor`) or, past a length, on worker threads (`ThreadPredictor`). */
 export interface Predictor {
   load(key: string, doc: string): ServedModel;
   predict(served: ServedModel, content: string, nowMs: number, parts: PredictParts): Prediction | Promise<Prediction>;
@@ -35,29 +45,37 @@ export interface Predictor {
 export interface PredictorStats {
   threads: number;
   waiting: number;
+  /** Batches sent to the threads, and the predictions they held. */
   batches: number;
   predictions: number;
+  /** Predictions answered on the event loop. */
+  inline: number;
 }
 
 /** Predictions on the calling thread: no hop, each one holds the event loop for the engine's time. */
 export class InlinePredictor implements Predictor {
+  private predictions = 0;
+
   load(key: string, doc: string): ServedModel {
-    return { key, model: new NluModel(JSON.parse(doc)) };
+    const served = new ServedModel(key, doc);
+    void served.model;
+    return served;
   }
 
   predict(served: ServedModel, content: string, nowMs: number, parts: PredictParts): Prediction {
-    const model = served.model ?? new NluModel(JSON.parse(served.doc!));
     this.predictions++;
-    return model.predict(content, { now: new Date(nowMs), offsetMinutes: VIETNAM_OFFSET_MINUTES }, parts);
+    return predictHere(served, content, nowMs, parts);
   }
 
-  private predictions = 0;
-
   stats(): PredictorStats {
-    return { threads: 0, waiting: 0, batches: 0, predictions: this.predictions };
+    return { threads: 0, waiting: 0, batches: 0, predictions: 0, inline: this.predictions };
   }
 
   async close(): Promise<void> {}
+}
+
+function predictHere(served: ServedModel, content: string, nowMs: number, parts: PredictParts): Prediction {
+  return served.model.predict(content, { now: new Date(nowMs), offsetMinutes: VIETNAM_OFFSET_MINUTES }, parts);
 }
 
 /** Predictions in one batch at most (a batch is one message each way). */
@@ -76,6 +94,11 @@ interface Waiting {
 
 export interface ThreadPredictorOptions {
   threads: number;
+  /**
+   * Texts up to this many UTF-16 units are predicted on the event loop (0: none): a chat utterance costs the
+   * engine tens of µs, less than the hop to a thread and back.
+   */
+  inlineChars: number;
   /** Predictions allowed to wait for a thread; past that callers get "busy" (429). */
   maxWaiting: number;
   /** Longest one batch may run. */
@@ -85,7 +108,8 @@ export interface ThreadPredictorOptions {
 }
 
 /**
- * Predictions on worker threads, off the event loop: the predictions asked for during one turn of the event
+ * Predictions of texts longer than `inlineChars` on worker threads, off the event loop (shorter ones here: the
+ * hop costs more than they do): the predictions asked for during one turn of the event
  * loop go to a thread as one batch (one message each way, however many), at most two batches per thread at a
  * time, so that while a thread works the next batch gathers. Each thread parses a model document once and
  * keeps it; a thread that does not hold an item's model answers `missing` and the item goes again with the
@@ -98,6 +122,7 @@ export class ThreadPredictor implements Predictor {
   private scheduled = false;
   private batches = 0;
   private predictions = 0;
+  private inline = 0;
 
   constructor(private readonly options: ThreadPredictorOptions) {
     this.pool = new WorkerPool<PredictBatch, PredictOutcome[]>({
@@ -111,15 +136,19 @@ export class ThreadPredictor implements Predictor {
   }
 
   load(key: string, doc: string): ServedModel {
-    return { key, doc };
+    return new ServedModel(key, doc);
   }
 
-  predict(served: ServedModel, content: string, nowMs: number, parts: PredictParts): Promise<Prediction> {
+  predict(served: ServedModel, content: string, nowMs: number, parts: PredictParts): Prediction | Promise<Prediction> {
+    if (content.length <= this.options.inlineChars) {
+      this.inline++;
+      return predictHere(served, content, nowMs, parts);
+    }
     if (this.queue.length >= this.options.maxWaiting) {
       throw new PlatformError('busy', 'The NLU prediction threads are busy; try again shortly');
     }
     return new Promise((resolve, reject) => {
-      this.queue.push({ item: { key: served.key, content, now: nowMs, intent: parts.intent, entity: parts.entity }, doc: served.doc!, sendDoc: false, resolve, reject });
+      this.queue.push({ item: { key: served.key, content, now: nowMs, intent: parts.intent, entity: parts.entity }, doc: served.doc, sendDoc: false, resolve, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(this.flush);
@@ -179,7 +208,7 @@ export class ThreadPredictor implements Predictor {
   }
 
   stats(): PredictorStats {
-    return { threads: this.pool.stats().threads, waiting: this.queue.length, batches: this.batches, predictions: this.predictions };
+    return { threads: this.pool.stats().threads, waiting: this.queue.length, batches: this.batches, predictions: this.predictions, inline: this.inline };
   }
 
   async close(): Promise<void> {
@@ -195,7 +224,10 @@ export function defaultPredictThreads(cores = os.availableParallelism()): number
   return Math.max(0, Math.min(4, cores - 1));
 }
 
-export function createPredictor(threads: number): Predictor {
+/** Texts predicted on the event loop by default (SAOLA_NLU_PREDICT_INLINE_CHARS): a chat utterance or an SMS. */
+export const DEFAULT_INLINE_CHARS = 160;
+
+export function createPredictor(threads: number, inlineChars = DEFAULT_INLINE_CHARS): Predictor {
   if (threads <= 0) return new InlinePredictor();
-  return new ThreadPredictor({ threads, maxWaiting: 10_000, timeoutMs: 30_000, idleTimeoutMs: 10 * 60_000 });
+  return new ThreadPredictor({ threads, inlineChars, maxWaiting: 10_000, timeoutMs: 30_000, idleTimeoutMs: 10 * 60_000 });
 }

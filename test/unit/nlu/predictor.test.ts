@@ -1,6 +1,6 @@
 /**
  * Predictions on worker threads (`ThreadPredictor`) answer exactly what the event loop's `InlinePredictor`
- * answers, with the real engine: the batch protocol (models sent once per thread, on `missing`), batches
+ * answers, with the real engine: short texts on the event loop and longer ones on a thread, the batch protocol (models sent once per thread, on `missing`), batches
  * larger than one message holds, two models in one batch, a model document that does not load, the bound on
  * waiting predictions, and closing.
  */
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { PlatformError } from '../../../src/platform/http/errors.js';
 import { trainModel } from '../../../src/nlu/model/model.js';
-import { createPredictor, defaultPredictThreads, InlinePredictor, ThreadPredictor } from '../../../src/nlu/predictor.js';
+import { createPredictor, defaultPredictThreads, InlinePredictor, ThreadPredictor, type Prediction } from '../../../src/nlu/predictor.js';
 
 const NOW = Date.UTC(2026, 7, 14, 3, 0, 0);
 const ALL = { intent: true, entity: true };
@@ -26,10 +26,16 @@ const home = document([
   ['turn_on', ['bật đèn phòng khách', 'bật quạt lên', 'mở đèn giúp tôi', 'bật điều hòa']],
   ['turn_off', ['tắt đèn phòng khách', 'tắt quạt đi', 'tắt hết đèn', 'tắt điều hòa']],
 ]);
+/** A prediction that went to a thread (inlineChars 0): a promise. */
+function onThread(answer: Prediction | Promise<Prediction>): Promise<Prediction> {
+  assert.ok(answer instanceof Promise, 'sent to a thread');
+  return answer;
+}
+
 const TEXTS = ['đặt vé đi hn lúc 9 giờ sáng mai', 'thoi tiet ha noi the nao', 'bật đèn phòng ngủ', 'tắt quạt nhé', 'mua 2 vé máy bay 1,5 triệu', 'ngày 15/8 trời mưa không'];
 
 describe('NLU predictions on worker threads', () => {
-  const threads = new ThreadPredictor({ threads: 2, maxWaiting: 10_000, timeoutMs: 30_000, idleTimeoutMs: 60_000 });
+  const threads = new ThreadPredictor({ threads: 2, inlineChars: 0, maxWaiting: 10_000, timeoutMs: 30_000, idleTimeoutMs: 60_000 });
   after(() => threads.close());
   const inline = new InlinePredictor();
 
@@ -38,7 +44,7 @@ describe('NLU predictions on worker threads', () => {
     const expected = { a: inline.load('app-a\u0000m1', travel), b: inline.load('app-b\u0000m1', home) };
     // 600 predictions asked in one turn: several batches (256 at most each), both models, both threads.
     const asked = Array.from({ length: 600 }, (_, i) => ({ which: i % 2 === 0 ? ('a' as const) : ('b' as const), text: TEXTS[i % TEXTS.length]! }));
-    const answers = await Promise.all(asked.map(({ which, text }) => threads.predict(served[which], text, NOW, ALL)));
+    const answers = await Promise.all(asked.map(({ which, text }) => onThread(threads.predict(served[which], text, NOW, ALL))));
     answers.forEach((answer, i) => {
       const { which, text } = asked[i]!;
       assert.deepEqual(answer, inline.predict(expected[which], text, NOW, ALL), `${which}: ${text}`);
@@ -76,10 +82,10 @@ describe('NLU predictions on worker threads', () => {
   });
 
   test('past the waiting bound a prediction is refused as busy at once', async () => {
-    const small = new ThreadPredictor({ threads: 1, maxWaiting: 2, timeoutMs: 30_000, idleTimeoutMs: 60_000 });
+    const small = new ThreadPredictor({ threads: 1, inlineChars: 0, maxWaiting: 2, timeoutMs: 30_000, idleTimeoutMs: 60_000 });
     try {
       const served = small.load('app-f\u0000m1', home);
-      const accepted = [small.predict(served, 'bật đèn', NOW, ALL), small.predict(served, 'tắt đèn', NOW, ALL)];
+      const accepted = [onThread(small.predict(served, 'bật đèn', NOW, ALL)), onThread(small.predict(served, 'tắt đèn', NOW, ALL))];
       assert.throws(() => small.predict(served, 'bật quạt', NOW, ALL), (err) => err instanceof PlatformError && err.condition === 'busy');
       const [on, off] = await Promise.all(accepted);
       assert.equal(on!.intents?.[0]?.label, 'turn_on');
@@ -88,6 +94,28 @@ describe('NLU predictions on worker threads', () => {
       assert.equal((await small.predict(served, 'bật quạt', NOW, ALL)).intents?.[0]?.label, 'turn_on');
     } finally {
       await small.close();
+    }
+  });
+
+  test('texts up to inlineChars are answered on the event loop, longer ones on a thread: the same answers', async () => {
+    const mixed = new ThreadPredictor({ threads: 1, inlineChars: 20, maxWaiting: 100, timeoutMs: 30_000, idleTimeoutMs: 60_000 });
+    try {
+      const served = mixed.load('app-g\u0000m1', travel);
+      const expected = inline.load('app-g\u0000m1', travel);
+      const short = 'đặt vé đi hn';
+      const long = 'cho mình đặt hai vé máy bay đi Hà Nội lúc 9 giờ sáng mai nhé, giá dưới 1,5 triệu';
+      const shortAnswer = mixed.predict(served, short, NOW, ALL);
+      assert.ok(!(shortAnswer instanceof Promise), 'a short text is answered in the call');
+      assert.deepEqual(shortAnswer, inline.predict(expected, short, NOW, ALL));
+      assert.deepEqual(mixed.stats(), { threads: 0, waiting: 0, batches: 0, predictions: 0, inline: 1 });
+      const longAnswer = mixed.predict(served, long, NOW, ALL);
+      assert.ok(longAnswer instanceof Promise, 'a long text goes to a thread');
+      assert.deepEqual(await longAnswer, inline.predict(expected, long, NOW, ALL));
+      const stats = mixed.stats();
+      assert.equal(stats.inline, 1);
+      assert.ok(stats.predictions >= 1 && stats.batches >= 1 && stats.threads === 1, JSON.stringify(stats));
+    } finally {
+      await mixed.close();
     }
   });
 
