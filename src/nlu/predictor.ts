@@ -16,17 +16,21 @@ export interface PredictParts {
 }
 
 /**
- * A model document as predictions use it: its text (what a prediction thread is sent) and the model parsed on
- * this thread, once, when a prediction here first needs it.
+ * A model document as predictions use it: its text (what a prediction thread is sent; not kept when there are
+ * no threads) and the model parsed on this thread, once, when a prediction here first needs it.
  */
 export class ServedModel {
-  private parsed: NluModel | undefined;
-
   constructor(
     /** Application and model code: one key per model document. */
     readonly key: string,
-    readonly doc: string,
+    private readonly text: string | undefined,
+    private parsed?: NluModel,
   ) {}
+
+  get doc(): string {
+    if (this.text === undefined) throw new Error(`The text of model ${this.key} was not kept`);
+    return this.text;
+  }
 
   get model(): NluModel {
     return (this.parsed ??= new NluModel(JSON.parse(this.doc) as NluModelData));
@@ -57,9 +61,7 @@ export class InlinePredictor implements Predictor {
   private predictions = 0;
 
   load(key: string, doc: string): ServedModel {
-    const served = new ServedModel(key, doc);
-    void served.model;
-    return served;
+    return new ServedModel(key, undefined, new NluModel(JSON.parse(doc) as NluModelData));
   }
 
   predict(served: ServedModel, content: string, nowMs: number, parts: PredictParts): Prediction {
