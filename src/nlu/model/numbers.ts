@@ -114,8 +114,24 @@ function wordOf(token: Token): { word: Word; exact: boolean } | undefined {
 }
 
 /**
+ * Number words that, alone, are almost never a number in running text: "không" is the negation and the
+ * question particle ("được không"), "tư" starts "tư vấn" and is a name ("chú Tư"), "mốt" is fashion and the
+ * day after tomorrow, "lăm"/"nhăm" are only the five of "mười lăm", "hai mươi nhăm". With a neighbour that is
+ * a number word they still count ("mười lăm", "hai mươi mốt"), and dates read them without this rule ("tháng tư").
+ */
+const NOT_ALONE = new Set(['không', 'tư', 'mốt', 'lăm', 'nhăm']);
+
+/** "năm" right after a number is the unit, a year ("gửi 3 năm", "hai năm"), not a second number. */
+function isYearUnit(tokens: Token[], index: number): boolean {
+  if (tokens[index]!.text !== 'năm' || index === 0) return false;
+  const before = tokens[index - 1]!;
+  return /^\d/.test(before.text) || wordOf(before) !== undefined;
+}
+
+/**
  * The longest number starting at token `first`, or undefined. `strict`: a
- * single word must be spelled with its diacritics to count.
+ * single word must be spelled with its diacritics to count, and must be one
+ * that stands alone as a number (not `NOT_ALONE`, not the "năm" of a duration).
  */
 export function readNumber(tokens: Token[], first: number, strict = true): NumberMatch | undefined {
   let total = 0;
@@ -235,7 +251,7 @@ export function readNumber(tokens: Token[], first: number, strict = true): Numbe
   }
   if (numerals === 0) {
     if (words === 0) return undefined;
-    if (strict && words === 1 && exactWords === 0) return undefined;
+    if (strict && words === 1 && (exactWords === 0 || NOT_ALONE.has(tokens[first]!.text) || isYearUnit(tokens, first))) return undefined;
     const onlyToken = tokens[first]!;
     if (words === 1 && wordOf(onlyToken)?.word.kind !== 'digit' && wordOf(onlyToken)?.word.kind !== 'ten') return undefined;
   }

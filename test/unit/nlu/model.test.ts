@@ -66,6 +66,18 @@ describe('system entities', () => {
     assert.deepEqual(sys('bây giờ là mấy giờ'), []);
   });
 
+  test('a lone "không", "tư", "mốt" or the "năm" after a number is a word, not a number', () => {
+    assert.deepEqual(sys('chuyển khoản được không'), [], 'the question particle');
+    assert.deepEqual(sys('thôi không lấy nữa'), [], 'the negation');
+    assert.deepEqual(sys('em cần tư vấn'), []);
+    assert.deepEqual(sys('chú Tư ơi'), []);
+    assert.deepEqual(sys('gửi tiết kiệm 3 năm'), [{ entity: 'sys_number', text: '3', value: 3 }], 'years, not a five');
+    assert.deepEqual(sys('năm người'), [{ entity: 'sys_number', text: 'năm', value: 5 }], 'five, alone');
+    assert.deepEqual(sys('hai mươi mốt')[0]?.value, 21, 'still numbers inside a number');
+    assert.deepEqual(sys('mười lăm')[0]?.value, 15);
+    assert.deepEqual(sys('không nghìn')[0]?.value, undefined, 'a scale needs an amount');
+  });
+
   test('percentages', () => {
     assert.deepEqual(sys('giảm ba mươi phần trăm'), [{ entity: 'sys_percent', text: 'ba mươi phần trăm', value: 30 }]);
     assert.deepEqual(sys('lãi 7% một năm')[0], { entity: 'sys_percent', text: '7%', value: 7 });
