@@ -121,17 +121,29 @@ function wordOf(token: Token): { word: Word; exact: boolean } | undefined {
  */
 const NOT_ALONE = new Set(['không', 'tư', 'mốt', 'lăm', 'nhăm']);
 
-/** "năm" right after a number is the unit, a year ("gửi 3 năm", "hai năm"), not a second number. */
-function isYearUnit(tokens: Token[], index: number): boolean {
-  if (tokens[index]!.text !== 'năm' || index === 0) return false;
-  const before = tokens[index - 1]!;
-  return /^\d/.test(before.text) || wordOf(before) !== undefined;
+/** Folded words after which "năm" is the year, not five: "năm nay", "năm ngoái", "năm sau", "năm học". */
+const YEAR_AFTER = new Set(['nay', 'ngoai', 'sau', 'truoc', 'toi', 'roi', 'hoc', 'moi', 'kia', 'xua', 'do', 'ay', 'nao']);
+
+/**
+ * Whether the "năm" at `index` is the word for a year: right after a number it is the unit ("gửi 3 năm",
+ * "hai năm"), before a year word or a four-digit year it names one ("năm nay", "năm 2025").
+ */
+function isYearWord(tokens: Token[], index: number): boolean {
+  if (tokens[index]!.text !== 'năm') return false;
+  const before = tokens[index - 1];
+  if (before && (/^\d/.test(before.text) || wordOf(before) !== undefined)) return true;
+  const after = tokens[index + 1];
+  return after !== undefined && (YEAR_AFTER.has(after.folded) || /^\d{4}$/.test(after.text));
 }
+
+/** Slang scales written apart after a number: "500 k", "một trăm k", "2 tr". */
+const SCALE_AFTER: Record<string, number> = { k: 1_000, tr: 1_000_000 };
 
 /**
  * The longest number starting at token `first`, or undefined. `strict`: a
  * single word must be spelled with its diacritics to count, and must be one
- * that stands alone as a number (not `NOT_ALONE`, not the "năm" of a duration).
+ * that stands alone as a number (not `NOT_ALONE`, not the "năm" of a year), and a numeral that is an
+ * identifier (a leading zero and seven digits or more: a phone or account number) is not a quantity.
  */
 export function readNumber(tokens: Token[], first: number, strict = true): NumberMatch | undefined {
   let total = 0;
@@ -177,6 +189,8 @@ export function readNumber(tokens: Token[], first: number, strict = true): Numbe
     if (!found.exact && token.folded === 'muoi') word = digit !== undefined ? { kind: 'tens' } : { kind: 'ten' };
     if (word.kind === 'digit') {
       if (digit !== undefined) break;
+      // Five after ten is "lăm" ("mười lăm", "hai mươi lăm"): "mười năm", "hai mươi năm" are ten and twenty years.
+      if ((prev === 'tens' || prev === 'ten') && token.folded === 'nam') break;
       if (prev === 'tens' || prev === 'ten' || prev === 'zero-tens') {
         group += word.value;
         prev = 'digit';
@@ -241,9 +255,11 @@ export function readNumber(tokens: Token[], first: number, strict = true): Numbe
     used = i + 1;
   }
   if (used === 0 || used <= first) return undefined;
+  if (strict && numerals === 1 && words === 0 && used === first + 1 && /^0\d{6,}$/.test(tokens[first]!.text)) return undefined;
   if (digit !== undefined) {
-    // "hai trăm năm" is 250 and "một nghìn hai" is 1200 in speech: the lone digit after a scale is its next place.
-    if (prev === 'digit' && tokens[used - 2] && isScaleAt(tokens, used - 2) && lastScale >= 100) {
+    // "hai trăm năm" is 250 and "một nghìn hai", "1 triệu 2" are 1200 and 1,200,000 in speech: the lone digit after a scale is its next place.
+    const lone = prev === 'digit' || (prev === 'numeral' && /^\d$/.test(tokens[used - 1]!.text));
+    if (lone && tokens[used - 2] && isScaleAt(tokens, used - 2) && lastScale >= 100) {
       const place = lastScale / 10;
       if (lastScale >= 1000) total += digit * place;
       else group += digit * place;
@@ -251,10 +267,12 @@ export function readNumber(tokens: Token[], first: number, strict = true): Numbe
   }
   if (numerals === 0) {
     if (words === 0) return undefined;
-    if (strict && words === 1 && (exactWords === 0 || NOT_ALONE.has(tokens[first]!.text) || isYearUnit(tokens, first))) return undefined;
+    if (strict && words === 1 && (exactWords === 0 || NOT_ALONE.has(tokens[first]!.text) || isYearWord(tokens, first))) return undefined;
     const onlyToken = tokens[first]!;
     if (words === 1 && wordOf(onlyToken)?.word.kind !== 'digit' && wordOf(onlyToken)?.word.kind !== 'ten') return undefined;
   }
+  const after = tokens[used] && Object.hasOwn(SCALE_AFTER, tokens[used]!.text) ? SCALE_AFTER[tokens[used]!.text] : undefined;
+  if (after !== undefined && lastBig === 0 && !/^\d.*[a-z]/.test(tokens[used - 1]!.text)) return { value: (total + group) * after, first, last: used + 1 };
   return { value: total + group, first, last: used };
 }
 

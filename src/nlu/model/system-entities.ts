@@ -116,7 +116,7 @@ interface DateMatch {
   last: number;
 }
 
-/** A day expression starting at token i: hôm nay, (ngày) mai, ngày kia, hôm qua, thứ hai (tuần sau), chủ nhật, ngày 15 tháng 8 (năm 2025), 15/8(/2025). */
+/** A day expression starting at token i: hôm nay, (ngày) mai, ngày kia, hôm qua, thứ hai (tuần sau), chủ nhật, ngày 15 tháng 8 (năm 2025), 15/8(/2025), 2025-08-15, ngày 15 / mùng 5 (the next such day). */
 function readDate(tokens: Token[], i: number, ref: ReferenceTime, inChain: boolean): DateMatch | undefined {
   const today = localToday(ref);
   const first = word(tokens, i);
@@ -165,9 +165,25 @@ function readDate(tokens: Token[], i: number, ref: ReferenceTime, inChain: boole
     else if (delta < 0) delta += 7;
     return { date: addDays(today, delta), last };
   }
-  if (first === 'ngay' || /^\d/.test(first)) {
-    const start = first === 'ngay' ? i + 1 : i;
+  const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(first);
+  if (iso) {
+    const [year, month, day] = [Number(iso[1]), Number(iso[2]), Number(iso[3])];
+    return validDate(year, month, day) ? { date: { year, month, day }, last: i + 1 } : undefined;
+  }
+  const dayWord = DAY_WORDS.has(first);
+  if (dayWord || /^\d/.test(first)) {
+    const start = dayWord ? i + 1 : i;
     const day = readNumber(tokens, start, false);
+    if (day && dayWord && word(tokens, day.last) !== 'thang') {
+      // "ngày 5", "mùng 10": that day of this month, or of the next once it has passed. Not a lunar one ("mùng 5 tết", "âm lịch").
+      if (!Number.isInteger(day.value) || day.value < 1 || day.value > 31 || LUNAR.has(word(tokens, day.last) ?? '')) return undefined;
+      for (let ahead = 0; ahead < 3; ahead++) {
+        const month = ((today.month - 1 + ahead + (day.value < today.day && ahead === 0 ? 1 : 0)) % 12) + 1;
+        const year = today.year + (month < today.month ? 1 : 0);
+        if (validDate(year, month, day.value)) return { date: { year, month, day: day.value }, last: day.last };
+      }
+      return undefined;
+    }
     if (day && word(tokens, day.last) === 'thang') {
       const month = readNumber(tokens, day.last + 1, false);
       if (month) {
@@ -245,8 +261,13 @@ function readTime(tokens: Token[], i: number): TimeMatch | undefined {
   return { hour: hour === 24 ? 0 : hour, minute, period, last };
 }
 
+/** Folded words before a day of the month: ngày, mùng, mồng. */
+const DAY_WORDS = new Set(['ngay', 'mung', 'mong']);
+/** Folded words after a day that make it a lunar one: tết, âm (lịch). */
+const LUNAR = new Set(['tet', 'am']);
+
 /** Folded first words of the day expressions `readDate` reads (besides numerals). */
-const DATE_STARTS = new Set(['hom', 'bua', 'nay', 'ngay', 'mai', 'thu', 'chu']);
+const DATE_STARTS = new Set(['hom', 'bua', 'nay', 'ngay', 'mai', 'thu', 'chu', 'mung', 'mong']);
 
 /**
  * Whether a time, a date or a number may start at this token: every one of
@@ -276,9 +297,10 @@ export function systemEntities(text: PreparedText, ref: ReferenceTime): SystemEn
       // "9 giờ sáng mai", "9h tối thứ hai", "10 giờ ngày 15/8", "9 giờ sáng hôm nay"
       let date: DateMatch | undefined;
       let k = last;
-      if (word(tokens, k) === 'ngay' && /^\d/.test(word(tokens, k + 1) ?? '')) k += 1;
       if (word(tokens, k) === 'luc') k += 1;
       date = readDate(tokens, k, ref, true);
+      // "ngày 15/8": the date is the numeral after the word.
+      if (date === undefined && word(tokens, k) === 'ngay' && /^\d/.test(word(tokens, k + 1) ?? '')) date = readDate(tokens, k + 1, ref, true);
       if (!period && date === undefined && PERIODS[word(tokens, last) ?? '']) {
         period = PERIODS[word(tokens, last)!];
         last += 1;

@@ -76,6 +76,21 @@ describe('system entities', () => {
     assert.deepEqual(sys('hai mươi mốt')[0]?.value, 21, 'still numbers inside a number');
     assert.deepEqual(sys('mười lăm')[0]?.value, 15);
     assert.deepEqual(sys('không nghìn')[0]?.value, undefined, 'a scale needs an amount');
+    assert.deepEqual(sys('năm nay lãi bao nhiêu'), [], 'this year');
+    assert.deepEqual(sys('năm 2025'), [{ entity: 'sys_number', text: '2025', value: 2025 }]);
+    assert.deepEqual(sys('mười năm')[0]?.value, 10, 'ten years: fifteen is "mười lăm"');
+    assert.deepEqual(sys('hai trăm lẻ năm')[0]?.value, 205);
+  });
+
+  test('numbers as chat writes them: a digit after a scale, a scale written apart, identifiers', () => {
+    assert.deepEqual(sys('2 triệu 5')[0]?.value, 2_500_000);
+    assert.deepEqual(sys('1 triệu 2')[0]?.value, 1_200_000);
+    assert.deepEqual(sys('500 k'), [{ entity: 'sys_number', text: '500 k', value: 500_000 }]);
+    assert.deepEqual(sys('một trăm k')[0]?.value, 100_000);
+    assert.deepEqual(sys('2 tr')[0]?.value, 2_000_000);
+    assert.deepEqual(sys('k biết'), [], 'the slang "k" (không) alone');
+    assert.deepEqual(sys('gọi 0912345678 nhé'), [], 'a phone number is not a quantity');
+    assert.deepEqual(sys('012')[0]?.value, 12);
   });
 
   test('percentages', () => {
@@ -91,6 +106,12 @@ describe('system entities', () => {
     assert.deepEqual(sys('hom qua')[0]?.value, '2026-11-24');
     assert.deepEqual(sys('thứ hai tuần sau')[0]?.value, '2026-11-30');
     assert.ok(!sys('31/2').some((m) => m.entity === 'sys_date'), 'no 31 February');
+    assert.deepEqual(sys('2026-08-15'), [{ entity: 'sys_date', text: '2026-08-15', value: '2026-08-15' }]);
+    assert.deepEqual(sys('ngày 30')[0]?.value, '2026-11-30', 'a day of this month');
+    assert.deepEqual(sys('ngày 5')[0]?.value, '2026-12-05', 'passed this month: the next');
+    assert.deepEqual(sys('ngày 31')[0]?.value, '2026-12-31', 'November has no 31st');
+    assert.deepEqual(sys('mùng 2 tháng 9')[0]?.value, '2026-09-02');
+    assert.ok(!sys('mùng 5 tết').some((m) => m.entity === 'sys_date'), 'a lunar day is not a calendar one');
   });
 
   test('times and a time with its day', () => {
@@ -99,6 +120,8 @@ describe('system entities', () => {
     assert.deepEqual(sys('chín giờ rưỡi tối nay')[0]?.value, '2026-11-25T21:30:00');
     assert.deepEqual(sys('2 gio chieu')[0]?.value, '14:00:00');
     assert.deepEqual(sys('10:15')[0]?.value, '10:15:00');
+    assert.deepEqual(sys('9 giờ ngày 5')[0], { entity: 'sys_datetime', text: '9 giờ ngày 5', value: '2026-12-05T09:00:00' });
+    assert.deepEqual(sys('10 giờ ngày 15/8')[0]?.value, '2026-08-15T10:00:00');
   });
 });
 
