@@ -110,6 +110,7 @@ function TaggedText({
 interface TrainStatus {
   status: number;
   trainable: boolean;
+  progress: number;
   last_success_time: string;
   accuracy: number;
   precision: number;
@@ -206,6 +207,7 @@ function ModelPanel({ api, token }: { api: <T = any>(method: string, path: strin
       {status && (
         <p data-testid="nlu-status">
           Status: <strong>{STATES[status.status] ?? status.status}</strong>
+          {status.status === 1 ? ` ${status.progress}%` : ''}
           {status.last_success_time ? ` · last model ${new Date(status.last_success_time).toLocaleString()}` : ' · no model yet'}
           {status.trainable ? ' · the data changed since' : ''}
           {status.last_success_time && (

@@ -1,13 +1,16 @@
+import { MessageChannel } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../platform/db/database.js';
 import type { ServiceDeps } from '../platform/deps.js';
+import type { Job, JobContext } from '../platform/jobs/queue.js';
 import type { PurgeHook } from '../platform/purge.js';
 import { WorkerPool } from '../platform/pool/index.js';
 import { integerSetting } from '../platform/settings.js';
 import { SampleListCache } from './list-cache.js';
-import type { TrainRequest } from './model/model.js';
+import type { TrainProgress } from './model/model.js';
+import type { TrainTask } from './model/train-worker.js';
 import { ModelStore } from './model-store.js';
-import { DEFAULT_RECHECK_MS, modelFolder, NluModelService, TRAIN_QUEUE, type TrainJobPayload } from './model-service.js';
+import { DEFAULT_RECHECK_MS, modelFolder, NluModelService, TRAIN_QUEUE, type Trainer, type TrainJobPayload } from './model-service.js';
 import { createPredictor, DEFAULT_INLINE_CHARS, defaultPredictThreads } from './predictor.js';
 import { nluRoutes } from './routes.js';
 import { NluService } from './service.js';
@@ -24,6 +27,36 @@ const IMPORT_BODY_LIMIT = 32 * 1024 * 1024;
 /** A training of tens of thousands of samples takes minutes on a loaded machine; past this it has hung. */
 const TRAIN_TIMEOUT_MS = 30 * 60 * 1000;
 
+/**
+ * Trainings on one worker thread, started with the first: they are CPU-bound and rare, and requests keep the
+ * other cores. The thread posts its progress on a port of its own; this end hears it on the event loop.
+ */
+export function threadTrainer(): { trainer: Trainer; close: () => Promise<void> } {
+  let pool: WorkerPool<TrainTask, string> | undefined;
+  const trainer: Trainer = async (request, onProgress, signal) => {
+    pool ??= new WorkerPool<TrainTask, string>({
+      filename: new URL('./model/train-worker.js', import.meta.url),
+      name: 'nlu-train',
+      threads: 1,
+      maxQueue: 64,
+      timeoutMs: TRAIN_TIMEOUT_MS,
+    });
+    if (!onProgress) return pool.run(request, { signal });
+    const channel = new MessageChannel();
+    channel.port1.on('message', (p: TrainProgress) => onProgress(p));
+    // The thread closes its end when the training ends; the messages it posted before arrive first.
+    const drained = new Promise<void>((resolve) => channel.port1.once('close', resolve));
+    try {
+      const document = await pool.run({ ...request, progress: channel.port2 }, { signal, transferList: [channel.port2] });
+      await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+      return document;
+    } finally {
+      channel.port1.close();
+    }
+  };
+  return { trainer, close: async () => pool?.close() };
+}
+
 export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
   const service = createNluService(deps.store);
   // How stale a prediction's model and threshold may be when another process changed them (this process's changes: none).
@@ -38,22 +71,21 @@ export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Prom
   const models = new NluModelService(NluStore.over(deps.store.db), new ModelStore(deps.store.db), deps.jobs, deps.blobs, recheckMs, predictor);
   const log = app.log.child({ service: 'nlu' });
   if (deps.config.runWorkers) {
-    // One training thread: trainings are CPU-bound and rare; requests keep the other cores.
-    let pool: WorkerPool<TrainRequest, string> | undefined;
-    const trainer = (request: TrainRequest) =>
-      (pool ??= new WorkerPool<TrainRequest, string>({
-        filename: new URL('./model/train-worker.js', import.meta.url),
-        name: 'nlu-train',
-        threads: 1,
-        maxQueue: 64,
-        timeoutMs: TRAIN_TIMEOUT_MS,
-      })).run(request);
-    const worker = deps.jobs.work<TrainJobPayload>(TRAIN_QUEUE, (job) => models.runTraining(job.payload, trainer, job.attempts >= job.maxAttempts), {
+    const { trainer, close: closeTrainer } = threadTrainer();
+    const train = async (job: Job<TrainJobPayload>, ctx: JobContext) => {
+      const started = Date.now();
+      const about = { job_id: job.id, app_code: job.payload.app, training: job.payload.code, attempt: job.attempts };
+      log.info(about, 'nlu training started');
+      const result = await models.runTraining(job.payload, trainer, job.attempts >= job.maxAttempts, ctx);
+      log.info({ ...about, ms: Date.now() - started, ...(result as object) }, 'nlu training finished');
+      return result;
+    };
+    const worker = deps.jobs.work<TrainJobPayload>(TRAIN_QUEUE, train, {
       concurrency: 1,
       onError: (error, job) => log.warn({ job_id: job?.id, err: error }, 'nlu training attempt failed'),
     });
     deps.lifecycle.onClose('nlu-train-worker', () => worker.stop());
-    deps.lifecycle.onClose('nlu-train-pool', () => pool?.close());
+    deps.lifecycle.onClose('nlu-train-pool', closeTrainer);
   }
   deps.lifecycle.addReadiness('nlu', async () => ({ ok: true, training: await deps.jobs.counts(TRAIN_QUEUE), predicting: predictor.stats() }));
   await app.register(nluRoutes, { prefix: '/api/v3', service, models, credentials: deps.credentials, importBodyLimit: IMPORT_BODY_LIMIT });

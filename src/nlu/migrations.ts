@@ -123,4 +123,13 @@ export const nluMigrations: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+  /* Why: a training of tens of thousands of samples runs for minutes; train/status shows how far it is. */
+  '0002_nlu_04_model_progress': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .alterTable('nlu_models')
+        .addColumn('progress', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };

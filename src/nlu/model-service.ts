@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { uuidv7 } from '../platform/ids.js';
 import type { BlobStore } from '../platform/blobs/store.js';
 import { ServiceError } from '../platform/http/errors.js';
-import { PermanentJobError, type JobQueue } from '../platform/jobs/queue.js';
+import { PermanentJobError, type JobContext, type JobQueue } from '../platform/jobs/queue.js';
 import { NluErrors } from './errors.js';
-import type { EntityDefinition, EntityKind, ModelMetrics, NluModelData, PredictedEntity, TrainRequest, TrainingExample } from './model/model.js';
+import type { EntityDefinition, EntityKind, ModelMetrics, NluModelData, PredictedEntity, TrainProgress, TrainRequest, TrainingExample } from './model/model.js';
 import { InlinePredictor, type Predictor, type ServedModel } from './predictor.js';
 import { TrainState, TrainType, type HistoryRow, type ModelRow, type ModelStore } from './model-store.js';
 import type { NluStore } from './store.js';
@@ -23,8 +23,14 @@ export interface TrainJobPayload {
   code: string;
 }
 
-/** Runs one training off the event loop (the worker pool); answers the model document as JSON. */
-export type Trainer = (request: TrainRequest) => Promise<string>;
+/**
+ * Runs one training off the event loop (the worker pool); answers the model document as JSON. `onProgress` is
+ * told how far it is as it goes; `signal` aborts it (the job's claim was lost to another worker).
+ */
+export type Trainer = (request: TrainRequest, onProgress?: (p: TrainProgress) => void, signal?: AbortSignal) => Promise<string>;
+
+/** How often a running training writes its progress to the store at most (each write is one indexed update). */
+const PROGRESS_EVERY_MS = 1_000;
 
 export type TrainPart = 'all' | 'intent' | 'entity';
 
@@ -42,6 +48,8 @@ export interface TrainJob {
   created_time: string;
   started_time: string;
   finished_time: string;
+  /** Saola extension: 0-100, how far the training is. */
+  progress: number;
   metrics: ModelMetrics;
 }
 
@@ -49,6 +57,8 @@ export interface TrainStatus {
   last_success_time: string;
   status: number;
   trainable: boolean;
+  /** Saola extension: 0-100, how far the latest training request is. */
+  progress: number;
   model_code: string;
   accuracy: number;
   precision: number;
@@ -136,6 +146,7 @@ function toJob(row: ModelRow): TrainJob {
     created_time: row.created_time,
     started_time: row.started_time ?? '',
     finished_time: row.finished_time ?? '',
+    progress: row.progress ?? 0,
     metrics,
   };
 }
@@ -191,6 +202,7 @@ export class NluModelService {
       created_time: now(),
       started_time: null,
       finished_time: null,
+      progress: 0,
     };
     const { row: current, created } = await this.models.insertOrRunning(row);
     if (!created) return { message: 'A training is already in progress', status: [toJob(current)] };
@@ -222,6 +234,7 @@ export class NluModelService {
       last_success_time: success?.finished_time ?? '',
       status: latest?.state ?? TrainState.waiting,
       trainable: set.intentCount >= 2 && set.fingerprint !== (success?.data_fingerprint ?? ''),
+      progress: latest?.progress ?? 0,
       model_code: success?.code ?? '',
       ...headline(metrics),
       metrics,
@@ -233,7 +246,7 @@ export class NluModelService {
    * already finished is left as it is. On the last attempt a failure is
    * recorded and the previous model stays in use.
    */
-  async runTraining(payload: TrainJobPayload, trainer: Trainer, lastAttempt: boolean): Promise<unknown> {
+  async runTraining(payload: TrainJobPayload, trainer: Trainer, lastAttempt: boolean, ctx?: JobContext): Promise<unknown> {
     const { app, code } = payload;
     const row = await this.models.find(app, code);
     if (!row || row.state === TrainState.success || row.state === TrainState.failed) return { skipped: true };
@@ -247,7 +260,14 @@ export class NluModelService {
         throw new PermanentJobError((err as Error).message);
       }
       const parts = { intent: part !== 'entity', entity: part !== 'intent' && set.entities.length > 0 };
-      const trained = JSON.parse(await trainer({ examples: set.examples, entities: set.entities, parts })) as NluModelData;
+      const progress = this.progressWriter(app, code, set.examples.length, ctx);
+      let document: string;
+      try {
+        document = await trainer({ examples: set.examples, entities: set.entities, parts }, progress.report, ctx?.signal);
+      } finally {
+        await progress.stop();
+      }
+      const trained = JSON.parse(document) as NluModelData;
       // A half not trained this time is the previous model's.
       if (part !== 'all') {
         const previous = await this.currentModelData(app).catch(() => undefined);
@@ -265,13 +285,53 @@ export class NluModelService {
         at: now(),
       });
       this.forgetServing(app);
-      return { model_file: key };
+      return { model_file: key, samples: set.examples.length };
     } catch (err) {
       if (lastAttempt || err instanceof PermanentJobError) {
         await this.models.markFailed(app, code, `Training failed: ${(err as Error).message ?? String(err)}`, now());
       }
       throw err;
     }
+  }
+
+  /**
+   * Writes a running training's progress to its row (the job object's and train/status's `progress`, and
+   * its message) and to the job queue, at most every `PROGRESS_EVERY_MS` and only when the percent moved;
+   * one write at a time, the newest kept. `stop` waits for the last.
+   */
+  private progressWriter(app: string, code: string, samples: number, ctx: JobContext | undefined) {
+    let written = 0;
+    let writtenAt = 0;
+    let writing: Promise<void> | undefined;
+    let pending: { pct: number; message: string } | undefined;
+    const write = (next: { pct: number; message: string }): Promise<void> =>
+      Promise.all([this.models.markProgress(app, code, next.pct, next.message), ctx?.progress(next.pct)])
+        .then(() => undefined)
+        .catch(() => undefined) // Progress is advisory: a failed write must not fail the training.
+        .finally(() => {
+          writing = undefined;
+          if (pending) {
+            const again = pending;
+            pending = undefined;
+            writing = write(again);
+          }
+        });
+    return {
+      report: (p: TrainProgress) => {
+        const pct = Math.min(99, Math.floor(p.fraction * 100));
+        const at = Date.now();
+        if (pct <= written || at - writtenAt < PROGRESS_EVERY_MS) return;
+        written = pct;
+        writtenAt = at;
+        const next = { pct, message: `Training on ${samples} samples: ${pct}% (${p.stage === 'measuring' ? 'measuring on a held-out split' : 'final model'}, ${p.part}, pass ${p.pass} of ${p.passes})` };
+        if (writing) pending = next;
+        else writing = write(next);
+      },
+      stop: async () => {
+        pending = undefined;
+        await writing;
+      },
+    };
   }
 
   /** The application's training data in the engine's terms, and its fingerprint. */

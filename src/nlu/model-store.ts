@@ -73,7 +73,23 @@ export class ModelStore {
   }
 
   async markTraining(app: string, code: string, at: string): Promise<void> {
-    await this.db.updateTable('nlu_models').set({ state: TrainState.training, started_time: at }).where('app_code', '=', app).where('code', '=', code).execute();
+    await this.db
+      .updateTable('nlu_models')
+      .set({ state: TrainState.training, started_time: at, progress: 0, message: 'Training started' })
+      .where('app_code', '=', app)
+      .where('code', '=', code)
+      .execute();
+  }
+
+  /** How far a running training is; a row no longer training (finished, failed, taken over) is left alone. */
+  async markProgress(app: string, code: string, progress: number, message: string): Promise<void> {
+    await this.db
+      .updateTable('nlu_models')
+      .set({ progress, message })
+      .where('app_code', '=', app)
+      .where('code', '=', code)
+      .where('state', '=', TrainState.training)
+      .execute();
   }
 
   async markSuccess(app: string, code: string, fields: { model_file: string; metrics: string; data_fingerprint: string; message: string; at: string }): Promise<void> {
@@ -85,6 +101,7 @@ export class ModelStore {
         metrics: fields.metrics,
         data_fingerprint: fields.data_fingerprint,
         message: fields.message,
+        progress: 100,
         finished_time: fields.at,
         running_app: null,
       })

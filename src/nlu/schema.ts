@@ -62,6 +62,8 @@ export interface ModelRow {
   created_time: string;
   started_time: string | null;
   finished_time: string | null;
+  /** 0-100: how far the training is (100 once it succeeded). */
+  progress: number;
 }
 
 export interface SettingsRow {

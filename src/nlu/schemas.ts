@@ -168,6 +168,7 @@ export const TrainJob = Type.Object({
   created_time: Type.String(),
   started_time: Type.String(),
   finished_time: Type.String(),
+  progress: Type.Integer({ minimum: 0, maximum: 100, description: 'Saola extension: how far the training is, 0-100 (100 once it succeeded)' }),
   metrics: Metrics,
 });
 
@@ -182,6 +183,7 @@ export const TrainStatus = Type.Object({
   last_success_time: Type.String(),
   status: Type.Integer({ description: 'of the latest training request: 0 waiting, 1 training, 2 success, 3 failed' }),
   trainable: Type.Boolean({ description: 'the training data changed since the last successful model' }),
+  progress: Type.Integer({ minimum: 0, maximum: 100, description: 'Saola extension: how far the latest training request is, 0-100' }),
   model_code: Type.String(),
   accuracy: Type.Number(),
   precision: Type.Number(),

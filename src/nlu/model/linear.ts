@@ -140,21 +140,30 @@ function dropped(values: number[], p: number, random: () => number, out: number[
 }
 
 /** `featureWeights`: each feature's value when present (see `featureValues`); all 1 when absent. */
-export function trainLinear(examples: Example[], classes: number, features: number, options: LinearOptions, featureWeights?: Float32Array): LinearModel {
-  if (options.kind === 'nb') return trainNaiveBayes(examples, classes, features, options, featureWeights);
+/** Told as a training's passes go: `done` of `total` (0 of n when the first starts, n of n at the end). */
+export type EpochReport = (done: number, total: number) => void;
+
+export function trainLinear(examples: Example[], classes: number, features: number, options: LinearOptions, featureWeights?: Float32Array, onEpoch?: EpochReport): LinearModel {
+  if (options.kind === 'nb') {
+    const nb = trainNaiveBayes(examples, classes, features, options, featureWeights);
+    onEpoch?.(1, 1);
+    return nb;
+  }
   if (options.kind === 'ensemble') {
-    const softmax = trainSoftmax(examples, classes, features, options, featureWeights);
+    const softmax = trainSoftmax(examples, classes, features, options, featureWeights, onEpoch);
     const nb = trainNaiveBayes(examples, classes, features, options, featureWeights);
     const mix = options.nbMix * NB_SHARPNESS;
     for (let k = 0; k < softmax.weights.length; k++) softmax.weights[k]! += mix * nb.weights[k]!;
     for (let c = 0; c < classes; c++) softmax.bias[c]! += mix * nb.bias[c]!;
     return { ...softmax, kind: 'ensemble' };
   }
-  return options.kind === 'softmax' ? trainSoftmax(examples, classes, features, options, featureWeights) : trainSvm(examples, classes, features, options, featureWeights);
+  return options.kind === 'softmax'
+    ? trainSoftmax(examples, classes, features, options, featureWeights, onEpoch)
+    : trainSvm(examples, classes, features, options, featureWeights, onEpoch);
 }
 
 /** Multinomial logistic regression by AdaGrad SGD, L2 applied to the rows an example touches. */
-function trainSoftmax(examples: Example[], classes: number, features: number, o: LinearOptions, featureWeights?: Float32Array): LinearModel {
+function trainSoftmax(examples: Example[], classes: number, features: number, o: LinearOptions, featureWeights?: Float32Array, onEpoch?: EpochReport): LinearModel {
   const weights = new Float32Array(features * classes);
   const bias = new Float32Array(classes);
   const gradSq = new Float32Array(features * classes).fill(1e-8);
@@ -167,6 +176,7 @@ function trainSoftmax(examples: Example[], classes: number, features: number, o:
   const probs = new Float64Array(classes);
   const dropBuffer: number[] = [];
   for (let epoch = 0; epoch < o.epochs; epoch++) {
+    onEpoch?.(epoch, o.epochs);
     shuffleInPlace(order, random);
     for (const n of order) {
       const ex = examples[n]!;
@@ -188,6 +198,7 @@ function trainSoftmax(examples: Example[], classes: number, features: number, o:
       }
     }
   }
+  onEpoch?.(o.epochs, o.epochs);
   return model;
 }
 
@@ -222,7 +233,7 @@ function trainNaiveBayes(examples: Example[], classes: number, features: number,
  * Crammer-Singer multi-class hinge loss by SGD with a decaying step, weights
  * averaged over all steps (the average generalises better than the last iterate).
  */
-function trainSvm(examples: Example[], classes: number, features: number, o: LinearOptions, featureWeights?: Float32Array): LinearModel {
+function trainSvm(examples: Example[], classes: number, features: number, o: LinearOptions, featureWeights?: Float32Array, onEpoch?: EpochReport): LinearModel {
   const size = features * classes;
   const weights = new Float32Array(size);
   const bias = new Float32Array(classes);
@@ -238,6 +249,7 @@ function trainSvm(examples: Example[], classes: number, features: number, o: Lin
   const dropBuffer: number[] = [];
   let t = 1;
   for (let epoch = 0; epoch < o.epochs; epoch++) {
+    onEpoch?.(epoch, o.epochs);
     shuffleInPlace(order, random);
     for (const n of order) {
       const ex = examples[n]!;
@@ -273,5 +285,6 @@ function trainSvm(examples: Example[], classes: number, features: number, o: Lin
   }
   for (let k = 0; k < size; k++) weights[k] = weights[k]! - acc[k]! / t;
   for (let c = 0; c < classes; c++) bias[c] = bias[c]! - biasAcc[c]! / t;
+  onEpoch?.(o.epochs, o.epochs);
   return model;
 }

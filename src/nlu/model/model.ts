@@ -1,6 +1,6 @@
 import { KeywordDictionary, type KeywordEntry } from './dictionary.js';
 import { FEATURE_SETS, FeatureIndex, featureStrings, spreadWeights, Vocabulary, type EntityMask, type FeatureSet, type FeatureSetName, type FeatureView } from './features.js';
-import { DEFAULT_LINEAR, NB_SHARPNESS, scores, softmaxInPlace, trainLinear, type LinearKind, type LinearModel, type LinearOptions } from './linear.js';
+import { DEFAULT_LINEAR, NB_SHARPNESS, scores, softmaxInPlace, trainLinear, type EpochReport, type LinearKind, type LinearModel, type LinearOptions } from './linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
 import { PerceptronTagger, spansOf, type TaggedSentence, type TaggerData, type TaggerDecoder } from './tagger.js';
@@ -219,7 +219,7 @@ function spanMask(text: PreparedText, span: { entity: string; start: number; end
 }
 
 /** `freeText`: labels of the free-text entities (types 1 and 3) whose tagged spans stand as "<entity>" in the features. */
-function trainIntents(examples: TrainingExample[], options: TrainOptions, keywords: KeywordEntry[], freeText: Set<string>): IntentModelData {
+function trainIntents(examples: TrainingExample[], options: TrainOptions, keywords: KeywordEntry[], freeText: Set<string>, onEpoch?: EpochReport): IntentModelData {
   const labels = [...new Set(examples.map((e) => e.intent))].sort();
   const labelIndex = new Map(labels.map((l, i) => [l, i]));
   const dictionary = keywords.length > 0 ? new KeywordDictionary(keywords) : undefined;
@@ -255,6 +255,7 @@ function trainIntents(examples: TrainingExample[], options: TrainOptions, keywor
     vocabulary.size,
     { ...DEFAULT_LINEAR, kind: options.classifier, seed: options.seed, epochs: options.epochs ?? DEFAULT_LINEAR.epochs, ...options.linear },
     featureWeights,
+    onEpoch,
   );
   return {
     labels,
@@ -327,7 +328,7 @@ function goldTags(text: PreparedText, spans: Span[], freeText: Set<string>): str
   return tags;
 }
 
-function trainEntities(examples: TrainingExample[], definitions: EntityDefinition[], options: TrainOptions): EntityModelData {
+function trainEntities(examples: TrainingExample[], definitions: EntityDefinition[], options: TrainOptions, onEpoch?: EpochReport): EntityModelData {
   const keywords = keywordEntries(examples, definitions);
   const dictionary = new KeywordDictionary(keywords);
   const freeText = new Set(definitions.filter((d) => d.type === 1 || d.type === 3).map((d) => d.label));
@@ -342,7 +343,8 @@ function trainEntities(examples: TrainingExample[], definitions: EntityDefinitio
     sentences.push(sentence);
   }
   const anyFreeText = sentences.some((s) => s.tags!.some((t) => t !== 'O'));
-  const tagger = anyFreeText ? PerceptronTagger.train(sentences, { epochs: options.taggerEpochs ?? 10, seed: options.seed, wordDropout: options.taggerWordDropout ?? 0, valueDropout: options.taggerValueDropout, decoder: options.taggerDecoder ?? 'greedy' }).toData() : undefined;
+  const tagger = anyFreeText ? PerceptronTagger.train(sentences, { epochs: options.taggerEpochs ?? 10, seed: options.seed, wordDropout: options.taggerWordDropout ?? 0, valueDropout: options.taggerValueDropout, decoder: options.taggerDecoder ?? 'greedy', onEpoch }).toData() : undefined;
+  if (!tagger) onEpoch?.(1, 1);
   return { definitions: definitions.map((d) => ({ label: d.label, type: d.type })), keywords, tagger };
 }
 
@@ -543,11 +545,39 @@ export interface TrainRequest {
   options?: Partial<TrainOptions>;
 }
 
+/** Where a training is: `fraction` of the whole (0-1, by the passes done, weighted by the samples each step learns from). */
+export interface TrainProgress {
+  fraction: number;
+  /** `measuring`: the models of the held-out split; `training`: the final ones, on every sample. */
+  stage: 'measuring' | 'training';
+  part: 'intents' | 'entities';
+  pass: number;
+  passes: number;
+}
+
+/**
+ * The steps of a training with their weights (samples learnt from; the two halves cost about the same per
+ * sample: 16.8 and 19.0 s CPU on 25,835 generated samples), as `EpochReport`s that tell `report` the whole's fraction.
+ */
+function progressPlan(steps: { stage: TrainProgress['stage']; part: TrainProgress['part']; weight: number }[], report: ((p: TrainProgress) => void) | undefined) {
+  const total = steps.reduce((sum, s) => sum + s.weight, 0) || 1;
+  let before = 0;
+  return steps.map((step) => {
+    const from = before;
+    before += step.weight;
+    const onEpoch: EpochReport | undefined = report
+      ? (pass, passes) => report({ fraction: Math.min(1, (from + (step.weight * pass) / Math.max(1, passes)) / total), stage: step.stage, part: step.part, pass, passes })
+      : undefined;
+    return onEpoch;
+  });
+}
+
 /**
  * Measures on a held-out split (stratified by intent, seeded), then trains
- * the final model on everything. Answers the model document.
+ * the final model on everything. Answers the model document. `report`, if
+ * given, is told the progress after each pass of each step.
  */
-export function trainModel(request: TrainRequest): NluModelData {
+export function trainModel(request: TrainRequest, report?: (p: TrainProgress) => void): NluModelData {
   const options = { ...DEFAULT_TRAIN_OPTIONS, ...request.options };
   const metrics: ModelMetrics = {};
   const withIntent = request.examples.filter((e) => e.intent);
@@ -564,16 +594,23 @@ export function trainModel(request: TrainRequest): NluModelData {
   const testIntents = wantIntents ? test.filter((e) => e.intent) : [];
   const testTagged = wantEntities ? tagged(test).filter((e) => e.entities.length > 0) : [];
   // The entity half trained on the split serves both measurements: the intent features read its tagger's spans.
-  const splitEntity =
-    request.entities.length > 0 && (testTagged.length > 0 || (testIntents.length > 0 && freeText.size > 0))
-      ? trainEntities(tagged(train), request.entities, options)
-      : undefined;
+  const measureEntities = request.entities.length > 0 && (testTagged.length > 0 || (testIntents.length > 0 && freeText.size > 0));
+  const trainIntentsSet = train.filter((e) => e.intent);
+  const [splitEntityPasses, splitIntentPasses, intentPasses, entityPasses] = progressPlan(
+    [
+      { stage: 'measuring', part: 'entities', weight: measureEntities ? train.length : 0 },
+      { stage: 'measuring', part: 'intents', weight: wantIntents && testIntents.length > 0 ? trainIntentsSet.length : 0 },
+      { stage: 'training', part: 'intents', weight: wantIntents ? withIntent.length : 0 },
+      { stage: 'training', part: 'entities', weight: wantEntities ? request.examples.length : 0 },
+    ],
+    report,
+  );
+  const splitEntity = measureEntities ? trainEntities(tagged(train), request.entities, options, splitEntityPasses) : undefined;
   if (wantIntents) {
     if (testIntents.length > 0) {
-      const trainIntentsSet = train.filter((e) => e.intent);
       const measured = new NluModel({
         format: 'saola.nlu.model.v1',
-        intent: trainIntents(trainIntentsSet, options, keywords, freeText),
+        intent: trainIntents(trainIntentsSet, options, keywords, freeText, splitIntentPasses),
         entity: splitEntity,
         metrics: {},
       });
@@ -584,7 +621,7 @@ export function trainModel(request: TrainRequest): NluModelData {
       );
       metrics.intent = { accuracy: m.accuracy, precision: m.precision, recall: m.recall, f1: m.f1, test_size: m.support, train_size: trainIntentsSet.length };
     }
-    intent = trainIntents(withIntent, options, keywords, freeText);
+    intent = trainIntents(withIntent, options, keywords, freeText, intentPasses);
   }
   if (wantEntities) {
     if (testTagged.length > 0 && splitEntity) {
@@ -597,7 +634,7 @@ export function trainModel(request: TrainRequest): NluModelData {
       );
       metrics.entity = { precision: m.precision, recall: m.recall, f1: m.f1, test_spans: m.support, train_size: train.length };
     }
-    entity = trainEntities(tagged(request.examples), request.entities, options);
+    entity = trainEntities(tagged(request.examples), request.entities, options, entityPasses);
   }
   return { format: 'saola.nlu.model.v1', intent, entity, metrics };
 }

@@ -323,7 +323,7 @@ export class PerceptronTagger {
    * syllable at prediction is more often a value than the template words; hiding values more teaches "<unk>" that.
    * `decoder`: greedy trains token by token on the gold history; viterbi is a structured perceptron (the whole sequence decoded, then corrected).
    */
-  static train(sentences: TaggedSentence[], opts: { epochs: number; seed: number; wordDropout?: number; valueDropout?: number; decoder?: TaggerDecoder }): PerceptronTagger {
+  static train(sentences: TaggedSentence[], opts: { epochs: number; seed: number; wordDropout?: number; valueDropout?: number; decoder?: TaggerDecoder; onEpoch?: (done: number, total: number) => void }): PerceptronTagger {
     const tagSet = new Set<string>(['O']);
     for (const s of sentences) for (const t of s.tags ?? []) tagSet.add(t);
     const tags = [...tagSet];
@@ -374,6 +374,7 @@ export class PerceptronTagger {
     const order = sentences.filter((s) => s.tags && s.tokens.length > 0);
     const random = seededRandom(opts.seed);
     for (let epoch = 0; epoch < opts.epochs; epoch++) {
+      opts.onEpoch?.(epoch, opts.epochs);
       shuffleInPlace(order, random);
       for (const s of order) {
         const ids = identities(s, hide(s));
@@ -409,6 +410,7 @@ export class PerceptronTagger {
         }
       }
     }
+    opts.onEpoch?.(opts.epochs, opts.epochs);
     for (const row of [...weights.values(), ...pairs.values()]) {
       const total = totals.get(row)!;
       const stamp = stamps.get(row)!;

@@ -1,10 +1,30 @@
 /**
  * The training worker thread: trains one model per task off the event loop
  * and answers the model document as JSON text (one string crosses the thread
- * boundary instead of a large object graph).
+ * boundary instead of a large object graph). A task may carry a message port:
+ * the training's progress is posted there, once per percent at most.
  */
-import { trainModel, type TrainRequest } from './model.js';
+import type { MessagePort } from 'node:worker_threads';
+import { trainModel, type TrainProgress, type TrainRequest } from './model.js';
 
-export default async function trainWorker(request: TrainRequest): Promise<string> {
-  return JSON.stringify(trainModel(request));
+export interface TrainTask extends TrainRequest {
+  progress?: MessagePort;
+}
+
+export default async function trainWorker(task: TrainTask): Promise<string> {
+  const { progress: port, ...request } = task;
+  let last = -1;
+  const report = port
+    ? (p: TrainProgress) => {
+        const pct = Math.floor(p.fraction * 100);
+        if (pct === last) return;
+        last = pct;
+        port.postMessage(p);
+      }
+    : undefined;
+  try {
+    return JSON.stringify(trainModel(request, report));
+  } finally {
+    port?.close();
+  }
 }

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { ModelStore, TrainState, type ModelRow } from '../../../src/nlu/model-store.js';
 import { NluModelService, type Trainer } from '../../../src/nlu/model-service.js';
 import { NluStore } from '../../../src/nlu/store.js';
+import { trainModel } from '../../../src/nlu/model/model.js';
 import { purgeApplication } from '../../../src/platform/purge.js';
 import { purgeHooks } from '../../../src/services.js';
 import { startTestApp, type Tenant, type TestApp } from '../../support/app.js';
@@ -127,6 +128,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
         'metrics',
         'model_file',
         'precision',
+        'progress',
         'recall',
         'started_time',
         'state',
@@ -142,6 +144,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       );
       assert.equal(done.body.status, 2, JSON.stringify(done.body));
       assert.equal(done.body.trainable, false);
+      assert.equal(done.body.progress, 100);
       assert.ok(!Number.isNaN(Date.parse(done.body.last_success_time)));
       assert.ok(done.body.metrics.intent.test_size >= 3);
       assert.ok(done.body.accuracy >= 0 && done.body.accuracy <= 1);
@@ -276,6 +279,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
         created_time: new Date().toISOString(),
         started_time: null,
         finished_time: null,
+        progress: 0,
       };
       await t.deps.store.db.withTables<{ nlu_models: ModelRow }>().insertInto('nlu_models').values(row).execute();
       assert.equal((await api('GET', '/api/v3/train/status')).body.status, 0);
@@ -318,6 +322,53 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
         () => api('GET', '/api/v3/train/status'),
         (r) => r.body.status >= 2,
       );
+    });
+
+    test('a running training shows how far it is: train/status, the job object, its message; 100 once done', async () => {
+      const models = new ModelStore(t.deps.store.db);
+      const service = new NluModelService(NluStore.over(t.deps.store.db), models, t.deps.jobs, t.deps.blobs);
+      const tenant = t.appCode;
+      const row: ModelRow = {
+        code: randomUUID(),
+        app_code: tenant,
+        type: 0,
+        state: TrainState.waiting,
+        message: 'Waiting to train',
+        model_file: '',
+        metrics: '{}',
+        data_fingerprint: '',
+        running_app: tenant,
+        created_time: new Date().toISOString(),
+        started_time: null,
+        finished_time: null,
+        progress: 0,
+      };
+      await t.deps.store.db.withTables<{ nlu_models: ModelRow }>().insertInto('nlu_models').values(row).execute();
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const held: Trainer = async (request, onProgress) => {
+        onProgress?.({ fraction: 0.425, stage: 'training', part: 'intents', pass: 12, passes: 30 });
+        await gate;
+        return JSON.stringify(trainModel(request));
+      };
+      const run = service.runTraining({ app: tenant, code: row.code }, held, true);
+      const seen = await waitFor(
+        'progress',
+        () => api('GET', '/api/v3/train/status'),
+        (r) => r.body.progress === 42,
+      );
+      assert.equal(seen.body.status, 1);
+      assert.match((await models.find(tenant, row.code))!.message, /: 42% \(final model, intents, pass 12 of 30\)$/);
+      // A train request while it runs answers the running job, with its progress.
+      const again = await api('POST', '/api/v3/train');
+      assert.equal(again.body.status[0].code, row.code);
+      assert.equal(again.body.status[0].progress, 42);
+      release();
+      await run;
+      const done = (await api('GET', '/api/v3/train/status')).body;
+      assert.equal(done.status, 2);
+      assert.equal(done.progress, 100);
+      assert.equal(done.model_code, row.code);
     });
   });
 }

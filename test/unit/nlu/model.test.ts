@@ -4,7 +4,7 @@ import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
 import { featureStrings, FEATURE_SETS, spreadWeights, toneKey } from '../../../src/nlu/model/features.js';
 import { DEFAULT_LINEAR, featureValues, NB_SHARPNESS, scores, trainLinear } from '../../../src/nlu/model/linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit } from '../../../src/nlu/model/metrics.js';
-import { foldedView, NluModel, trainModel, unmarked, viewOf, writtenView, type TrainingExample } from '../../../src/nlu/model/model.js';
+import { foldedView, NluModel, trainModel, unmarked, viewOf, writtenView, type TrainingExample, type TrainProgress } from '../../../src/nlu/model/model.js';
 import { parseNumeral } from '../../../src/nlu/model/numbers.js';
 import { systemEntities, type ReferenceTime } from '../../../src/nlu/model/system-entities.js';
 import { PerceptronTagger, spansOf } from '../../../src/nlu/model/tagger.js';
@@ -322,6 +322,24 @@ describe('the whole model', () => {
     const both = model.predict(text, REF, { intent: true, entity: true });
     assert.deepEqual(both, { intents: model.intents(text), entities: model.extract(text, REF) });
     assert.deepEqual(Object.keys(model.predict(text, REF, { intent: false, entity: true })), ['entities']);
+  });
+
+  test('progress: every step reported in order, fractions never going back, ending at 1; the same model', () => {
+    const seen: TrainProgress[] = [];
+    const request = {
+      examples,
+      entities: [{ label: 'city', type: 1 as const, keywords: [{ value: 'Hồ Chí Minh', synonyms: ['Sài Gòn'] }] }],
+      parts: { intent: true, entity: true },
+      options: { holdout: 0.2 },
+    };
+    const reported = trainModel(request, (p) => seen.push(p));
+    assert.deepEqual(reported, data, 'reporting changes nothing in the model');
+    const steps = [...new Set(seen.map((p) => `${p.stage} ${p.part}`))];
+    assert.deepEqual(steps, ['measuring entities', 'measuring intents', 'training intents', 'training entities']);
+    for (let i = 1; i < seen.length; i++) assert.ok(seen[i]!.fraction >= seen[i - 1]!.fraction, `${i}: ${seen[i - 1]!.fraction} -> ${seen[i]!.fraction}`);
+    assert.equal(seen[0]!.fraction, 0);
+    assert.equal(seen.at(-1)!.fraction, 1);
+    assert.ok(seen.every((p) => p.pass >= 0 && p.pass <= p.passes));
   });
 
   test('metrics from the held-out split are stored with the model', () => {
