@@ -212,6 +212,20 @@ function masked(masks: EntityMask[], token: number): boolean {
   return false;
 }
 
+/** Masks past which `masked` and `maskStarting` are read from per-token tables (a long text of numbers has thousands). */
+const MASK_TABLE_FROM = 8;
+
+/** Per token: whether a hiding mask covers it (`masked`) and the mask starting there (`maskStarting`, the last listed). */
+function maskTables(masks: EntityMask[], count: number): { hidden: Uint8Array; starting: (EntityMask | undefined)[] } {
+  const hidden = new Uint8Array(count);
+  const starting: (EntityMask | undefined)[] = new Array<EntityMask | undefined>(count).fill(undefined);
+  for (const m of masks) {
+    if (m.hide) hidden.fill(1, Math.max(0, m.first), Math.min(count, m.last));
+    if (m.first >= 0 && m.first < count) starting[m.first] = m;
+  }
+  return { hidden, starting };
+}
+
 const DIGITS = /\d/;
 
 function shape(token: string): string {
@@ -253,7 +267,8 @@ export function featureStrings(input: string | PreparedText, set: FeatureSet, ma
     const t = text.tokens[i]!;
     if (/[\p{L}\p{N}]/u.test(t.text)) sequence.push({ text: writtenKey(t, set), folded: strict?.(t) ? UNFOLDED : shape(t.folded) });
   }
-  const words = text.tokens.filter((t, i) => /[\p{L}\p{N}]/u.test(t.text) && !(set.maskWords && masked(masks, i)));
+  const hidden = set.maskWords && masks.length >= MASK_TABLE_FROM ? maskTables(masks, text.tokens.length).hidden : undefined;
+  const words = text.tokens.filter((t, i) => /[\p{L}\p{N}]/u.test(t.text) && !(set.maskWords && (hidden ? hidden[i] === 1 : masked(masks, i))));
   if (set.syllables) {
     for (const w of words) out.add(`w:${writtenKey(w, set)}`);
     let prev = '<s>';
@@ -505,15 +520,16 @@ export class FeatureIndex {
     const read = this.tokenBuffer;
     const words = this.wordBuffer;
     let wordCount = 0;
+    const table = masks.length >= MASK_TABLE_FROM ? maskTables(masks, tokens.length) : undefined;
     for (let i = 0; i < tokens.length; i++) {
       const s = (read[i] = this.syllable(tokens[i]!, set));
-      if (s.word && !(set.maskWords && masks.length > 0 && masked(masks, i))) words[wordCount++] = s;
+      if (s.word && !(set.maskWords && masks.length > 0 && (table ? table.hidden[i] === 1 : masked(masks, i)))) words[wordCount++] = s;
     }
     // The bigram sequence: word tokens, a masked run standing as one "<entity>" word.
     const sequence = this.sequenceBuffer;
     let sequenceCount = 0;
     for (let i = 0; i < tokens.length; i++) {
-      const mask = masks.length > 0 ? maskStarting(masks, i) : undefined;
+      const mask = masks.length === 0 ? undefined : table ? table.starting[i] : maskStarting(masks, i);
       if (mask) {
         this.take(this.entities.get(mask.entity));
         sequence[sequenceCount++] = this.entityWord(mask.entity);

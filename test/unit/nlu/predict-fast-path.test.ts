@@ -24,8 +24,20 @@ function definitionsOf(entities: Record<string, EntitySpec>): EntityDefinition[]
 const data = generateDataset({ perIntent: 12, testPerIntent: 6, seed: 4242, intents: 12 });
 const definitions = definitionsOf(data.entities);
 const sentences = [...data.test.written, ...data.test.noMarks, ...data.test.noisy, ...data.test.outOfVocabulary, ...data.train.slice(0, 60)].map((s) => s.text);
-// Texts at the edges: empty, punctuation only, digits with units, astral characters, NFD input, upper case, repeats.
-const edges = ['', '   ', '?!', '500k 2tr5 15/8 9h30', 'chuyển 😀 tiền 𝒳 nhé', 'chuyển tiền'.normalize('NFD'), 'CHUYỂN TIỀN CHO MẸ', 'cho cho cho cho', 'a'];
+// Texts at the edges: empty, punctuation only, digits with units, astral characters, NFD input, upper case, repeats,
+// and a long text with dozens of numbers, dates and times (masks read from per-token tables past a few).
+const edges = [
+  '',
+  '   ',
+  '?!',
+  '500k 2tr5 15/8 9h30',
+  'chuyển 😀 tiền 𝒳 nhé',
+  'chuyển tiền'.normalize('NFD'),
+  'CHUYỂN TIỀN CHO MẸ',
+  'cho cho cho cho',
+  'a',
+  'chuyển 500k cho em Quân lúc 9 giờ sáng mai, đặt vé đi Đà Nẵng ngày 15/8 hai người '.repeat(12),
+];
 
 function decode(text: string): Float32Array {
   const bytes = Buffer.from(text, 'base64');
@@ -183,6 +195,22 @@ describe('NLU prediction fast path', () => {
     }
     // The sentences hold free-text entities: the comparison covers entity tags, not only O.
     assert.ok(entityTags > 50, `${entityTags} entity tags`);
+  });
+
+  test("the tagger's hints: every token inside a system entity has its own, in one pass over a long text", () => {
+    const dictionary = new KeywordDictionary(trained.entity!.keywords);
+    for (const text of [...sentences.slice(0, 60), ...edges]) {
+      const prepared = prepare(text);
+      const system = systemEntities(prepared, { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES });
+      const hints = sentenceOf(prepared, dictionary, system).hints.map((h) => h.filter((x) => x.startsWith('s:')));
+      // Each token against each entity, as the hints were found before.
+      const expected = prepared.tokens.map((t) =>
+        system.filter((m) => t.start >= m.start && t.end <= m.end).map((m) => `s:${m.entity}:${t.start === m.start ? 'B' : 'I'}`),
+      );
+      assert.deepEqual(hints, expected, text);
+    }
+    const long = prepare(edges.at(-1)!);
+    assert.ok(systemEntities(long, { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES }).length >= 36);
   });
 
   test('intents are the first of rankedIntents, rounded, for every limit (picked without ranking them all)', () => {
