@@ -266,8 +266,23 @@ const DAY_WORDS = new Set(['ngay', 'mung', 'mong']);
 /** Folded words after a day that make it a lunar one: tết, âm (lịch). */
 const LUNAR = new Set(['tet', 'am']);
 
+/** The parts of the day as written with their marks ("tôi", I, folds to the "toi" of "tối"). */
+const PERIOD_WORDS = new Set(['sáng', 'trưa', 'chiều', 'tối', 'đêm', 'khuya']);
+
+/**
+ * Whether token i names a part of the day before a day: spelled with its marks, or typed without any where
+ * the folded word is no other common one ("chieu", "trua", "dem", "khuya"; "toi" and "sang" only before "nay":
+ * "toi mai" may be "tôi mai ...").
+ */
+function isPartOfDay(tokens: Token[], i: number): boolean {
+  const t = tokens[i]!;
+  if (PERIOD_WORDS.has(t.text)) return true;
+  if (t.text !== t.folded || PERIODS[t.folded] === undefined) return false;
+  return (t.folded !== 'toi' && t.folded !== 'sang') || word(tokens, i + 1) === 'nay';
+}
+
 /** Folded first words of the day expressions `readDate` reads (besides numerals). */
-const DATE_STARTS = new Set(['hom', 'bua', 'nay', 'ngay', 'mai', 'thu', 'chu', 'mung', 'mong']);
+const DATE_STARTS = new Set(['hom', 'bua', 'nay', 'ngay', 'mai', 'thu', 'chu', 'mung', 'mong', ...Object.keys(PERIODS)]);
 
 /**
  * Whether a time, a date or a number may start at this token: every one of
@@ -322,7 +337,9 @@ export function systemEntities(text: PreparedText, ref: ReferenceTime): SystemEn
       }
       continue;
     }
-    const date = readDate(tokens, i, ref, false);
+    // A part of the day with its day, without a clock time: "tối nay", "sáng mai", "chiều thứ hai" (the day).
+    const partOfDay = isPartOfDay(tokens, i) ? readDate(tokens, i + 1, ref, true) : undefined;
+    const date = partOfDay ?? readDate(tokens, i, ref, false);
     if (date) {
       out.push({ entity: 'sys_date', start: tokens[i]!.start, end: tokens[date.last - 1]!.end, realValue: isoDate(date.date) });
       i = date.last;

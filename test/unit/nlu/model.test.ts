@@ -112,6 +112,12 @@ describe('system entities', () => {
     assert.deepEqual(sys('ngày 31')[0]?.value, '2026-12-31', 'November has no 31st');
     assert.deepEqual(sys('mùng 2 tháng 9')[0]?.value, '2026-09-02');
     assert.ok(!sys('mùng 5 tết').some((m) => m.entity === 'sys_date'), 'a lunar day is not a calendar one');
+    assert.deepEqual(sys('có chuyến nào tối nay không'), [{ entity: 'sys_date', text: 'tối nay', value: '2026-11-25' }], 'a part of the day with its day');
+    assert.deepEqual(sys('sáng mai')[0]?.value, '2026-11-26');
+    assert.deepEqual(sys('chiều thứ hai')[0], { entity: 'sys_date', text: 'chiều thứ hai', value: '2026-11-30' });
+    assert.deepEqual(sys('chieu mai')[0]?.value, '2026-11-26', 'without diacritics');
+    assert.deepEqual(sys('tôi mai đi Huế'), [], '"tôi" (I) is not "tối"');
+    assert.deepEqual(sys('toi mai di hue'), [], 'nor typed without marks before "mai"');
   });
 
   test('times and a time with its day', () => {
