@@ -120,6 +120,64 @@ export interface TrainingSet {
   entities: { label: string; description: string; type: number }[];
   samples: { content: string; intent: string; entities: { label: string; value: string; start: number; end: number; parent?: string }[] }[];
 }
+/** A training request, as `train` answers it (metrics 0 until it succeeded). */
+export interface TrainJob {
+  code: string;
+  app_code: string;
+  /** 0 intents and entities, 1 intents, 2 entities. */
+  type: number;
+  /** 0 waiting, 1 training, 2 success, 3 failed. */
+  state: number;
+  message: string;
+  model_file: string;
+  accuracy: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  created_time: string;
+  started_time: string;
+  finished_time: string;
+  /** Saola extension: 0-100, how far the training is. */
+  progress: number;
+  metrics: ModelMetrics;
+}
+export interface ModelMetrics {
+  intent?: { accuracy: number; precision: number; recall: number; f1: number; test_size: number; train_size: number };
+  entity?: { precision: number; recall: number; f1: number; test_spans: number; train_size: number };
+}
+export interface TrainStatus {
+  last_success_time: string;
+  /** Of the latest training request: 0 waiting (or none), 1 training, 2 success, 3 failed. */
+  status: number;
+  /** The training data changed since the last successful model. */
+  trainable: boolean;
+  /** Saola extension: 0-100, how far the latest training request is. */
+  progress: number;
+  model_code: string;
+  accuracy: number;
+  precision: number;
+  recall: number;
+  f1: number;
+  metrics: ModelMetrics;
+}
+export interface PredictedEntity {
+  /** Code-point offsets into the content as sent. */
+  start: number;
+  end: number;
+  value: string;
+  /** The canonical value (a listed value for a synonym; a number, or an ISO date or time, for system entities). */
+  real_value: string | number;
+  entity: string;
+  subentities: PredictedEntity[];
+}
+export interface Prediction {
+  status: { code: number; message: string; module: string; api_code: number; err_code: number };
+  data: { intents?: { label: string; confidence: number }[]; entities?: PredictedEntity[]; history_id: number };
+}
+export interface HistoryPage {
+  total: number;
+  items: { history_id: number; content: string; intents: unknown; entities: unknown; created_time: string }[];
+}
 export interface Page {
   limit?: number;
   offset?: number;
@@ -412,6 +470,55 @@ export class Saola {
         this.request<EntitySample>({ method: 'POST', path: '/api/v3/entity-sample', auth: 'token', json: tag, repeatable: false }),
       delete: (entitySampleCode: string) =>
         this.request<StatusMessage>({ method: 'DELETE', path: `/api/v3/entity-sample/${enc(entitySampleCode)}`, auth: 'token', repeatable: true }),
+    },
+    keywords: {
+      /** The listed values of a keyword entity with their synonyms. */
+      list: (label: string) => this.request<{ value: string; synonyms: string[] }[]>({ method: 'GET', path: `/api/v3/entity/${enc(label)}/keywords`, auth: 'token', repeatable: true }),
+      /** Adds a value, or replaces its synonyms. */
+      put: (label: string, value: string, synonyms: string[] = []) =>
+        this.request<{ value: string; synonyms: string[] }>({ method: 'POST', path: `/api/v3/entity/${enc(label)}/keywords`, auth: 'token', json: { value, synonyms }, repeatable: true }),
+      delete: (label: string, value: string) =>
+        this.request<StatusMessage>({ method: 'DELETE', path: `/api/v3/entity/${enc(label)}/keywords`, auth: 'token', query: { value }, repeatable: true }),
+    },
+    /** Queues a training (both halves, or one: the other stays the last model's); a request while one runs answers that one. */
+    train: (type: 'all' | 'intent' | 'entity' = 'all') =>
+      this.request<{ message: string; status: TrainJob[] }>({ method: 'POST', path: '/api/v3/train', auth: 'token', json: { type }, repeatable: false }),
+    trainStatus: () => this.request<TrainStatus>({ method: 'GET', path: '/api/v3/train/status', auth: 'token', repeatable: true }),
+    /**
+     * Polls train/status until the latest training succeeded (answers the status) or failed (throws), telling
+     * `onProgress` each status read (its `progress` is 0-100 while it trains).
+     */
+    waitForTraining: async (opts: { onProgress?: (status: TrainStatus) => void; pollMs?: number; waitMs?: number } = {}): Promise<TrainStatus> => {
+      const deadline = Date.now() + (opts.waitMs ?? 30 * 60_000);
+      for (;;) {
+        const status = await this.nlu.trainStatus();
+        opts.onProgress?.(status);
+        if (status.status === 2) return status;
+        if (status.status === 3) throw new SaolaError(200, 'Training failed (its job message says why)', status, undefined);
+        if (Date.now() > deadline) throw new SaolaError(0, `Training not finished after ${opts.waitMs ?? 30 * 60_000} ms`, status, undefined);
+        await sleep(opts.pollMs ?? 1_000);
+      }
+    },
+    /** Intents (ranked, those under the application's threshold left out) and entities of a text. */
+    predict: (content: string, opts: { saveHistory?: boolean; part?: 'intent' | 'entity' } = {}) =>
+      this.request<Prediction>({
+        method: 'POST',
+        path: opts.part ? `/api/v3/predict/${opts.part}` : '/api/v3/predict',
+        auth: 'token',
+        json: { content, save_history: opts.saveHistory ?? false },
+        // Saving history makes a row per call: not sent twice.
+        repeatable: !opts.saveHistory,
+      }),
+    settings: {
+      get: () => this.request<{ threshold: number }>({ method: 'GET', path: '/api/v3/settings', auth: 'token', repeatable: true }),
+      /** The intent confidence threshold, 0-1. */
+      setThreshold: (threshold: number) => this.request<{ threshold: number }>({ method: 'PUT', path: '/api/v3/settings', auth: 'token', json: { threshold }, repeatable: true }),
+    },
+    history: {
+      list: (page: Page = {}) => this.request<HistoryPage>({ method: 'GET', path: '/api/v3/history', auth: 'token', query: { ...page }, repeatable: true }),
+      /** Deletes one entry, or every entry of the application. */
+      delete: (historyId?: number) =>
+        this.request<StatusMessage>({ method: 'DELETE', path: historyId === undefined ? '/api/v3/history' : `/api/v3/history/${historyId}`, auth: 'token', repeatable: true }),
     },
     export: () => this.request<TrainingSet>({ method: 'GET', path: '/api/v3/export', auth: 'token', repeatable: true }),
     import: (set: TrainingSet, mode: 'merge' | 'replace' = 'merge') =>

@@ -49,6 +49,47 @@ describe('@saola/client against a running server', () => {
     await assert.rejects(saola.nlu.samples.get(sample.code), (err: SaolaError) => err instanceof SaolaError && err.status === 404);
   });
 
+  test('NLU training and prediction: keywords, train, waitForTraining with progress, predict, threshold, history', async () => {
+    const tenant = await app.newTenant('client-train');
+    const bot = new Saola({ baseUrl: app.url, token: tenant.token });
+    const rows = [
+      ...['đặt vé máy bay đi Huế', 'mua vé bay ra Hà Nội', 'tôi muốn bay vào Sài Gòn', 'đặt chuyến bay đi Đà Nẵng', 'book vé bay Hà Nội'].map((sample) => ({ intent: 'book_flight', sample })),
+      ...['thời tiết Huế hôm nay', 'ngày mai Hà Nội có mưa không', 'trời Sài Gòn nóng không', 'dự báo thời tiết Đà Nẵng', 'Hà Nội có lạnh không'].map((sample) => ({ intent: 'weather', sample })),
+    ];
+    assert.equal((await bot.nlu.intentSamples.import(rows)).number_of_imported_sample, rows.length);
+    await bot.nlu.entities.create({ label: 'city', description: 'thành phố', type: 2 });
+    await bot.nlu.keywords.put('city', 'Hồ Chí Minh', ['Sài Gòn', 'tphcm']);
+    assert.deepEqual(await bot.nlu.keywords.list('city'), [{ value: 'Hồ Chí Minh', synonyms: ['Sài Gòn', 'tphcm'] }]);
+    assert.equal((await bot.nlu.trainStatus()).trainable, true);
+
+    const queued = await bot.nlu.train();
+    assert.ok([0, 1].includes(queued.status[0]!.state));
+    const seen: number[] = [];
+    const done = await bot.nlu.waitForTraining({ pollMs: 50, onProgress: (st) => seen.push(st.progress) });
+    assert.equal(done.status, 2);
+    assert.equal(done.progress, 100);
+    assert.equal(done.trainable, false);
+    assert.equal(seen.at(-1), 100);
+
+    const answer = await bot.nlu.predict('cho mình vé bay vào tphcm ngày mai', { saveHistory: true });
+    assert.equal(answer.data.intents?.[0]?.label, 'book_flight');
+    const city = answer.data.entities?.find((e) => e.entity === 'city');
+    assert.deepEqual([city?.value, city?.real_value], ['tphcm', 'Hồ Chí Minh']);
+    assert.equal((await bot.nlu.predict('thời tiết Huế', { part: 'intent' })).data.entities, undefined);
+
+    assert.deepEqual(await bot.nlu.settings.setThreshold(1), { threshold: 1 });
+    assert.deepEqual((await bot.nlu.predict('thời tiết', { part: 'intent' })).data.intents, [], 'under the threshold');
+    assert.equal((await bot.nlu.settings.get()).threshold, 1);
+
+    const history = await bot.nlu.history.list({ limit: 10 });
+    assert.equal(history.total, 1);
+    assert.equal(history.items[0]!.content, 'cho mình vé bay vào tphcm ngày mai');
+    await bot.nlu.history.delete(history.items[0]!.history_id);
+    assert.equal((await bot.nlu.history.list()).total, 0);
+    await bot.nlu.keywords.delete('city', 'Hồ Chí Minh');
+    assert.deepEqual(await bot.nlu.keywords.list('city'), []);
+  });
+
   test('credit scoring and TTS: synthesize() waits for the audio and downloads it', async () => {
     const score = await saola.credit.score({ phone: '0912345678', dltype: 1 });
     assert.equal(score.phone, '84912345678');
