@@ -260,28 +260,35 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       assert.ok((await models.modelFiles(t.appCode)).length > 0);
     });
 
+    /** A training request waiting for the queue, written straight to the table (so a test runs it with its own trainer). */
+    async function insertWaiting(tenant: string, fields: Partial<ModelRow> = {}): Promise<ModelRow> {
+      const row: ModelRow = {
+        code: randomUUID(),
+        app_code: tenant,
+        type: 0,
+        state: TrainState.waiting,
+        message: 'Waiting to train',
+        model_file: '',
+        metrics: '{}',
+        data_fingerprint: '',
+        running_app: tenant,
+        created_time: new Date().toISOString(),
+        started_time: null,
+        finished_time: null,
+        progress: 0,
+        ...fields,
+      };
+      await t.deps.store.db.withTables<{ nlu_models: ModelRow }>().insertInto('nlu_models').values(row).execute();
+      return row;
+    }
+
     test('state machine: waiting, training, success; a failed training keeps the previous model', async () => {
       // A second service on the same store with a trainer held at a gate, so each state can be seen.
       const models = new ModelStore(t.deps.store.db);
       const service = new NluModelService(NluStore.over(t.deps.store.db), models, t.deps.jobs, t.deps.blobs);
       const before = (await models.currentModel(t.appCode))!;
       const tenant = t.appCode;
-      const row: ModelRow = {
-        code: randomUUID(),
-        app_code: tenant,
-        type: 0,
-        state: TrainState.waiting,
-        message: '',
-        model_file: '',
-        metrics: '{}',
-        data_fingerprint: '',
-        running_app: null,
-        created_time: new Date().toISOString(),
-        started_time: null,
-        finished_time: null,
-        progress: 0,
-      };
-      await t.deps.store.db.withTables<{ nlu_models: ModelRow }>().insertInto('nlu_models').values(row).execute();
+      const row = await insertWaiting(tenant, { message: '', running_app: null });
       assert.equal((await api('GET', '/api/v3/train/status')).body.status, 0);
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
@@ -328,22 +335,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       const models = new ModelStore(t.deps.store.db);
       const service = new NluModelService(NluStore.over(t.deps.store.db), models, t.deps.jobs, t.deps.blobs);
       const tenant = t.appCode;
-      const row: ModelRow = {
-        code: randomUUID(),
-        app_code: tenant,
-        type: 0,
-        state: TrainState.waiting,
-        message: 'Waiting to train',
-        model_file: '',
-        metrics: '{}',
-        data_fingerprint: '',
-        running_app: tenant,
-        created_time: new Date().toISOString(),
-        started_time: null,
-        finished_time: null,
-        progress: 0,
-      };
-      await t.deps.store.db.withTables<{ nlu_models: ModelRow }>().insertInto('nlu_models').values(row).execute();
+      const row = await insertWaiting(tenant);
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
       const held: Trainer = async (request, onProgress) => {
