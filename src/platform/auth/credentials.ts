@@ -50,15 +50,7 @@ export function hashSecret(secret: string): string {
  * services, bearer tokens the /api/v3 service. Both are stored hashed.
  */
 export class Credentials {
-  /**
-   * Recent lookups by kind, keyed by the secret as the request sent it (its hash kept beside): a cached secret
-   * costs one map lookup, not a SHA-256 (about 2 µs of the event loop a request). The secrets stay in this
-   * process's memory as long as their entry (bounded in size; cleared on any revocation made here).
-   */
-  private readonly cache: Record<CredentialKind, Map<string, { appCode: string | null; hash: string; expires: number }>> = {
-    api_key: new Map(),
-    token: new Map(),
-  };
+  private readonly cache = new Map<string, { appCode: string | null; expires: number }>();
   /** Secret hashes that authenticated since the last drain, with when: written in batches by the usage recorder. */
   private used = new Map<string, number>();
 
@@ -107,12 +99,7 @@ export class Credentials {
 
   /** Forgets cached lookups (after an application was deleted elsewhere). */
   forgetCached(): void {
-    this.clearCache();
-  }
-
-  private clearCache(): void {
-    this.cache.api_key.clear();
-    this.cache.token.clear();
+    this.cache.clear();
   }
 
   /** Revokes an application and every credential it has. Its records stay, unreachable. */
@@ -123,7 +110,7 @@ export class Credentials {
       await trx.updateTable('applications').set({ revoked_time: now }).where('code', '=', app.app_code).execute();
       await trx.updateTable('credentials').set({ revoked_time: now }).where('app_code', '=', app.app_code).where('revoked_time', 'is', null).execute();
     });
-    this.clearCache();
+    this.cache.clear();
     return { ...app, revoked: true };
   }
 
@@ -165,7 +152,7 @@ export class Credentials {
     if (!row) throw new AuthAdminError('No such key or token');
     const now = new Date().toISOString();
     await this.store.db.updateTable('credentials').set({ revoked_time: now }).where('id', '=', row.id).execute();
-    this.clearCache();
+    this.cache.clear();
     return { ...row, revoked_time: row.revoked_time ?? now };
   }
 
@@ -180,17 +167,18 @@ export class Credentials {
    */
   authenticateSoon(secret: string, kind: CredentialKind): string | null | Promise<string | null> {
     if (!secret || secret.length > 200) return null;
+    const hash = hashSecret(secret);
     const now = Date.now();
-    const hit = this.cache[kind].get(secret);
+    const hit = this.cache.get(kind + hash);
     if (hit && hit.expires > now) {
-      if (hit.appCode) this.noteUse(hit.hash, now);
+      if (hit.appCode) this.noteUse(hash, now);
       return hit.appCode;
     }
-    return this.lookUp(secret, kind, now);
+    return this.lookUp(hash, kind, now);
   }
 
-  private async lookUp(secret: string, kind: CredentialKind, now: number): Promise<string | null> {
-    const hash = hashSecret(secret);
+  private async lookUp(hash: string, kind: CredentialKind, now: number): Promise<string | null> {
+    const cacheKey = kind + hash;
     const row = await this.store.db
       .selectFrom('credentials')
       .innerJoin('applications', 'applications.code', 'credentials.app_code')
@@ -203,9 +191,8 @@ export class Credentials {
     const appCode = row?.app_code ?? null;
     if (appCode) this.noteUse(hash, now);
     if (this.cacheSeconds > 0) {
-      const cache = this.cache[kind];
-      if (cache.size > 10_000) cache.clear();
-      cache.set(secret, { appCode, hash, expires: now + this.cacheSeconds * 1000 });
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(cacheKey, { appCode, expires: now + this.cacheSeconds * 1000 });
     }
     return appCode;
   }
