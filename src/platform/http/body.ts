@@ -31,14 +31,9 @@ function looksLikeForm(text: string): boolean {
 }
 
 export function parseLenientBody(request: FastifyRequest, body: Buffer): unknown {
-  return parseBody(request, body, request.routeOptions.config?.body === 'raw');
-}
-
-function parseBody(request: FastifyRequest, body: Buffer, raw: boolean): unknown {
-  if (raw) return body;
+  if (request.routeOptions.config?.body === 'raw') return body;
   if (body.length === 0) return undefined;
-  let text = body.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const text = body.toString('utf8').replace(/^\uFEFF/, '');
   if (text.trim() === '') return undefined;
   let parsed: unknown;
   try {
@@ -80,8 +75,7 @@ function readBody(request: FastifyRequest, payload: NodeJS.ReadableStream, limit
     const onEnd = () => {
       cleanup();
       if (!Number.isNaN(declared) && received !== declared) reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
-      // A small body comes in one chunk: no copy.
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+      else resolve(Buffer.concat(chunks, received));
     };
     const onError = (err: Error & { statusCode?: number }) => {
       cleanup();
@@ -111,13 +105,10 @@ export function installLenientParsers(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    // routeOptions is a getter that builds a new object of a dozen fields: read it once.
-    const route = request.routeOptions;
-    const raw = route.config?.body === 'raw';
-    readBody(request, payload, route.bodyLimit ?? app.initialConfig.bodyLimit ?? 1024 * 1024).then(
+    readBody(request, payload, request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 1024 * 1024).then(
       (body) => {
         try {
-          done(null, parseBody(request, body, raw));
+          done(null, parseLenientBody(request, body));
         } catch (err) {
           done(err as Error, undefined);
         }
