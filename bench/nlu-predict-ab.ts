@@ -8,6 +8,9 @@
  *   npx tsc -p tsconfig.build.json --outDir .bench/before   (on the code before; then the same to .bench/after)
  *   nice -n 5 npx tsx bench/nlu-predict-ab.ts --slices 6 --seconds 3 .bench/before/main.js .bench/after/main.js .bench/before/main.js .bench/after/main.js
  *
+ * A build may carry settings for its server after commas (`.bench/after/main.js,SAOLA_LOG_LEVEL=info`): the same
+ * build under two settings is compared the same way.
+ *
  * Prints, per server, req/s and the server's CPU per request (the whole process, and its main thread: the event
  * loop), summed over its slices, each slice's `req/s / cpu / main`, then per build the mean over its servers;
  * and each server's first answer (length, a hash, the headers but date and request id) so a cut that changes
@@ -41,8 +44,9 @@ interface Up {
 }
 
 async function start(entry: string): Promise<Up> {
-  process.env.BENCH_ENTRY = entry;
-  const server = await startSaola({});
+  const [built, ...settings] = entry.split(',');
+  process.env.BENCH_ENTRY = built;
+  const server = await startSaola(Object.fromEntries(settings.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])));
   const headers = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' };
   const data = generateDataset({ perIntent: 30, testPerIntent: 1, seed: 7, intents: 20 });
   const rows = data.train.map((s) => ({ intent: s.intent, sample: s.text }));
