@@ -176,7 +176,8 @@ function readDate(tokens: Token[], i: number, ref: ReferenceTime, inChain: boole
     const day = readNumber(tokens, start, false);
     if (day && dayWord && word(tokens, day.last) !== 'thang') {
       // "ngày 5", "mùng 10": that day of this month, or of the next once it has passed. Not a lunar one ("mùng 5 tết", "âm lịch").
-      if (!Number.isInteger(day.value) || day.value < 1 || day.value > 31 || LUNAR.has(word(tokens, day.last) ?? '')) return undefined;
+      const after = word(tokens, day.last) ?? '';
+      if (!Number.isInteger(day.value) || day.value < 1 || day.value > 31 || LUNAR.has(after) || RATE_UNITS.has(after)) return undefined;
       for (let ahead = 0; ahead < 3; ahead++) {
         const month = ((today.month - 1 + ahead + (day.value < today.day && ahead === 0 ? 1 : 0)) % 12) + 1;
         const year = today.year + (month < today.month ? 1 : 0);
@@ -265,6 +266,11 @@ function readTime(tokens: Token[], i: number): TimeMatch | undefined {
 const DAY_WORDS = new Set(['ngay', 'mung', 'mong']);
 /** Folded words after a day that make it a lunar one: tết, âm (lịch). */
 const LUNAR = new Set(['tet', 'am']);
+/**
+ * Folded counters and units after "ngày N" that make it a rate, not a date: "ngày 2 lần" (twice a day), "ngày 8
+ * tiếng", "ngày 3 bữa"; a clock time ("ngày 5 giờ") is left to the time reader.
+ */
+const RATE_UNITS = new Set(['lan', 'tieng', 'gio', 'h', 'phut', 'bua', 'buoi', 'ca', 'nguoi', 'cai', 'vien', 'ly', 'coc', 'chai', 'goi', 'km', 'k', 'nghin', 'ngan', 'trieu', 'dong', 'tr']);
 
 /** The parts of the day as written with their marks ("tôi", I, folds to the "toi" of "tối"). */
 const PERIOD_WORDS = new Set(['sáng', 'trưa', 'chiều', 'tối', 'đêm', 'khuya']);

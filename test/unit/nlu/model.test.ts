@@ -112,6 +112,8 @@ describe('system entities', () => {
     assert.deepEqual(sys('ngày 31')[0]?.value, '2026-12-31', 'November has no 31st');
     assert.deepEqual(sys('mùng 2 tháng 9')[0]?.value, '2026-09-02');
     assert.ok(!sys('mùng 5 tết').some((m) => m.entity === 'sys_date'), 'a lunar day is not a calendar one');
+    assert.deepEqual(sys('uống thuốc ngày 2 lần'), [{ entity: 'sys_number', text: '2', value: 2 }], 'twice a day: a rate, not the 2nd');
+    assert.deepEqual(sys('ngày 5 giờ chiều')[0], { entity: 'sys_time', text: '5 giờ chiều', value: '17:00:00' });
     assert.deepEqual(sys('có chuyến nào tối nay không'), [{ entity: 'sys_date', text: 'tối nay', value: '2026-11-25' }], 'a part of the day with its day');
     assert.deepEqual(sys('sáng mai')[0]?.value, '2026-11-26');
     assert.deepEqual(sys('chiều thứ hai')[0], { entity: 'sys_date', text: 'chiều thứ hai', value: '2026-11-30' });
