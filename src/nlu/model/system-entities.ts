@@ -128,8 +128,8 @@ function readDate(tokens: Token[], i: number, ref: ReferenceTime, inChain: boole
     const month = Number(slash[2]);
     let year = slash[3] ? Number(slash[3]) : today.year;
     if (slash[3]?.length === 2) year += 2000;
-    // "1.5" is a number, not the first of May: dots need a year.
-    if (first.includes('.') && !slash[3]) return undefined;
+    // "1.5" is a number, not the first of May, and "2-3" a range ("2-3 triệu", "5-7 ngày"): dots and dashes need a year.
+    if ((first.includes('.') || first.includes('-')) && !slash[3]) return undefined;
     if (!validDate(year, month, day)) return undefined;
     return { date: { year, month, day }, last: i + 1 };
   }

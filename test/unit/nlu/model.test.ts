@@ -107,6 +107,8 @@ describe('system entities', () => {
     assert.deepEqual(sys('thứ hai tuần sau')[0]?.value, '2026-11-30');
     assert.ok(!sys('31/2').some((m) => m.entity === 'sys_date'), 'no 31 February');
     assert.deepEqual(sys('2026-08-15'), [{ entity: 'sys_date', text: '2026-08-15', value: '2026-08-15' }]);
+    assert.ok(!sys('tầm 2-3 triệu').some((m) => m.entity === 'sys_date'), 'a range is not the 2nd of March');
+    assert.deepEqual(sys('15-08-2026')[0]?.value, '2026-08-15', 'with its year a dash is a date');
     assert.deepEqual(sys('ngày 30')[0]?.value, '2026-11-30', 'a day of this month');
     assert.deepEqual(sys('ngày 5')[0]?.value, '2026-12-05', 'passed this month: the next');
     assert.deepEqual(sys('ngày 31')[0]?.value, '2026-12-31', 'November has no 31st');
