@@ -71,8 +71,11 @@ export function parseNumeral(raw: string): number | undefined {
   return value;
 }
 
+/** A currency sign written onto a price: "1.200.000đ", "50.000₫", "200.000vnđ". */
+const CURRENCY_SUFFIX = /(?:vnđ|vnd|đ|₫)$/;
+
 function readNumeral(raw: string): number | undefined {
-  const m = /^(\d+(?:[.,]\d+)*)([a-z]*)(\d*)$/.exec(raw);
+  const m = /^(\d+(?:[.,]\d+)*)([a-z]*)(\d*)$/.exec(raw.replace(CURRENCY_SUFFIX, ''));
   if (!m) return undefined;
   let digits = m[1]!;
   let value: number;
@@ -134,6 +137,25 @@ function isYearWord(tokens: Token[], index: number): boolean {
   if (before && (/^\d/.test(before.text) || wordOf(before) !== undefined)) return true;
   const after = tokens[index + 1];
   return after !== undefined && (YEAR_AFTER.has(after.folded) || /^\d{4}$/.test(after.text));
+}
+
+/**
+ * Whether the numeral at `index` is (part of) an identifier rather than a quantity: a leading zero and seven
+ * digits or more (a phone or account number), ten digits or more typed without separators (a quantity that large
+ * is written with them or in words), or a group of digits typed apart ("0912 345 678", "1903 4567 8901"): a
+ * first group with a leading zero, or three groups of two digits or more.
+ */
+function isIdentifier(tokens: Token[], index: number): boolean {
+  const text = tokens[index]!.text;
+  if (/^0\d{6,}$/.test(text) || /^\d{10,}$/.test(text)) return true;
+  const group = (k: number) => tokens[k] !== undefined && /^\d{2,}$/.test(tokens[k]!.text);
+  if (!group(index)) return false;
+  let first = index;
+  while (group(first - 1)) first--;
+  let last = index;
+  while (group(last + 1)) last++;
+  const count = last - first + 1;
+  return (count >= 2 && tokens[first]!.text.startsWith('0')) || count >= 3;
 }
 
 /** Slang scales written apart after a number: "500 k", "một trăm k", "2 tr". */
@@ -255,7 +277,7 @@ export function readNumber(tokens: Token[], first: number, strict = true): Numbe
     used = i + 1;
   }
   if (used === 0 || used <= first) return undefined;
-  if (strict && numerals === 1 && words === 0 && used === first + 1 && /^0\d{6,}$/.test(tokens[first]!.text)) return undefined;
+  if (strict && numerals === 1 && words === 0 && used === first + 1 && isIdentifier(tokens, first)) return undefined;
   if (digit !== undefined) {
     // "hai trăm năm" is 250 and "một nghìn hai", "1 triệu 2" are 1200 and 1,200,000 in speech: the lone digit after a scale is its next place.
     const lone = prev === 'digit' || (prev === 'numeral' && /^\d$/.test(tokens[used - 1]!.text));

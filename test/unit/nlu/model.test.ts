@@ -90,6 +90,13 @@ describe('system entities', () => {
     assert.deepEqual(sys('2 tr')[0]?.value, 2_000_000);
     assert.deepEqual(sys('k biết'), [], 'the slang "k" (không) alone');
     assert.deepEqual(sys('gọi 0912345678 nhé'), [], 'a phone number is not a quantity');
+    assert.deepEqual(sys('sđt 0912 345 678'), [], 'nor typed in groups');
+    assert.deepEqual(sys('stk 1903 4567 8901 23'), [], 'an account number in groups');
+    assert.deepEqual(sys('84912345678'), [], 'ten digits or more without separators');
+    assert.deepEqual(sys('chuyển 100000000')[0]?.value, 100_000_000, 'nine digits: still a quantity');
+    assert.deepEqual(sys('12 34').length, 2, 'two short numbers stay numbers');
+    assert.deepEqual(sys('giá 1.200.000đ'), [{ entity: 'sys_number', text: '1.200.000đ', value: 1_200_000 }], 'a price with its currency sign');
+    assert.deepEqual(sys('200.000vnđ')[0]?.value, 200_000);
     assert.deepEqual(sys('012')[0]?.value, 12);
   });
 
