@@ -31,10 +31,10 @@ const bench: Benchmark = async () => {
     'digits, spaced': fill('1 '),
     'one numeral': fill('1'),
     'dotted numerals': fill('1.000.'),
-    'weekdays': fill('thứ hai tuần sau '),
+    weekdays: fill('thứ hai tuần sau '),
     'times with days': fill('9 giờ sáng mai '),
-    'capitals': fill('Chúng Ta '),
-    'emoji': fill('😀'),
+    capitals: fill('Chúng Ta '),
+    emoji: fill('😀'),
     'no spaces': fill('a'),
     'combining marks': fill('a\u0301'),
   };

@@ -34,7 +34,9 @@ for (const c of configs) {
   const entity: number[][] = variants.map(() => []);
   for (const d of datasets) {
     for (let r = 0; r < runs; r++) {
-      const model = new NluModel(trainModel({ examples: d.examples, entities: d.definitions, parts: { intent: true, entity: true }, options: { holdout: 0, ...c.options, seed: d.seed + r } }));
+      const model = new NluModel(
+        trainModel({ examples: d.examples, entities: d.definitions, parts: { intent: true, entity: true }, options: { holdout: 0, ...c.options, seed: d.seed + r } }),
+      );
       variants.forEach((variant, v) => {
         const test = d.data.test[variant];
         let right = 0;

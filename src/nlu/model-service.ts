@@ -323,7 +323,10 @@ export class NluModelService {
         if (pct <= written || at - writtenAt < PROGRESS_EVERY_MS) return;
         written = pct;
         writtenAt = at;
-        const next = { pct, message: `Training on ${samples} samples: ${pct}% (${p.stage === 'measuring' ? 'measuring on a held-out split' : 'final model'}, ${p.part}, pass ${p.pass} of ${p.passes})` };
+        const next = {
+          pct,
+          message: `Training on ${samples} samples: ${pct}% (${p.stage === 'measuring' ? 'measuring on a held-out split' : 'final model'}, ${p.part}, pass ${p.pass} of ${p.passes})`,
+        };
         if (writing) pending = next;
         else writing = write(next);
       },

@@ -473,10 +473,17 @@ export class Saola {
     },
     keywords: {
       /** The listed values of a keyword entity with their synonyms. */
-      list: (label: string) => this.request<{ value: string; synonyms: string[] }[]>({ method: 'GET', path: `/api/v3/entity/${enc(label)}/keywords`, auth: 'token', repeatable: true }),
+      list: (label: string) =>
+        this.request<{ value: string; synonyms: string[] }[]>({ method: 'GET', path: `/api/v3/entity/${enc(label)}/keywords`, auth: 'token', repeatable: true }),
       /** Adds a value, or replaces its synonyms. */
       put: (label: string, value: string, synonyms: string[] = []) =>
-        this.request<{ value: string; synonyms: string[] }>({ method: 'POST', path: `/api/v3/entity/${enc(label)}/keywords`, auth: 'token', json: { value, synonyms }, repeatable: true }),
+        this.request<{ value: string; synonyms: string[] }>({
+          method: 'POST',
+          path: `/api/v3/entity/${enc(label)}/keywords`,
+          auth: 'token',
+          json: { value, synonyms },
+          repeatable: true,
+        }),
       delete: (label: string, value: string) =>
         this.request<StatusMessage>({ method: 'DELETE', path: `/api/v3/entity/${enc(label)}/keywords`, auth: 'token', query: { value }, repeatable: true }),
     },
@@ -512,13 +519,19 @@ export class Saola {
     settings: {
       get: () => this.request<{ threshold: number }>({ method: 'GET', path: '/api/v3/settings', auth: 'token', repeatable: true }),
       /** The intent confidence threshold, 0-1. */
-      setThreshold: (threshold: number) => this.request<{ threshold: number }>({ method: 'PUT', path: '/api/v3/settings', auth: 'token', json: { threshold }, repeatable: true }),
+      setThreshold: (threshold: number) =>
+        this.request<{ threshold: number }>({ method: 'PUT', path: '/api/v3/settings', auth: 'token', json: { threshold }, repeatable: true }),
     },
     history: {
       list: (page: Page = {}) => this.request<HistoryPage>({ method: 'GET', path: '/api/v3/history', auth: 'token', query: { ...page }, repeatable: true }),
       /** Deletes one entry, or every entry of the application. */
       delete: (historyId?: number) =>
-        this.request<StatusMessage>({ method: 'DELETE', path: historyId === undefined ? '/api/v3/history' : `/api/v3/history/${historyId}`, auth: 'token', repeatable: true }),
+        this.request<StatusMessage>({
+          method: 'DELETE',
+          path: historyId === undefined ? '/api/v3/history' : `/api/v3/history/${historyId}`,
+          auth: 'token',
+          repeatable: true,
+        }),
     },
     export: () => this.request<TrainingSet>({ method: 'GET', path: '/api/v3/export', auth: 'token', repeatable: true }),
     import: (set: TrainingSet, mode: 'merge' | 'replace' = 'merge') =>

@@ -53,8 +53,14 @@ describe('@saola/client against a running server', () => {
     const tenant = await app.newTenant('client-train');
     const bot = new Saola({ baseUrl: app.url, token: tenant.token });
     const rows = [
-      ...['đặt vé máy bay đi Huế', 'mua vé bay ra Hà Nội', 'tôi muốn bay vào Sài Gòn', 'đặt chuyến bay đi Đà Nẵng', 'book vé bay Hà Nội'].map((sample) => ({ intent: 'book_flight', sample })),
-      ...['thời tiết Huế hôm nay', 'ngày mai Hà Nội có mưa không', 'trời Sài Gòn nóng không', 'dự báo thời tiết Đà Nẵng', 'Hà Nội có lạnh không'].map((sample) => ({ intent: 'weather', sample })),
+      ...['đặt vé máy bay đi Huế', 'mua vé bay ra Hà Nội', 'tôi muốn bay vào Sài Gòn', 'đặt chuyến bay đi Đà Nẵng', 'book vé bay Hà Nội'].map((sample) => ({
+        intent: 'book_flight',
+        sample,
+      })),
+      ...['thời tiết Huế hôm nay', 'ngày mai Hà Nội có mưa không', 'trời Sài Gòn nóng không', 'dự báo thời tiết Đà Nẵng', 'Hà Nội có lạnh không'].map((sample) => ({
+        intent: 'weather',
+        sample,
+      })),
     ];
     assert.equal((await bot.nlu.intentSamples.import(rows)).number_of_imported_sample, rows.length);
     await bot.nlu.entities.create({ label: 'city', description: 'thành phố', type: 2 });

@@ -571,7 +571,8 @@ export class FeatureIndex {
             }
           }
         }
-        if (set.views && view !== 'folded') for (let k = 0; k < set.chars.length; k++) for (let x = 0; x < wordCount; x++) for (const id of words[x]!.writtenGrams![k]!) this.take(id);
+        if (set.views && view !== 'folded')
+          for (let k = 0; k < set.chars.length; k++) for (let x = 0; x < wordCount; x++) for (const id of words[x]!.writtenGrams![k]!) this.take(id);
       } else {
         const list = words.slice(0, wordCount).map((w) => w.token);
         if (view !== 'written') this.takeGrams(this.grams, set.strictMarks === 'grams' ? list.filter((_, k) => !words[k]!.strict) : list, set, set.charForm ?? 'folded');
@@ -690,7 +691,6 @@ export class FeatureIndex {
       }
     }
   }
-
 }
 
 function setOnce(map: Map<string, number>, key: string, id: number): void {

@@ -39,7 +39,17 @@ export interface LinearOptions {
 /** Naive Bayes log-likelihoods of a unit-length example are on a smaller scale than log-odds: multiplied by this before a softmax. */
 export const NB_SHARPNESS = 10;
 
-export const DEFAULT_LINEAR: LinearOptions = { kind: 'softmax', epochs: 30, l2: 1e-5, learningRate: 0.5, seed: 7, balanceClasses: true, alpha: 0.1, dropout: 0, nbMix: 0.5 };
+export const DEFAULT_LINEAR: LinearOptions = {
+  kind: 'softmax',
+  epochs: 30,
+  l2: 1e-5,
+  learningRate: 0.5,
+  seed: 7,
+  balanceClasses: true,
+  alpha: 0.1,
+  dropout: 0,
+  nbMix: 0.5,
+};
 
 export interface LinearModel {
   kind: LinearKind;
@@ -143,7 +153,14 @@ function dropped(values: number[], p: number, random: () => number, out: number[
 /** Told as a training's passes go: `done` of `total` (0 of n when the first starts, n of n at the end). */
 export type EpochReport = (done: number, total: number) => void;
 
-export function trainLinear(examples: Example[], classes: number, features: number, options: LinearOptions, featureWeights?: Float32Array, onEpoch?: EpochReport): LinearModel {
+export function trainLinear(
+  examples: Example[],
+  classes: number,
+  features: number,
+  options: LinearOptions,
+  featureWeights?: Float32Array,
+  onEpoch?: EpochReport,
+): LinearModel {
   if (options.kind === 'nb') {
     const nb = trainNaiveBayes(examples, classes, features, options, featureWeights);
     onEpoch?.(1, 1);

@@ -1,5 +1,15 @@
 import { KeywordDictionary, type KeywordEntry } from './dictionary.js';
-import { FEATURE_SETS, FeatureIndex, featureStrings, spreadWeights, Vocabulary, type EntityMask, type FeatureSet, type FeatureSetName, type FeatureView } from './features.js';
+import {
+  FEATURE_SETS,
+  FeatureIndex,
+  featureStrings,
+  spreadWeights,
+  Vocabulary,
+  type EntityMask,
+  type FeatureSet,
+  type FeatureSetName,
+  type FeatureView,
+} from './features.js';
 import { DEFAULT_LINEAR, NB_SHARPNESS, scores, softmaxInPlace, trainLinear, type EpochReport, type LinearKind, type LinearModel, type LinearOptions } from './linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
@@ -354,7 +364,16 @@ function trainEntities(examples: TrainingExample[], definitions: EntityDefinitio
     sentences.push(sentence);
   }
   const anyFreeText = sentences.some((s) => s.tags!.some((t) => t !== 'O'));
-  const tagger = anyFreeText ? PerceptronTagger.train(sentences, { epochs: options.taggerEpochs ?? 10, seed: options.seed, wordDropout: options.taggerWordDropout ?? 0, valueDropout: options.taggerValueDropout, decoder: options.taggerDecoder ?? 'greedy', onEpoch }).toData() : undefined;
+  const tagger = anyFreeText
+    ? PerceptronTagger.train(sentences, {
+        epochs: options.taggerEpochs ?? 10,
+        seed: options.seed,
+        wordDropout: options.taggerWordDropout ?? 0,
+        valueDropout: options.taggerValueDropout,
+        decoder: options.taggerDecoder ?? 'greedy',
+        onEpoch,
+      }).toData()
+    : undefined;
   if (!tagger) onEpoch?.(1, 1);
   return { definitions: definitions.map((d) => ({ label: d.label, type: d.type })), keywords, tagger };
 }

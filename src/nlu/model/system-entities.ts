@@ -270,7 +270,30 @@ const LUNAR = new Set(['tet', 'am']);
  * Folded counters and units after "ngày N" that make it a rate, not a date: "ngày 2 lần" (twice a day), "ngày 8
  * tiếng", "ngày 3 bữa"; a clock time ("ngày 5 giờ") is left to the time reader.
  */
-const RATE_UNITS = new Set(['lan', 'tieng', 'gio', 'h', 'phut', 'bua', 'buoi', 'ca', 'nguoi', 'cai', 'vien', 'ly', 'coc', 'chai', 'goi', 'km', 'k', 'nghin', 'ngan', 'trieu', 'dong', 'tr']);
+const RATE_UNITS = new Set([
+  'lan',
+  'tieng',
+  'gio',
+  'h',
+  'phut',
+  'bua',
+  'buoi',
+  'ca',
+  'nguoi',
+  'cai',
+  'vien',
+  'ly',
+  'coc',
+  'chai',
+  'goi',
+  'km',
+  'k',
+  'nghin',
+  'ngan',
+  'trieu',
+  'dong',
+  'tr',
+]);
 
 /** The parts of the day as written with their marks ("tôi", I, folds to the "toi" of "tối"). */
 const PERIOD_WORDS = new Set(['sáng', 'trưa', 'chiều', 'tối', 'đêm', 'khuya']);

@@ -323,7 +323,10 @@ export class PerceptronTagger {
    * syllable at prediction is more often a value than the template words; hiding values more teaches "<unk>" that.
    * `decoder`: greedy trains token by token on the gold history; viterbi is a structured perceptron (the whole sequence decoded, then corrected).
    */
-  static train(sentences: TaggedSentence[], opts: { epochs: number; seed: number; wordDropout?: number; valueDropout?: number; decoder?: TaggerDecoder; onEpoch?: (done: number, total: number) => void }): PerceptronTagger {
+  static train(
+    sentences: TaggedSentence[],
+    opts: { epochs: number; seed: number; wordDropout?: number; valueDropout?: number; decoder?: TaggerDecoder; onEpoch?: (done: number, total: number) => void },
+  ): PerceptronTagger {
     const tagSet = new Set<string>(['O']);
     for (const s of sentences) for (const t of s.tags ?? []) tagSet.add(t);
     const tags = [...tagSet];

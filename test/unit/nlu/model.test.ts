@@ -531,7 +531,7 @@ describe('intent features and linear models', () => {
     // Prediction: "thôi" was never seen as written, so neither its folded syllable, bigrams nor n-grams.
     const read = featureStrings('thôi nhé', set, [], has);
     assert.ok(read.includes('w:thôi'), read.join(' '));
-    assert.ok(!read.some((f) => f === 'f:thoi' || f.startsWith('fb:<s> thoi') || f.startsWith('c:') && f.includes('tho')), read.join(' '));
+    assert.ok(!read.some((f) => f === 'f:thoi' || f.startsWith('fb:<s> thoi') || (f.startsWith('c:') && f.includes('tho'))), read.join(' '));
     // "tiết" was seen: its folded features stay; "thoi" typed without marks keeps its own.
     assert.ok(featureStrings('thơi tiết', set, [], has).includes('f:tiet'), 'a known marked syllable keeps its folded one');
     assert.ok(featureStrings('thoi tiet', set, [], has).includes('f:thoi'), 'an unmarked syllable keeps its folded one');

@@ -3,7 +3,17 @@ import { describe, test } from 'node:test';
 import { generateDataset, type EntitySpec } from '../../../bench/nlu-dataset.js';
 import { FEATURE_SETS, FeatureIndex, featureStrings, Vocabulary, type EntityMask } from '../../../src/nlu/model/features.js';
 import { scores, softmaxInPlace, type LinearModel } from '../../../src/nlu/model/linear.js';
-import { foldedView, intentFeatures, NluModel, sentenceOf, trainModel, viewOf, writtenView, type EntityDefinition, type NluModelData } from '../../../src/nlu/model/model.js';
+import {
+  foldedView,
+  intentFeatures,
+  NluModel,
+  sentenceOf,
+  trainModel,
+  viewOf,
+  writtenView,
+  type EntityDefinition,
+  type NluModelData,
+} from '../../../src/nlu/model/model.js';
 import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
 import { seededRandom } from '../../../src/nlu/model/random.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES } from '../../../src/nlu/model/system-entities.js';
@@ -228,7 +238,24 @@ describe('NLU prediction fast path', () => {
   test('the tokenizer reads tokens unit by unit as its regular expression does', () => {
     const pattern = /\d+(?:[.,/:-]\d+)*(?:\p{L}+\d*)?|[\p{L}\p{N}]+|[^\s]/gu;
     // Digits, separators, letters with and without marks, other scripts' digits, spaces of every kind, marks, symbols.
-    const alphabet = [...'0123456789.,/:-_ abcdzkhtrđăâêôơưáàảãạếờ', ' ', '\t', '\n', '\u00a0', '\u3000', '\ufeff', '\u0301', '\u0663', '\u00b2', 'Ⅻ', '%', '😀', '?', 'İ', 'Σ'];
+    const alphabet = [
+      ...'0123456789.,/:-_ abcdzkhtrđăâêôơưáàảãạếờ',
+      ' ',
+      '\t',
+      '\n',
+      '\u00a0',
+      '\u3000',
+      '\ufeff',
+      '\u0301',
+      '\u0663',
+      '\u00b2',
+      'Ⅻ',
+      '%',
+      '😀',
+      '?',
+      'İ',
+      'Σ',
+    ];
     const random = seededRandom(99);
     const texts = [...sentences, ...edges];
     for (let n = 0; n < 3000; n++) {
