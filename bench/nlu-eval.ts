@@ -25,6 +25,7 @@ import { classificationMetrics, spanMetrics } from '../src/nlu/model/metrics.js'
 import { DEFAULT_TRAIN_OPTIONS, NluModel, trainModel, type EntityDefinition, type TrainOptions, type TrainingExample } from '../src/nlu/model/model.js';
 import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
 import { definitionsOf } from './support/nlu-definitions.js';
+import { BENCH_SENTENCE } from './support/nlu-bench-model.js';
 
 // The development seed; `--seed N` draws other samples of the same templates, `--final` tests on the final paraphrase templates.
 const seedAt = process.argv.indexOf('--seed');
@@ -130,7 +131,10 @@ const candidates: { name: string; options: Partial<TrainOptions>; entities?: boo
   },
   { name: 'the default before + tone keys', options: { featureSet: 'weightedWithinMaskedTones', maskFreeText: true, linear: { l2: 1e-4 } } },
   { name: 'the default before + tone keys + strict marks (word)', options: { featureSet: 'weightedWithinMaskedStrict', maskFreeText: true, linear: { l2: 1e-4 } } },
-  { name: 'the default before + tone keys + strict marks (word and n-grams)', options: { featureSet: 'weightedWithinMaskedStrictGrams', maskFreeText: true, linear: { l2: 1e-4 } } },
+  {
+    name: 'the default before + tone keys + strict marks (word and n-grams)',
+    options: { featureSet: 'weightedWithinMaskedStrictGrams', maskFreeText: true, linear: { l2: 1e-4 } },
+  },
   {
     name: 'tone keys + strict marks (word and n-grams), step 0.2',
     options: { featureSet: 'weightedWithinMaskedStrictGrams', maskFreeText: true, linear: { l2: 1e-4, learningRate: 0.2 } },
@@ -225,7 +229,7 @@ if (!onlyReal && !quick) {
   const httpModel = new NluModel(
     trainModel({ examples: httpSet.train.map((s) => ({ text: s.text, intent: s.intent, entities: [] })), entities: [], parts: { intent: true, entity: true } }),
   );
-  const httpText = 'cho mình chuyển 500 nghìn cho chị Lan lúc 9 giờ sáng mai nhé';
+  const httpText = BENCH_SENTENCE;
   const measure = (m: NluModel, list: string[], rounds: number) => {
     // Warm-up.
     for (const t of list.slice(0, 50)) m.predict(t, ref, { intent: true, entity: true });

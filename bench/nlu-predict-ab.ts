@@ -21,7 +21,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { startSaola, type BenchServer } from './support/server.js';
-import { generateDataset } from './nlu-dataset.js';
+import { BENCH_SENTENCE, trainBenchModel } from './support/nlu-bench-model.js';
 
 const { values, positionals: entries } = parseArgs({
   allowPositionals: true,
@@ -30,7 +30,7 @@ const { values, positionals: entries } = parseArgs({
 const slices = Number(values.slices);
 const seconds = Number(values.seconds);
 if (entries.length === 0) throw new Error('name one or more compiled main.js');
-const body = JSON.stringify({ content: 'cho mình chuyển 500 nghìn cho chị Lan lúc 9 giờ sáng mai nhé' });
+const body = JSON.stringify({ content: BENCH_SENTENCE });
 
 interface Up {
   entry: string;
@@ -48,16 +48,7 @@ async function start(entry: string): Promise<Up> {
   process.env.BENCH_ENTRY = built;
   const server = await startSaola(Object.fromEntries(settings.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])));
   const headers = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' };
-  const data = generateDataset({ perIntent: 30, testPerIntent: 1, seed: 7, intents: 20 });
-  const rows = data.train.map((s) => ({ intent: s.intent, sample: s.text }));
-  await fetch(`${server.url}/api/v3/intent-sample/import_intent_samples`, { method: 'POST', headers, body: JSON.stringify(rows) });
-  await fetch(`${server.url}/api/v3/train`, { method: 'POST', headers });
-  for (let i = 0; ; i++) {
-    const status = (await (await fetch(`${server.url}/api/v3/train/status`, { headers })).json()) as { status: number };
-    if (status.status === 2) break;
-    if (status.status === 3 || i > 600) throw new Error(`training ended in state ${status.status}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await trainBenchModel(server.url, headers);
   const res = await fetch(`${server.url}/api/v3/predict`, { method: 'POST', headers, body });
   const answer = await res.text();
   const shown = [...res.headers].filter(([k]) => k !== 'date' && k !== 'x-request-id').map(([k, v]) => `${k}: ${v}`);

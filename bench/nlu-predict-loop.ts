@@ -9,6 +9,7 @@ import { generateDataset } from './nlu-dataset.js';
 import { NluModel, trainModel } from '../src/nlu/model/model.js';
 import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
 import { definitionsOf } from './support/nlu-definitions.js';
+import { BENCH_SENTENCE } from './support/nlu-bench-model.js';
 
 const SEED = 20261125;
 const at = process.argv.indexOf('--seconds');
@@ -29,7 +30,7 @@ const intentOnly = new NluModel(
   trainModel({ examples: httpSet.train.map((s) => ({ text: s.text, intent: s.intent, entities: [] })), entities: [], parts: { intent: true, entity: true } }),
 );
 const texts = [...twenty.test.written, ...twenty.test.noMarks, ...twenty.test.noisy].map((s) => s.text);
-const httpText = 'cho mình chuyển 500 nghìn cho chị Lan lúc 9 giờ sáng mai nhé';
+const httpText = BENCH_SENTENCE;
 
 /** CPU µs per prediction over about `seconds` of predicting, after a one-second warm-up. */
 function cpuPerPrediction(model: NluModel, list: string[], seconds: number): number {

@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import type { BenchRow } from './harness.js';
 import { startHello, startSaola, type BenchServer } from './support/server.js';
 import { createTestDatabase } from '../test/support/postgres.js';
-import { generateDataset } from './nlu-dataset.js';
+import { BENCH_SENTENCE, trainBenchModel } from './support/nlu-bench-model.js';
 
 /**
  * NLU training data over HTTP on loopback: sample create throughput and the
@@ -215,22 +215,13 @@ async function measureList(label: string, env: Record<string, string>): Promise<
 async function measurePredict(label: string, env: Record<string, string>, bare: BarePost): Promise<BenchRow[]> {
   // Prediction with a 20-intent model trained from the generated dataset.
   const predict = await withServer(env, async (server, headers) => {
-    const data = generateDataset({ perIntent: 30, testPerIntent: 1, seed: 7, intents: 20 });
-    const rows = data.train.map((s) => ({ intent: s.intent, sample: s.text }));
-    await fetch(`${server.url}/api/v3/intent-sample/import_intent_samples`, { method: 'POST', headers, body: JSON.stringify(rows) });
-    await fetch(`${server.url}/api/v3/train`, { method: 'POST', headers });
-    for (let i = 0; ; i++) {
-      const status = (await (await fetch(`${server.url}/api/v3/train/status`, { headers })).json()) as { status: number };
-      if (status.status === 2) break;
-      if (status.status === 3 || i > 600) throw new Error(`training ended in state ${status.status}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await trainBenchModel(server.url, headers);
     const { result, baseline } = await beside(
       {
         url: `${server.url}/api/v3/predict`,
         method: 'POST',
         headers,
-        body: JSON.stringify({ content: 'cho mình chuyển 500 nghìn cho chị Lan lúc 9 giờ sáng mai nhé' }),
+        body: JSON.stringify({ content: BENCH_SENTENCE }),
       },
       server,
       bare,

@@ -183,26 +183,8 @@ function entityMasks(text: PreparedText, dictionary: KeywordDictionary | undefin
   taken.fill(0, 0, tokens.length);
   if (dictionary) for (const m of dictionary.match(tokens)) takeMask(masks, taken, tokens.length, { entity: m.entity, first: m.first, last: m.last });
   for (const m of freeText) takeMask(masks, taken, tokens.length, m);
-  // Spans do not depend on the reference time, only values do. They come left to right without overlapping,
-  // so each token search starts where the one before stopped (a 20,000-character text of numbers: linear, not quadratic).
-  let from = 0;
-  for (const s of found) {
-    let first = -1;
-    let last = 0;
-    let k = from;
-    while (k < tokens.length && tokens[k]!.start < s.start) k++;
-    for (; k < tokens.length; k++) {
-      if (first < 0 && tokens[k]!.start === s.start) first = k;
-      if (tokens[k]!.end === s.end) {
-        last = k + 1;
-        break;
-      }
-    }
-    if (first >= 0 && last > first) {
-      takeMask(masks, taken, tokens.length, { entity: s.entity, first, last });
-      from = last;
-    }
-  }
+  // Spans do not depend on the reference time, only values do.
+  for (const s of found) takeMask(masks, taken, tokens.length, { entity: s.entity, first: s.first, last: s.last });
   return masks;
 }
 
@@ -322,14 +304,8 @@ export function sentenceOf(text: PreparedText, dictionary: KeywordDictionary, sy
   for (const m of dictionary.match(text.tokens)) {
     for (let i = m.first; i < m.last; i++) hints[i]!.push(`d:${m.entity}:${i === m.first ? 'B' : 'I'}`);
   }
-  // System entities come left to right without overlapping: one pass over the tokens for all of them.
-  let i = 0;
   for (const s of system) {
-    while (i < text.tokens.length && text.tokens[i]!.end <= s.start) i++;
-    for (let k = i; k < text.tokens.length && text.tokens[k]!.start < s.end; k++) {
-      const t = text.tokens[k]!;
-      if (t.start >= s.start && t.end <= s.end) hints[k]!.push(`s:${s.entity}:${t.start === s.start ? 'B' : 'I'}`);
-    }
+    for (let i = s.first; i < s.last; i++) hints[i]!.push(`s:${s.entity}:${i === s.first ? 'B' : 'I'}`);
   }
   // Without astral characters code points are UTF-16 units: each token's surface is a slice of the joined text.
   const joined = text.chars.join('');

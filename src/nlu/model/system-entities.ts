@@ -15,6 +15,9 @@ export interface SystemEntityMatch {
   /** Code points of the normalised text. */
   start: number;
   end: number;
+  /** Its tokens, [first, last) (the intent masks and the tagger's hints read these). */
+  first: number;
+  last: number;
   /** number for numbers and percents; ISO text for dates (YYYY-MM-DD), times (HH:MM:SS) and both (YYYY-MM-DDTHH:MM:SS). */
   realValue: number | string;
 }
@@ -323,6 +326,11 @@ function mayStart(token: Token): boolean {
   return (c >= 48 && c <= 57) || DATE_STARTS.has(token.folded) || mayStartNumber(token);
 }
 
+/** The entity of tokens [first, last). */
+function match(tokens: Token[], entity: SystemEntityName, first: number, last: number, realValue: number | string): SystemEntityMatch {
+  return { entity, start: tokens[first]!.start, end: tokens[last - 1]!.end, first, last, realValue };
+}
+
 /** All system entities of a text, left to right, not overlapping one another. */
 export function systemEntities(text: PreparedText, ref: ReferenceTime): SystemEntityMatch[] {
   const tokens = text.tokens;
@@ -353,15 +361,10 @@ export function systemEntities(text: PreparedText, ref: ReferenceTime): SystemEn
       }
       const hour = hour24(time.hour, period);
       if (date) {
-        out.push({
-          entity: 'sys_datetime',
-          start: tokens[i]!.start,
-          end: tokens[date.last - 1]!.end,
-          realValue: `${isoDate(date.date)}T${isoTime(hour, time.minute)}`,
-        });
+        out.push(match(tokens, 'sys_datetime', i, date.last, `${isoDate(date.date)}T${isoTime(hour, time.minute)}`));
         i = date.last;
       } else {
-        out.push({ entity: 'sys_time', start: tokens[i]!.start, end: tokens[last - 1]!.end, realValue: isoTime(hour, time.minute) });
+        out.push(match(tokens, 'sys_time', i, last, isoTime(hour, time.minute)));
         i = last;
       }
       continue;
@@ -370,20 +373,20 @@ export function systemEntities(text: PreparedText, ref: ReferenceTime): SystemEn
     const partOfDay = isPartOfDay(tokens, i) ? readDate(tokens, i + 1, ref, true) : undefined;
     const date = partOfDay ?? readDate(tokens, i, ref, false);
     if (date) {
-      out.push({ entity: 'sys_date', start: tokens[i]!.start, end: tokens[date.last - 1]!.end, realValue: isoDate(date.date) });
+      out.push(match(tokens, 'sys_date', i, date.last, isoDate(date.date)));
       i = date.last;
       continue;
     }
     const number = readNumber(tokens, i, true);
     if (number) {
       if (word(tokens, number.last) === '%') {
-        out.push({ entity: 'sys_percent', start: tokens[i]!.start, end: tokens[number.last]!.end, realValue: number.value });
+        out.push(match(tokens, 'sys_percent', i, number.last + 1, number.value));
         i = number.last + 1;
       } else if (word(tokens, number.last) === 'phan' && word(tokens, number.last + 1) === 'tram') {
-        out.push({ entity: 'sys_percent', start: tokens[i]!.start, end: tokens[number.last + 1]!.end, realValue: number.value });
+        out.push(match(tokens, 'sys_percent', i, number.last + 2, number.value));
         i = number.last + 2;
       } else {
-        out.push({ entity: 'sys_number', start: tokens[i]!.start, end: tokens[number.last - 1]!.end, realValue: number.value });
+        out.push(match(tokens, 'sys_number', i, number.last, number.value));
         i = number.last;
       }
       continue;
