@@ -9,6 +9,39 @@ interface Resolved {
   internal: boolean;
 }
 
+interface ValidationIssue {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/**
+ * A schema's alternatives read as one sentence: a field that may be one of
+ * a few values is "body/type must be one of "intent", "entity"" instead of
+ * ajv's "must be equal to constant" for each value, then "must match a
+ * schema in anyOf" and the other branch's "body must be null". Undefined when
+ * the errors hold no such alternatives (ajv's own text is clear then).
+ */
+export function validationMessage(where: string, issues: readonly ValidationIssue[]): string | undefined {
+  const allowed = new Map<string, unknown[]>();
+  for (const issue of issues) {
+    if (issue.keyword === 'const') allowed.set(issue.instancePath, [...(allowed.get(issue.instancePath) ?? []), issue.params.allowedValue]);
+    if (issue.keyword === 'enum') allowed.set(issue.instancePath, [...(allowed.get(issue.instancePath) ?? []), ...((issue.params.allowedValues as unknown[]) ?? [])]);
+  }
+  if (allowed.size === 0) return undefined;
+  const parts: string[] = [];
+  for (const [path, values] of allowed) parts.push(`${where}${path} must be one of ${[...new Set(values)].map((v) => JSON.stringify(v)).join(', ')}`);
+  // Other errors at paths without alternatives (a field of the wrong type beside the one above); the union's own
+  // "must match a schema in anyOf" and a sibling branch's errors at a parent path say nothing more.
+  for (const issue of issues) {
+    if (issue.keyword === 'const' || issue.keyword === 'enum' || issue.keyword === 'anyOf' || issue.keyword === 'oneOf') continue;
+    if ([...allowed.keys()].some((path) => path.startsWith(issue.instancePath))) continue;
+    parts.push(`${where}${issue.instancePath} ${issue.message ?? 'is invalid'}`);
+  }
+  return parts.join('; ');
+}
+
 function resolve(shape: ServiceErrorShape, err: unknown): Resolved {
   if (err instanceof ServiceError) return { entry: err.entry, message: err.message, details: err.details, internal: false };
   if (err instanceof PlatformError) {
@@ -17,7 +50,7 @@ function resolve(shape: ServiceErrorShape, err: unknown): Resolved {
   const e = err as FastifyError & { name?: string };
   if (e && e.validation) {
     const where = e.validationContext ?? 'request';
-    return { entry: shape.platform.invalidRequest, message: `Invalid ${where}: ${e.message}`, internal: false };
+    return { entry: shape.platform.invalidRequest, message: `Invalid ${where}: ${validationMessage(where, e.validation) ?? e.message}`, internal: false };
   }
   // A hostile blob key (path traversal) is the caller's mistake, not ours.
   if (e && e.name === 'BlobKeyError') {

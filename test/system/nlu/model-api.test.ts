@@ -106,6 +106,11 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       assert.equal(tooLittle.status, 400);
       assert.equal(tooLittle.body.code, 'NOT_ENOUGH_DATA');
       assert.match(tooLittle.body.message, /at least 2 intents/);
+      // An unknown part is named with the values allowed, in one sentence (not ajv's error per branch of the union).
+      const unknownPart = await api('POST', '/api/v3/train', { type: 'intents' });
+      assert.equal(unknownPart.status, 400);
+      assert.equal(unknownPart.body.code, 'INVALID_REQUEST');
+      assert.equal(unknownPart.body.message, 'Invalid body: body/type must be one of "intent", "entity", "all", ""');
       assert.equal((await api('POST', '/api/v3/predict', { content: '' })).status, 400);
     });
 
