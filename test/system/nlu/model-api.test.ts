@@ -201,6 +201,18 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       await api('PUT', '/api/v3/settings', { threshold: 0.3 });
     });
 
+    test('content up to 2,000 characters (code points: an emoji is one) is predicted; one more is refused', async () => {
+      const longest = '😀 '.repeat(500) + 'xin chào'.padEnd(1_000, ' bạn');
+      assert.equal(Array.from(longest).length, 2_000);
+      const answered = await api('POST', '/api/v3/predict', { content: longest });
+      assert.equal(answered.status, 200, JSON.stringify(answered.body));
+      assert.equal(answered.body.data.intents[0].label, 'greeting');
+      const over = await api('POST', '/api/v3/predict', { content: `${longest}!` });
+      assert.equal(over.status, 400);
+      assert.equal(over.body.code, 'INVALID_REQUEST');
+      assert.equal(over.body.message, 'content is limited to 2000 characters');
+    });
+
     test('a sample deleted after training: predictions still work, trainable becomes true', async () => {
       const sample = (await api('GET', '/api/v3/sample')).body.find((s: any) => s.content === 'chào nha');
       assert.equal((await api('DELETE', `/api/v3/sample/${sample.code}`)).status, 200);
