@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isUniqueViolation, serviceDb, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
-import type { HistoryRow, KeywordRow, ModelRow, NluTables } from './schema.js';
+import type { HistoryRow, ModelRow, NluTables } from './schema.js';
 
 export type { HistoryRow, KeywordRow, ModelRow, SettingsRow } from './schema.js';
 
@@ -14,8 +14,9 @@ export const TrainType = { all: 0, intent: 1, entity: 2 } as const;
 export type TrainType = (typeof TrainType)[keyof typeof TrainType];
 
 /**
- * Persistence of trained models, settings, prediction history and keyword
- * lists. Every method is scoped to one application.
+ * Persistence of trained models, settings and prediction history (the
+ * keyword lists are training data: `NluStore`). Every method is scoped to
+ * one application.
  */
 export class ModelStore {
   private readonly db: ServiceDb<NluTables>;
@@ -171,42 +172,6 @@ export class ModelStore {
     let query = this.db.deleteFrom('nlu_history').where('app_code', '=', app);
     if (id !== undefined) query = query.where('id', '=', id);
     const result = await query.executeTakeFirst();
-    return Number(result.numDeletedRows);
-  }
-
-  // Keywords
-
-  keywordsOfApp(app: string): Promise<KeywordRow[]> {
-    return this.db.selectFrom('nlu_entity_keywords').selectAll().where('app_code', '=', app).orderBy('created_time').orderBy('code').execute();
-  }
-
-  keywordsOfEntity(app: string, entityCode: string): Promise<KeywordRow[]> {
-    return this.db
-      .selectFrom('nlu_entity_keywords')
-      .selectAll()
-      .where('app_code', '=', app)
-      .where('entity_code', '=', entityCode)
-      .orderBy('created_time')
-      .orderBy('code')
-      .execute();
-  }
-
-  /** Adds a value or replaces its synonyms. */
-  async upsertKeyword(row: KeywordRow): Promise<void> {
-    await this.db
-      .insertInto('nlu_entity_keywords')
-      .values(row)
-      .onConflict((oc) => oc.columns(['entity_code', 'value']).doUpdateSet({ synonyms: row.synonyms }))
-      .execute();
-  }
-
-  async deleteKeyword(app: string, entityCode: string, value: string): Promise<number> {
-    const result = await this.db
-      .deleteFrom('nlu_entity_keywords')
-      .where('app_code', '=', app)
-      .where('entity_code', '=', entityCode)
-      .where('value', '=', value)
-      .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 }

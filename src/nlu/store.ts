@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type Kysely, type OnConflictBuilder } from 'kysely';
 import { serviceDb, type Dialect, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
-import type { DataVersionRow, EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, NluTables, SampleRow } from './schema.js';
+import type { DataVersionRow, EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, KeywordRow, NluTables, SampleRow } from './schema.js';
 import type { EntitySample, Pagination, SampleListItem } from './schemas.js';
 
 /**
@@ -310,6 +310,42 @@ export class NluStore {
 
   async deleteEntitySample(app: string, code: string): Promise<void> {
     await this.db.deleteFrom('nlu_entity_samples').where('app_code', '=', app).where('code', '=', code).execute();
+  }
+
+  // Keyword lists of entities (training data: a write bumps the data version like any other)
+
+  keywordsOfApp(app: string): Promise<KeywordRow[]> {
+    return this.db.selectFrom('nlu_entity_keywords').selectAll().where('app_code', '=', app).orderBy('created_time').orderBy('code').execute();
+  }
+
+  keywordsOfEntity(app: string, entityCode: string): Promise<KeywordRow[]> {
+    return this.db
+      .selectFrom('nlu_entity_keywords')
+      .selectAll()
+      .where('app_code', '=', app)
+      .where('entity_code', '=', entityCode)
+      .orderBy('created_time')
+      .orderBy('code')
+      .execute();
+  }
+
+  /** Adds a value or replaces its synonyms. */
+  async upsertKeyword(row: KeywordRow): Promise<void> {
+    await this.db
+      .insertInto('nlu_entity_keywords')
+      .values(row)
+      .onConflict((oc) => oc.columns(['entity_code', 'value']).doUpdateSet({ synonyms: row.synonyms }))
+      .execute();
+  }
+
+  async deleteKeyword(app: string, entityCode: string, value: string): Promise<number> {
+    const result = await this.db
+      .deleteFrom('nlu_entity_keywords')
+      .where('app_code', '=', app)
+      .where('entity_code', '=', entityCode)
+      .where('value', '=', value)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /** Every row of an application, for export. */

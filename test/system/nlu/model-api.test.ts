@@ -189,6 +189,30 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       );
     });
 
+    test('status reads the training data again only after a write (a keyword list too); trainable follows', async () => {
+      // A second service on the same store, counting how often it reads the whole training set.
+      const store = NluStore.over(t.deps.store.db);
+      let reads = 0;
+      const everything = store.everything.bind(store);
+      store.everything = (app: string) => {
+        reads++;
+        return everything(app);
+      };
+      const service = new NluModelService(store, new ModelStore(t.deps.store.db), t.deps.jobs, t.deps.blobs);
+      assert.equal((await service.status(t.appCode)).trainable, false, 'just trained');
+      assert.equal((await service.status(t.appCode)).trainable, false);
+      assert.equal(reads, 1, 'the second status read the data version only');
+      // A listed value is training data: adding one (through the API, another service) makes the data new.
+      assert.equal((await api('POST', '/api/v3/entity/city/keywords', { value: 'Cần Thơ', synonyms: ['ct'] })).status, 200);
+      assert.equal((await service.status(t.appCode)).trainable, true);
+      assert.equal(reads, 2);
+      assert.equal((await api('DELETE', `/api/v3/entity/city/keywords?value=${encodeURIComponent('Cần Thơ')}`)).status, 200);
+      const back = await service.status(t.appCode);
+      assert.equal(back.trainable, false, 'the data the model learnt from again');
+      assert.equal((await api('GET', '/api/v3/train/status')).body.trainable, false, 'the server says the same');
+      assert.equal(reads, 3);
+    });
+
     test('threshold: per application, intents under it are left out, bad values refused', async () => {
       assert.equal((await api('GET', '/api/v3/settings')).body.threshold, 0.3);
       assert.equal((await api('PUT', '/api/v3/settings', { threshold: 2 })).body.code, 'INVALID_THRESHOLD');
