@@ -140,6 +140,14 @@ function abandoned(row: ModelRow): boolean {
   return row.state === TrainState.training && row.started_time !== null && Date.now() - Date.parse(row.started_time) > ABANDONED_AFTER_MS;
 }
 
+/** The job's note when the intent model left features out to bound its size (`MAX_INTENT_WEIGHTS`). */
+function leftOut(trained: NluModelData): string {
+  const n = trained.intent?.featuresLeftOut;
+  if (!n) return '';
+  const kept = trained.intent!.vocabulary.length;
+  return ` (the model keeps the ${kept.toLocaleString('en-US')} commonest of ${(kept + n).toLocaleString('en-US')} features, to bound its size)`;
+}
+
 function toJob(row: ModelRow): TrainJob {
   const metrics = parseMetrics(row.metrics);
   return {
@@ -289,7 +297,7 @@ export class NluModelService {
         model_file: key,
         metrics: JSON.stringify(trained.metrics),
         data_fingerprint: set.fingerprint,
-        message: `Trained on ${set.examples.length} samples`,
+        message: `Trained on ${set.examples.length} samples${leftOut(trained)}`,
         at: now(),
       });
       this.forgetServing(app);

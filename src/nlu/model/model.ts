@@ -59,7 +59,20 @@ export interface TrainOptions {
   foldedCopies?: boolean;
   /** Overrides of the linear model's options (regularisation, dropout), for comparing them. */
   linear?: Partial<LinearOptions>;
+  /** At most this many intent weights (features x intents; `MAX_INTENT_WEIGHTS` when not given): past it the rarest features go. */
+  maxWeights?: number;
 }
+
+/**
+ * The intent classifier's weights are dense (every feature has one per intent): a bot of 300 intents and 9,000
+ * samples of varied words (bench/nlu-many-intents.ts) had 143,171 features, a 232 MB model document and 805 MB
+ * resident while training.
+ * Past this many weights (64 MB as Float32, about 85 MB in the document) the features held by the fewest samples
+ * are left out, so a model stays loadable (a document past V8's largest string, about 512 MB, cannot be written at
+ * all) and each model a process keeps for predictions stays bounded. A 30-intent bot of a few thousand samples has
+ * under a million.
+ */
+export const MAX_INTENT_WEIGHTS = 16_000_000;
 
 export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
   featureSet: 'weightedWithinMaskedStrictGrams',
@@ -93,6 +106,8 @@ export interface IntentModelData {
   featureWeights?: string;
   /** Free-text entities whose spans stood as "<entity>" in training; at prediction the entity tagger finds them. */
   freeText?: string[];
+  /** Features the training met but left out, the rarest, to stay within `maxWeights`; absent when none. */
+  featuresLeftOut?: number;
 }
 
 export interface EntityModelData {
@@ -222,9 +237,9 @@ function trainIntents(examples: TrainingExample[], options: TrainOptions, keywor
   const labels = [...new Set(examples.map((e) => e.intent))].sort();
   const labelIndex = new Map(labels.map((l, i) => [l, i]));
   const dictionary = keywords.length > 0 ? new KeywordDictionary(keywords) : undefined;
-  const vocabulary = new Vocabulary();
+  let vocabulary = new Vocabulary();
   const set = FEATURE_SETS[options.featureSet] as FeatureSet;
-  const data: { features: number[]; label: number }[] = [];
+  let data: { features: number[]; label: number }[] = [];
   for (const e of examples) {
     const text = prepare(e.text);
     const masks = e.entities
@@ -246,6 +261,9 @@ function trainIntents(examples: TrainingExample[], options: TrainOptions, keywor
       data.push({ features: intentFeatures(prepare(folded), options.featureSet, dictionary, undefined, masks).map((f) => vocabulary.add(f)), label });
     }
   }
+  const limit = Math.max(1, Math.floor((options.maxWeights ?? MAX_INTENT_WEIGHTS) / Math.max(1, labels.length)));
+  const met = vocabulary.size;
+  if (met > limit) ({ vocabulary, data } = commonestFeatures(vocabulary, data, limit));
   const weighted = set.spread === true || set.groupWeights !== undefined;
   const featureWeights = weighted ? spreadWeights(vocabulary.entries(), data, labels.length, set) : undefined;
   const model = trainLinear(
@@ -266,6 +284,25 @@ function trainIntents(examples: TrainingExample[], options: TrainOptions, keywor
     bias: Array.from(model.bias),
     ...(featureWeights ? { featureWeights: encodeFloats(featureWeights) } : {}),
     freeText: [...freeText].sort(),
+    ...(met > vocabulary.size ? { featuresLeftOut: met - vocabulary.size } : {}),
+  };
+}
+
+/**
+ * The `limit` features held by the most examples (ties: the first met), in the order they were met, and the
+ * examples' features renumbered (the others dropped).
+ */
+function commonestFeatures(vocabulary: Vocabulary, data: { features: number[]; label: number }[], limit: number) {
+  const held = new Uint32Array(vocabulary.size);
+  for (const e of data) for (const f of e.features) held[f]! += 1;
+  const ranked = Array.from({ length: vocabulary.size }, (_, f) => f).sort((a, b) => held[b]! - held[a]! || a - b);
+  const kept = ranked.slice(0, limit).sort((a, b) => a - b);
+  const renumber = new Int32Array(vocabulary.size).fill(-1);
+  kept.forEach((f, i) => (renumber[f] = i));
+  const entries = vocabulary.entries();
+  return {
+    vocabulary: new Vocabulary(kept.map((f) => entries[f]!)),
+    data: data.map((e) => ({ label: e.label, features: e.features.map((f) => renumber[f]!).filter((f) => f >= 0) })),
   };
 }
 

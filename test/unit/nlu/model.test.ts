@@ -359,6 +359,29 @@ describe('the whole model', () => {
     assert.ok(seen.every((p) => p.pass >= 0 && p.pass <= p.passes));
   });
 
+  test('past maxWeights (features x intents) the features held by the fewest samples go; the model still answers', () => {
+    const full = data.intent!.vocabulary;
+    const limit = 120;
+    const entities = [{ label: 'city', type: 1 as const, keywords: [{ value: 'Hồ Chí Minh', synonyms: ['Sài Gòn'] }] }];
+    const capped = trainModel({ examples, entities, parts: { intent: true, entity: false }, options: { holdout: 0, maxWeights: limit * 3 } }).intent!;
+    assert.ok(full.length > 2 * limit, `the uncapped vocabulary (${full.length}) is well past the cap`);
+    assert.equal(capped.vocabulary.length, limit);
+    assert.equal(capped.featuresLeftOut, full.length - limit, 'the model says how many it left out');
+    assert.equal(data.intent!.featuresLeftOut, undefined, 'none left out under the cap');
+    assert.equal(Buffer.from(capped.weights, 'base64').length, limit * 3 * 4, 'one Float32 weight per kept feature and intent');
+    // Words most samples of an intent hold stay ("bay", "chào", "không", keyed by tone); the syllable of one sample ("trợ") goes.
+    for (const kept of ['f:bay', 'w:chao2', 'f:khong']) assert.ok(capped.vocabulary.includes(kept), kept);
+    assert.ok(full.includes('w:trơ5') && !capped.vocabulary.includes('w:trơ5'), 'the "trợ" of one sample went');
+    const small = new NluModel({ ...data, intent: capped, entity: undefined });
+    for (const [text, intent] of [
+      ['vé máy bay đi Huế', 'book_flight'],
+      ['thời tiết Hà Nội', 'weather'],
+      ['xin chào', 'greeting'],
+    ] as const) {
+      assert.equal(small.intents(text)[0]?.label, intent, text);
+    }
+  });
+
   test('metrics from the held-out split are stored with the model', () => {
     assert.ok(data.metrics.intent);
     assert.ok(data.metrics.intent.test_size >= 3);
