@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { uuidv7 } from '../platform/ids.js';
 import type { BlobStore } from '../platform/blobs/store.js';
 import { ServiceError } from '../platform/http/errors.js';
@@ -13,6 +14,15 @@ export const TRAIN_QUEUE = 'nlu-train';
 export const DEFAULT_THRESHOLD = 0.3;
 const MAX_PREDICT_CHARS = 2_000;
 const CACHED_MODELS = 64;
+interface CachedModel {
+  code: string;
+  model: ServedModel;
+  /** The document's length, what the cache counts. */
+  chars: number;
+}
+
+/** Characters of model documents the process keeps parsed at most (see `NluModelService.cache`). */
+export const CACHED_MODEL_CHARS = 512 * 1024 * 1024;
 /** Applications whose serving model and threshold are remembered (each entry is small: the model is shared with `cache`). */
 const SERVED_APPS = 10_000;
 /** How long predictions use the model and threshold last read before reading them again (SAOLA_NLU_MODEL_RECHECK_MS). */
@@ -173,7 +183,12 @@ function toJob(row: ModelRow): TrainJob {
  * newest successful one, whichever process trained it.
  */
 export class NluModelService {
-  private readonly cache = new Map<string, { code: string; model: ServedModel }>();
+  /**
+   * Each application's newest model, parsed: at most `CACHED_MODELS`, and documents of at most
+   * `CACHED_MODEL_CHARS` in all (a few large models fill it before 64 small ones would). A model dropped here
+   * leaves `serving` too, which would otherwise keep it in memory.
+   */
+  private readonly cache: LRUCache<string, CachedModel>;
   private readonly loading = new Map<string, Promise<ServedModel>>();
   /**
    * What predictions of an application use (its newest model and its threshold) and when the store was last
@@ -196,7 +211,18 @@ export class NluModelService {
     private readonly recheckMs = DEFAULT_RECHECK_MS,
     /** Where predictions run (the event loop by default; worker threads in a server: `createPredictor`). */
     private readonly predictor: Predictor = new InlinePredictor(),
-  ) {}
+    /** Characters of model documents kept parsed at most (see `cache`). */
+    cachedModelChars = CACHED_MODEL_CHARS,
+  ) {
+    this.cache = new LRUCache<string, CachedModel>({
+      max: CACHED_MODELS,
+      maxSize: cachedModelChars,
+      sizeCalculation: (entry) => Math.max(1, entry.chars),
+      dispose: (entry, app, reason) => {
+        if (reason === 'evict' && this.serving.get(app)?.model === entry.model) this.serving.delete(app);
+      },
+    });
+  }
 
   // Training
 
@@ -446,10 +472,9 @@ export class NluModelService {
     let pending = this.loading.get(key);
     if (!pending) {
       pending = (async () => {
-        const model = this.predictor.load(key, await this.readModel(current.model_file));
-        this.cache.delete(app);
-        this.cache.set(app, { code: current.code, model });
-        while (this.cache.size > CACHED_MODELS) this.cache.delete(this.cache.keys().next().value!);
+        const document = await this.readModel(current.model_file);
+        const model = this.predictor.load(key, document);
+        this.cache.set(app, { code: current.code, model, chars: document.length });
         return model;
       })().finally(() => this.loading.delete(key));
       this.loading.set(key, pending);

@@ -82,7 +82,7 @@ function predictHere(served: ServedModel, content: string, nowMs: number, parts:
 
 /** Predictions in one batch at most (a batch is one message each way). */
 const MAX_BATCH = 256;
-/** Model documents sent in one batch at most: well under what a thread keeps (`KEPT_MODELS`), so none is dropped before use. */
+/** Model documents sent in one batch at most: well under what a thread keeps (`KEPT_MODELS`); a model sent with a batch answers its items even when the thread does not keep it. */
 const MAX_NEW_MODELS = 16;
 
 interface Waiting {

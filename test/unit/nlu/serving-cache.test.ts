@@ -15,6 +15,7 @@ import { Credentials } from '../../../src/platform/auth/credentials.js';
 import { ServiceError } from '../../../src/platform/http/errors.js';
 import { trainModel } from '../../../src/nlu/model/model.js';
 import { NluModelService, type Trainer } from '../../../src/nlu/model-service.js';
+import { InlinePredictor } from '../../../src/nlu/predictor.js';
 import { ModelStore } from '../../../src/nlu/model-store.js';
 import { NluService } from '../../../src/nlu/service.js';
 import { NluStore } from '../../../src/nlu/store.js';
@@ -85,6 +86,48 @@ describe('NLU prediction: model and threshold kept per application', () => {
     assert.ok((await ask(short)) <= 1);
     await short.setThreshold(app, 0);
     assert.equal(await ask(short), 3);
+  });
+
+  test("models kept parsed are bounded by their documents' size: one dropped is read again, not kept through its entry", async () => {
+    // A second application with its own model.
+    const s = store();
+    const second = (await new Credentials(s, 0).createApp('serving-cache-2')).app_code;
+    const rows = ROWS.flatMap(([intent, samples]) => samples.map((sample) => ({ intent, sample })));
+    await new NluService(NluStore.over(s.db)).importIntentSamples(second, rows);
+    const trainer2 = service(60_000);
+    await trainer2.runTraining({ app: second, code: (await trainer2.train(second, 'all')).status[0]!.code }, trainer, true);
+
+    /** A service whose predictor counts the documents it parses. */
+    const counting = (cachedModelChars?: number) => {
+      const loaded: number[] = [];
+      class Counting extends InlinePredictor {
+        override load(key: string, doc: string) {
+          loaded.push(doc.length);
+          return super.load(key, doc);
+        }
+      }
+      const service = new NluModelService(
+        NluStore.over(s.db),
+        new ModelStore(s.db),
+        new SqlJobQueue(s),
+        new FsBlobStore(blobDir),
+        60_000,
+        new Counting(),
+        cachedModelChars,
+      );
+      return { service, loaded };
+    };
+    const ask = async (service: NluModelService, application: string) =>
+      (await service.predict(application, { content: 'xin chào bạn' }, 'intent')).data.intents?.[0]?.label;
+
+    // Room for both: each document parsed once.
+    const roomy = counting();
+    for (const application of [app, second, app, second]) assert.equal(await ask(roomy.service, application), 'greeting');
+    assert.equal(roomy.loaded.length, 2);
+    // Room for one: the second pushes the first out, and the first is read again when asked (within the recheck bound).
+    const tight = counting(Math.ceil(Math.max(...roomy.loaded) * 1.5));
+    for (const application of [app, second, app]) assert.equal(await ask(tight.service, application), 'greeting');
+    assert.equal(tight.loaded.length, 3);
   });
 
   test('with a bound of 0 every prediction reads the store', async () => {
