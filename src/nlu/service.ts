@@ -1,7 +1,7 @@
 import { uuidv7 } from '../platform/ids.js';
 import { isUniqueViolation } from '../platform/db/database.js';
 import { WriteBatcher } from '../platform/db/write-batcher.js';
-import type { EntityRow, IntentRow, SampleRow } from './schema.js';
+import type { EntityRow, IntentRow, IntentSampleRow, SampleRow } from './schema.js';
 import { ServiceError } from '../platform/http/errors.js';
 import { NluErrors } from './errors.js';
 import type {
@@ -340,50 +340,61 @@ export class NluService {
       number_of_empty_sample: 0,
     };
     const createdIntents = new Set<string>();
+    // Each row is classified as before, row by row; the store is read and written in bulk (a few statements per
+    // 500 rows instead of three per row: 100,000 rows took 31 s on PostgreSQL and held SQLite's event loop 2.7 s).
+    const valid: { label: string; text: string }[] = [];
+    for (const row of rows) {
+      const label = typeof row?.intent === 'string' ? row.intent.trim() : '';
+      const text = typeof row?.sample === 'string' ? row.sample.trim() : '';
+      if (!label) result.number_of_empty_intent++;
+      else if (!LABEL.test(label) || label.length > MAX_LABEL) result.number_of_invalid_intent++;
+      else if (!text || text.length > MAX_CONTENT) result.number_of_empty_sample++;
+      else valid.push({ label, text });
+    }
+    if (valid.length === 0) return result;
     await this.write([app], async (store) => {
-      const intents = new Map<string, IntentRow | undefined>();
-      for (const row of rows) {
-        const label = typeof row?.intent === 'string' ? row.intent.trim() : '';
-        const text = typeof row?.sample === 'string' ? row.sample.trim() : '';
-        if (!label) {
-          result.number_of_empty_intent++;
-          continue;
-        }
-        if (!LABEL.test(label) || label.length > MAX_LABEL) {
-          result.number_of_invalid_intent++;
-          continue;
-        }
-        if (!text || text.length > MAX_CONTENT) {
-          result.number_of_empty_sample++;
-          continue;
-        }
-        if (!intents.has(label)) intents.set(label, await store.findIntentByLabel(app, label));
+      const intents = new Map((await store.intentsByLabels(app, [...new Set(valid.map((v) => v.label))])).map((i) => [i.label, i]));
+      const existing = await store.samplesByContents(app, [...new Set(valid.map((v) => v.text))]);
+      const withIntent = await store.samplesWithIntent(
+        app,
+        existing.map((e) => e.code),
+      );
+      // Per content: whether a sample of it has an intent (the row is a duplicate), else the oldest one without (reused).
+      const byContent = new Map<string, { duplicate: boolean; reusable?: string }>();
+      for (const e of existing) {
+        const known = byContent.get(e.content) ?? { duplicate: false };
+        if (withIntent.has(e.code)) known.duplicate = true;
+        else known.reusable ??= e.code;
+        byContent.set(e.content, known);
+      }
+      const newIntents: IntentRow[] = [];
+      const newSamples: SampleRow[] = [];
+      const newLinks: IntentSampleRow[] = [];
+      for (const { label, text } of valid) {
         let intent = intents.get(label);
         if (!intent) {
           // DECISIONS.md: a label not seen yet creates its intent, so one call moves a bot's data.
           intent = { code: uuidv7(), app_code: app, label, description: '', type: 1, created_time: now() };
-          await store.insertIntent(intent);
+          newIntents.push(intent);
           intents.set(label, intent);
           createdIntents.add(label);
         }
-        const same = await store.findSamplesByContent(app, text);
-        let reusable: string | undefined;
-        let duplicate = false;
-        for (const sample of same) {
-          const mapped = await store.intentOfSample(app, sample.code);
-          if (mapped) duplicate = true;
-          else reusable ??= sample.code;
-        }
-        if (duplicate) {
+        const known = byContent.get(text);
+        if (known?.duplicate) {
           result.number_of_duplicate_sample++;
           continue;
         }
         const created = now();
-        const sampleCode = reusable ?? uuidv7();
-        if (!reusable) await store.insertSample({ code: sampleCode, app_code: app, content: text, created_time: created });
-        await store.insertIntentSample({ code: uuidv7(), app_code: app, intent_code: intent.code, sample_code: sampleCode, created_time: created });
+        const sampleCode = known?.reusable ?? uuidv7();
+        if (!known?.reusable) newSamples.push({ code: sampleCode, app_code: app, content: text, created_time: created });
+        newLinks.push({ code: uuidv7(), app_code: app, intent_code: intent.code, sample_code: sampleCode, created_time: created });
+        // A later row of the same text is a duplicate: this one gave it an intent.
+        byContent.set(text, { duplicate: true });
         result.number_of_imported_sample++;
       }
+      await store.insertIntents(newIntents);
+      await store.insertManySamples(newSamples);
+      await store.insertIntentSamples(newLinks);
     });
     result.number_of_imported_intent = createdIntents.size;
     return result;

@@ -97,12 +97,26 @@ export class NluStore {
     return this.db.insertInto('nlu_samples').values(rows).execute();
   }
 
+  /** Any number of samples, `IN_CHUNK` rows a statement (in the caller's transaction: all land or none does). */
+  async insertManySamples(rows: SampleRow[]): Promise<void> {
+    for (const part of chunks(rows)) await this.insertSamples(part);
+  }
+
   findSample(app: string, code: string): Promise<SampleRow | undefined> {
     return this.db.selectFrom('nlu_samples').selectAll().where('app_code', '=', app).where('code', '=', code).executeTakeFirst();
   }
 
   findSamplesByContent(app: string, content: string): Promise<SampleRow[]> {
     return this.db.selectFrom('nlu_samples').selectAll().where('app_code', '=', app).where('content', '=', content).execute();
+  }
+
+  /** The samples whose content is one of `contents`, oldest first, read `IN_CHUNK` contents a query. */
+  async samplesByContents(app: string, contents: string[]): Promise<SampleRow[]> {
+    const out: SampleRow[] = [];
+    for (const part of chunks(contents)) {
+      out.push(...(await this.db.selectFrom('nlu_samples').selectAll().where('app_code', '=', app).where('content', 'in', part).execute()));
+    }
+    return out.sort((a, b) => (a.created_time < b.created_time ? -1 : a.created_time > b.created_time ? 1 : a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
   }
 
   async updateSampleContent(app: string, code: string, content: string): Promise<void> {
@@ -228,6 +242,19 @@ export class NluStore {
     return this.db.selectFrom('nlu_intents').selectAll().where('app_code', '=', app).where('label', '=', label).executeTakeFirst();
   }
 
+  /** The intents whose label is one of `labels`. */
+  async intentsByLabels(app: string, labels: string[]): Promise<IntentRow[]> {
+    const out: IntentRow[] = [];
+    for (const part of chunks(labels))
+      out.push(...(await this.db.selectFrom('nlu_intents').selectAll().where('app_code', '=', app).where('label', 'in', part).execute()));
+    return out;
+  }
+
+  /** Several intents, `IN_CHUNK` rows a statement (in the caller's transaction: all land or none does). */
+  async insertIntents(rows: IntentRow[]): Promise<void> {
+    for (const part of chunks(rows)) await this.db.insertInto('nlu_intents').values(part).execute();
+  }
+
   listIntents(app: string, page: Pagination): Promise<IntentRow[]> {
     const query = this.db.selectFrom('nlu_intents').selectAll().where('app_code', '=', app).orderBy('created_time').orderBy('code');
     return paginate(query, page).execute();
@@ -250,6 +277,27 @@ export class NluStore {
 
   findIntentSample(app: string, code: string): Promise<IntentSampleRow | undefined> {
     return this.db.selectFrom('nlu_intent_samples').selectAll().where('app_code', '=', app).where('code', '=', code).executeTakeFirst();
+  }
+
+  /** Several links, `IN_CHUNK` rows a statement (in the caller's transaction). */
+  async insertIntentSamples(rows: IntentSampleRow[]): Promise<void> {
+    for (const part of chunks(rows)) await this.db.insertInto('nlu_intent_samples').values(part).execute();
+  }
+
+  /** Of `sampleCodes`, those linked to an intent (as `intentOfSample` finds one). */
+  async samplesWithIntent(app: string, sampleCodes: string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const part of chunks(sampleCodes)) {
+      const rows = await this.db
+        .selectFrom('nlu_intent_samples as m')
+        .innerJoin('nlu_intents as i', 'i.code', 'm.intent_code')
+        .select('m.sample_code')
+        .where('m.app_code', '=', app)
+        .where('m.sample_code', 'in', part)
+        .execute();
+      for (const r of rows) out.add(r.sample_code);
+    }
+    return out;
   }
 
   intentOfSample(app: string, sampleCode: string) {
@@ -400,4 +448,14 @@ function paginate<Q extends { limit(n: number): Q; offset(n: number): Q }>(query
     q = q.offset(page.offset);
   }
   return q;
+}
+
+/**
+ * Rows or values a bulk statement takes at most: PostgreSQL binds at most 65,535 parameters a statement and
+ * SQLite 32,766; 500 rows of the widest table here (5 columns) stay well under both.
+ */
+const IN_CHUNK = 500;
+
+function* chunks<T>(items: T[]): Generator<T[]> {
+  for (let i = 0; i < items.length; i += IN_CHUNK) yield items.slice(i, i + IN_CHUNK);
 }

@@ -343,6 +343,27 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       const samples = (await api('GET', '/api/v3/sample')).body.filter((s: any) => s.intent_label === 'ask_price');
       assert.deepEqual(samples.map((s: any) => s.content).sort(), ['bao nhiêu tiền vậy', 'giá bao nhiêu']);
       assert.equal((await api('POST', '/api/v3/intent-sample/import_intent_samples', { json: { rows: 1 } })).status, 400);
+
+      // A sample stored without an intent is given one, not copied.
+      const bare = (await api('POST', '/api/v3/sample', { json: { content: 'mẫu chưa gán ý định' } })).body;
+      const linked = await api('POST', '/api/v3/intent-sample/import_intent_samples', { json: [{ intent: 'say_bye', sample: 'mẫu chưa gán ý định' }] });
+      assert.equal(linked.body.number_of_imported_sample, 1);
+      const same = (await api('GET', '/api/v3/sample')).body.filter((s: any) => s.content === 'mẫu chưa gán ý định');
+      assert.deepEqual(
+        same.map((s: any) => [s.code, s.intent_label]),
+        [[bare.code, 'say_bye']],
+      );
+
+      // Past one statement's worth of rows (500): 1,200 new texts over 3 new intents, one text twice.
+      const many = Array.from({ length: 1_200 }, (_, i) => ({ intent: `bulk_${i % 3}`, sample: `câu số ${i} của lô lớn` }));
+      const bulk = await api('POST', '/api/v3/intent-sample/import_intent_samples', { json: [...many, { intent: 'bulk_0', sample: 'câu số 7 của lô lớn' }] });
+      assert.equal(bulk.status, 200);
+      assert.equal(bulk.body.number_of_imported_sample, 1_200);
+      assert.equal(bulk.body.number_of_imported_intent, 3);
+      assert.equal(bulk.body.number_of_duplicate_sample, 1, 'a text twice in one call is imported once');
+      const listed = (await api('GET', '/api/v3/sample')).body.filter((s: any) => s.content.endsWith('của lô lớn'));
+      assert.equal(listed.length, 1_200);
+      assert.equal(listed.find((s: any) => s.content === 'câu số 1199 của lô lớn').intent_label, 'bulk_2');
     });
 
     test('pagination: limit and offset on lists; the bare call returns everything', async () => {
