@@ -1,7 +1,7 @@
 import { uuidv7 } from '../platform/ids.js';
 import { isUniqueViolation } from '../platform/db/database.js';
 import { WriteBatcher } from '../platform/db/write-batcher.js';
-import type { EntityRow, IntentRow, IntentSampleRow, SampleRow } from './schema.js';
+import type { EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, SampleRow } from './schema.js';
 import { ServiceError } from '../platform/http/errors.js';
 import { NluErrors } from './errors.js';
 import type {
@@ -355,7 +355,7 @@ export class NluService {
     await this.write([app], async (store) => {
       const intents = new Map((await store.intentsByLabels(app, [...new Set(valid.map((v) => v.label))])).map((i) => [i.label, i]));
       const existing = await store.samplesByContents(app, [...new Set(valid.map((v) => v.text))]);
-      const withIntent = await store.samplesWithIntent(
+      const withIntent = await store.intentsOfSamples(
         app,
         existing.map((e) => e.code),
       );
@@ -508,56 +508,56 @@ export class NluService {
     const result: TrainingSetImportResult = { intents_created: 0, entities_created: 0, samples_created: 0, samples_skipped: 0, entity_links_created: 0 };
     await this.write([app], async (store) => {
       if (mode === 'replace') await store.deleteEverything(app);
-      const intents = new Map<string, IntentRow>();
-      const entities = new Map<string, EntityRow>();
+      // Read and written in bulk, as the intent-sample import is (see there); the same decisions, row by row.
+      const sampleIntents = set.samples.map((x) => x.intent).filter(Boolean);
+      const sampleEntities = set.samples.flatMap((x) => x.entities.map((tag) => tag.entity));
+      const intents = new Map((await store.intentsByLabels(app, [...new Set([...declaredIntents, ...sampleIntents])])).map((i) => [i.label, i]));
+      const entities = new Map((await store.entitiesByLabels(app, [...new Set([...declaredEntities, ...sampleEntities])])).map((e) => [e.label, e]));
+      const newIntents: IntentRow[] = [];
       for (const i of set.intents) {
-        let row = await store.findIntentByLabel(app, i.label);
-        if (!row) {
-          row = { code: uuidv7(), app_code: app, label: i.label, description: i.description, type: i.type, created_time: now() };
-          await store.insertIntent(row);
-          result.intents_created++;
-        }
+        if (intents.has(i.label)) continue;
+        const row = { code: uuidv7(), app_code: app, label: i.label, description: i.description, type: i.type, created_time: now() };
+        newIntents.push(row);
         intents.set(i.label, row);
+        result.intents_created++;
       }
+      const newEntities: EntityRow[] = [];
       for (const e of set.entities) {
-        let row = await store.findEntityByLabel(app, e.label);
-        if (!row) {
-          row = { code: uuidv7(), app_code: app, label: e.label, description: e.description, type: e.type, created_time: now() };
-          await store.insertEntity(row);
-          result.entities_created++;
-        }
+        if (entities.has(e.label)) continue;
+        const row = { code: uuidv7(), app_code: app, label: e.label, description: e.description, type: e.type, created_time: now() };
+        newEntities.push(row);
         entities.set(e.label, row);
+        result.entities_created++;
       }
+      // A sample is skipped when the same text is already a sample with the same intent (or both without one).
+      const existing = await store.samplesByContents(app, [...new Set(set.samples.map((x) => x.content.trim()))]);
+      const intentOf = await store.intentsOfSamples(
+        app,
+        existing.map((e) => e.code),
+      );
+      const present = new Set(existing.map((e) => `${e.content}\u0000${intentOf.get(e.code) ?? ''}`));
+      const newSamples: SampleRow[] = [];
+      const newLinks: IntentSampleRow[] = [];
+      const newTags: EntitySampleRow[] = [];
       for (const [n, s] of set.samples.entries()) {
-        const intent = s.intent ? (intents.get(s.intent) ?? (await store.findIntentByLabel(app, s.intent))) : undefined;
-        if (s.intent && !intent && !declaredIntents.has(s.intent)) {
-          throw new ServiceError(NluErrors.intentNotFound, `samples[${n}]: unknown intent "${s.intent}"`);
-        }
+        const intent = s.intent ? intents.get(s.intent) : undefined;
+        if (s.intent && !intent) throw new ServiceError(NluErrors.intentNotFound, `samples[${n}]: unknown intent "${s.intent}"`);
         const content = s.content.trim();
-        const same = await store.findSamplesByContent(app, content);
-        let skip = false;
-        for (const existing of same) {
-          const mapped = await store.intentOfSample(app, existing.code);
-          if ((mapped?.intent_code ?? '') === (intent?.code ?? '')) skip = true;
-        }
-        if (skip) {
+        const key = `${content}\u0000${intent?.code ?? ''}`;
+        if (present.has(key)) {
           result.samples_skipped++;
           continue;
         }
+        present.add(key);
         const sampleCode = uuidv7();
         const created = now();
-        await store.insertSample({ code: sampleCode, app_code: app, content, created_time: created });
+        newSamples.push({ code: sampleCode, app_code: app, content, created_time: created });
         result.samples_created++;
-        if (intent) {
-          await store.insertIntentSample({ code: uuidv7(), app_code: app, intent_code: intent.code, sample_code: sampleCode, created_time: created });
-        }
+        if (intent) newLinks.push({ code: uuidv7(), app_code: app, intent_code: intent.code, sample_code: sampleCode, created_time: created });
         for (const tag of s.entities) {
-          const entity = entities.get(tag.entity) ?? (await store.findEntityByLabel(app, tag.entity));
-          if (!entity && !declaredEntities.has(tag.entity)) {
-            throw new ServiceError(NluErrors.entityNotFound, `samples[${n}]: unknown entity "${tag.entity}"`);
-          }
-          if (!entity) continue;
-          await store.insertEntitySample({
+          const entity = entities.get(tag.entity);
+          if (!entity) throw new ServiceError(NluErrors.entityNotFound, `samples[${n}]: unknown entity "${tag.entity}"`);
+          newTags.push({
             code: uuidv7(),
             app_code: app,
             entity_code: entity.code,
@@ -571,6 +571,11 @@ export class NluService {
           result.entity_links_created++;
         }
       }
+      await store.insertIntents(newIntents);
+      await store.insertEntities(newEntities);
+      await store.insertManySamples(newSamples);
+      await store.insertIntentSamples(newLinks);
+      await store.insertEntitySamples(newTags);
     });
     return result;
   }

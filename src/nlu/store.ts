@@ -209,6 +209,19 @@ export class NluStore {
     return this.db.selectFrom('nlu_entities').selectAll().where('app_code', '=', app).where('label', '=', label).executeTakeFirst();
   }
 
+  /** The entities whose label is one of `labels`. */
+  async entitiesByLabels(app: string, labels: string[]): Promise<EntityRow[]> {
+    const out: EntityRow[] = [];
+    for (const part of chunks(labels))
+      out.push(...(await this.db.selectFrom('nlu_entities').selectAll().where('app_code', '=', app).where('label', 'in', part).execute()));
+    return out;
+  }
+
+  /** Several entities, `IN_CHUNK` rows a statement (in the caller's transaction). */
+  async insertEntities(rows: EntityRow[]): Promise<void> {
+    for (const part of chunks(rows)) await this.db.insertInto('nlu_entities').values(part).execute();
+  }
+
   findEntity(app: string, code: string): Promise<EntityRow | undefined> {
     return this.db.selectFrom('nlu_entities').selectAll().where('app_code', '=', app).where('code', '=', code).executeTakeFirst();
   }
@@ -284,18 +297,18 @@ export class NluStore {
     for (const part of chunks(rows)) await this.db.insertInto('nlu_intent_samples').values(part).execute();
   }
 
-  /** Of `sampleCodes`, those linked to an intent (as `intentOfSample` finds one). */
-  async samplesWithIntent(app: string, sampleCodes: string[]): Promise<Set<string>> {
-    const out = new Set<string>();
+  /** Of `sampleCodes`, those linked to an intent (as `intentOfSample` finds one), with that intent's code. */
+  async intentsOfSamples(app: string, sampleCodes: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
     for (const part of chunks(sampleCodes)) {
       const rows = await this.db
         .selectFrom('nlu_intent_samples as m')
         .innerJoin('nlu_intents as i', 'i.code', 'm.intent_code')
-        .select('m.sample_code')
+        .select(['m.sample_code', 'm.intent_code'])
         .where('m.app_code', '=', app)
         .where('m.sample_code', 'in', part)
         .execute();
-      for (const r of rows) out.add(r.sample_code);
+      for (const r of rows) if (!out.has(r.sample_code)) out.set(r.sample_code, r.intent_code);
     }
     return out;
   }
@@ -315,6 +328,11 @@ export class NluStore {
   }
 
   // Entity-sample links
+
+  /** Several entity-sample links, `IN_CHUNK` rows a statement (in the caller's transaction). */
+  async insertEntitySamples(rows: EntitySampleRow[]): Promise<void> {
+    for (const part of chunks(rows)) await this.db.insertInto('nlu_entity_samples').values(part).execute();
+  }
 
   insertEntitySample(row: EntitySampleRow): Promise<unknown> {
     return this.db.insertInto('nlu_entity_samples').values(row).execute();

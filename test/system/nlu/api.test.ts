@@ -407,6 +407,25 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       assert.equal(refused.status, 400);
       const after = await call(t.url, 'GET', '/api/v3/export', { token: target.token });
       assert.equal(after.body.samples.length, exported.body.samples.length, 'a refused import writes nothing');
+      const unknown = { ...exported.body, samples: [...exported.body.samples, { content: 'mới tinh', intent: '', entities: [{ entity: 'no_such', value: 'mới', start: 0, end: 3 }] }] };
+      const notFound = await call(t.url, 'POST', '/api/v3/import?mode=replace', { token: target.token, json: unknown });
+      assert.equal(notFound.body.code, 'ENTITY_NOT_FOUND', JSON.stringify(notFound.body));
+      const kept = await call(t.url, 'GET', '/api/v3/export', { token: target.token });
+      assert.deepEqual(strip(kept.body), strip(exported.body), 'a refused replace deletes nothing');
+
+      // Past one statement's worth of rows (500): 1,200 tagged samples, one of them twice.
+      const big = {
+        format: 'saola.nlu.v1',
+        intents: [{ label: 'go_to', description: 'đi', type: 1 }],
+        entities: [{ label: 'place', description: 'nơi', type: 3 }],
+        samples: Array.from({ length: 1_201 }, (_, i) => {
+          const content = `đi tới điểm ${i % 1_200}`;
+          return { content, intent: 'go_to', entities: [{ entity: 'place', value: `điểm ${i % 1_200}`, start: 7, end: content.length }] };
+        }),
+      };
+      const bulk = await call(t.url, 'POST', '/api/v3/import', { token: (await t.newTenant(`bulk-${engine}`)).token, json: big });
+      assert.equal(bulk.status, 200, JSON.stringify(bulk.body));
+      assert.deepEqual(bulk.body, { intents_created: 1, entities_created: 1, samples_created: 1_200, samples_skipped: 1, entity_links_created: 1_200 });
     });
 
     test('tenancy: another application cannot read, change, delete or count these records', async () => {
