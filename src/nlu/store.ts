@@ -128,8 +128,7 @@ export class NluStore {
     if (codes.length === 0) return 0;
     let deleted = 0;
     // Chunked: SQLite caps bound parameters per statement.
-    for (let i = 0; i < codes.length; i += 500) {
-      const chunk = codes.slice(i, i + 500);
+    for (const chunk of chunks(codes)) {
       await this.db.deleteFrom('nlu_entity_samples').where('app_code', '=', app).where('sample_code', 'in', chunk).execute();
       await this.db.deleteFrom('nlu_intent_samples').where('app_code', '=', app).where('sample_code', 'in', chunk).execute();
       const result = await this.db.deleteFrom('nlu_samples').where('app_code', '=', app).where('code', 'in', chunk).executeTakeFirst();
