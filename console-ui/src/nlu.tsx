@@ -2,6 +2,9 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { safeJson, type Application } from './api';
 import { useKey } from './playgrounds';
 
+/** Samples the page lists, the oldest first; past it the heading says so (the export holds them all). */
+const SHOWN_SAMPLES = 500;
+
 interface Sample {
   code: string;
   content: string;
@@ -280,7 +283,7 @@ export function NluPlayground({ apps }: { apps: Application[] }) {
   const guard = (work: () => Promise<unknown>) => () => void work().catch((e) => setMessage((e as Error).message));
   async function load() {
     setMessage('');
-    const [s, i, e] = await Promise.all([api<Sample[]>('GET', '/sample?limit=500'), api<Named[]>('GET', '/intent'), api<Named[]>('GET', '/entity')]);
+    const [s, i, e] = await Promise.all([api<Sample[]>('GET', `/sample?limit=${SHOWN_SAMPLES}`), api<Named[]>('GET', '/intent'), api<Named[]>('GET', '/entity')]);
     setSamples(s);
     setIntents(i);
     setEntities(e);
@@ -332,7 +335,7 @@ export function NluPlayground({ apps }: { apps: Application[] }) {
         <div class="two">
           <section class="card">
             <header class="row">
-              <h3>Samples ({samples.length})</h3>
+              <h3>Samples ({samples.length < SHOWN_SAMPLES ? samples.length : `the first ${SHOWN_SAMPLES}`})</h3>
               <div class="actions">
                 <button onClick={guard(exportSet)}>Export</button>
                 <label class="button">
