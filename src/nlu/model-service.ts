@@ -21,6 +21,9 @@ interface CachedModel {
   chars: number;
 }
 
+/** Successful models whose documents an application keeps (the newest; older ones are deleted after a training). */
+export const KEPT_MODEL_VERSIONS = 5;
+
 /** Characters of model documents the process keeps parsed at most (see `NluModelService.cache`). */
 export const CACHED_MODEL_CHARS = 512 * 1024 * 1024;
 /** Applications whose serving model and threshold are remembered (each entry is small: the model is shared with `cache`). */
@@ -327,12 +330,33 @@ export class NluModelService {
         at: now(),
       });
       this.forgetServing(app);
-      return { model_file: key, samples: set.examples.length };
+      const pruned = await this.deleteOldModels(app);
+      return { model_file: key, samples: set.examples.length, ...pruned };
     } catch (err) {
       if (lastAttempt || err instanceof PermanentJobError) {
         await this.models.markFailed(app, code, `Training failed: ${(err as Error).message ?? String(err)}`, now());
       }
       throw err;
+    }
+  }
+
+  /**
+   * Deletes the documents of the application's successful models past the newest `KEPT_MODEL_VERSIONS` (each
+   * training writes one; a bot retrained daily would otherwise grow its folder for ever); their rows stay, with an
+   * empty `model_file`. Predictions only ever read the newest. A failure here leaves the files for the next
+   * training to delete and does not fail this one; the count and any error go to the training's log line.
+   */
+  private async deleteOldModels(app: string): Promise<{ old_models_deleted: number; old_models_error?: string }> {
+    let deleted = 0;
+    try {
+      for (const old of await this.models.olderModels(app, KEPT_MODEL_VERSIONS)) {
+        await this.blobs.delete(old.model_file);
+        await this.models.clearModelFile(app, old.code);
+        deleted++;
+      }
+      return { old_models_deleted: deleted };
+    } catch (err) {
+      return { old_models_deleted: deleted, old_models_error: (err as Error)?.message ?? String(err) };
     }
   }
 

@@ -73,6 +73,26 @@ export class ModelStore {
     return this.newestSuccess(app).select(['code', 'model_file']).executeTakeFirst();
   }
 
+  /** Successful models past the newest `keep` whose document is still stored, newest first. */
+  olderModels(app: string, keep: number): Promise<Pick<ModelRow, 'code' | 'model_file'>[]> {
+    return this.db
+      .selectFrom('nlu_models')
+      .select(['code', 'model_file'])
+      .where('app_code', '=', app)
+      .where('state', '=', TrainState.success)
+      .orderBy('finished_time', 'desc')
+      .orderBy('code', 'desc')
+      .offset(keep)
+      .limit(1000)
+      .execute()
+      .then((rows) => rows.filter((r) => r.model_file !== ''));
+  }
+
+  /** The request's document is gone (deleted as an old version): its row keeps its metrics and times. */
+  async clearModelFile(app: string, code: string): Promise<void> {
+    await this.db.updateTable('nlu_models').set({ model_file: '' }).where('app_code', '=', app).where('code', '=', code).execute();
+  }
+
   async markTraining(app: string, code: string, at: string): Promise<void> {
     await this.db
       .updateTable('nlu_models')

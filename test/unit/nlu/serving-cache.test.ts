@@ -14,9 +14,9 @@ import { SqlJobQueue } from '../../../src/platform/jobs/sql-queue.js';
 import { Credentials } from '../../../src/platform/auth/credentials.js';
 import { ServiceError } from '../../../src/platform/http/errors.js';
 import { trainModel } from '../../../src/nlu/model/model.js';
-import { NluModelService, type Trainer } from '../../../src/nlu/model-service.js';
+import { KEPT_MODEL_VERSIONS, NluModelService, type Trainer } from '../../../src/nlu/model-service.js';
 import { InlinePredictor } from '../../../src/nlu/predictor.js';
-import { ModelStore } from '../../../src/nlu/model-store.js';
+import { ModelStore, type ModelRow } from '../../../src/nlu/model-store.js';
 import { NluService } from '../../../src/nlu/service.js';
 import { NluStore } from '../../../src/nlu/store.js';
 import { useMigratedStore } from '../../support/store.js';
@@ -128,6 +128,47 @@ describe('NLU prediction: model and threshold kept per application', () => {
     const tight = counting(Math.ceil(Math.max(...roomy.loaded) * 1.5));
     for (const application of [app, second, app]) assert.equal(await ask(tight.service, application), 'greeting');
     assert.equal(tight.loaded.length, 3);
+  });
+
+  test('an application keeps the documents of its newest 5 models; older ones are deleted, their rows stay', async () => {
+    const s = store();
+    const own = (await new Credentials(s, 0).createApp('model-versions')).app_code;
+    const rows = ROWS.flatMap(([intent, samples]) => samples.map((sample) => ({ intent, sample })));
+    await new NluService(NluStore.over(s.db)).importIntentSamples(own, rows);
+    const models = new ModelStore(s.db);
+    const here = service(0);
+    const results: unknown[] = [];
+    for (let i = 0; i < KEPT_MODEL_VERSIONS + 2; i++) {
+      results.push(await here.runTraining({ app: own, code: (await here.train(own, 'all')).status[0]!.code }, trainer, true));
+    }
+    assert.deepEqual(
+      results.map((r) => (r as { old_models_deleted: number }).old_models_deleted),
+      [0, 0, 0, 0, 0, 1, 1],
+    );
+    const all = await s.db
+      .withTables<{ nlu_models: ModelRow }>()
+      .selectFrom('nlu_models')
+      .select(['code', 'model_file'])
+      .where('app_code', '=', own)
+      .orderBy('finished_time')
+      .orderBy('code')
+      .execute();
+    assert.equal(all.length, KEPT_MODEL_VERSIONS + 2, 'every request keeps its row');
+    assert.deepEqual(
+      all.map((r) => r.model_file !== ''),
+      [false, false, true, true, true, true, true],
+    );
+    const folder = fs.readdirSync(path.join(blobDir, path.dirname(all.at(-1)!.model_file)));
+    assert.deepEqual(
+      folder.sort(),
+      all
+        .slice(2)
+        .map((r) => path.basename(r.model_file))
+        .sort(),
+      'only the newest 5 documents are stored',
+    );
+    assert.equal((await models.currentModel(own))!.code, all.at(-1)!.code);
+    assert.equal((await here.predict(own, { content: 'xin chào bạn' }, 'intent')).data.intents?.[0]?.label, 'greeting');
   });
 
   test('with a bound of 0 every prediction reads the store', async () => {
