@@ -88,10 +88,6 @@ export class NluStore {
 
   // Samples
 
-  insertSample(row: SampleRow): Promise<unknown> {
-    return this.db.insertInto('nlu_samples').values(row).execute();
-  }
-
   /** Several samples in one statement: all land or none does. */
   insertSamples(rows: SampleRow[]): Promise<unknown> {
     return this.db.insertInto('nlu_samples').values(rows).execute();
@@ -104,10 +100,6 @@ export class NluStore {
 
   findSample(app: string, code: string): Promise<SampleRow | undefined> {
     return this.db.selectFrom('nlu_samples').selectAll().where('app_code', '=', app).where('code', '=', code).executeTakeFirst();
-  }
-
-  findSamplesByContent(app: string, content: string): Promise<SampleRow[]> {
-    return this.db.selectFrom('nlu_samples').selectAll().where('app_code', '=', app).where('content', '=', content).execute();
   }
 
   /** The samples whose content is one of `contents`, oldest first, read `IN_CHUNK` contents a query. */
