@@ -14,6 +14,7 @@ export const TRAIN_QUEUE = 'nlu-train';
 export const DEFAULT_THRESHOLD = 0.3;
 const MAX_PREDICT_CHARS = 2_000;
 const CACHED_MODELS = 64;
+
 interface CachedModel {
   code: string;
   model: ServedModel;
