@@ -101,6 +101,12 @@ export interface ThreadPredictorOptions {
    * engine tens of µs, less than the hop to a thread and back.
    */
   inlineChars: number;
+  /**
+   * A model whose document is longer than this (characters) is never parsed on the event loop: all its
+   * predictions go to the threads (parsing a document of 86 M characters, the size the weight cap allows, held
+   * the event loop 0.2-0.3 s after each training). `DEFAULT_INLINE_MODEL_CHARS` when not given.
+   */
+  inlineModelChars?: number;
   /** Predictions allowed to wait for a thread; past that callers get "busy" (429). */
   maxWaiting: number;
   /** Longest one batch may run. */
@@ -142,7 +148,7 @@ export class ThreadPredictor implements Predictor {
   }
 
   predict(served: ServedModel, content: string, nowMs: number, parts: PredictParts): Prediction | Promise<Prediction> {
-    if (content.length <= this.options.inlineChars) {
+    if (content.length <= this.options.inlineChars && served.doc.length <= (this.options.inlineModelChars ?? DEFAULT_INLINE_MODEL_CHARS)) {
       this.inline++;
       return predictHere(served, content, nowMs, parts);
     }
@@ -228,6 +234,9 @@ export function defaultPredictThreads(cores = os.availableParallelism()): number
 
 /** Texts predicted on the event loop by default (SAOLA_NLU_PREDICT_INLINE_CHARS): a chat utterance or an SMS. */
 export const DEFAULT_INLINE_CHARS = 160;
+
+/** Model documents past this many characters are predicted on the threads only (`ThreadPredictorOptions.inlineModelChars`). */
+export const DEFAULT_INLINE_MODEL_CHARS = 8 * 1024 * 1024;
 
 export function createPredictor(threads: number, inlineChars = DEFAULT_INLINE_CHARS): Predictor {
   if (threads <= 0) return new InlinePredictor();

@@ -15,7 +15,9 @@ const ALL = { intent: true, entity: true };
 
 function document(rows: [string, string[]][]): string {
   const examples = rows.flatMap(([intent, texts]) => texts.map((text) => ({ text, intent, entities: [] })));
-  return JSON.stringify(trainModel({ examples, entities: [{ label: 'city', type: 2, keywords: [{ value: 'Hà Nội', synonyms: ['hn'] }] }], parts: { intent: true, entity: true } }));
+  return JSON.stringify(
+    trainModel({ examples, entities: [{ label: 'city', type: 2, keywords: [{ value: 'Hà Nội', synonyms: ['hn'] }] }], parts: { intent: true, entity: true } }),
+  );
 }
 
 const travel = document([
@@ -32,7 +34,14 @@ function onThread(answer: Prediction | Promise<Prediction>): Promise<Prediction>
   return answer;
 }
 
-const TEXTS = ['đặt vé đi hn lúc 9 giờ sáng mai', 'thoi tiet ha noi the nao', 'bật đèn phòng ngủ', 'tắt quạt nhé', 'mua 2 vé máy bay 1,5 triệu', 'ngày 15/8 trời mưa không'];
+const TEXTS = [
+  'đặt vé đi hn lúc 9 giờ sáng mai',
+  'thoi tiet ha noi the nao',
+  'bật đèn phòng ngủ',
+  'tắt quạt nhé',
+  'mua 2 vé máy bay 1,5 triệu',
+  'ngày 15/8 trời mưa không',
+];
 
 describe('NLU predictions on worker threads', () => {
   const threads = new ThreadPredictor({ threads: 2, inlineChars: 0, maxWaiting: 10_000, timeoutMs: 30_000, idleTimeoutMs: 60_000 });
@@ -86,7 +95,10 @@ describe('NLU predictions on worker threads', () => {
     try {
       const served = small.load('app-f\u0000m1', home);
       const accepted = [onThread(small.predict(served, 'bật đèn', NOW, ALL)), onThread(small.predict(served, 'tắt đèn', NOW, ALL))];
-      assert.throws(() => small.predict(served, 'bật quạt', NOW, ALL), (err) => err instanceof PlatformError && err.condition === 'busy');
+      assert.throws(
+        () => small.predict(served, 'bật quạt', NOW, ALL),
+        (err) => err instanceof PlatformError && err.condition === 'busy',
+      );
       const [on, off] = await Promise.all(accepted);
       assert.equal(on!.intents?.[0]?.label, 'turn_on');
       assert.equal(off!.intents?.[0]?.label, 'turn_off');
@@ -116,6 +128,19 @@ describe('NLU predictions on worker threads', () => {
       assert.ok(stats.predictions >= 1 && stats.batches >= 1 && stats.threads === 1, JSON.stringify(stats));
     } finally {
       await mixed.close();
+    }
+  });
+
+  test('a model whose document is past inlineModelChars is predicted on a thread even for a short text', async () => {
+    const big = new ThreadPredictor({ threads: 1, inlineChars: 1_000, inlineModelChars: travel.length - 1, maxWaiting: 100, timeoutMs: 30_000, idleTimeoutMs: 60_000 });
+    try {
+      const served = big.load('app-h\u0000m1', travel);
+      const answer = big.predict(served, 'đặt vé đi hn', NOW, ALL);
+      assert.ok(answer instanceof Promise, 'the short text went to a thread');
+      assert.deepEqual(await answer, inline.predict(inline.load('app-h\u0000m1', travel), 'đặt vé đi hn', NOW, ALL));
+      assert.equal(big.stats().inline, 0);
+    } finally {
+      await big.close();
     }
   });
 
