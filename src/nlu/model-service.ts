@@ -619,23 +619,21 @@ export class NluModelService {
     const value = input.value.normalize('NFC').trim();
     if (!value) throw new ServiceError(NluErrors.invalidRequest, 'value must not be empty');
     const synonyms = [...new Set((input.synonyms ?? []).map((s) => s.normalize('NFC').trim()).filter(Boolean))];
-    await this.data.transaction(async (store) => {
-      await store.upsertKeyword({ code: uuidv7(), app_code: app, entity_code: entity.code, value, synonyms: JSON.stringify(synonyms), created_time: now() });
-      await store.bumpDataVersion([app]);
-    });
+    // Keyword lists are training data: written with the bump of the data version, as every other write.
+    await this.data.write([app], (store) =>
+      store.upsertKeyword({ code: uuidv7(), app_code: app, entity_code: entity.code, value, synonyms: JSON.stringify(synonyms), created_time: now() }),
+    );
     return { value, synonyms };
   }
 
   async deleteKeyword(app: string, label: string, value: string): Promise<void> {
     const entity = await this.requireEntity(app, label);
-    const deleted = await this.data.transaction(async (store) => {
-      const count = await store.deleteKeyword(app, entity.code, value.normalize('NFC').trim());
-      if (count > 0) await store.bumpDataVersion([app]);
-      return count;
+    await this.data.write([app], async (store) => {
+      // Thrown inside: nothing deleted, so no bump either.
+      if ((await store.deleteKeyword(app, entity.code, value.normalize('NFC').trim())) === 0) {
+        throw new ServiceError(NluErrors.keywordNotFound, `Entity "${label}" lists no value "${value}"`);
+      }
     });
-    if (deleted === 0) {
-      throw new ServiceError(NluErrors.keywordNotFound, `Entity "${label}" lists no value "${value}"`);
-    }
   }
 
   private async requireEntity(app: string, label: string) {

@@ -90,16 +90,16 @@ export class ModelStore {
 
   /** The request's document is gone (deleted as an old version): its row keeps its metrics and times. */
   async clearModelFile(app: string, code: string): Promise<void> {
-    await this.db.updateTable('nlu_models').set({ model_file: '' }).where('app_code', '=', app).where('code', '=', code).execute();
+    await this.update(app, code, { model_file: '' });
+  }
+
+  /** Sets `fields` on the application's request `code`. */
+  private async update(app: string, code: string, fields: Partial<ModelRow>): Promise<void> {
+    await this.db.updateTable('nlu_models').set(fields).where('app_code', '=', app).where('code', '=', code).execute();
   }
 
   async markTraining(app: string, code: string, at: string): Promise<void> {
-    await this.db
-      .updateTable('nlu_models')
-      .set({ state: TrainState.training, started_time: at, progress: 0, message: 'Training started' })
-      .where('app_code', '=', app)
-      .where('code', '=', code)
-      .execute();
+    await this.update(app, code, { state: TrainState.training, started_time: at, progress: 0, message: 'Training started' });
   }
 
   /** How far a running training is; a row no longer training (finished, failed, taken over) is left alone. */
@@ -114,30 +114,20 @@ export class ModelStore {
   }
 
   async markSuccess(app: string, code: string, fields: { model_file: string; metrics: string; data_fingerprint: string; message: string; at: string }): Promise<void> {
-    await this.db
-      .updateTable('nlu_models')
-      .set({
-        state: TrainState.success,
-        model_file: fields.model_file,
-        metrics: fields.metrics,
-        data_fingerprint: fields.data_fingerprint,
-        message: fields.message,
-        progress: 100,
-        finished_time: fields.at,
-        running_app: null,
-      })
-      .where('app_code', '=', app)
-      .where('code', '=', code)
-      .execute();
+    await this.update(app, code, {
+      state: TrainState.success,
+      model_file: fields.model_file,
+      metrics: fields.metrics,
+      data_fingerprint: fields.data_fingerprint,
+      message: fields.message,
+      progress: 100,
+      finished_time: fields.at,
+      running_app: null,
+    });
   }
 
   async markFailed(app: string, code: string, message: string, at: string): Promise<void> {
-    await this.db
-      .updateTable('nlu_models')
-      .set({ state: TrainState.failed, message, finished_time: at, running_app: null })
-      .where('app_code', '=', app)
-      .where('code', '=', code)
-      .execute();
+    await this.update(app, code, { state: TrainState.failed, message, finished_time: at, running_app: null });
   }
 
   /** Model files of an application (the purge deletes their blobs). */

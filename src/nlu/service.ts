@@ -118,11 +118,7 @@ export class NluService {
    * in one transaction, so another process sees the new rows and the new version together.
    */
   private write<T>(apps: string[], work: (store: NluStore) => Promise<T>): Promise<T> {
-    return this.store.transaction(async (store) => {
-      const result = await work(store);
-      await store.bumpDataVersion(apps);
-      return result;
-    });
+    return this.store.write(apps, work);
   }
 
   // Samples

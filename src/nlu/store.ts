@@ -34,6 +34,18 @@ export class NluStore {
     return this.db.transaction().execute((trx) => work(new NluStore(trx, this.dialect)));
   }
 
+  /**
+   * A write to training data: `work` and the bump of each application's data version in one transaction, so
+   * another process sees the new rows and the new version together (a `work` that throws writes nothing).
+   */
+  write<T>(apps: string[], work: (store: NluStore) => Promise<T>): Promise<T> {
+    return this.transaction(async (store) => {
+      const result = await work(store);
+      await store.bumpDataVersion(apps);
+      return result;
+    });
+  }
+
   // Data version
 
   /** The application's training-data version (0 before its first write). */
