@@ -7,7 +7,7 @@ import { loadConfig } from '../src/platform/config.js';
 import { loadAsrSettings } from '../src/speech/asr/config.js';
 import { FfmpegDecoder } from '../src/speech/asr/decode.js';
 import { SherpaEngine } from '../src/speech/asr/engine.js';
-import { buildTinyTransducer } from '../test/support/speech/asr/tiny-transducer.js';
+import { buildTinyTransducer } from '../fixtures/speech/tiny-transducer.js';
 
 /**
  * Speech to text stage by stage on this machine, with the tiny untrained
@@ -69,7 +69,7 @@ export default async function asrBench(): Promise<BenchRow[]> {
     await engine.close();
 
     // The whole endpoint over HTTP.
-    const { startTestApp } = await import('../test/support/app.js');
+    const { startTestApp } = await import('../fixtures/servers/app.js');
     process.env.SAOLA_ASR_MODEL = modelDir;
     const app = await startTestApp();
     try {

@@ -8,7 +8,7 @@ import { buildDefaultModels } from '../src/credit/model/default-models.js';
 import { CreditStore } from '../src/credit/store.js';
 import { eventsCsv, generatePopulation, outcomesCsv } from '../src/credit/synthetic.js';
 import { trainFromOutcomes } from '../src/credit/training.js';
-import { startTestApp } from '../test/support/app.js';
+import { startTestApp } from '../fixtures/servers/app.js';
 import type { BenchRow } from './harness.js';
 
 const PEOPLE = 3000;

@@ -24,9 +24,9 @@ import { encodeEmbedding } from '../src/face/store.js';
 import { EMBEDDING_MODEL } from '../src/face/engine/index.js';
 import { seededRandom } from '../src/platform/random.js';
 import { startTopology } from './support/processes.js';
-import { createTestDatabase } from '../test/support/postgres.js';
+import { createTestDatabase } from '../fixtures/servers/postgres.js';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { S3RVER_CREDENTIALS, startS3rverBucket } from '../test/support/s3rver.js';
+import { S3RVER_CREDENTIALS, startS3rverBucket } from '../fixtures/servers/s3rver.js';
 
 const FACES = Number(process.argv[2] ?? 100_000);
 const BATCH = 1000;

@@ -8,9 +8,9 @@ import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { analyze } from '../src/face/engine/worker.js';
 import { CollectionIndex, EXACT_FROM_COSINE } from '../src/face/search/index-cache.js';
-import { startTestApp } from '../test/support/app.js';
+import { startTestApp } from '../fixtures/servers/app.js';
 import fs from 'node:fs';
-import { fixture, placements } from '../test/support/face/helpers.js';
+import { fixture, placements } from '../fixtures/faces/photos.js';
 import { boxInUpload } from '../src/face/evaluation.js';
 import type { BenchRow } from './harness.js';
 

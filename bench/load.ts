@@ -260,7 +260,7 @@ export const TARGETS: Record<string, LoadTarget> = {
 /** ASR needs a model: the tiny generated transducer of the tests (its transcripts are meaningless; its cost is real). */
 export async function asrEnv(scratch: string): Promise<Record<string, string>> {
   if (process.env.SAOLA_ASR_MODEL) return { SAOLA_ASR_MODEL: process.env.SAOLA_ASR_MODEL };
-  const { buildTinyTransducer } = await import('../test/support/speech/asr/tiny-transducer.js');
+  const { buildTinyTransducer } = await import('../fixtures/speech/tiny-transducer.js');
   const dir = path.join(scratch, 'tiny-asr');
   buildTinyTransducer(dir);
   return { SAOLA_ASR_MODEL: dir };

@@ -2,7 +2,7 @@ import os from 'node:os';
 import autocannon from 'autocannon';
 import type { BenchRow } from './harness.js';
 import { startHello, startSaola, type BenchServer } from './support/server.js';
-import { createTestDatabase } from '../test/support/postgres.js';
+import { createTestDatabase } from '../fixtures/servers/postgres.js';
 import { BENCH_SENTENCE, trainBenchModel } from './support/nlu-bench-model.js';
 
 /**

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestApp } from '../test/support/app.js';
+import { startTestApp } from '../fixtures/servers/app.js';
 import type { BenchRow } from './harness.js';
-import { processTreeCpuSeconds } from './support/cpu.js';
+import { processTreeCpuSeconds } from '../eval/support/cpu.js';
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'test', 'fixtures', 'reader');
 const REQUESTS = 24;

@@ -5,8 +5,8 @@ import { Redis } from 'ioredis';
 import sharp from 'sharp';
 import type { BenchRow } from './harness.js';
 import { startTopology, type Topology } from './support/processes.js';
-import { createTestDatabase } from '../test/support/postgres.js';
-import { startS3rverBucket } from '../test/support/s3rver.js';
+import { createTestDatabase } from '../fixtures/servers/postgres.js';
+import { startS3rverBucket } from '../fixtures/servers/s3rver.js';
 
 /**
  * One run, three deployments, the same three workloads (issue 16):

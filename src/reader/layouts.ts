@@ -3,7 +3,7 @@
  * of Vietnamese ID card, what the answer needs of it: the side, the answer's `type`, the fields it answers,
  * the portrait's box (the face crop) and the MRZ band. Fields are found by their printed labels
  * (documents/id-card/model.ts, pipeline/anchors.ts), not by coordinates. The test-card generator has its own templates
- * (bench/idcard-templates.ts), the reader none.
+ * (fixtures/cards/templates.ts), the reader none.
  */
 
 export const CARD_WIDTH = 1000;

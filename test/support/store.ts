@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before } from 'node:test';
 import { migrations } from '../../src/services.js';
 import { migrateToLatest, openStore, type Store } from '../../src/platform/db/database.js';
-import { createTestDatabase, type TestDatabase } from './postgres.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/servers/postgres.js';
 
 /** Registers before/after hooks in the current describe; `store()` is valid inside its tests. */
 export function useMigratedStore(engine: 'sqlite' | 'postgres', prefix = 'saola-store-'): () => Store {

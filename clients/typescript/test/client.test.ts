@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { retryAfterMs, Saola, SaolaError } from '../src/index.js';
-import { startTestApp, type TestApp } from '../../../test/support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 
 /** The client against a real Saola server (started in-process on a random port). */
 describe('@saola/client against a running server', () => {

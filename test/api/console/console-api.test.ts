@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import sharp from 'sharp';
 import { call } from '../../support/http.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 
 const PASSWORD = 'operator passphrase for tests';
 

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { uuidv7 } from 'uuidv7';
 import { SCORECARD_FORMAT, type Scorecard } from '../../../src/credit/model/scorecard.js';
 import { CreditStore } from '../../../src/credit/store.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { historyCsv, importCsv, iso, score } from '../../support/credit/support.js';
 
 const DAY = 86_400;

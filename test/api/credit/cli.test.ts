@@ -7,7 +7,7 @@ import { creditCommand } from '../../../src/credit/cli.js';
 import { CreditStore } from '../../../src/credit/store.js';
 import { CommandUsageError } from '../../../src/platform/cli.js';
 import { loadConfig, type Config } from '../../../src/platform/config.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { score } from '../../support/credit/support.js';
 import { migrations } from '../../../src/services.js';
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { analyze } from '../../../src/face/engine/worker.js';
 import { loadFaceConfig } from '../../../src/face/config.js';
-import { fixture } from '../../support/face/helpers.js';
+import { fixture } from '../../../fixtures/faces/photos.js';
 
 const S = '/dmp/facesearch/v2';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { analyze } from '../../../src/face/engine/worker.js';
-import { augment, fixture, idCardPhoto, withSunglasses } from '../../support/face/helpers.js';
+import { augment, fixture, idCardPhoto, withSunglasses } from '../../../fixtures/faces/photos.js';
 
 type Part = [field: string, value: string | Buffer, filename?: string];
 

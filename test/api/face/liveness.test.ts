@@ -5,9 +5,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { analyze } from '../../../src/face/engine/worker.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
-import { fixture, withSunglasses } from '../../support/face/helpers.js';
-import { animate, crossFade, onScreen, printed, scene, turned, type Motion, type VideoOptions } from '../../support/face/liveness-videos.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
+import { fixture, withSunglasses } from '../../../fixtures/faces/photos.js';
+import { animate, crossFade, onScreen, printed, scene, turned, type Motion, type VideoOptions } from '../../../fixtures/videos/liveness.js';
 
 type Part = [field: string, value: Buffer, filename: string];
 

@@ -8,8 +8,8 @@ import { competingFaces, implausibleGeometry, orderBySubject, subjectScore, type
 import { analyze, detectionTiles, MIN_FACE_QUALITY, type AnalyzeResult } from '../../../src/face/engine/worker.js';
 import { boxInUpload, sameFace } from '../../../src/face/evaluation.js';
 import { seededRandom } from '../../../src/platform/random.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
-import { fixture, placements, type PlacedBox } from '../../support/face/helpers.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
+import { fixture, placements, type PlacedBox } from '../../../fixtures/faces/photos.js';
 
 const gates = { minFacePx: 40, secondFaceRatio: 0.25, minBlurVariance: 0, secondFaceSharpness: 0.3 };
 const run = (image: Buffer) => analyze({ image, detectThreshold: 0.7, checkCard: false });

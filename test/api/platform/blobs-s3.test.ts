@@ -11,7 +11,7 @@ import S3rver from 's3rver';
 import { sendBlob } from '../../../src/platform/blobs/http.js';
 import { S3BlobStore, type S3BlobStoreOptions } from '../../../src/platform/blobs/s3-store.js';
 import { ConfigError, loadConfig } from '../../../src/platform/config.js';
-import { startTestApp } from '../../support/app.js';
+import { startTestApp } from '../../../fixtures/servers/app.js';
 import { AUDIO, blobStoreSuite, readAll } from '../../support/platform/blob-store-suite.js';
 
 /** s3rver's built-in credentials. */

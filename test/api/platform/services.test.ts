@@ -12,7 +12,7 @@ import { purgeApplication } from '../../../src/platform/purge.js';
 import { joinMigrations, ServicePaths, type ServiceModule } from '../../../src/platform/service-module.js';
 import { USAGE } from '../../../src/main.js';
 import { migrations, servicePaths, services } from '../../../src/services.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { call } from '../../support/http.js';
 
 /** The ten-line service ARCHITECTURE.md shows: a route, a table, metering by prefix, nothing else to edit. */

@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { fixture, postForm, postUrlencoded, truth } from '../../support/reader/helpers.js';
 
 const FRONT = ['id', 'name', 'dob', 'sex', 'nationality', 'home', 'address', 'doe'];

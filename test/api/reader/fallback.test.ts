@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { hasProgram, needsPrograms } from '../../support/programs.js';
 import { fixture, postForm, truth } from '../../support/reader/helpers.js';
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { checkingMeasures, checkingResult, PHOTOCOPY_SPREAD, RECAPTURE_MOIRE } from '../../../src/reader/fraud-check.js';
 import { colourSpread, measureFraudTask, patchMoire } from '../../../src/reader/fraud-measures.js';
 import type { ReadCard } from '../../../src/reader/pipeline/run.js';

@@ -1,11 +1,11 @@
 /**
  * /vision/idr/vnm end to end: real server, real OpenCV and Tesseract, on the
- * committed synthetic card photos (test/fixtures/reader, made by bench/reader-fixtures.ts).
+ * committed synthetic card photos (test/fixtures/reader, made by fixtures/cards/write-test-fixtures.ts).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { fixture, postForm, postUrlencoded, truth } from '../../support/reader/helpers.js';
 
 const PROB = /^\d{1,3}\.\d{2}$/;

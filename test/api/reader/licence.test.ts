@@ -1,19 +1,19 @@
 /**
  * Driving licences: validation units (class values, the issue line, kind and
  * side from words) and POST /vision/dlr/vnm end to end on generated,
- * photographed licences of every model and side (bench/document-variation.ts).
+ * photographed licences of every model and side (fixtures/documents/variation.ts).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { LICENCE_SAMPLE_KINDS, makeLicenceSample } from '../../../bench/document-variation.js';
+import { LICENCE_SAMPLE_KINDS, makeLicenceSample } from '../../../fixtures/documents/variation.js';
 import { anchorPage } from '../../../src/reader/documents/page.js';
 import { issueLine, licenceEra, licenceKind, modelOf, normaliseClass, readFront } from '../../../src/reader/documents/licence/licence.js';
 import { provincePlace } from '../../../src/reader/province.js';
 import type { CardWord } from '../../../src/reader/pipeline/anchors.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { badInputCases } from '../../support/reader/bad-input.js';
 import { fixture, postForm, TEST_FONTS } from '../../support/reader/helpers.js';
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { postForm } from '../../support/reader/helpers.js';
 import { td3PagePhoto, type Td3Person } from '../../support/reader/td3-page.js';
 

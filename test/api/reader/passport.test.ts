@@ -2,21 +2,21 @@
  * Passports: the TD3 MRZ (check digits, corrections a check digit proves and
  * none it does not), cross-validation of the visual zone, and
  * POST /vision/passport/vnm end to end on generated, photographed data pages
- * (bench/document-variation.ts) with bad input of every kind.
+ * (fixtures/documents/variation.ts) with bad input of every kind.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { makePassportSample } from '../../../bench/document-variation.js';
+import { makePassportSample } from '../../../fixtures/documents/variation.js';
 import { nameBand, nameFromZones } from '../../../src/reader/documents/passport/name.js';
 import { crossValidate, matchProvince, nameLine, valueLine, type PassportField } from '../../../src/reader/documents/passport/passport.js';
 import type { LabelHit } from '../../../src/reader/pipeline/anchors.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import { checkDigit } from '../../../src/reader/pipeline/mrz.js';
 import { readTd3, writeTd3 } from '../../../src/reader/pipeline/mrz-td3.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { badInputCases } from '../../support/reader/bad-input.js';
 import { fixture, postForm, TEST_FONTS } from '../../support/reader/helpers.js';
 

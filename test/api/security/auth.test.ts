@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type Tenant, type TestApp } from '../../support/app.js';
+import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
 import { endpoints, fill, isConsoleApi, isPublic, PUBLIC, type Endpoint } from '../../support/security/routes.js';
 
 const PASSWORD = 'security suite operator passphrase';

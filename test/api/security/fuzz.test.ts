@@ -23,7 +23,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { ffmpegProgram } from '../../support/programs.js';
 import { endpoints, isConsoleApi } from '../../support/security/routes.js';
 

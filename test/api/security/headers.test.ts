@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { endpoints, fill, isConsoleApi } from '../../support/security/routes.js';
 
 const PASSWORD = 'headers suite operator passphrase';

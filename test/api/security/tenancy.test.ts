@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type Tenant, type TestApp } from '../../support/app.js';
+import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
 import { call, type Reply } from '../../support/http.js';
 import { historyCsv, importCsv } from '../../support/credit/support.js';
 import { waitForStatus } from '../../support/speech/tts/helpers.js';

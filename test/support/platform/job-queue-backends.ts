@@ -14,7 +14,7 @@ import { migrations } from '../../../src/services.js';
 import { migrateToLatest, openStore } from '../../../src/platform/db/database.js';
 import { BullJobQueue } from '../../../src/platform/jobs/bullmq-queue.js';
 import { SqlJobQueue } from '../../../src/platform/jobs/sql-queue.js';
-import { createTestDatabase, type TestDatabase } from '../postgres.js';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 import type { JobQueueBackend, JobQueueHarness } from './job-queue-suite.js';
 
 const SQL_CRASH_WORKER = fileURLToPath(new URL('../job-crash-worker.ts', import.meta.url));

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import sharp from 'sharp';
-import type { TestApp } from '../app.js';
+import type { TestApp } from '../../../fixtures/servers/app.js';
 import { fixture, postForm, postUrlencoded, type Envelope } from './helpers.js';
 
 const expectError = (r: { status: number; body: Envelope }, code: number, status: number, what: string) => {

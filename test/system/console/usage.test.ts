@@ -10,9 +10,9 @@ import { connectRedis } from '../../support/platform/job-queue-backends.js';
 import { UsageRecorder } from '../../../src/platform/usage/recorder.js';
 import { UsageStore, utcDay } from '../../../src/platform/usage/store.js';
 import { quotaCommand, usageCommand } from '../../../src/usage-cli.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 import { call } from '../../support/http.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { sleep } from '../../support/wait.js';
 
 const silent = { warn() {}, info() {}, error() {} } as never;

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CsvError } from '../../../src/credit/csv.js';
 import { CreditStore } from '../../../src/credit/store.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 import { historyCsv, importCsv, score } from '../../support/credit/support.js';
 
 const T = Math.floor(Date.parse('2025-03-01T00:00:00Z') / 1000);

@@ -8,7 +8,7 @@ import { FaceStore } from '../../../src/face/store.js';
 import { encodeEmbedding } from '../../../src/face/store.js';
 import { migrations } from '../../../src/services.js';
 import { migrateToLatest, openStore, type Store } from '../../../src/platform/db/database.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 
 const VERSIONS = '0004_face_search_02_index_versions';
 

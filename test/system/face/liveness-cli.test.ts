@@ -10,8 +10,8 @@ import { migrations } from '../../../src/services.js';
 import { CommandUsageError } from '../../../src/platform/cli.js';
 import { loadConfig } from '../../../src/platform/config.js';
 import { migrateToLatest, openStore } from '../../../src/platform/db/database.js';
-import { fixture } from '../../support/face/helpers.js';
-import { animate, crossFade, scene } from '../../support/face/liveness-videos.js';
+import { fixture } from '../../../fixtures/faces/photos.js';
+import { animate, crossFade, scene } from '../../../fixtures/videos/liveness.js';
 
 describe('saola eval liveness', () => {
   it('threshold curve and choice', () => {

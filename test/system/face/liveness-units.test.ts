@@ -12,8 +12,8 @@ import { SCENE, sceneFollowsFace } from '../../../src/liveness/scene.js';
 import { inRuns, judge, type VerdictRules } from '../../../src/liveness/verdict.js';
 import { frameSize, parseHeader, readHeader, VideoInputError } from '../../../src/liveness/video.js';
 import { locateFfmpeg, withTempFile } from '../../../src/platform/media/ffmpeg.js';
-import { fixture } from '../../support/face/helpers.js';
-import { animate, faceOverRoom, scene } from '../../support/face/liveness-videos.js';
+import { fixture } from '../../../fixtures/faces/photos.js';
+import { animate, faceOverRoom, scene } from '../../../fixtures/videos/liveness.js';
 import type { FrameResult, LivenessAnalysis } from '../../../src/liveness/worker.js';
 import { seededRandom } from '../../../src/platform/random.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApp, type TestApp } from '../../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
-import { augment, fixture } from '../../support/face/helpers.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
+import { augment, fixture } from '../../../fixtures/faces/photos.js';
 import { dot } from '../../../src/face/engine/similarity.js';
 import { FaceStore } from '../../../src/face/store.js';
 

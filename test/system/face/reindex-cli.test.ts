@@ -9,7 +9,7 @@ import { FaceStore } from '../../../src/face/store.js';
 import { loadConfig } from '../../../src/platform/config.js';
 import { migrateToLatest, openStore } from '../../../src/platform/db/database.js';
 import { migrations } from '../../../src/services.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 
 const unit = (i: number) => {
   const v = new Float32Array(512);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../../src/platform/config.js';
 import { BullJobQueue } from '../../../src/platform/jobs/bullmq-queue.js';
 import { SqlJobQueue } from '../../../src/platform/jobs/sql-queue.js';
-import { startTestApp } from '../../support/app.js';
+import { startTestApp } from '../../../fixtures/servers/app.js';
 import { REDIS_URL, bullHarness, connectRedis, newRedisPrefix, removeRedisPrefix } from '../../support/platform/job-queue-backends.js';
 import { jobQueueSuite } from '../../support/platform/job-queue-suite.js';
 

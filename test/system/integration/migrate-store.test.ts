@@ -20,9 +20,9 @@ import { fsBlobKeys, migrateStoreCommand } from '../../../src/platform/db/migrat
 import { readerFeaturesCommand } from '../../../src/reader/cli.js';
 import { LivenessThresholds } from '../../../src/liveness/thresholds.js';
 import { quotaCommand } from '../../../src/usage-cli.js';
-import { startTestApp, type TestApp, type Tenant } from '../../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
-import { startS3rverBucket } from '../../support/s3rver.js';
+import { startTestApp, type TestApp, type Tenant } from '../../../fixtures/servers/app.js';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
+import { startS3rverBucket } from '../../../fixtures/servers/s3rver.js';
 import { eventually } from '../../support/wait.js';
 
 const FIXTURES = new URL('../../fixtures/face/', import.meta.url);

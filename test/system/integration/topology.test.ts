@@ -28,8 +28,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { connectRedis, newRedisPrefix, REDIS_URL, removeRedisPrefix } from '../../support/platform/job-queue-backends.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
-import { startS3rverBucket } from '../../support/s3rver.js';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
+import { startS3rverBucket } from '../../../fixtures/servers/s3rver.js';
 import { sleep } from '../../support/wait.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/main.ts', import.meta.url));

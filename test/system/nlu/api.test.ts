@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { NluTables } from '../../../src/nlu/schema.js';
 import { serviceDb } from '../../../src/platform/db/database.js';
-import { startTestApp, type Tenant, type TestApp } from '../../support/app.js';
+import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
 import { call } from '../../support/http.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 
 /**
  * Every endpoint of /api/v3 and its error paths, over real HTTP, run once on

@@ -7,9 +7,9 @@ import { NluStore } from '../../../src/nlu/store.js';
 import { trainModel } from '../../../src/nlu/model/model.js';
 import { purgeApplication } from '../../../src/platform/purge.js';
 import { purgeHooks } from '../../../src/services.js';
-import { startTestApp, type Tenant, type TestApp } from '../../support/app.js';
+import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
 import { call } from '../../support/http.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 
 /**
  * Training and prediction over HTTP: the train/status state machine, too

@@ -9,7 +9,7 @@ import { migrations } from '../../../src/services.js';
 import { AuthAdminError, Credentials, hashSecret } from '../../../src/platform/auth/credentials.js';
 import { ConfigError, loadConfig } from '../../../src/platform/config.js';
 import { migrateToLatest, type Store } from '../../../src/platform/db/database.js';
-import { startTestApp, type TestApp } from '../../support/app.js';
+import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { call } from '../../support/http.js';
 import { useMigratedStore } from '../../support/store.js';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { makeSample } from '../../../bench/idcard-synth.js';
+import { makeSample } from '../../../fixtures/cards/synth.js';
 import { detectText, turnedProbability } from '../../../src/reader/pipeline/detect.js';
 import { chooseOcrEngine } from '../../../src/reader/pipeline/ocr.js';
 import { detectedReading, readCard } from '../../../src/reader/pipeline/run.js';

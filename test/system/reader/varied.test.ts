@@ -1,5 +1,5 @@
 /**
- * End to end on cards printed with layout variation (bench/idcard-variation.ts: shifted text blocks,
+ * End to end on cards printed with layout variation (fixtures/cards/variation.ts: shifted text blocks,
  * other fonts, other label wordings, wrapping), one of each kind and side, the 2024 card included;
  * and the `--real DIR` evaluation on a folder made by hand from generated photos with their truth.
  */
@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { evaluateFolder, labelPieces, readTruthFile } from '../../../bench/idcard-score.js';
-import { makeSample, VARIED_KINDS } from '../../../bench/idcard-synth.js';
+import { evaluateFolder, labelPieces, readTruthFile } from '../../../eval/reader/score.js';
+import { makeSample, VARIED_KINDS } from '../../../fixtures/cards/synth.js';
 import { chooseOcrEngine, type OcrEngine } from '../../../src/reader/pipeline/ocr.js';
 import { readCard } from '../../../src/reader/pipeline/run.js';
 import { TEST_FONTS } from '../../support/reader/helpers.js';

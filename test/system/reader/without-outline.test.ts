@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { makeSample } from '../../../bench/idcard-synth.js';
+import { makeSample } from '../../../fixtures/cards/synth.js';
 import { cardShapedImage, frameRectangle, locateCard, textCutOff } from '../../../src/reader/pipeline/locate.js';
 import { chooseOcrEngine } from '../../../src/reader/pipeline/ocr.js';
 import { readCard } from '../../../src/reader/pipeline/run.js';

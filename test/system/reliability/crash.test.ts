@@ -20,7 +20,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { seededRandom } from '../../../src/platform/random.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 import { sleep } from '../../support/wait.js';
 
 const root = path.resolve(import.meta.dirname, '../../..');

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { newAgent, send, startLoadServer } from '../../../bench/support/load.js';
-import { startTestApp } from '../../support/app.js';
+import { startTestApp } from '../../../fixtures/servers/app.js';
 import { eventually, sleep } from '../../support/wait.js';
 
 const grace = fs.readFileSync(path.join(import.meta.dirname, '../../fixtures/face/grace_hopper.jpg'));

@@ -20,9 +20,9 @@ import { uuidv7 } from 'uuidv7';
 import { appScopedTables } from '../../../src/platform/purge.js';
 import { LivenessThresholds } from '../../../src/liveness/thresholds.js';
 import { UsageStore, utcDay } from '../../../src/platform/usage/index.js';
-import { startTestApp, type Tenant, type TestApp } from '../../support/app.js';
+import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
 import { call } from '../../support/http.js';
-import { createTestDatabase, type TestDatabase } from '../../support/postgres.js';
+import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 import { historyCsv, importCsv } from '../../support/credit/support.js';
 import { waitForStatus } from '../../support/speech/tts/helpers.js';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { faceEvalCommand } from '../../../src/face/cli.js';
-import { augment, fixture } from '../../support/face/helpers.js';
+import { augment, fixture } from '../../../fixtures/faces/photos.js';
 
 async function run(args: string[]) {
   let out = '';

@@ -14,7 +14,7 @@ import { warpAffine } from '../../../src/face/engine/image.js';
 import { alignFace, analyze, decodeImage, featureInput, type AnalyzeResult } from '../../../src/face/engine/worker.js';
 import * as ort from 'onnxruntime-node';
 import { DT, floatTensor, graphOf, node, onnx, readModel, rewritePRelu, writeModel } from '../../../scripts/onnx-graph.js';
-import { augment, fixture, idCardPhoto, withMask, withSunglasses } from '../../support/face/helpers.js';
+import { augment, fixture, idCardPhoto, withMask, withSunglasses } from '../../../fixtures/faces/photos.js';
 
 const gates = { minFacePx: 40, secondFaceRatio: 0.25, minBlurVariance: 0 };
 const run = (image: Buffer, checkCard = false) => analyze({ image, detectThreshold: 0.7, checkCard });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { cosineToSimilarity } from '../../../src/face/engine/similarity.js';
-import { crossValidateMap, fitSimilarityMap, impostorTailThreshold, readLabels, summariseIdentities, type EmbeddedPhoto } from '../../../src/face/identity-eval.js';
+import { crossValidateMap, fitSimilarityMap, impostorTailThreshold, readLabels, summariseIdentities, type EmbeddedPhoto } from '../../../eval/face/identity.js';
 import { seededRandom } from '../../../src/platform/random.js';
 
 /** Unit vectors: each person a random direction, each photo that direction plus noise (so genuine cosines ~0.6, impostors ~0). */

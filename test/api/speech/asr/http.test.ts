@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { TestApp } from '../../../support/app.js';
+import type { TestApp } from '../../../../fixtures/servers/app.js';
 import { hasProgram } from '../../../support/programs.js';
 import { FORMATS, convert, generated, speech } from '../../../support/speech/asr/audio.js';
 import { postAudio, startAsrApp, tinyModelDir } from '../../../support/speech/asr/server.js';

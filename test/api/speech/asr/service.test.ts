@@ -245,7 +245,7 @@ describe('long stretches and scoring', () => {
   });
 
   test('the evaluation scores words and characters after normalising', async () => {
-    const { editDistance, normalise, loadDataset } = await import('../../../../bench/asr-eval.js');
+    const { editDistance, normalise, loadDataset } = await import('../../../../eval/speech/asr.js');
     assert.equal(normalise('  Xin CHÀO, các bạn!  '), 'xin chào các bạn');
     assert.equal(editDistance('xin chào các bạn'.split(' '), 'xin chào bạn nhé'.split(' ')), 2);
     assert.equal(editDistance([], ['a']), 1);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestApp, type TestApp } from '../../../support/app.js';
+import { startTestApp, type TestApp } from '../../../../fixtures/servers/app.js';
 import { ALL_VOICES, VOICES } from '../../../../src/speech/tts/voices.js';
 import { looksLikeMp3, pollUntilReady, postTts, rawRequest, waitForStatus, withEnv } from '../../../support/speech/tts/helpers.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { startTestApp, type TestApp } from '../../../support/app.js';
+import { startTestApp, type TestApp } from '../../../../fixtures/servers/app.js';
 import { synthesisHandler } from '../../../../src/speech/tts/jobs.js';
 import { loadTtsConfig } from '../../../../src/speech/tts/config.js';
 import { FfmpegMp3Encoder } from '../../../../src/speech/tts/encode.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestApp, type TestApp } from '../../../support/app.js';
+import { startTestApp, type TestApp } from '../../../../fixtures/servers/app.js';
 import { looksLikeMp3, pollUntilReady, postTts, rawRequest, withEnv } from '../../../support/speech/tts/helpers.js';
 
 /** The npm-only path: eSpeak NG compiled to WASM and lamejs, both in worker threads. */

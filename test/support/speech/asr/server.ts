@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestApp, type TestApp } from '../../app.js';
-import { buildTinyTransducer } from './tiny-transducer.js';
+import { startTestApp, type TestApp } from '../../../../fixtures/servers/app.js';
+import { buildTinyTransducer } from '../../../../fixtures/speech/tiny-transducer.js';
 
 /** A test server whose speech settings come from `env` (the ASR settings are read from the process environment). */
 export async function startAsrApp(env: Record<string, string | undefined>): Promise<TestApp> {

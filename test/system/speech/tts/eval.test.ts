@@ -9,8 +9,8 @@ import { migrations } from '../../../../src/services.js';
 import { loadConfig } from '../../../../src/platform/config.js';
 import { ttsModelsAddCommand } from '../../../../src/speech/tts/cli.js';
 import { SPEAKERS } from '../../../../src/speech/tts/voices.js';
-import { buildTinyTransducer } from '../../../support/speech/asr/tiny-transducer.js';
-import { buildTinyVits } from '../../../support/speech/tts/tiny-vits.js';
+import { buildTinyTransducer } from '../../../../fixtures/speech/tiny-transducer.js';
+import { buildTinyVits } from '../../../../fixtures/speech/tiny-vits.js';
 
 const run = promisify(execFile);
 
@@ -23,7 +23,7 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-tts-eval-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 const evalTts = (args: string[], dataDir: string) =>
-  run(process.execPath, ['--import', 'tsx', 'bench/tts-eval.ts', '--asr', ...args], {
+  run(process.execPath, ['--import', 'tsx', 'eval/speech/tts.ts', '--asr', ...args], {
     env: { ...process.env, SAOLA_DATA_DIR: dataDir, SAOLA_ASR_MODEL: '' },
     timeout: 240_000,
     maxBuffer: 16 << 20,

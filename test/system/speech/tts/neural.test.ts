@@ -11,14 +11,14 @@ import { parseVoiceList, ttsModelsAddCommand } from '../../../../src/speech/tts/
 import { ModelError } from '../../../../src/speech/models.js';
 import { TTS_MANIFEST, detectVitsModel, readVoiceMap, sherpaSpeed, ttsModelsDir } from '../../../../src/speech/tts/models.js';
 import { wordsPerMinute } from '../../../../src/speech/tts/voices.js';
-import { startTestApp, type TestApp } from '../../../support/app.js';
+import { startTestApp, type TestApp } from '../../../../fixtures/servers/app.js';
 import { execFileSync } from 'node:child_process';
 import { loadTtsConfig } from '../../../../src/speech/tts/config.js';
 import { openTtsEngines } from '../../../../src/speech/tts/index.js';
 import { VOICE_INFO } from '../../../../src/speech/tts/voices.js';
 import { needsPrograms } from '../../../support/programs.js';
 import { pollUntilReady, postTts, rawRequest, waitForStatus } from '../../../support/speech/tts/helpers.js';
-import { TINY_VITS_HOP, TINY_VITS_SAMPLE_RATE, buildTinyVits } from '../../../support/speech/tts/tiny-vits.js';
+import { TINY_VITS_HOP, TINY_VITS_SAMPLE_RATE, buildTinyVits } from '../../../../fixtures/speech/tiny-vits.js';
 
 /**
  * Operator-installed VITS voices with generated tiny models in the exact form

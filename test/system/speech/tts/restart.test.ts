@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { startTestApp } from '../../../support/app.js';
-import { createTestDatabase } from '../../../support/postgres.js';
+import { startTestApp } from '../../../../fixtures/servers/app.js';
+import { createTestDatabase } from '../../../../fixtures/servers/postgres.js';
 import { looksLikeMp3, pollUntilReady, postTts, rawRequest, waitForStatus, withEnv } from '../../../support/speech/tts/helpers.js';
 import { eventually } from '../../../support/wait.js';
 

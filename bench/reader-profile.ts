@@ -3,7 +3,7 @@
  * per photo and on average, the CPU of this process and of the Tesseract processes, each stage's wall time, and
  * each OCR call's image size and Tesseract CPU.
  *
- *   npx tsx bench/idcard-profile.ts DIR [--kind chip_front,...] [--save FOLDER]   (--save: every image handed to OCR, for offline timing)
+ *   npx tsx bench/reader-profile.ts DIR [--kind chip_front,...] [--save FOLDER]   (--save: every image handed to OCR, for offline timing)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,10 +11,10 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { chooseOcrEngine, readPgm, type OcrEngine } from '../src/reader/pipeline/ocr.js';
 import { readCard } from '../src/reader/pipeline/run.js';
-import { readTruthFile } from './idcard-score.js';
+import { readTruthFile } from '../eval/reader/score.js';
 import { setImageThreads } from '../src/platform/vision/image-threads.js';
 import { loadConfig } from '../src/platform/config.js';
-import { ocrCpuSeconds, ownCpuSeconds } from './support/cpu.js';
+import { ocrCpuSeconds, ownCpuSeconds } from '../eval/support/cpu.js';
 
 setImageThreads(loadConfig().imageThreads);
 const { values, positionals } = parseArgs({

@@ -5,12 +5,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { LAYOUTS, type CardKind } from '../src/reader/layouts.js';
-import type { OcrEngine } from '../src/reader/pipeline/ocr.js';
-import { readCard, type ReadResult } from '../src/reader/pipeline/run.js';
-import { readPassport } from '../src/reader/documents/passport/passport.js';
+import { LAYOUTS, type CardKind } from '../../src/reader/layouts.js';
+import type { OcrEngine } from '../../src/reader/pipeline/ocr.js';
+import { readCard, type ReadResult } from '../../src/reader/pipeline/run.js';
+import { readPassport } from '../../src/reader/documents/passport/passport.js';
 import { backTruthFromMrz, passportTruthFromMrz } from './mrz-truth.js';
-import { fold } from '../src/reader/pipeline/text.js';
+import { fold } from '../../src/reader/pipeline/text.js';
 
 export type Tally = { right: number; total: number };
 

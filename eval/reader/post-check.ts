@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/idcard-postcheck-eval.ts [dir]`: the fraud check's
+ * `npx tsx eval/reader/post-check.ts [dir]`: the fraud check's
  * post-check (src/reader/post-check.ts) on real ID photos (default
  * /work/shared/data/iddocs-dev, passports left out). Each photo is read by the
  * reader; the post-check of the reading is set against the post-check of the
@@ -13,11 +13,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { LAYOUTS, type CardKind } from '../src/reader/layouts.js';
-import { chooseOcrEngine } from '../src/reader/pipeline/ocr.js';
-import { readCard } from '../src/reader/pipeline/run.js';
-import { postCheck } from '../src/reader/post-check.js';
-import { checkingResult } from '../src/reader/fraud-check.js';
+import { LAYOUTS, type CardKind } from '../../src/reader/layouts.js';
+import { chooseOcrEngine } from '../../src/reader/pipeline/ocr.js';
+import { readCard } from '../../src/reader/pipeline/run.js';
+import { postCheck } from '../../src/reader/post-check.js';
+import { checkingResult } from '../../src/reader/fraud-check.js';
 
 const dir = process.argv[2] ?? '/work/shared/data/iddocs-dev';
 const KIND: Record<string, CardKind> = { chip_front: 'cccd_chip_front', chip_back: 'cccd_chip_back', cccd_front: 'cccd_12_front', cancuoc2024_front: 'cccd_2024_front' };

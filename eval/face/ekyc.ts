@@ -4,7 +4,7 @@
  * for each person of a labelled set (`labels.csv`: file, identity) with at
  * least two photos, the first photo's face (head and shoulders, cut around the
  * box our detector finds) is printed into the portrait box of a generated card
- * (bench/idcard-synth.ts: guilloche lines printed over the portrait, the card then
+ * (fixtures/cards/synth.ts: guilloche lines printed over the portrait, the card then
  * "photographed" with perspective, light, blur, noise and JPEG), the card is
  * read by the reader's own pipeline (`readCard` with `face: true`, which crops
  * the portrait box of the flattened card), and the cropped portrait is matched
@@ -12,24 +12,24 @@
  * people (impostors). The same pairs scored from the original photo, not
  * printed, are the baseline, so what the card costs is visible.
  *
- *   npx tsx bench/face-ekyc.ts --labels /work/shared/data/faces-dev [--people 41] [--seed 1] [--engine auto] [--dump DIR]
+ *   npx tsx eval/face/ekyc.ts --labels /work/shared/data/faces-dev [--people 41] [--seed 1] [--engine auto] [--dump DIR]
  *
  * --dump writes each card photo and the portrait cropped from it to DIR (to look at; never commit them).
  *
- * Reported apart from the photo-to-photo evaluation (bench/face-identities.ts):
+ * Reported apart from the photo-to-photo evaluation (eval/face/identities.ts):
  * these are synthetic cards around real faces.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { analyze, decodeImage } from '../src/face/engine/worker.js';
-import { cosineToSimilarity, dot } from '../src/face/engine/similarity.js';
-import { readLabels, type LabelledPhoto } from '../src/face/identity-eval.js';
-import { readCard } from '../src/reader/pipeline/run.js';
-import { chooseOcrEngine } from '../src/reader/pipeline/ocr.js';
-import { drawGuilloche, photograph, randomPerson, renderCard, seededRng, type Rng } from './idcard-synth.js';
-import { CLASSIC_TEMPLATES, type ClassicKind } from './idcard-templates.js';
+import { analyze, decodeImage } from '../../src/face/engine/worker.js';
+import { cosineToSimilarity, dot } from '../../src/face/engine/similarity.js';
+import { readLabels, type LabelledPhoto } from './identity.js';
+import { readCard } from '../../src/reader/pipeline/run.js';
+import { chooseOcrEngine } from '../../src/reader/pipeline/ocr.js';
+import { drawGuilloche, photograph, randomPerson, renderCard, seededRng, type Rng } from '../../fixtures/cards/synth.js';
+import { CLASSIC_TEMPLATES, type ClassicKind } from '../../fixtures/cards/templates.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),

@@ -8,17 +8,17 @@
  * (small in a wide shot, next to a blurred crowd, turned 90/180 with and
  * without EXIF, downscaled), with the pairs scored again from each placement.
  * `npm run eval:face -- --labels <dir>`: verification and search on people
- * (bench/face-identities.ts).
+ * (eval/face/identities.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { assessFace, looksLikeIdCard } from '../src/face/engine/index.js';
-import { analyze } from '../src/face/engine/worker.js';
-import { boxInUpload, evaluateFacePairs, formatEvaluation, readPairs, sameFace } from '../src/face/evaluation.js';
-import { loadFaceConfig } from '../src/face/config.js';
-import { cosineToSimilarity, dot } from '../src/face/engine/similarity.js';
+import { assessFace, looksLikeIdCard } from '../../src/face/engine/index.js';
+import { analyze } from '../../src/face/engine/worker.js';
+import { boxInUpload, evaluateFacePairs, formatEvaluation, readPairs, sameFace } from '../../src/face/evaluation.js';
+import { loadFaceConfig } from '../../src/face/config.js';
+import { cosineToSimilarity, dot } from '../../src/face/engine/similarity.js';
 import sharp from 'sharp';
-import { idCardPhoto, placements, withMask, withSunglasses } from '../test/support/face/helpers.js';
+import { idCardPhoto, placements, withMask, withSunglasses } from '../../fixtures/faces/photos.js';
 
 /**
  * Faces a person counts in the photos that are not in pairs.csv (every pairs.csv portrait: 1).
@@ -27,7 +27,7 @@ import { idCardPhoto, placements, withMask, withSunglasses } from '../test/suppo
 const EXPECTED_FACES: Record<string, number> = { 'couple.jpg': 2, 'selfie-many-people.jpg': 7, 'img11_reflection.jpg': 1 };
 
 if (process.argv.includes('--labels')) {
-  await import('./face-identities.js');
+  await import('./identities.js');
   process.exit(0);
 }
 const dir = process.argv[2] ?? '/work/shared/data/faces';

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/idcard-fraud-measures.ts [dir]`: the fraud check's colour
+ * `npx tsx eval/reader/fraud-measures.ts [dir]`: the fraud check's colour
  * (photocopy) and moiré (recapture) measurements on real ID photos (default
  * /work/shared/data/iddocs-dev, passports left out), on black-and-white
  * copies made from them (plain grey, and grey under a warm light), and on
@@ -11,8 +11,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { measureFraudTask } from '../src/reader/fraud-measures.js';
-import { checkingMeasures } from '../src/reader/fraud-check.js';
+import { measureFraudTask } from '../../src/reader/fraud-measures.js';
+import { checkingMeasures } from '../../src/reader/fraud-check.js';
 
 const dir = process.argv[2] ?? '/work/shared/data/iddocs-dev';
 const files = fs

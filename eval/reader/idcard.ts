@@ -1,6 +1,6 @@
 /**
  * Accuracy evaluation of the ID card reader on synthetic photos
- * (bench/idcard-synth.ts) or on a folder of real photos: per-field exact match
+ * (fixtures/cards/synth.ts) or on a folder of real photos: per-field exact match
  * (accent-exact), card-finding rate, how often an answer with `_prob` >= 80 is
  * wrong, and CPU time per image (this process plus the Tesseract children).
  *
@@ -14,16 +14,16 @@
  * `once` is the native program started once per OCR call (the mode without `stdbuf`), for comparison.
  */
 import { parseArgs } from 'node:util';
-import { CARD_WIDTH } from '../src/reader/layouts.js';
-import { chooseOcrEngine, NativeTesseract } from '../src/reader/pipeline/ocr.js';
-import { readCard } from '../src/reader/pipeline/run.js';
-import type { CardKind } from './idcard-templates.js';
-import { evaluateFolder, Scores } from './idcard-score.js';
-import { ALL_KINDS, makeSample, VARIED_KINDS } from './idcard-synth.js';
-import { installedFonts, type Variation } from './idcard-variation.js';
-import { setImageThreads } from '../src/platform/vision/image-threads.js';
-import { loadConfig } from '../src/platform/config.js';
-import { ocrCpuSeconds, ownCpuSeconds } from './support/cpu.js';
+import { CARD_WIDTH } from '../../src/reader/layouts.js';
+import { chooseOcrEngine, NativeTesseract } from '../../src/reader/pipeline/ocr.js';
+import { readCard } from '../../src/reader/pipeline/run.js';
+import type { CardKind } from '../../fixtures/cards/templates.js';
+import { evaluateFolder, Scores } from './score.js';
+import { ALL_KINDS, makeSample, VARIED_KINDS } from '../../fixtures/cards/synth.js';
+import { installedFonts, type Variation } from '../../fixtures/cards/variation.js';
+import { setImageThreads } from '../../src/platform/vision/image-threads.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { ocrCpuSeconds, ownCpuSeconds } from '../support/cpu.js';
 
 // As the server runs it (SAOLA_IMAGE_THREADS).
 setImageThreads(loadConfig().imageThreads);

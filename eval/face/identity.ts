@@ -8,9 +8,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { cosineToSimilarity, dot } from './engine/similarity.js';
-import { readPairs } from './evaluation.js';
-import { seededRandom } from '../platform/random.js';
+import { cosineToSimilarity, dot } from '../../src/face/engine/similarity.js';
+import { readPairs } from '../../src/face/evaluation.js';
+import { seededRandom } from '../../src/platform/random.js';
 
 export interface LabelledPhoto {
   file: string;
@@ -312,8 +312,8 @@ export async function embedWithEngine(
   photos: LabelledPhoto[],
   log: (line: string) => void = () => {},
 ): Promise<{ photos: EmbeddedPhoto[]; cpuMs: number[]; wallMs: number[] }> {
-  const { analyze } = await import('./engine/worker.js');
-  const { loadFaceConfig } = await import('./config.js');
+  const { analyze } = await import('../../src/face/engine/worker.js');
+  const { loadFaceConfig } = await import('../../src/face/config.js');
   const sharp = (await import('sharp')).default;
   const cfg = loadFaceConfig({});
   const out: EmbeddedPhoto[] = [];

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/idcard-quality.ts [dir]`: the quality check (src/reader/quality-check.ts)
+ * `npx tsx eval/reader/quality.ts [dir]`: the quality check (src/reader/quality-check.ts)
  * on real ID photos (default /work/shared/data/iddocs-dev, truth.jsonl's files):
  * each photo's scores and which criteria it fails, and how many pass. The
  * photos are real users' photos of readable cards, so a "likely" is either a
@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { measureQualityTask, qualityPassed, qualityResult } from '../src/reader/quality-check.js';
+import { measureQualityTask, qualityPassed, qualityResult } from '../../src/reader/quality-check.js';
 
 const dir = process.argv[2] ?? '/work/shared/data/iddocs-dev';
 const files = fs

@@ -23,9 +23,9 @@ import {
   readLabels,
   scoreAllPairs,
   summariseIdentities,
-} from '../src/face/identity-eval.js';
-import { SIMILARITY_MAP } from '../src/face/engine/similarity.js';
-import { EMBEDDING_MODEL } from '../src/face/engine/index.js';
+} from './identity.js';
+import { SIMILARITY_MAP } from '../../src/face/engine/similarity.js';
+import { EMBEDDING_MODEL } from '../../src/face/engine/index.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),

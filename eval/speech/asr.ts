@@ -24,15 +24,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/platform/config.js';
-import { ServiceError } from '../src/platform/http/errors.js';
-import { loadAsrSettings, type AsrSettings } from '../src/speech/asr/config.js';
-import { FfmpegDecoder } from '../src/speech/asr/decode.js';
-import { SherpaEngine } from '../src/speech/asr/engine.js';
-import { createAsrService } from '../src/speech/asr/index.js';
-import type { ModelSpec } from '../src/speech/asr/model.js';
-import { countErrors, editDistance, errorRate, normaliseForScoring } from '../src/speech/score.js';
-import { buildTinyTransducer } from '../test/support/speech/asr/tiny-transducer.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { ServiceError } from '../../src/platform/http/errors.js';
+import { loadAsrSettings, type AsrSettings } from '../../src/speech/asr/config.js';
+import { FfmpegDecoder } from '../../src/speech/asr/decode.js';
+import { SherpaEngine } from '../../src/speech/asr/engine.js';
+import { createAsrService } from '../../src/speech/asr/index.js';
+import type { ModelSpec } from '../../src/speech/asr/model.js';
+import { countErrors, editDistance, errorRate, normaliseForScoring } from '../../src/speech/score.js';
+import { buildTinyTransducer } from '../../fixtures/speech/tiny-transducer.js';
 
 const AUDIO = /\.(wav|mp3|m4a|aac|ogg|opus|webm|flac)$/i;
 
@@ -337,7 +337,7 @@ async function main(): Promise<number> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('asr-eval.ts')) {
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('eval/speech/asr.ts')) {
   main().then(
     (code) => process.exit(code),
     (err) => {

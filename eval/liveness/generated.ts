@@ -15,16 +15,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import sharp from 'sharp';
-import { loadFaceConfig } from '../src/face/config.js';
-import { loadLivenessConfig, type AntispoofInput } from '../src/liveness/config.js';
-import { FaceEngine } from '../src/face/engine/index.js';
-import { analyze } from '../src/face/engine/worker.js';
-import { LivenessEngine } from '../src/liveness/engine.js';
-import type { LivenessResult } from '../src/liveness/responses.js';
-import { LivenessService, type LivenessTrace, type LivenessVersion } from '../src/liveness/service.js';
-import { locateFfmpeg } from '../src/platform/media/ffmpeg.js';
-import { withSunglasses } from '../test/support/face/helpers.js';
-import { animate, crossFade, onScreen, printed, scene, turned, type Motion, type VideoOptions } from '../test/support/face/liveness-videos.js';
+import { loadFaceConfig } from '../../src/face/config.js';
+import { loadLivenessConfig, type AntispoofInput } from '../../src/liveness/config.js';
+import { FaceEngine } from '../../src/face/engine/index.js';
+import { analyze } from '../../src/face/engine/worker.js';
+import { LivenessEngine } from '../../src/liveness/engine.js';
+import type { LivenessResult } from '../../src/liveness/responses.js';
+import { LivenessService, type LivenessTrace, type LivenessVersion } from '../../src/liveness/service.js';
+import { locateFfmpeg } from '../../src/platform/media/ffmpeg.js';
+import { withSunglasses } from '../../fixtures/faces/photos.js';
+import { animate, crossFade, onScreen, printed, scene, turned, type Motion, type VideoOptions } from '../../fixtures/videos/liveness.js';
 
 const { values } = parseArgs({
   options: {
@@ -233,7 +233,7 @@ const service = (antispoofModel?: string, antispoofInput: AntispoofInput = lcfg.
 const main = service(lcfg.antispoofModel, lcfg.antispoofInput);
 
 if (values.real) {
-  const { evalReal } = await import('./liveness-real.js');
+  const { evalReal } = await import('./real.js');
   const rows = await evalReal({
     dir: path.resolve(values.real),
     conform: values.conform!,
@@ -376,8 +376,8 @@ const models: [string, string | undefined, AntispoofInput][] = [
   ['fr_liveness (shipped before)', undefined, 'faceplugin'],
 ];
 console.log('\nAnti-spoof models (live probability; median over every frame with a face of each video)');
-const { decodeFrames, readHeader } = await import('../src/liveness/video.js');
-const { withTempFile } = await import('../src/platform/media/ffmpeg.js');
+const { decodeFrames, readHeader } = await import('../../src/liveness/video.js');
+const { withTempFile } = await import('../../src/platform/media/ffmpeg.js');
 const ffmpeg = await locateFfmpeg('auto');
 const scored = rows.filter((r) => r.c.kind !== 'error' && r.version === 3 && r.result.decision);
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? 0.5;

@@ -13,8 +13,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { LivenessService, LivenessTrace, LivenessVersion } from '../src/liveness/service.js';
-import type { LivenessResult } from '../src/liveness/responses.js';
+import type { LivenessService, LivenessTrace, LivenessVersion } from '../../src/liveness/service.js';
+import type { LivenessResult } from '../../src/liveness/responses.js';
 
 const run = promisify(execFile);
 

@@ -1,6 +1,6 @@
 /**
  * Accuracy evaluation of the passport and driving-licence readers on generated,
- * photographed documents (bench/document-variation.ts) or on a folder of real
+ * photographed documents (fixtures/documents/variation.ts) or on a folder of real
  * photos: per kind, the found rate (read, and the right model and side),
  * per-field exact match (accent-exact), how often an answer with `_prob` >= 80
  * is wrong, the passport MRZ's full validity, and CPU per image (this process
@@ -13,11 +13,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { licenceItem, readLicence } from '../src/reader/documents/licence/licence.js';
-import { passportItem, readPassport } from '../src/reader/documents/passport/passport.js';
-import { chooseOcrEngine } from '../src/reader/pipeline/ocr.js';
-import { LICENCE_SAMPLE_KINDS, makeLicenceSample, makePassportSample } from './document-variation.js';
-import { ocrCpuSeconds, ownCpuSeconds } from './support/cpu.js';
+import { licenceItem, readLicence } from '../../src/reader/documents/licence/licence.js';
+import { passportItem, readPassport } from '../../src/reader/documents/passport/passport.js';
+import { chooseOcrEngine } from '../../src/reader/pipeline/ocr.js';
+import { LICENCE_SAMPLE_KINDS, makeLicenceSample, makePassportSample } from '../../fixtures/documents/variation.js';
+import { ocrCpuSeconds, ownCpuSeconds } from '../support/cpu.js';
 
 const { values } = parseArgs({
   options: {
