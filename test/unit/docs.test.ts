@@ -78,7 +78,10 @@ const PLACEHOLDER = /[<>*{}]|\.\.\./;
 
 function pathInCode(word: string): string | undefined {
   // Trailing punctuation of prose inside the span, and a ":line" or "#section" suffix, are not the path.
-  const bare = word.replace(/[,;:)]+$/, '').replace(/(?::\d+)+$/, '').replace(/#.*$/, '');
+  const bare = word
+    .replace(/[,;:)]+$/, '')
+    .replace(/(?::\d+)+$/, '')
+    .replace(/#.*$/, '');
   if (PLACEHOLDER.test(word) || !REPO_PATH.test(bare)) return undefined;
   return bare;
 }
@@ -117,10 +120,11 @@ test('every npm script a doc names is in package.json', () => {
   const unknown: string[] = [];
   for (const doc of DOCS) {
     for (const l of docLines(doc)) {
-      // `npm test` and `npm start` are the scripts test and start; `npm run X` is X. Fenced blocks count:
-      // their commands are meant to be run as written.
-      for (const m of l.text.matchAll(/\bnpm (?:run(?:-script)? ([\w:.-]+)|(test|start)\b)/g)) {
-        const script = m[1] ?? m[2];
+      // `npm test` and `npm start` are the scripts test and start; `npm run X` is X, and `npm run eval:*` a
+      // pattern, not a script. Fenced blocks count: their commands are meant to be run as written.
+      for (const m of l.text.matchAll(/\bnpm (?:run(?:-script)? ([\w:.-]+)(\*?)|(test|start)\b)/g)) {
+        if (m[2] === '*') continue;
+        const script = m[1] ?? m[3];
         if (!(script in pkg.scripts)) unknown.push(`${where(l)}: npm ${m[1] ? 'run ' : ''}${script}`);
       }
     }
