@@ -40,7 +40,7 @@ const where = (l: DocLine) => `${l.doc}:${l.line}`;
 
 test('every SAOLA_* setting the docs name is one the code reads', () => {
   // The server's settings, and the ones test suites and the client package read (named in the docs as such).
-  const sources = [...files(path.join(ROOT, 'src'), '.ts'), ...files(path.join(ROOT, 'scripts'), '.mjs'), ...files(path.join(ROOT, 'test'), '.ts')];
+  const sources = [...files(path.join(ROOT, 'src'), '.ts'), ...files(path.join(ROOT, 'scripts'), '.mjs'), ...files(path.join(ROOT, 'test'), '.ts'), ...files(path.join(ROOT, 'fixtures'), '.ts')];
   sources.push(...files(path.join(ROOT, 'clients/typescript/src'), '.ts'), ...files(path.join(ROOT, 'clients/typescript/test'), '.ts'));
   const code = sources.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
   // Names the code builds: `SAOLA_CREDIT_${name}_URL`, or `${name}_MIN_SECONDS` with name a 'SAOLA_...' literal.
