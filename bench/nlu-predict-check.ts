@@ -1,14 +1,17 @@
 /**
  * `npx tsx bench/nlu-predict-check.ts --write FILE` records what the engine answers; `--compare FILE` checks
- * that the engine answers the same now (speed work must not change an answer). Two models (the eval's
- * 20-intent model with the generated set's entities, and the HTTP bench's intent-only model) predict the
- * generated test sentences (as written, without diacritics, with slang and typos) and some edge cases: every
- * intent's unrounded confidence (equal within 1e-12), the API's answer (`predict`, both halves) exactly.
+ * that the engine answers the same now (speed work or a refactor must not change an answer). The models: the
+ * evaluation's (every intent, the generated set's entities) on the development seeds 20261125 and 777001 and
+ * on the final paraphrase templates, the 20-intent model of the latency rows, and the HTTP bench's
+ * intent-only model. Each predicts its evaluation sentences (as written, without diacritics, with slang and
+ * typos, out of vocabulary) and some edge cases: every intent's unrounded confidence (equal within 1e-12),
+ * the API's answer (`predict`, intents and entities) exactly, and each trained model document's SHA-256.
  * `--limit N`: the first N sentences of each variant (all by default).
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { generateDataset, type GeneratedSample } from './nlu-dataset.js';
-import { NluModel, trainModel } from '../src/nlu/model/model.js';
+import { generateDataset, type GeneratedDataset, type GeneratedSample } from './nlu-dataset.js';
+import { NluModel, trainModel, type TrainOptions } from '../src/nlu/model/model.js';
 import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
 import { definitionsOf } from './support/nlu-definitions.js';
 
@@ -27,39 +30,62 @@ const examples = (samples: GeneratedSample[], withEntities: boolean) =>
 
 interface Answer {
   model: string;
+  /** SHA-256 of the trained model document (on the model's first answer). */
+  document?: string;
   text: string;
   confidences: { label: string; confidence: number }[];
   predicted: unknown;
 }
 
-function answers(): Answer[] {
+const EDGES = [
+  '',
+  '  ',
+  '?!',
+  'cho mình chuyển 500 nghìn cho chị Lan lúc 9 giờ sáng mai nhé',
+  '500k 2tr5 15/8 9h30 ba mươi phần trăm',
+  'chuyển 😀 tiền 𝒳 nhé',
+  'chuyển tiền'.normalize('NFD'),
+  'CHUYỂN TIỀN CHO MẸ',
+];
+
+/** A model trained on a generated set, and the texts it is checked on: the set's test variants, then the edge cases. */
+function checked(name: string, data: GeneratedDataset, withEntities: boolean, options: Partial<TrainOptions>) {
   const limit = Number(argument('--limit') ?? Infinity);
-  const twenty = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED + 1, intents: 20 });
-  const full = new NluModel(
-    trainModel({ examples: examples(twenty.train, true), entities: definitionsOf(twenty.entities), parts: { intent: true, entity: true }, options: { holdout: 0 } }),
-  );
-  const httpSet = generateDataset({ perIntent: 30, testPerIntent: 1, seed: 7, intents: 20 });
-  const intentOnly = new NluModel(trainModel({ examples: examples(httpSet.train, false), entities: [], parts: { intent: true, entity: true } }));
-  const edges = [
-    '',
-    '  ',
-    '?!',
-    'cho mình chuyển 500 nghìn cho chị Lan lúc 9 giờ sáng mai nhé',
-    '500k 2tr5 15/8 9h30 ba mươi phần trăm',
-    'chuyển 😀 tiền 𝒳 nhé',
-    'chuyển tiền'.normalize('NFD'),
-    'CHUYỂN TIỀN CHO MẸ',
+  const document = trainModel({
+    examples: examples(data.train, withEntities),
+    entities: withEntities ? definitionsOf(data.entities) : [],
+    parts: { intent: true, entity: true },
+    options,
+  });
+  const variants = [data.test.written, data.test.noMarks, data.test.noisy, data.test.outOfVocabulary];
+  const texts = [...variants.flatMap((v) => v.slice(0, limit).map((s) => s.text)), ...EDGES];
+  return { name, model: new NluModel(document), digest: createHash('sha256').update(JSON.stringify(document)).digest('hex'), texts };
+}
+
+function answers(): Answer[] {
+  const evaluation = (seed: number, final: boolean) => generateDataset({ perIntent: 67, testPerIntent: 20, seed, final });
+  const models = [
+    checked('20 intents + entities', generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED + 1, intents: 20 }), true, { holdout: 0 }),
+    checked('HTTP bench model', generateDataset({ perIntent: 30, testPerIntent: 1, seed: 7, intents: 20 }), false, {}),
+    ...[
+      [SEED, false],
+      [777001, false],
+      [SEED, true],
+    ].map(([seed, final]) =>
+      checked(`evaluation, seed ${seed}${final ? ', final templates' : ''}`, evaluation(seed as number, final as boolean), true, { holdout: 0, seed: seed as number }),
+    ),
   ];
-  const variants = [twenty.test.written, twenty.test.noMarks, twenty.test.noisy, twenty.test.outOfVocabulary];
-  const texts = [...variants.flatMap((v) => v.slice(0, limit).map((s) => s.text)), ...edges];
   const out: Answer[] = [];
-  for (const [name, model] of [
-    ['20 intents + entities', full],
-    ['HTTP bench model', intentOnly],
-  ] as const) {
-    for (const text of texts) {
-      out.push({ model: name, text, confidences: model.rankedIntents(text), predicted: model.predict(text, REF, { intent: true, entity: true }) });
-    }
+  for (const { name, model, digest, texts } of models) {
+    texts.forEach((text, i) => {
+      out.push({
+        model: name,
+        ...(i === 0 ? { document: digest } : {}),
+        text,
+        confidences: model.rankedIntents(text),
+        predicted: model.predict(text, REF, { intent: true, entity: true }),
+      });
+    });
   }
   return out;
 }
@@ -72,6 +98,7 @@ function compare(before: Answer[], after: Answer[]): string[] {
     const a = after[i]!;
     const where = `${b.model}: "${b.text}"`;
     if (a.text !== b.text) problems.push(`${where}: now "${a.text}"`);
+    if (a.document !== b.document) problems.push(`${b.model}: model document ${b.document} -> ${a.document}`);
     if (JSON.stringify(a.predicted) !== JSON.stringify(b.predicted)) problems.push(`${where}: answer ${JSON.stringify(b.predicted)} -> ${JSON.stringify(a.predicted)}`);
     if (a.confidences.length !== b.confidences.length) problems.push(`${where}: ${b.confidences.length} intents -> ${a.confidences.length}`);
     b.confidences.forEach((c, k) => {
