@@ -1,144 +1,35 @@
 import { prepare, type PreparedText, type Token } from './text.js';
 
 /**
- * Which features the intent classifier reads. `syllables`: syllable unigrams
- * and bigrams of the text as written. `folded`: the same over the
- * accent-folded text, so chat typed without diacritics meets the same
- * features. `chars`: accent-folded character n-grams inside and across
- * syllable boundaries, which survive typos and slang spellings.
+ * The intent classifier's features of a text, one set (chosen on the generated evaluation sets; the candidates
+ * compared are in git's history of eval/nlu):
+ * - `w`: syllables as written, keyed by `toneKey` ("huỷ" is "hủy"), and `b` their bigrams;
+ * - `f`, `fb`: the same over the accent-folded text, so chat typed without diacritics meets the same features;
+ * - `c`: accent-folded character 3- and 5-grams inside each syllable (" ban "), which survive typos and slang
+ *   spellings (none across two syllables: the "g la" across "không lấy" leaned to a loan intent);
+ * - `e`: the entities found in the text; a run of an entity's tokens stands as one "<entity>" word in the bigrams.
+ * A free-text entity's words stand only as the entity (a training sample's person or product name is not a word
+ * of its intent); listed keywords keep their words (a synonym may be an intent's word too, "thanh toán").
+ * At prediction, a syllable typed with diacritics whose marked spelling the model never saw is not read through its
+ * folded form (no `f`, folded bigrams or n-grams), so "thôi" is not the "thoi" of "thời".
  */
-export interface FeatureSet {
-  syllables: boolean;
-  folded: boolean;
-  /** Character n-gram lengths, e.g. [3, 4]; empty for none. */
-  chars: number[];
-  /**
-   * `within`: character n-grams inside each syllable (with its boundaries,
-   * " ban "), none across two; `across` (the default): over the whole folded
-   * text, so "g la" of "không lấy" is one.
-   */
-  charScope?: 'within' | 'across';
-  /** The character n-grams of the folded words (the default) or of the words as written, lower case. */
-  charForm?: 'folded' | 'text';
-  /**
-   * The words of a free-text entity's span (tagged in training, found by
-   * the tagger at prediction) stand only as the entity: no syllable or
-   * character n-gram of theirs, so a training sample's person or product
-   * name is not learnt as a word of its intent. (Listed keywords keep their
-   * words: a synonym may be an intent's word too, "thanh toán".)
-   */
-  maskWords?: boolean;
-  /**
-   * Learn each sample twice, through its written view (syllables, bigrams
-   * and character n-grams as written, `w`, `b`, `cw`) and its folded view
-   * (`f`, `fb`, `c`), and read a text through the view it was typed in:
-   * one with diacritics through the written one, so its "thôi" is not the
-   * folded "thoi" of "thời tiết".
-   */
-  views?: boolean;
-  /**
-   * Weight of each feature group (the prefix before ":" of a feature string:
-   * `w` syllables, `b` syllable bigrams, `f`/`fb` the same folded, `c`
-   * character n-grams, `cw` the same with diacritics (views only), `e`
-   * entities); 1 when not given. Whole words carry an
-   * unseen phrasing better than the many character n-grams of its function
-   * words, so the sets below give bigrams and n-grams less.
-   */
-  groupWeights?: Partial<Record<FeatureGroup, number>>;
-  /** Multiply each feature by its spread weight learnt from the training data (`spreadWeights`). */
-  spread?: boolean;
-  /** Count the classes holding a feature by the entropy of its class distribution (`entropySpread`) instead of presence. */
-  spreadEntropy?: boolean;
-  /**
-   * Syllables as written (`w`, `b`) keyed by `toneKey`: a tone placed on
-   * either vowel ("huỷ", "hủy") is one syllable.
-   */
-  toneKeys?: boolean;
-  /**
-   * At prediction, a syllable typed with diacritics whose marked spelling
-   * the model never saw (as a `w` feature) is not read through its folded
-   * form: its "f" feature and the folded bigrams around it are dropped (and,
-   * with `grams`, its character n-grams), so "thôi" is not the "thoi" of
-   * "thời". Unmarked syllables keep their folded features.
-   */
-  strictMarks?: 'word' | 'grams';
-  /** The spread weight raised to this power (1 when not given): above 1 a word of few intents counts more against the words most intents share. */
-  spreadPower?: number;
-}
+export const FEATURE_SET = 'weightedWithinMaskedStrictGrams';
+export type FeatureSetName = typeof FEATURE_SET;
 
-/** Which features of a text are read: all, or those of one view (see `FeatureSet.views`). */
-export type FeatureView = 'all' | 'folded' | 'written';
+/** Character n-gram lengths, taken in this order. */
+const CHAR_LENGTHS = [3, 5] as const;
+const LONGEST_GRAM = 5;
 
-export type FeatureGroup = 'w' | 'b' | 'f' | 'fb' | 'c' | 'cw' | 'e';
+/**
+ * Weight of each feature group (the prefix before ":" of a feature string); 1 when not given. Whole words carry an
+ * unseen phrasing better than the many character n-grams of its function words.
+ */
+const GROUP_WEIGHTS: Partial<Record<FeatureGroup, number>> = { b: 0.5, fb: 0.5, c: 0.5 };
 
-/** `weightedWithinMasked` with the syllables as written keyed by `toneKey`: the base of the strict-marks sets. */
-const WITHIN_MASKED_TONES = {
-  syllables: true,
-  folded: true,
-  chars: [3, 5],
-  charScope: 'within',
-  maskWords: true,
-  toneKeys: true,
-  groupWeights: { b: 0.5, fb: 0.5, c: 0.5 },
-  spread: true,
-} as const satisfies FeatureSet;
+/** Which features of a text are read: all, or the folded ones only (a text typed without any diacritics). */
+export type FeatureView = 'all' | 'folded';
 
-export const FEATURE_SETS = {
-  syllablesOnly: { syllables: true, folded: false, chars: [] },
-  syllablesFolded: { syllables: true, folded: true, chars: [] },
-  syllablesFoldedChars: { syllables: true, folded: true, chars: [2, 3, 4] },
-  /** The same features, words first: bigrams and character n-grams at half weight, each feature times its spread weight. */
-  weighted: { syllables: true, folded: true, chars: [2, 3, 4], groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
-  /** `weighted` with the character n-grams inside syllables only. */
-  weightedWithin: { syllables: true, folded: true, chars: [2, 3, 4], charScope: 'within', groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
-  /** `weighted`, each sample learnt through its written and its folded view apart. */
-  weightedViews: { syllables: true, folded: true, chars: [2, 3, 4], views: true, groupWeights: { b: 0.5, fb: 0.5, c: 0.5, cw: 0.5 }, spread: true },
-  /** `weightedWithinMasked` learnt and read through views. */
-  weightedWithinMaskedViews: {
-    syllables: true,
-    folded: true,
-    chars: [3, 5],
-    charScope: 'within',
-    maskWords: true,
-    views: true,
-    groupWeights: { b: 0.5, fb: 0.5, c: 0.5, cw: 0.5 },
-    spread: true,
-  },
-  /**
-   * Every feature as written (syllables, bigrams, character n-grams of the
-   * marked text), none folded: meant to learn from each sample and its copy
-   * without diacritics (`foldedCopies`), so an unmarked syllable reads as
-   * all its marked forms and a marked one only as itself.
-   */
-  asWritten: { syllables: true, folded: false, chars: [3, 5], charScope: 'within', charForm: 'text', maskWords: true, groupWeights: { b: 0.5, c: 0.5 }, spread: true },
-  /** `weightedWithinMasked` with the entropy spread. */
-  weightedWithinMaskedEntropy: {
-    syllables: true,
-    folded: true,
-    chars: [3, 5],
-    charScope: 'within',
-    maskWords: true,
-    spreadEntropy: true,
-    groupWeights: { b: 0.5, fb: 0.5, c: 0.5 },
-    spread: true,
-  },
-  /** `weighted` with the spread weights squared. */
-  weightedSharp: { syllables: true, folded: true, chars: [2, 3, 4], spreadPower: 2, groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
-  /**
-   * The default: `weighted` with 3- and 5-grams inside syllables (none across
-   * two: the "g la" across "không lấy" leaned to a loan intent), free-text
-   * values standing only as their entity.
-   */
-  weightedWithinMasked: { syllables: true, folded: true, chars: [3, 5], charScope: 'within', maskWords: true, groupWeights: { b: 0.5, fb: 0.5, c: 0.5 }, spread: true },
-  /** `weightedWithinMasked` with the syllables as written keyed by `toneKey` ("huỷ" is "hủy"). */
-  weightedWithinMaskedTones: WITHIN_MASKED_TONES,
-  /** `weightedWithinMaskedTones`, a marked syllable never seen as written not read through its folded syllable and bigrams (`strictMarks`). */
-  weightedWithinMaskedStrict: { ...WITHIN_MASKED_TONES, strictMarks: 'word' },
-  /** The same, its character n-grams dropped too. */
-  weightedWithinMaskedStrictGrams: { ...WITHIN_MASKED_TONES, strictMarks: 'grams' },
-  /** `weighted` without character n-grams. */
-  weightedNoChars: { syllables: true, folded: true, chars: [], groupWeights: { b: 0.5, fb: 0.5 }, spread: true },
-} as const satisfies Record<string, FeatureSet>;
+export type FeatureGroup = 'w' | 'b' | 'f' | 'fb' | 'c' | 'e';
 
 /** The group of a feature string (its prefix). */
 export function featureGroup(feature: string): FeatureGroup {
@@ -146,19 +37,17 @@ export function featureGroup(feature: string): FeatureGroup {
 }
 
 /**
- * Per-feature weights for the linear models: the group weight times, with
- * `spread`, log((k + 1) / (k_f + 1)) + 1 where k is the number of classes and
- * k_f the number of classes whose training examples hold the feature. A word
- * every intent uses ("cho", "giúp", "không", an opener) weighs 1; one only a
- * single intent uses weighs log((k + 1) / 2) + 1: function words are weighted
- * down by what the data shows, without a stop-word list.
+ * Per-feature weights for the linear model: the group weight times log((k + 1) / (k_f + 1)) + 1 where k is the
+ * number of classes and k_f the number of classes whose training examples hold the feature. A word every intent
+ * uses ("cho", "giúp", "không", an opener) weighs 1; one only a single intent uses weighs log((k + 1) / 2) + 1:
+ * function words are weighted down by what the data shows, without a stop-word list.
  */
-export function spreadWeights(vocabulary: string[], examples: { features: number[]; label: number }[], classes: number, set: FeatureSet): Float32Array {
+export function spreadWeights(vocabulary: string[], examples: { features: number[]; label: number }[], classes: number): Float32Array {
   const out = new Float32Array(vocabulary.length);
-  const spread = set.spread ? (set.spreadEntropy ? entropySpread(vocabulary.length, examples, classes) : classCounts(vocabulary.length, examples, classes)) : undefined;
+  const spread = classCounts(vocabulary.length, examples, classes);
   for (let f = 0; f < vocabulary.length; f++) {
-    const group = set.groupWeights?.[featureGroup(vocabulary[f]!)] ?? 1;
-    out[f] = group * (spread ? (Math.log((classes + 1) / (spread[f]! + 1)) + 1) ** (set.spreadPower ?? 1) : 1);
+    const group = GROUP_WEIGHTS[featureGroup(vocabulary[f]!)] ?? 1;
+    out[f] = group * (Math.log((classes + 1) / (spread[f]! + 1)) + 1);
   }
   return out;
 }
@@ -178,34 +67,6 @@ function classCounts(features: number, examples: { features: number[]; label: nu
   return spread;
 }
 
-/**
- * Per feature, the effective number of classes holding it: exp of the
- * entropy of P(class | feature) with classes weighted equally (each class's
- * count of the feature over its number of examples). A feature all of one
- * class but for two stray samples of another counts about 1, not 2.
- */
-function entropySpread(features: number, examples: { features: number[]; label: number }[], classes: number): Float64Array {
-  const counts = new Float64Array(features * classes);
-  const sizes = new Float64Array(classes);
-  for (const e of examples) {
-    sizes[e.label]! += 1;
-    for (const f of e.features) counts[f * classes + e.label]! += 1;
-  }
-  const spread = new Float64Array(features);
-  for (let f = 0; f < features; f++) {
-    let total = 0;
-    for (let c = 0; c < classes; c++) if (sizes[c]! > 0) total += counts[f * classes + c]! / sizes[c]!;
-    let entropy = 0;
-    for (let c = 0; c < classes; c++) {
-      const p = sizes[c]! > 0 && total > 0 ? counts[f * classes + c]! / sizes[c]! / total : 0;
-      if (p > 0) entropy -= p * Math.log(p);
-    }
-    spread[f] = Math.exp(entropy);
-  }
-  return spread;
-}
-
-export type FeatureSetName = keyof typeof FEATURE_SETS;
 
 function masked(masks: EntityMask[], token: number): boolean {
   for (const m of masks) if (m.hide && token >= m.first && token < m.last) return true;
@@ -237,7 +98,7 @@ export interface EntityMask {
   entity: string;
   first: number;
   last: number;
-  /** Its words stand only as the entity when the feature set has `maskWords` (a free-text value). */
+  /** Its words stand only as the entity (a free-text value). */
   hide?: boolean;
 }
 
@@ -246,13 +107,13 @@ export interface EntityMask {
  * count as their entity: the bigrams around "<city>" are shared by every city,
  * so "bay tới Huế" and "bay tới Đà Lạt" look alike to the classifier.
  */
-export function featureStrings(input: string | PreparedText, set: FeatureSet, masks: EntityMask[] = [], known?: (feature: string) => boolean): string[] {
+export function featureStrings(input: string | PreparedText, masks: EntityMask[] = [], known?: (feature: string) => boolean): string[] {
   const text = typeof input === 'string' ? prepare(input) : input;
   const out = new Set<string>();
   const maskAt = new Map<number, EntityMask>();
   for (const m of masks) maskAt.set(m.first, m);
-  // With `strictMarks` at prediction: marked syllables whose marked spelling the model never saw have no folded form.
-  const strict = set.strictMarks && known ? (t: Token) => t.text !== t.folded && !known(`w:${writtenKey(t, set)}`) : undefined;
+  // At prediction (`known`): marked syllables whose marked spelling the model never saw have no folded form.
+  const strict = known ? (t: Token) => t.text !== t.folded && !known(`w:${writtenKey(t)}`) : undefined;
   // Word tokens, a masked run standing as one "<entity>" word for the bigrams.
   const sequence: { text: string; folded: string }[] = [];
   for (let i = 0; i < text.tokens.length; i++) {
@@ -265,33 +126,25 @@ export function featureStrings(input: string | PreparedText, set: FeatureSet, ma
       continue;
     }
     const t = text.tokens[i]!;
-    if (/[\p{L}\p{N}]/u.test(t.text)) sequence.push({ text: writtenKey(t, set), folded: strict?.(t) ? UNFOLDED : shape(t.folded) });
+    if (WORD_CHAR.test(t.text)) sequence.push({ text: writtenKey(t), folded: strict?.(t) ? UNFOLDED : shape(t.folded) });
   }
-  const hidden = set.maskWords && masks.length >= MASK_TABLE_FROM ? maskTables(masks, text.tokens.length).hidden : undefined;
-  const words = text.tokens.filter((t, i) => /[\p{L}\p{N}]/u.test(t.text) && !(set.maskWords && (hidden ? hidden[i] === 1 : masked(masks, i))));
-  if (set.syllables) {
-    for (const w of words) out.add(`w:${writtenKey(w, set)}`);
-    let prev = '<s>';
-    for (const w of sequence) {
-      out.add(`b:${prev} ${w.text}`);
-      prev = w.text;
-    }
-    out.add(`b:${prev} </s>`);
+  const hidden = masks.length >= MASK_TABLE_FROM ? maskTables(masks, text.tokens.length).hidden : undefined;
+  const words = text.tokens.filter((t, i) => WORD_CHAR.test(t.text) && !(hidden ? hidden[i] === 1 : masked(masks, i)));
+  for (const w of words) out.add(`w:${writtenKey(w)}`);
+  let prev = '<s>';
+  for (const w of sequence) {
+    out.add(`b:${prev} ${w.text}`);
+    prev = w.text;
   }
-  if (set.folded) {
-    for (const w of words) if (!strict?.(w)) out.add(`f:${shape(w.folded)}`);
-    let prev = '<s>';
-    for (const w of sequence) {
-      out.add(`fb:${prev} ${w.folded}`);
-      prev = w.folded;
-    }
-    out.add(`fb:${prev} </s>`);
+  out.add(`b:${prev} </s>`);
+  for (const w of words) if (!strict?.(w)) out.add(`f:${shape(w.folded)}`);
+  prev = '<s>';
+  for (const w of sequence) {
+    out.add(`fb:${prev} ${w.folded}`);
+    prev = w.folded;
   }
-  if (set.chars.length > 0) {
-    addGrams(out, 'c', set.strictMarks === 'grams' && strict ? words.filter((w) => !strict(w)) : words, set, set.charForm ?? 'folded');
-    // The written view's own n-grams, with the diacritics: "thôi" shares none with "thời".
-    if (set.views) addGrams(out, 'cw', words, set, 'text');
-  }
+  out.add(`fb:${prev} </s>`);
+  addGrams(out, strict ? words.filter((w) => !strict(w)) : words);
   return [...out];
 }
 
@@ -326,20 +179,20 @@ export function toneKey(word: string): string {
   return out;
 }
 
-/** A syllable's key among the syllables as written: its shape, with the tone moved after it under `toneKeys`. */
-function writtenKey(t: Token, set: FeatureSet): string {
+/** A syllable's key among the syllables as written: its shape, with the tone moved after it. */
+function writtenKey(t: Token): string {
   const s = shape(t.text);
-  return set.toneKeys && s !== '#num' ? toneKey(s) : s;
+  return s !== '#num' ? toneKey(s) : s;
 }
 
-/** Character n-grams of the words' `form`, inside each or across them (see `FeatureSet.charScope`). */
-function addGrams(out: Set<string>, group: 'c' | 'cw', words: Token[], set: FeatureSet, form: 'folded' | 'text'): void {
-  const pieces = set.charScope === 'within' ? words.map((w) => ` ${shape(w[form])} `) : [` ${words.map((w) => shape(w[form])).join(' ')} `];
-  for (const n of set.chars) {
+/** The folded character n-grams inside each word, by length (`CHAR_LENGTHS` order), each length word by word. */
+function addGrams(out: Set<string>, words: Token[]): void {
+  const pieces = words.map((w) => ` ${shape(w.folded)} `);
+  for (const n of CHAR_LENGTHS) {
     for (const piece of pieces) {
       for (let i = 0; i + n <= piece.length; i++) {
         const gram = piece.slice(i, i + n);
-        if (gram.trim()) out.add(`${group}:${gram}`);
+        if (gram.trim()) out.add(`c:${gram}`);
       }
     }
   }
@@ -393,7 +246,7 @@ interface SequenceWord {
 /**
  * What `FeatureIndex.ids` reads of one syllable, worked out once per spelling: its written key (`text`), its
  * folded one in the bigrams (`folded`, `UNFOLDED` when `strict`), its unigram ids (-1: unknown), and its
- * character n-gram ids per length of the set's `chars` (`charScope: 'within'` only).
+ * character n-gram ids per length of `CHAR_LENGTHS`.
  */
 interface Syllable extends SequenceWord {
   token: Token;
@@ -403,10 +256,9 @@ interface Syllable extends SequenceWord {
   word: boolean;
   wordId: number;
   foldedId: number;
-  /** `strictMarks`: marked, and its marked spelling unknown. */
+  /** Marked, and its marked spelling unknown: read without its folded features. */
   strict: boolean;
-  grams: number[][] | undefined;
-  writtenGrams: number[][] | undefined;
+  grams: number[][];
 }
 
 /** Bound of the syllable memo (entries, about 600-700 bytes each with the tone keys: about 5 MB at most per model, and a prediction thread keeps up to 64 models; cleared when full, so hostile input cannot grow it). */
@@ -446,18 +298,14 @@ export class FeatureIndex {
   private readonly foldedBigrams = new Map<string, Map<string, number>>();
   private readonly entities = new Map<string, number>();
   private readonly grams: GramNode = { next: new Map(), id: -1 };
-  private readonly writtenGrams: GramNode = { next: new Map(), id: -1 };
   /** Per feature id, the `stamp` of the last text it was taken for (duplicates removed without a set). */
   private readonly seen: Uint32Array;
   private stamp = 0;
-  /** Per n-gram length, the ids found in one text. */
-  private readonly gramBuffers: number[][] = [];
   /** The ids of the text being read: `take` adds to the first `count` of the buffer. */
   private idBuffer: number[] = [];
   private count = 0;
-  /** Each syllable's reading by its lower-case text, for `memoSet` (chat reuses a small vocabulary): bounded, cleared when full. */
+  /** Each syllable's reading by its lower-case text (chat reuses a small vocabulary): bounded, cleared when full. */
   private readonly memo = new Map<string, Syllable>();
-  private memoSet: FeatureSet | undefined;
   private readonly entityWords = new Map<string, SequenceWord>();
   private sequenceBuffer: SequenceWord[] = [];
   private wordBuffer: Syllable[] = [];
@@ -483,8 +331,8 @@ export class FeatureIndex {
         let second = pairs.get(key.slice(0, space));
         if (!second) pairs.set(key.slice(0, space), (second = new Map()));
         setOnce(second, key.slice(space + 1), id);
-      } else if (group === 'c' || group === 'cw') {
-        let node = group === 'c' ? this.grams : this.writtenGrams;
+      } else if (group === 'c') {
+        let node = this.grams;
         for (let i = 0; i < key.length; i++) {
           const code = key.charCodeAt(i);
           let child = node.next.get(code);
@@ -498,22 +346,13 @@ export class FeatureIndex {
     this.foldedBigramStart = this.foldedBigrams.get('<s>');
   }
 
-  /**
-   * Ids of the known features of a text (see `featureStrings`). `view`:
-   * `folded` leaves out the syllables and bigrams as written (`w`, `b`), as a
-   * text typed without diacritics is read; `written` the folded ones (`f`,
-   * `fb`).
-   */
-  ids(text: PreparedText, set: FeatureSet, masks: EntityMask[] = [], view: FeatureView = 'all'): number[] {
+  /** Ids of the known features of a text (see `featureStrings`). `view`: `folded` leaves out the syllables and bigrams as written (`w`, `b`), as a text typed without diacritics is read. */
+  ids(text: PreparedText, masks: EntityMask[] = [], view: FeatureView = 'all'): number[] {
     // Gathered in a reused buffer (`count` of it in use; setting an array's length to 0 drops its storage), answered as a copy.
     this.count = 0;
     if (++this.stamp === 0xffffffff) {
       this.seen.fill(0);
       this.stamp = 1;
-    }
-    if (set !== this.memoSet) {
-      this.memo.clear();
-      this.memoSet = set;
     }
     const tokens = text.tokens;
     // Each token's reading, and the words among them (those a free-text mask hides left out).
@@ -522,8 +361,8 @@ export class FeatureIndex {
     let wordCount = 0;
     const table = masks.length >= MASK_TABLE_FROM ? maskTables(masks, tokens.length) : undefined;
     for (let i = 0; i < tokens.length; i++) {
-      const s = (read[i] = this.syllable(tokens[i]!, set));
-      if (s.word && !(set.maskWords && masks.length > 0 && (table ? table.hidden[i] === 1 : masked(masks, i)))) words[wordCount++] = s;
+      const s = (read[i] = this.syllable(tokens[i]!));
+      if (s.word && !(masks.length > 0 && (table ? table.hidden[i] === 1 : masked(masks, i)))) words[wordCount++] = s;
     }
     // The bigram sequence: word tokens, a masked run standing as one "<entity>" word.
     const sequence = this.sequenceBuffer;
@@ -539,7 +378,7 @@ export class FeatureIndex {
       const s = read[i]!;
       if (s.word) sequence[sequenceCount++] = s;
     }
-    if (set.syllables && view !== 'folded') {
+    if (view !== 'folded') {
       for (let k = 0; k < wordCount; k++) this.take(words[k]!.wordId);
       let next = this.bigramStart;
       for (let k = 0; k < sequenceCount; k++) {
@@ -549,34 +388,19 @@ export class FeatureIndex {
       }
       this.take(next?.get('</s>'));
     }
-    if (set.folded && view !== 'written') {
-      for (let k = 0; k < wordCount; k++) if (!words[k]!.strict) this.take(words[k]!.foldedId);
-      let next = this.foldedBigramStart;
-      for (let k = 0; k < sequenceCount; k++) {
-        const s = sequence[k]!;
-        this.take(next?.get(s.folded));
-        next = s.foldedNext;
-      }
-      this.take(next?.get('</s>'));
+    for (let k = 0; k < wordCount; k++) if (!words[k]!.strict) this.take(words[k]!.foldedId);
+    let next = this.foldedBigramStart;
+    for (let k = 0; k < sequenceCount; k++) {
+      const s = sequence[k]!;
+      this.take(next?.get(s.folded));
+      next = s.foldedNext;
     }
-    if (set.chars.length > 0) {
-      if (set.charScope === 'within') {
-        // Each syllable's n-grams are memoised with it, per length in `set.chars` order: taken length by length, word by word.
-        const strictGrams = set.strictMarks === 'grams';
-        if (view !== 'written') {
-          for (let k = 0; k < set.chars.length; k++) {
-            for (let x = 0; x < wordCount; x++) {
-              const w = words[x]!;
-              if (!(strictGrams && w.strict)) for (const id of w.grams![k]!) this.take(id);
-            }
-          }
-        }
-        if (set.views && view !== 'folded')
-          for (let k = 0; k < set.chars.length; k++) for (let x = 0; x < wordCount; x++) for (const id of words[x]!.writtenGrams![k]!) this.take(id);
-      } else {
-        const list = words.slice(0, wordCount).map((w) => w.token);
-        if (view !== 'written') this.takeGrams(this.grams, set.strictMarks === 'grams' ? list.filter((_, k) => !words[k]!.strict) : list, set, set.charForm ?? 'folded');
-        if (set.views && view !== 'folded') this.takeGrams(this.writtenGrams, list, set, 'text');
+    this.take(next?.get('</s>'));
+    // Each syllable's n-grams are memoised with it, per length: taken length by length, word by word.
+    for (let k = 0; k < CHAR_LENGTHS.length; k++) {
+      for (let x = 0; x < wordCount; x++) {
+        const w = words[x]!;
+        if (!w.strict) for (const id of w.grams[k]!) this.take(id);
       }
     }
     const ids = this.idBuffer.slice(0, this.count);
@@ -598,10 +422,10 @@ export class FeatureIndex {
   }
 
   /** A token's memoised reading (see `Syllable`); a long token, or one whose folded form is not its text's (a hand-made text), is read afresh. */
-  private syllable(t: Token, set: FeatureSet): Syllable {
+  private syllable(t: Token): Syllable {
     const hit = this.memo.get(t.text);
     if (hit !== undefined && hit.folded0 === t.folded) return hit;
-    const s = this.readSyllable(t, set);
+    const s = this.readSyllable(t);
     if (hit === undefined && t.text.length <= SYLLABLE_LENGTH) {
       if (this.memo.size >= SYLLABLE_MEMO) this.memo.clear();
       this.memo.set(t.text, s);
@@ -609,19 +433,13 @@ export class FeatureIndex {
     return s;
   }
 
-  private readSyllable(t: Token, set: FeatureSet): Syllable {
-    const written = writtenKey(t, set);
+  private readSyllable(t: Token): Syllable {
+    const written = writtenKey(t);
     const wordId = this.words.get(written) ?? -1;
-    // `strictMarks`: a marked syllable whose marked spelling is not in the vocabulary has no folded features.
-    const strict = set.strictMarks !== undefined && t.text !== t.folded && wordId < 0;
+    // A marked syllable whose marked spelling is not in the vocabulary has no folded features.
+    const strict = t.text !== t.folded && wordId < 0;
     const foldedShape = shape(t.folded);
     const folded = strict ? UNFOLDED : foldedShape;
-    let grams: number[][] | undefined;
-    let writtenGrams: number[][] | undefined;
-    if (set.chars.length > 0 && set.charScope === 'within') {
-      grams = this.gramsOf(this.grams, ` ${shape(set.charForm === 'text' ? t.text : t.folded)} `, set.chars);
-      if (set.views) writtenGrams = this.gramsOf(this.writtenGrams, ` ${shape(t.text)} `, set.chars);
-    }
     return {
       token: t,
       folded0: t.folded,
@@ -633,18 +451,16 @@ export class FeatureIndex {
       foldedId: this.folded.get(foldedShape) ?? -1,
       textNext: this.bigrams.get(written),
       foldedNext: this.foldedBigrams.get(folded),
-      grams,
-      writtenGrams,
+      grams: this.gramsOf(` ${foldedShape} `),
     };
   }
 
-  /** The known n-grams of one piece, per length of `lengths` (in its order), each left to right. */
-  private gramsOf(root: GramNode, piece: string, lengths: readonly number[]): number[][] {
-    const longest = Math.max(...lengths);
+  /** The known n-grams of one piece, per length of `CHAR_LENGTHS` (in its order), each left to right. */
+  private gramsOf(piece: string): number[][] {
     const found: number[][] = [];
-    for (let n = 0; n <= longest; n++) found.push([]);
-    this.walkGrams(root, piece, longest, found);
-    return lengths.map((n) => found[n]!);
+    for (let n = 0; n <= LONGEST_GRAM; n++) found.push([]);
+    this.walkGrams(piece, found);
+    return CHAR_LENGTHS.map((n) => found[n]!);
   }
 
   /** The "<entity>" word a masked run stands as in the bigrams. */
@@ -659,32 +475,11 @@ export class FeatureIndex {
     return w;
   }
 
-  /**
-   * The known n-grams of the words' `form` under `root`. One walk down the trie from each position finds the
-   * n-grams of every length there; they are taken length by length (in `set.chars` order), each length piece by
-   * piece and left to right, as `featureStrings` adds them.
-   */
-  private takeGrams(root: GramNode, words: Token[], set: FeatureSet, form: 'folded' | 'text'): void {
-    const longest = Math.max(...set.chars);
-    const found = this.gramBuffers;
-    for (let n = 1; n <= longest; n++) found[n] = found[n] ?? [];
-    for (let n = 1; n <= longest; n++) found[n]!.length = 0;
-    if (set.charScope === 'within') {
-      for (const w of words) this.walkGrams(root, ` ${shape(w[form])} `, longest, found);
-    } else {
-      let joined = ' ';
-      for (const w of words) joined += `${shape(w[form])} `;
-      if (words.length === 0) joined = '  ';
-      this.walkGrams(root, joined, longest, found);
-    }
-    for (const n of set.chars) for (const id of found[n] ?? []) this.take(id);
-  }
-
-  /** The known n-grams (up to `longest`) starting at each position of `piece`, pushed to `found[n]` left to right. */
-  private walkGrams(root: GramNode, piece: string, longest: number, found: number[][]): void {
+  /** The known n-grams (up to `LONGEST_GRAM`) starting at each position of `piece`, pushed to `found[n]` left to right. */
+  private walkGrams(piece: string, found: number[][]): void {
     for (let i = 0; i < piece.length; i++) {
-      let node: GramNode | undefined = root;
-      for (let n = 1; n <= longest && i + n <= piece.length; n++) {
+      let node: GramNode | undefined = this.grams;
+      for (let n = 1; n <= LONGEST_GRAM && i + n <= piece.length; n++) {
         node = node.next.get(piece.charCodeAt(i + n - 1));
         if (!node) break;
         if (node.id >= 0) found[n]!.push(node.id);

@@ -1,18 +1,11 @@
 import { seededRandom, shuffleInPlace } from './random.js';
 
 /**
- * Linear multi-class models over sparse features: a feature present in an
- * example has the value of its weight (`featureWeights`, 1 when absent), each
- * example L2-normalised. Weights are laid out feature-major
- * (`w[f * classes + c]`) so scoring an utterance touches only its own
- * features' rows. `nb` is multinomial naive Bayes (log P(feature | class) as
- * the weights, the log prior as the bias): the same scoring, trained by
- * counting.
+ * The intent classifier: multinomial logistic regression (softmax) over sparse features. A feature present in an
+ * example has the value of its weight (`featureWeights`, 1 when absent), each example L2-normalised. Weights are
+ * laid out feature-major (`w[f * classes + c]`) so scoring an utterance touches only its own features' rows.
  */
-export type LinearKind = 'softmax' | 'svm' | 'nb' | 'ensemble';
-
 export interface LinearOptions {
-  kind: LinearKind;
   epochs: number;
   /** L2 strength. */
   l2: number;
@@ -20,39 +13,17 @@ export interface LinearOptions {
   seed: number;
   /** Weight each class by n / (k * n_class) so small intents are not drowned. */
   balanceClasses: boolean;
-  /** Naive Bayes smoothing (added to every feature's weighted count). */
-  alpha: number;
-  /**
-   * Softmax and SVM: the chance that a feature of an example is left out at
-   * each step (the kept ones scaled by 1 / (1 - p)), so no class leans on
-   * one feature alone; 0 for none.
-   */
-  dropout: number;
-  /**
-   * `ensemble`: the weight of naive Bayes' log-likelihoods (sharpened by
-   * `NB_SHARPNESS`) added to the softmax's scores, a product of the two
-   * experts' distributions that stays one linear model.
-   */
-  nbMix: number;
 }
 
-/** Naive Bayes log-likelihoods of a unit-length example are on a smaller scale than log-odds: multiplied by this before a softmax. */
-export const NB_SHARPNESS = 10;
-
 export const DEFAULT_LINEAR: LinearOptions = {
-  kind: 'softmax',
   epochs: 30,
-  l2: 1e-5,
-  learningRate: 0.5,
+  l2: 2e-4,
+  learningRate: 0.2,
   seed: 7,
   balanceClasses: true,
-  alpha: 0.1,
-  dropout: 0,
-  nbMix: 0.5,
 };
 
 export interface LinearModel {
-  kind: LinearKind;
   classes: number;
   features: number;
   weights: Float32Array;
@@ -128,76 +99,47 @@ function scoresWith(model: LinearModel, features: number[], values: number[], ou
   return out;
 }
 
-/** Scores -> probabilities (in place). SVM margins are turned into a distribution the same way. */
-export function softmaxInPlace(values: Float64Array, temperature = 1): Float64Array {
+/** Scores -> probabilities (in place). */
+export function softmaxInPlace(values: Float64Array): Float64Array {
   let max = -Infinity;
   for (const v of values) if (v > max) max = v;
   let sum = 0;
   for (let i = 0; i < values.length; i++) {
-    values[i] = Math.exp((values[i]! - max) / temperature);
+    values[i] = Math.exp(values[i]! - max);
     sum += values[i]!;
   }
   for (let i = 0; i < values.length; i++) values[i]! /= sum;
   return values;
 }
 
-/** An example's values with each left out (0) at chance `p`, the others scaled by 1 / (1 - p). */
-function dropped(values: number[], p: number, random: () => number, out: number[]): number[] {
-  out.length = values.length;
-  const scale = 1 / (1 - p);
-  for (let i = 0; i < values.length; i++) out[i] = random() < p ? 0 : values[i]! * scale;
-  return out;
-}
-
-/** `featureWeights`: each feature's value when present (see `featureValues`); all 1 when absent. */
 /** Told as a training's passes go: `done` of `total` (0 of n when the first starts, n of n at the end). */
 export type EpochReport = (done: number, total: number) => void;
 
+/** Multinomial logistic regression by AdaGrad SGD, L2 applied to the rows an example touches. */
 export function trainLinear(
   examples: Example[],
   classes: number,
   features: number,
-  options: LinearOptions,
+  o: LinearOptions,
   featureWeights?: Float32Array,
   onEpoch?: EpochReport,
 ): LinearModel {
-  if (options.kind === 'nb') {
-    const nb = trainNaiveBayes(examples, classes, features, options, featureWeights);
-    onEpoch?.(1, 1);
-    return nb;
-  }
-  if (options.kind === 'ensemble') {
-    const softmax = trainSoftmax(examples, classes, features, options, featureWeights, onEpoch);
-    const nb = trainNaiveBayes(examples, classes, features, options, featureWeights);
-    const mix = options.nbMix * NB_SHARPNESS;
-    for (let k = 0; k < softmax.weights.length; k++) softmax.weights[k]! += mix * nb.weights[k]!;
-    for (let c = 0; c < classes; c++) softmax.bias[c]! += mix * nb.bias[c]!;
-    return { ...softmax, kind: 'ensemble' };
-  }
-  return options.kind === 'softmax'
-    ? trainSoftmax(examples, classes, features, options, featureWeights, onEpoch)
-    : trainSvm(examples, classes, features, options, featureWeights, onEpoch);
-}
-
-/** Multinomial logistic regression by AdaGrad SGD, L2 applied to the rows an example touches. */
-function trainSoftmax(examples: Example[], classes: number, features: number, o: LinearOptions, featureWeights?: Float32Array, onEpoch?: EpochReport): LinearModel {
   const weights = new Float32Array(features * classes);
   const bias = new Float32Array(classes);
   const gradSq = new Float32Array(features * classes).fill(1e-8);
   const biasSq = new Float64Array(classes).fill(1e-8);
   const cw = classWeights(examples, classes, o.balanceClasses);
-  const model: LinearModel = { kind: 'softmax', classes, features, weights, bias, ...(featureWeights ? { featureWeights } : {}) };
+  const model: LinearModel = { classes, features, weights, bias, ...(featureWeights ? { featureWeights } : {}) };
   const values = examples.map((e) => featureValues(e.features, featureWeights));
   const order = examples.map((_, i) => i);
   const random = seededRandom(o.seed);
   const probs = new Float64Array(classes);
-  const dropBuffer: number[] = [];
   for (let epoch = 0; epoch < o.epochs; epoch++) {
     onEpoch?.(epoch, o.epochs);
     shuffleInPlace(order, random);
     for (const n of order) {
       const ex = examples[n]!;
-      const value = o.dropout > 0 ? dropped(values[n]!, o.dropout, random, dropBuffer) : values[n]!;
+      const value = values[n]!;
       scoresWith(model, ex.features, value, probs);
       softmaxInPlace(probs);
       const w = cw[ex.label]!;
@@ -215,93 +157,6 @@ function trainSoftmax(examples: Example[], classes: number, features: number, o:
       }
     }
   }
-  onEpoch?.(o.epochs, o.epochs);
-  return model;
-}
-
-/**
- * Multinomial naive Bayes over the normalised feature values: weight =
- * log P(feature | class) with `alpha` smoothing, bias = log P(class) (uniform
- * when classes are balanced).
- */
-function trainNaiveBayes(examples: Example[], classes: number, features: number, o: LinearOptions, featureWeights?: Float32Array): LinearModel {
-  const counts = new Float64Array(features * classes);
-  const totals = new Float64Array(classes);
-  const perClass = new Float64Array(classes);
-  for (const ex of examples) {
-    const values = featureValues(ex.features, featureWeights);
-    perClass[ex.label]! += 1;
-    for (let i = 0; i < ex.features.length; i++) {
-      counts[ex.features[i]! * classes + ex.label]! += values[i]!;
-      totals[ex.label]! += values[i]!;
-    }
-  }
-  const weights = new Float32Array(features * classes);
-  const bias = new Float32Array(classes);
-  for (let c = 0; c < classes; c++) {
-    const denominator = Math.log(totals[c]! + o.alpha * features);
-    for (let f = 0; f < features; f++) weights[f * classes + c] = Math.log(counts[f * classes + c]! + o.alpha) - denominator;
-    bias[c] = o.balanceClasses || perClass[c] === 0 ? 0 : Math.log(perClass[c]! / examples.length);
-  }
-  return { kind: 'nb', classes, features, weights, bias, ...(featureWeights ? { featureWeights } : {}) };
-}
-
-/**
- * Crammer-Singer multi-class hinge loss by SGD with a decaying step, weights
- * averaged over all steps (the average generalises better than the last iterate).
- */
-function trainSvm(examples: Example[], classes: number, features: number, o: LinearOptions, featureWeights?: Float32Array, onEpoch?: EpochReport): LinearModel {
-  const size = features * classes;
-  const weights = new Float32Array(size);
-  const bias = new Float32Array(classes);
-  // Averaging by the "timestamp" trick: keep sum of t * update, average = w - acc / t.
-  const acc = new Float64Array(size);
-  const biasAcc = new Float64Array(classes);
-  const cw = classWeights(examples, classes, o.balanceClasses);
-  const model: LinearModel = { kind: 'svm', classes, features, weights, bias, ...(featureWeights ? { featureWeights } : {}) };
-  const values = examples.map((e) => featureValues(e.features, featureWeights));
-  const order = examples.map((_, i) => i);
-  const random = seededRandom(o.seed);
-  const s = new Float64Array(classes);
-  const dropBuffer: number[] = [];
-  let t = 1;
-  for (let epoch = 0; epoch < o.epochs; epoch++) {
-    onEpoch?.(epoch, o.epochs);
-    shuffleInPlace(order, random);
-    for (const n of order) {
-      const ex = examples[n]!;
-      const exValues = o.dropout > 0 ? dropped(values[n]!, o.dropout, random, dropBuffer) : values[n]!;
-      scoresWith(model, ex.features, exValues, s);
-      let rival = -1;
-      let best = -Infinity;
-      for (let c = 0; c < classes; c++) {
-        if (c === ex.label) continue;
-        if (s[c]! > best) {
-          best = s[c]!;
-          rival = c;
-        }
-      }
-      if (rival >= 0 && s[ex.label]! - best < 1) {
-        const step = (o.learningRate * cw[ex.label]!) / (1 + epoch * 0.5);
-        for (let i = 0; i < ex.features.length; i++) {
-          const value = step * exValues[i]!;
-          const ky = ex.features[i]! * classes + ex.label;
-          const kr = ex.features[i]! * classes + rival;
-          weights[ky]! += value;
-          weights[kr]! -= value;
-          acc[ky]! += t * value;
-          acc[kr]! -= t * value;
-        }
-        bias[ex.label]! += step * 0.1;
-        bias[rival]! -= step * 0.1;
-        biasAcc[ex.label]! += t * step * 0.1;
-        biasAcc[rival]! -= t * step * 0.1;
-      }
-      t++;
-    }
-  }
-  for (let k = 0; k < size; k++) weights[k] = weights[k]! - acc[k]! / t;
-  for (let c = 0; c < classes; c++) bias[c] = bias[c]! - biasAcc[c]! / t;
   onEpoch?.(o.epochs, o.epochs);
   return model;
 }
