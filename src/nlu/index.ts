@@ -7,8 +7,8 @@ import type { PurgeHook } from '../platform/purge.js';
 import { WorkerPool } from '../platform/pool/index.js';
 import { integerSetting } from '../platform/settings.js';
 import { SampleListCache } from './list-cache.js';
-import type { TrainProgress } from './model/model.js';
-import type { TrainTask } from './model/train-worker.js';
+import type { TrainProgress } from './engine/model.js';
+import type { TrainTask } from './engine/train-worker.js';
 import { ModelStore } from './model-store.js';
 import { DEFAULT_RECHECK_MS, modelFolder, NluModelService, TRAIN_QUEUE, type Trainer, type TrainJobPayload } from './model-service.js';
 import { createPredictor, DEFAULT_INLINE_CHARS, defaultPredictThreads } from './predictor.js';
@@ -35,7 +35,7 @@ export function threadTrainer(): { trainer: Trainer; close: () => Promise<void> 
   let pool: WorkerPool<TrainTask, string> | undefined;
   const trainer: Trainer = async (request, onProgress, signal) => {
     pool ??= new WorkerPool<TrainTask, string>({
-      filename: new URL('./model/train-worker.js', import.meta.url),
+      filename: new URL('./engine/train-worker.js', import.meta.url),
       name: 'nlu-train',
       threads: 1,
       maxQueue: 64,

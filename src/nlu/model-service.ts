@@ -5,7 +5,7 @@ import type { BlobStore } from '../platform/blobs/store.js';
 import { ServiceError } from '../platform/http/errors.js';
 import { PermanentJobError, type JobContext, type JobQueue } from '../platform/jobs/queue.js';
 import { NluErrors } from './errors.js';
-import type { EntityDefinition, EntityKind, ModelMetrics, NluModelData, PredictedEntity, TrainProgress, TrainRequest, TrainingExample } from './model/model.js';
+import type { EntityDefinition, EntityKind, ModelMetrics, NluModelData, PredictedEntity, TrainProgress, TrainRequest, TrainingExample } from './engine/model.js';
 import { InlinePredictor, type Predictor, type ServedModel } from './predictor.js';
 import { TrainState, TrainType, type HistoryRow, type ModelRow, type ModelStore } from './model-store.js';
 import type { NluStore } from './store.js';

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { ModelStore, TrainState, type ModelRow } from '../../../src/nlu/model-store.js';
 import { NluModelService, type Trainer } from '../../../src/nlu/model-service.js';
 import { NluStore } from '../../../src/nlu/store.js';
-import { trainModel } from '../../../src/nlu/model/model.js';
+import { trainModel } from '../../../src/nlu/engine/model.js';
 import { purgeApplication } from '../../../src/platform/purge.js';
 import { purgeHooks } from '../../../src/services.js';
 import { startTestApp, type Tenant, type TestApp } from '../../support/app.js';

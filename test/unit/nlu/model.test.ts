@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
-import { featureStrings, spreadWeights, toneKey } from '../../../src/nlu/model/features.js';
-import { DEFAULT_LINEAR, featureValues, scores, trainLinear } from '../../../src/nlu/model/linear.js';
-import { classificationMetrics, spanMetrics, stratifiedSplit } from '../../../src/nlu/model/metrics.js';
-import { NluModel, trainModel, unmarked, viewOf, type TrainingExample, type TrainProgress } from '../../../src/nlu/model/model.js';
-import { parseNumeral } from '../../../src/nlu/model/numbers.js';
-import { systemEntities, type ReferenceTime } from '../../../src/nlu/model/system-entities.js';
-import { PerceptronTagger, spansOf } from '../../../src/nlu/model/tagger.js';
-import { foldText, prepare, slicePoints } from '../../../src/nlu/model/text.js';
+import { KeywordDictionary } from '../../../src/nlu/engine/dictionary.js';
+import { featureStrings, spreadWeights, toneKey } from '../../../src/nlu/engine/features.js';
+import { DEFAULT_LINEAR, featureValues, scores, trainLinear } from '../../../src/nlu/engine/linear.js';
+import { classificationMetrics, spanMetrics, stratifiedSplit } from '../../../src/nlu/engine/metrics.js';
+import { NluModel, trainModel, unmarked, viewOf, type TrainingExample, type TrainProgress } from '../../../src/nlu/engine/model.js';
+import { parseNumeral } from '../../../src/nlu/engine/numbers.js';
+import { systemEntities, type ReferenceTime } from '../../../src/nlu/engine/system-entities.js';
+import { PerceptronTagger, spansOf } from '../../../src/nlu/engine/tagger.js';
+import { foldText, prepare, slicePoints } from '../../../src/nlu/engine/text.js';
 
 // Wednesday 25 November 2026, 20:00 in Vietnam.
 const REF: ReferenceTime = { now: new Date('2026-11-25T13:00:00Z'), offsetMinutes: 420 };

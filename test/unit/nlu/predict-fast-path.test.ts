@@ -1,20 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { generateDataset, type EntitySpec } from '../../../bench/nlu-dataset.js';
-import { FeatureIndex, featureStrings, Vocabulary, type EntityMask } from '../../../src/nlu/model/features.js';
-import { scores, softmaxInPlace, type LinearModel } from '../../../src/nlu/model/linear.js';
-import { intentFeatures, NluModel, sentenceOf, trainModel, viewOf, type EntityDefinition, type NluModelData } from '../../../src/nlu/model/model.js';
-import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
-import { seededRandom } from '../../../src/nlu/model/random.js';
-import { systemEntities, VIETNAM_OFFSET_MINUTES } from '../../../src/nlu/model/system-entities.js';
-import { PerceptronTagger } from '../../../src/nlu/model/tagger.js';
-import { prepare } from '../../../src/nlu/model/text.js';
+import { generateDataset, type EntitySpec } from '../../../fixtures/nlu/dataset.js';
+import { FeatureIndex, featureStrings, Vocabulary, type EntityMask } from '../../../src/nlu/engine/features.js';
+import { scores, softmaxInPlace, type LinearModel } from '../../../src/nlu/engine/linear.js';
+import { intentFeatures, NluModel, sentenceOf, trainModel, viewedFeatures, type EntityDefinition, type NluModelData } from '../../../src/nlu/engine/model.js';
+import { KeywordDictionary } from '../../../src/nlu/engine/dictionary.js';
+import { seededRandom } from '../../../src/nlu/engine/random.js';
+import { systemEntities, VIETNAM_OFFSET_MINUTES } from '../../../src/nlu/engine/system-entities.js';
+import { PerceptronTagger } from '../../../src/nlu/engine/tagger.js';
+import { prepare } from '../../../src/nlu/engine/text.js';
 
 // Prediction reads features as ids straight from the compiled vocabulary (`FeatureIndex`); these tests hold it to the
 // straightforward path it replaced: feature strings, looked up in the vocabulary, scored.
-
-/** The features a text typed without diacritics is read through: the folded ones (see `viewOf`). */
-const foldedOnly = (strings: string[]) => strings.filter((f) => !f.startsWith('w:') && !f.startsWith('b:'));
 
 function definitionsOf(entities: Record<string, EntitySpec>): EntityDefinition[] {
   return Object.entries(entities).map(([label, spec]) => ({
@@ -59,7 +56,7 @@ function referenceIntents(model: NluModelData, text: string) {
   const vocabulary = new Vocabulary(intent.vocabulary);
   // `known`: what a model with `strictMarks` asks of its vocabulary (marked syllables never seen lose their folded features).
   const strings = intentFeatures(prepared, dictionary, undefined, freeText, (f) => vocabulary.index.has(f));
-  const ids = vocabulary.lookup(viewOf(prepared) === 'folded' ? foldedOnly(strings) : strings);
+  const ids = vocabulary.lookup(viewedFeatures(prepared, strings));
   if (ids.length === 0) return { ids, ranked: [] };
   const linear: LinearModel = {
     classes: intent.labels.length,
@@ -102,7 +99,7 @@ describe('NLU prediction fast path', () => {
         for (const m of masks) {
           const strings = featureStrings(prepared, m, (f) => vocabulary.index.has(f));
           assert.deepEqual(index.ids(prepared, m), vocabulary.lookup(strings), text);
-          assert.deepEqual(index.ids(prepared, m, 'folded'), vocabulary.lookup(foldedOnly(strings)), `folded only: ${text}`);
+          assert.deepEqual(index.ids(prepared, m, 'folded'), vocabulary.lookup(viewedFeatures(prepare('dat ve'), strings)), `folded only: ${text}`);
           compared++;
         }
       }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
-import { NluModel, type IntentScore, type NluModelData } from '../../../src/nlu/model/model.js';
+import { NluModel, type IntentScore, type NluModelData } from '../../../src/nlu/engine/model.js';
 
 // A model document saved by an earlier version of the engine (6 generated banking intents, the generated
 // set's entities, the default options of that version), and what that version answered on its test texts.

@@ -13,7 +13,7 @@ import { FsBlobStore } from '../../../src/platform/blobs/fs-store.js';
 import { SqlJobQueue } from '../../../src/platform/jobs/sql-queue.js';
 import { Credentials } from '../../../src/platform/auth/credentials.js';
 import { ServiceError } from '../../../src/platform/http/errors.js';
-import { trainModel } from '../../../src/nlu/model/model.js';
+import { trainModel } from '../../../src/nlu/engine/model.js';
 import { KEPT_MODEL_VERSIONS, NluModelService, type Trainer } from '../../../src/nlu/model-service.js';
 import { InlinePredictor } from '../../../src/nlu/predictor.js';
 import { ModelStore, type ModelRow } from '../../../src/nlu/model-store.js';

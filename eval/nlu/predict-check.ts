@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/nlu-predict-check.ts --write FILE` records what the engine answers; `--compare FILE` checks
+ * `npx tsx eval/nlu/predict-check.ts --write FILE` records what the engine answers; `--compare FILE` checks
  * that the engine answers the same now (speed work or a refactor must not change an answer). The models: the
  * evaluation's (every intent, the generated set's entities) on the development seeds 20261125 and 777001 and
  * on the final paraphrase templates, the 20-intent model of the latency rows, and the HTTP bench's
@@ -10,10 +10,10 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { generateDataset, type GeneratedDataset, type GeneratedSample } from './nlu-dataset.js';
-import { NluModel, trainModel, type TrainOptions } from '../src/nlu/model/model.js';
-import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
-import { definitionsOf } from './support/nlu-definitions.js';
+import { generateDataset, type GeneratedDataset, type GeneratedSample } from '../../fixtures/nlu/dataset.js';
+import { NluModel, trainModel, type TrainOptions } from '../../src/nlu/engine/model.js';
+import { VIETNAM_OFFSET_MINUTES } from '../../src/nlu/engine/system-entities.js';
+import { definitionsOf } from '../../fixtures/nlu/definitions.js';
 
 const SEED = 20261125;
 // A fixed "now", so dates resolve the same in both runs.

@@ -4,7 +4,7 @@ import { DEFAULT_LINEAR, scores, softmaxInPlace, trainLinear, type EpochReport, 
 import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
 import { PerceptronTagger, spansOf, type TaggedSentence, type TaggerData, type TaggerDecoder } from './tagger.js';
-import { foldText, lowerText, normalisedSpan, prepare, slicePoints, type PreparedText } from './text.js';
+import { normalisedSpan, prepare, slicePoints, type PreparedText } from './text.js';
 
 /**
  * The language-understanding model of one application: an intent classifier
@@ -144,6 +144,11 @@ export function unmarked(text: PreparedText): boolean {
  */
 export function viewOf(text: PreparedText): FeatureView {
   return unmarked(text) ? 'folded' : 'all';
+}
+
+/** The feature strings of a text that its view reads (what `FeatureIndex.ids` finds of them, through `viewOf`). */
+export function viewedFeatures(text: PreparedText, features: string[]): string[] {
+  return viewOf(text) === 'folded' ? features.filter((f) => !f.startsWith('w:') && !f.startsWith('b:')) : features;
 }
 
 const TRAINING_REFERENCE: ReferenceTime = { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES };
