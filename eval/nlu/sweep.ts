@@ -1,13 +1,13 @@
 /**
- * `npx tsx bench/nlu-sweep.ts [--seed N] '<json list of {name, options}>'`: intent
+ * `npx tsx eval/nlu/sweep.ts [--seed N] '<json list of {name, options}>'`: intent
  * accuracy only (written / no diacritics / slang+typos / out-of-vocabulary),
  * wrong answers at confidence >= 0.5, and the intent half's train CPU, for
  * each option set: the quick loop behind the comparison in docs/nlu.md.
  * The entity half is trained too: free-text masks at prediction come from its tagger.
  */
-import { generateDataset } from './nlu-dataset.js';
-import { NluModel, trainModel, type TrainOptions } from '../src/nlu/model/model.js';
-import { definitionsOf } from './support/nlu-definitions.js';
+import { generateDataset } from '../../fixtures/nlu/dataset.js';
+import { NluModel, trainModel, type TrainOptions } from '../../src/nlu/engine/model.js';
+import { definitionsOf } from '../../fixtures/nlu/definitions.js';
 
 const seedAt = process.argv.indexOf('--seed');
 const seed = seedAt > 0 ? Number(process.argv[seedAt + 1]) : 20261125;

@@ -1,36 +1,20 @@
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import type { Static } from 'typebox';
 import { uuidv7 } from '../platform/ids.js';
 import type { BlobStore } from '../platform/blobs/store.js';
 import { ServiceError } from '../platform/http/errors.js';
 import { PermanentJobError, type JobContext, type JobQueue } from '../platform/jobs/queue.js';
+import type { TrainJob, TrainStatus } from './api-schemas.js';
 import { NluErrors } from './errors.js';
-import type { EntityDefinition, EntityKind, ModelMetrics, NluModelData, PredictedEntity, TrainProgress, TrainRequest, TrainingExample } from './model/model.js';
-import { InlinePredictor, type Predictor, type ServedModel } from './predictor.js';
-import { TrainState, TrainType, type HistoryRow, type ModelRow, type ModelStore } from './model-store.js';
+import type { EntityDefinition, EntityKind, ModelMetrics, NluModelData, TrainProgress, TrainRequest, TrainingExample } from './engine/model.js';
+import type { ServedModels } from './model-cache.js';
+import { TrainState, TrainType, type ModelRow, type ModelStore } from './model-store.js';
 import type { NluStore } from './store.js';
 
 export const TRAIN_QUEUE = 'nlu-train';
-export const DEFAULT_THRESHOLD = 0.3;
-const MAX_PREDICT_CHARS = 2_000;
-const CACHED_MODELS = 64;
-
-interface CachedModel {
-  code: string;
-  model: ServedModel;
-  /** The document's length, what the cache counts. */
-  chars: number;
-}
 
 /** Successful models whose documents an application keeps (the newest; older ones are deleted after a training). */
 export const KEPT_MODEL_VERSIONS = 5;
-
-/** Characters of model documents the process keeps parsed at most (see `NluModelService.cache`). */
-export const CACHED_MODEL_CHARS = 512 * 1024 * 1024;
-/** Applications whose serving model and threshold are remembered (each entry is small: the model is shared with `cache`). */
-const SERVED_APPS = 10_000;
-/** How long predictions use the model and threshold last read before reading them again (SAOLA_NLU_MODEL_RECHECK_MS). */
-export const DEFAULT_RECHECK_MS = 1000;
 
 export interface TrainJobPayload {
   app: string;
@@ -48,56 +32,6 @@ const PROGRESS_EVERY_MS = 1_000;
 
 export type TrainPart = 'all' | 'intent' | 'entity';
 
-export interface TrainJob {
-  code: string;
-  app_code: string;
-  type: number;
-  state: number;
-  message: string;
-  model_file: string;
-  accuracy: number;
-  precision: number;
-  recall: number;
-  f1: number;
-  created_time: string;
-  started_time: string;
-  finished_time: string;
-  /** Saola extension: 0-100, how far the training is. */
-  progress: number;
-  metrics: ModelMetrics;
-}
-
-export interface TrainStatus {
-  last_success_time: string;
-  status: number;
-  trainable: boolean;
-  /** Saola extension: 0-100, how far the latest training request is. */
-  progress: number;
-  model_code: string;
-  accuracy: number;
-  precision: number;
-  recall: number;
-  f1: number;
-  metrics: ModelMetrics;
-}
-
-export interface PredictAnswer {
-  status: { code: number; message: string; module: string; api_code: number; err_code: number };
-  data: {
-    intents?: { label: string; confidence: number }[];
-    entities?: PredictedEntity[];
-    history_id: number;
-  };
-}
-
-export interface HistoryItem {
-  history_id: number;
-  content: string;
-  intents: unknown;
-  entities: unknown;
-  created_time: string;
-}
-
 interface TrainingSummary {
   intentCount: number;
   taggedOrListed: number;
@@ -114,13 +48,8 @@ interface TrainingSet extends TrainingSummary {
 const MAX_SUMMARIES = 10_000;
 
 const TYPE_OF: Record<TrainPart, number> = { all: TrainType.all, intent: TrainType.intent, entity: TrainType.entity };
-const PREDICT_MESSAGE: Record<TrainPart, string> = {
-  all: 'Predict All successful',
-  intent: 'Predict Intents successful',
-  entity: 'Recognize Entities successful',
-};
 
-function now(): string {
+export function now(): string {
   return new Date().toISOString();
 }
 
@@ -162,7 +91,7 @@ function leftOut(trained: NluModelData): string {
   return ` (the model keeps the ${kept.toLocaleString('en-US')} commonest of ${(kept + n).toLocaleString('en-US')} features, to bound its size)`;
 }
 
-function toJob(row: ModelRow): TrainJob {
+function toJob(row: ModelRow): Static<typeof TrainJob> {
   const metrics = parseMetrics(row.metrics);
   return {
     code: row.code,
@@ -181,56 +110,22 @@ function toJob(row: ModelRow): TrainJob {
 }
 
 /**
- * Training and prediction for one application at a time: training requests
- * go to the job queue (one waiting or running per application), each success
- * is a versioned model document in the blob store, and predictions use the
- * newest successful one, whichever process trained it.
+ * Training for one application at a time: training requests go to the job queue (one waiting or running per
+ * application), each success is a versioned model document in the blob store.
  */
-export class NluModelService {
-  /**
-   * Each application's newest model, parsed: at most `CACHED_MODELS`, and documents of at most
-   * `CACHED_MODEL_CHARS` in all (a few large models fill it before 64 small ones would). A model dropped here
-   * leaves `serving` too, which would otherwise keep it in memory.
-   */
-  private readonly cache: LRUCache<string, CachedModel>;
-  private readonly loading = new Map<string, Promise<ServedModel>>();
-  /**
-   * What predictions of an application use (its newest model and its threshold) and when the store was last
-   * asked: within `recheckMs` a prediction reads neither table. Changes made in this process are seen at once;
-   * a model trained or a threshold set by another process within `recheckMs`.
-   */
-  private readonly serving = new Map<string, { model: ServedModel | undefined; code: string; threshold: number; checkedAt: number }>();
-  private readonly checking = new Map<string, Promise<{ model: ServedModel | undefined; threshold: number }>>();
+export class TrainingService {
   /** Each application's `trainingSummary` and the data version it was read at. */
   private readonly summaries = new Map<string, { version: number; summary: TrainingSummary }>();
-  /** Bumped by a change made here, so a check that read the store before it is not kept. */
-  private generation = 0;
 
   constructor(
     private readonly data: NluStore,
     private readonly models: ModelStore,
     private readonly jobs: JobQueue,
     private readonly blobs: BlobStore,
-    /** How long a prediction may use the model and threshold it last read (ms; 0: read them for every prediction). */
-    private readonly recheckMs = DEFAULT_RECHECK_MS,
-    /** Where predictions run (the event loop by default; worker threads in a server: `createPredictor`). */
-    private readonly predictor: Predictor = new InlinePredictor(),
-    /** Characters of model documents kept parsed at most (see `cache`). */
-    cachedModelChars = CACHED_MODEL_CHARS,
-  ) {
-    this.cache = new LRUCache<string, CachedModel>({
-      max: CACHED_MODELS,
-      maxSize: cachedModelChars,
-      sizeCalculation: (entry) => Math.max(1, entry.chars),
-      dispose: (entry, app, reason) => {
-        if (reason === 'evict' && this.serving.get(app)?.model === entry.model) this.serving.delete(app);
-      },
-    });
-  }
+    private readonly served: ServedModels,
+  ) {}
 
-  // Training
-
-  async train(app: string, part: TrainPart): Promise<{ message: string; status: TrainJob[] }> {
+  async train(app: string, part: TrainPart): Promise<{ message: string; status: Static<typeof TrainJob>[] }> {
     const running = await this.models.running(app);
     if (running && !abandoned(running)) return { message: 'A training is already in progress', status: [toJob(running)] };
     if (running) await this.models.markFailed(app, running.code, 'The training was abandoned: its worker stopped while it ran', now());
@@ -270,12 +165,12 @@ export class NluModelService {
     }
   }
 
-  async status(app: string): Promise<TrainStatus> {
+  async status(app: string): Promise<Static<typeof TrainStatus>> {
     const [latest, success, set] = await Promise.all([this.models.latest(app), this.models.lastSuccess(app), this.trainingSummary(app)]);
     const metrics = success ? parseMetrics(success.metrics) : {};
     // A newer model than the one predictions here use (trained by another process): use it from now on.
-    const served = this.serving.get(app);
-    if (served && served.code !== (success?.code ?? '')) this.forgetServing(app);
+    const served = this.served.servedCode(app);
+    if (served !== undefined && served !== (success?.code ?? '')) this.served.forget(app);
     return {
       last_success_time: success?.finished_time ?? '',
       status: latest?.state ?? TrainState.waiting,
@@ -316,7 +211,7 @@ export class NluModelService {
       const trained = JSON.parse(document) as NluModelData;
       // A half not trained this time is the previous model's.
       if (part !== 'all') {
-        const previous = await this.currentModelData(app).catch(() => undefined);
+        const previous = await this.served.currentModelData(app).catch(() => undefined);
         if (part === 'intent') trained.entity = previous?.entity;
         if (part === 'entity') trained.intent = previous?.intent;
         trained.metrics = { ...previous?.metrics, ...trained.metrics };
@@ -330,7 +225,7 @@ export class NluModelService {
         message: `Trained on ${set.examples.length} samples${leftOut(trained)}`,
         at: now(),
       });
-      this.forgetServing(app);
+      this.served.forget(app);
       const pruned = await this.deleteOldModels(app);
       return { model_file: key, samples: set.examples.length, ...pruned };
     } catch (err) {
@@ -472,178 +367,4 @@ export class NluModelService {
       fingerprint,
     };
   }
-
-  // Prediction
-
-  /** The newest successful model's document, read from the blob store. */
-  private async currentModelData(app: string): Promise<NluModelData | undefined> {
-    const current = await this.models.currentModel(app);
-    return current ? (JSON.parse(await this.readModel(current.model_file)) as NluModelData) : undefined;
-  }
-
-  private async readModel(file: string): Promise<string> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of await this.blobs.read(file)) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  }
-
-  /** The newest successful model, made ready for predictions once per process and version (another process may have trained it). */
-  private async newestModel(app: string): Promise<{ code: string; model: ServedModel } | undefined> {
-    const current = await this.models.currentModel(app);
-    if (!current) return undefined;
-    const cached = this.cache.get(app);
-    if (cached?.code === current.code) return cached;
-    const key = `${app}\u0000${current.code}`;
-    let pending = this.loading.get(key);
-    if (!pending) {
-      pending = (async () => {
-        const document = await this.readModel(current.model_file);
-        const model = this.predictor.load(key, document);
-        this.cache.set(app, { code: current.code, model, chars: document.length });
-        return model;
-      })().finally(() => this.loading.delete(key));
-      this.loading.set(key, pending);
-    }
-    return { code: current.code, model: await pending };
-  }
-
-  /** Forgets what predictions of `app` use, so the next one reads the store (a change made in this process). */
-  private forgetServing(app: string): void {
-    this.generation++;
-    this.serving.delete(app);
-    // A check that started before the change may have read the old state: later predictions start their own.
-    this.checking.delete(app);
-  }
-
-  /**
-   * The model and threshold a prediction uses: kept for `recheckMs` after they were read, so a prediction
-   * usually awaits nothing; then read again (the newest model's code and the threshold: two indexed
-   * queries, shared by the predictions that arrive meanwhile; the model document only when its code changed).
-   */
-  private serveModel(app: string): { model: ServedModel | undefined; threshold: number } | Promise<{ model: ServedModel | undefined; threshold: number }> {
-    const hit = this.serving.get(app);
-    const at = Date.now();
-    if (hit && at - hit.checkedAt < this.recheckMs) return hit;
-    let pending = this.checking.get(app);
-    if (!pending) {
-      const generation = this.generation;
-      pending = Promise.all([this.newestModel(app), this.threshold(app)])
-        .then(([newest, threshold]) => {
-          const model = newest?.model;
-          if (generation === this.generation && this.recheckMs > 0) {
-            this.serving.delete(app);
-            this.serving.set(app, { model, code: newest?.code ?? '', threshold, checkedAt: at });
-            while (this.serving.size > SERVED_APPS) this.serving.delete(this.serving.keys().next().value!);
-          }
-          return { model, threshold };
-        })
-        .finally(() => {
-          if (this.checking.get(app) === pending) this.checking.delete(app);
-        });
-      this.checking.set(app, pending);
-    }
-    return pending;
-  }
-
-  async predict(app: string, input: { content: string; save_history?: boolean }, part: TrainPart): Promise<PredictAnswer> {
-    const content = input.content;
-    if (!content.trim()) throw new ServiceError(NluErrors.emptyContent, 'content must not be empty');
-    if (content.length > MAX_PREDICT_CHARS && Array.from(content).length > MAX_PREDICT_CHARS) {
-      throw new ServiceError(NluErrors.invalidRequest, `content is limited to ${MAX_PREDICT_CHARS} characters`);
-    }
-    const served = this.serveModel(app);
-    const { model, threshold } = served instanceof Promise ? await served : served;
-    if (!model) throw new ServiceError(NluErrors.noModel);
-    const data: PredictAnswer['data'] = { history_id: 0 };
-    const predicted = this.predictor.predict(model, content, Date.now(), { intent: part !== 'entity', entity: part !== 'intent' });
-    const found = predicted instanceof Promise ? await predicted : predicted;
-    if (found.intents) data.intents = found.intents.filter((i) => i.confidence >= threshold);
-    if (found.entities) data.entities = found.entities;
-    if (input.save_history) {
-      data.history_id = await this.saveHistory(app, content, data);
-    }
-    return { status: { code: 200, message: PREDICT_MESSAGE[part], module: '', api_code: 0, err_code: 0 }, data };
-  }
-
-  private async saveHistory(app: string, content: string, data: PredictAnswer['data']): Promise<number> {
-    const answer = JSON.stringify({ intents: data.intents ?? [], entities: data.entities ?? [] });
-    for (let attempt = 0; ; attempt++) {
-      // Integer ids (clients read history_id as int64): milliseconds x 1000 + a random part, below 2^53.
-      const id = Date.now() * 1000 + Math.floor(Math.random() * 1000);
-      try {
-        await this.models.insertHistory({ id, app_code: app, content, answer, created_time: now() });
-        return id;
-      } catch (err) {
-        if (attempt >= 5) throw err;
-      }
-    }
-  }
-
-  // Settings
-
-  async threshold(app: string): Promise<number> {
-    return (await this.models.threshold(app)) ?? DEFAULT_THRESHOLD;
-  }
-
-  async setThreshold(app: string, threshold: number): Promise<{ threshold: number }> {
-    if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) {
-      throw new ServiceError(NluErrors.invalidThreshold, `threshold must be a number from 0 to 1, got ${threshold}`);
-    }
-    await this.models.setThreshold(app, threshold, now());
-    this.forgetServing(app);
-    return { threshold };
-  }
-
-  // History
-
-  async listHistory(app: string, page: { limit?: number; offset?: number }): Promise<{ total: number; items: HistoryItem[] }> {
-    const [total, rows] = await Promise.all([this.models.countHistory(app), this.models.listHistory(app, { limit: page.limit ?? 100, offset: page.offset ?? 0 })]);
-    return { total, items: rows.map(toHistoryItem) };
-  }
-
-  async deleteHistory(app: string, id?: number): Promise<number> {
-    const deleted = await this.models.deleteHistory(app, id);
-    if (id !== undefined && deleted === 0) throw new ServiceError(NluErrors.historyNotFound, `No history entry ${id}`);
-    return deleted;
-  }
-
-  // Keywords of an entity
-
-  async keywords(app: string, label: string): Promise<{ value: string; synonyms: string[] }[]> {
-    const entity = await this.requireEntity(app, label);
-    return (await this.data.keywordsOfEntity(app, entity.code)).map((k) => ({ value: k.value, synonyms: JSON.parse(k.synonyms) as string[] }));
-  }
-
-  async putKeyword(app: string, label: string, input: { value: string; synonyms?: string[] }): Promise<{ value: string; synonyms: string[] }> {
-    const entity = await this.requireEntity(app, label);
-    const value = input.value.normalize('NFC').trim();
-    if (!value) throw new ServiceError(NluErrors.invalidRequest, 'value must not be empty');
-    const synonyms = [...new Set((input.synonyms ?? []).map((s) => s.normalize('NFC').trim()).filter(Boolean))];
-    // Keyword lists are training data: written with the bump of the data version, as every other write.
-    await this.data.write([app], (store) =>
-      store.upsertKeyword({ code: uuidv7(), app_code: app, entity_code: entity.code, value, synonyms: JSON.stringify(synonyms), created_time: now() }),
-    );
-    return { value, synonyms };
-  }
-
-  async deleteKeyword(app: string, label: string, value: string): Promise<void> {
-    const entity = await this.requireEntity(app, label);
-    await this.data.write([app], async (store) => {
-      // Thrown inside: nothing deleted, so no bump either.
-      if ((await store.deleteKeyword(app, entity.code, value.normalize('NFC').trim())) === 0) {
-        throw new ServiceError(NluErrors.keywordNotFound, `Entity "${label}" lists no value "${value}"`);
-      }
-    });
-  }
-
-  private async requireEntity(app: string, label: string) {
-    const entity = await this.data.findEntityByLabel(app, label);
-    if (!entity) throw new ServiceError(NluErrors.entityNotFound, `No entity labelled "${label}"`);
-    return entity;
-  }
-}
-
-function toHistoryItem(row: HistoryRow): HistoryItem {
-  const answer = JSON.parse(row.answer) as { intents: unknown; entities: unknown };
-  return { history_id: Number(row.id), content: row.content, intents: answer.intents, entities: answer.entities, created_time: row.created_time };
 }

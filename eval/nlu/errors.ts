@@ -1,12 +1,12 @@
 /**
- * `npx tsx bench/nlu-errors.ts [--seed N] [--variant written|noMarks|noisy]`: the
+ * `npx tsx eval/nlu/errors.ts [--seed N] [--variant written|noMarks|noisy]`: the
  * intent errors of the default model on the generated development set, the
  * confused pairs counted and each wrong sentence with its top-2 confidences,
  * to see why a phrasing goes to a neighbour before changing the model.
  */
-import { generateDataset } from './nlu-dataset.js';
-import { NluModel, trainModel, type TrainOptions } from '../src/nlu/model/model.js';
-import { definitionsOf } from './support/nlu-definitions.js';
+import { generateDataset } from '../../fixtures/nlu/dataset.js';
+import { NluModel, trainModel, type TrainOptions } from '../../src/nlu/engine/model.js';
+import { definitionsOf } from '../../fixtures/nlu/definitions.js';
 
 const arg = (name: string) => {
   const at = process.argv.indexOf(name);
@@ -46,12 +46,11 @@ for (const w of wrong.sort()) console.log(w);
 
 // `--explain`: for the first sentence of each confused pair, the features that pushed it most towards the wrong intent.
 if (process.argv.includes('--explain')) {
-  const { prepare } = await import('../src/nlu/model/text.js');
-  const { intentFeatures, viewOf, foldedView, writtenView } = await import('../src/nlu/model/model.js');
-  const { FEATURE_SETS } = await import('../src/nlu/model/features.js');
-  const { systemEntities, VIETNAM_OFFSET_MINUTES } = await import('../src/nlu/model/system-entities.js');
-  const { KeywordDictionary } = await import('../src/nlu/model/dictionary.js');
-  const { featureValues } = await import('../src/nlu/model/linear.js');
+  const { prepare } = await import('../../src/nlu/engine/text.js');
+  const { intentFeatures, viewedFeatures } = await import('../../src/nlu/engine/model.js');
+  const { systemEntities, VIETNAM_OFFSET_MINUTES } = await import('../../src/nlu/engine/system-entities.js');
+  const { KeywordDictionary } = await import('../../src/nlu/engine/dictionary.js');
+  const { featureValues } = await import('../../src/nlu/engine/linear.js');
   const intent = model.data.intent!;
   const labels = intent.labels;
   const vocab = new Map(intent.vocabulary.map((f, i) => [f, i]));
@@ -69,10 +68,10 @@ if (process.argv.includes('--explain')) {
     done.add(key);
     const text = prepare(s.text);
     const freeText = model.freeTextMasks(text, systemEntities(text, { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES }));
-    let strings = intentFeatures(text, intent.featureSet, dictionary, undefined, freeText, (f) => vocab.has(f));
-    const view = viewOf(text, FEATURE_SETS[intent.featureSet]);
-    if (view === 'folded') strings = foldedView(strings);
-    if (view === 'written') strings = writtenView(strings);
+    const strings = viewedFeatures(
+      text,
+      intentFeatures(text, dictionary, undefined, freeText, (f) => vocab.has(f)),
+    );
     const known = strings.filter((f) => vocab.has(f));
     const ids = known.map((f) => vocab.get(f)!);
     const values = featureValues(ids, fw);

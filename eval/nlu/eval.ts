@@ -1,13 +1,13 @@
 /**
- * `npm run eval:nlu`: what the NLU engine (src/nlu/model) is worth.
- *   1. Generated five-domain dataset (bench/nlu-dataset.ts): train on the
+ * `npm run eval:nlu`: what the NLU engine (src/nlu/engine) is worth.
+ *   1. Generated five-domain dataset (fixtures/nlu/dataset.ts): train on the
  *      training templates, test on paraphrase templates never trained on,
  *      as written, without diacritics, and with slang and typos (and apart,
  *      the paraphrases that share no distinctive word with training). Intent
  *      accuracy, macro F1, coverage at the default threshold, entity
  *      exact-span F1 (the application's entities).
- *   2. The same for each candidate feature set / linear model / option (the
- *      comparison that chose the default).
+ *   2. The same for each candidate training option (the classifier's
+ *      regularisation and step, the entity tagger's decoder and dropout).
  *   3. Train time (CPU) for 2,000 samples / 30 intents; predict latency (p50,
  *      p95) in process for a 20-intent model.
  *   `--real DIR`: also measure on DIR/data.jsonl, lines of
@@ -19,13 +19,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { printTable, type BenchRow } from './harness.js';
-import { generateDataset, type GeneratedSample } from './nlu-dataset.js';
-import { classificationMetrics, spanMetrics } from '../src/nlu/model/metrics.js';
-import { DEFAULT_TRAIN_OPTIONS, NluModel, trainModel, type EntityDefinition, type TrainOptions, type TrainingExample } from '../src/nlu/model/model.js';
-import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
-import { definitionsOf } from './support/nlu-definitions.js';
-import { BENCH_SENTENCE } from './support/nlu-bench-model.js';
+import { printTable, type BenchRow } from '../../bench/harness.js';
+import { generateDataset, type GeneratedSample } from '../../fixtures/nlu/dataset.js';
+import { classificationMetrics, spanMetrics } from '../../src/nlu/engine/metrics.js';
+import { DEFAULT_TRAIN_OPTIONS, NluModel, trainModel, type EntityDefinition, type TrainOptions, type TrainingExample } from '../../src/nlu/engine/model.js';
+import { VIETNAM_OFFSET_MINUTES } from '../../src/nlu/engine/system-entities.js';
+import { definitionsOf } from '../../fixtures/nlu/definitions.js';
+import { BENCH_SENTENCE } from '../../fixtures/nlu/bench-model.js';
 
 // The development seed; `--seed N` draws other samples of the same templates, `--final` tests on the final paraphrase templates.
 const seedAt = process.argv.indexOf('--seed');
@@ -96,61 +96,19 @@ const data = generateDataset({ perIntent: 67, testPerIntent: 20, seed: SEED, fin
 const definitions = definitionsOf(data.entities);
 const labels = new Set(Object.keys(data.entities));
 const examples = toExamples(data.train);
+// The engine has one feature set and one classifier; what is left to compare is how they are trained.
 const candidates: { name: string; options: Partial<TrainOptions>; entities?: boolean }[] = [
-  { name: 'softmax, syllables', options: { featureSet: 'syllablesOnly', classifier: 'softmax', maskFreeText: false, linear: {} } },
-  { name: 'softmax, syllables + folded', options: { featureSet: 'syllablesFolded', classifier: 'softmax', maskFreeText: false, linear: {} } },
-  { name: 'softmax, syllables + folded + chars (binary)', options: { featureSet: 'syllablesFoldedChars', classifier: 'softmax', maskFreeText: false, linear: {} } },
-  { name: 'svm, syllables + folded + chars (binary)', options: { featureSet: 'syllablesFoldedChars', classifier: 'svm', maskFreeText: false, linear: {} } },
-  { name: 'softmax, weighted (the default before)', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: false, linear: {} } },
-  { name: 'softmax, weighted, L2 1e-4', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: false, linear: { l2: 1e-4 } } },
-  { name: 'softmax, weighted, free-text masks', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: true, linear: {} } },
-  { name: 'softmax, weighted, folded copies', options: { featureSet: 'weighted', classifier: 'softmax', maskFreeText: false, foldedCopies: true, linear: {} } },
-  { name: 'svm, weighted', options: { featureSet: 'weighted', classifier: 'svm', maskFreeText: false, linear: {} } },
-  { name: 'nb, weighted', options: { featureSet: 'weighted', classifier: 'nb', maskFreeText: false, linear: {} } },
-  { name: 'nb, weighted, folded copies', options: { featureSet: 'weighted', classifier: 'nb', maskFreeText: false, foldedCopies: true, linear: {} } },
-  { name: 'softmax, weighted, chars within syllables', options: { featureSet: 'weightedWithin', maskFreeText: false, linear: {} } },
-  { name: 'softmax, weighted, no chars', options: { featureSet: 'weightedNoChars', maskFreeText: false, linear: {} } },
-  { name: 'softmax, weighted, spread squared', options: { featureSet: 'weightedSharp', maskFreeText: false, linear: {} } },
-  { name: 'softmax, weighted, views (marked text read as written)', options: { featureSet: 'weightedViews', maskFreeText: false, linear: {} } },
-  { name: 'softmax, weighted, feature dropout 0.3', options: { featureSet: 'weighted', maskFreeText: false, linear: { dropout: 0.3 } } },
-  { name: 'ensemble softmax + nb (0.02)', options: { featureSet: 'weighted', classifier: 'ensemble', maskFreeText: false, linear: { nbMix: 0.02 } } },
-  { name: 'softmax, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', maskFreeText: true, linear: {} } },
-  { name: 'softmax, within 3,5-grams, free-text values masked, L2 1e-4', options: { featureSet: 'weightedWithinMasked', maskFreeText: true, linear: { l2: 1e-4 } } },
-  { name: 'softmax, within 3,5-grams, free-text values masked, entropy spread', options: { featureSet: 'weightedWithinMaskedEntropy', maskFreeText: true } },
-  { name: 'softmax, within 3,5-grams, free-text values masked, views', options: { featureSet: 'weightedWithinMaskedViews', maskFreeText: true } },
-  { name: 'softmax, as written (no folded features) + unmarked copies', options: { featureSet: 'asWritten', maskFreeText: true, foldedCopies: true } },
-  { name: 'svm, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', classifier: 'svm', maskFreeText: true, linear: {} } },
-  { name: 'nb, within 3,5-grams, free-text values masked', options: { featureSet: 'weightedWithinMasked', classifier: 'nb', maskFreeText: true, linear: {} } },
-  {
-    name: 'ensemble, within 3,5-grams, free-text values masked',
-    options: { featureSet: 'weightedWithinMasked', classifier: 'ensemble', maskFreeText: true, linear: { nbMix: 0.02 } },
-  },
-  {
-    name: 'softmax, within 3,5-grams, free-text values masked, L2 1e-4, step 0.2 (the default before: weightedWithinMasked)',
-    options: { featureSet: 'weightedWithinMasked', maskFreeText: true, linear: { l2: 1e-4, learningRate: 0.2 } },
-  },
-  { name: 'the default before + tone keys', options: { featureSet: 'weightedWithinMaskedTones', maskFreeText: true, linear: { l2: 1e-4 } } },
-  { name: 'the default before + tone keys + strict marks (word)', options: { featureSet: 'weightedWithinMaskedStrict', maskFreeText: true, linear: { l2: 1e-4 } } },
-  {
-    name: 'the default before + tone keys + strict marks (word and n-grams)',
-    options: { featureSet: 'weightedWithinMaskedStrictGrams', maskFreeText: true, linear: { l2: 1e-4 } },
-  },
-  {
-    name: 'tone keys + strict marks (word and n-grams), step 0.2',
-    options: { featureSet: 'weightedWithinMaskedStrictGrams', maskFreeText: true, linear: { l2: 1e-4, learningRate: 0.2 } },
-  },
-  {
-    name: 'tone keys + strict marks (word and n-grams), step 0.2, L2 2e-4',
-    options: { featureSet: 'weightedWithinMaskedStrictGrams', maskFreeText: true, linear: { l2: 2e-4, learningRate: 0.2 } },
-  },
+  { name: 'softmax, step 0.2, L2 2e-4', options: {} },
+  { name: 'softmax, step 0.2, L2 1e-4', options: { linear: { l2: 1e-4 } } },
+  { name: 'softmax, step 0.5, L2 1e-5', options: { linear: { l2: 1e-5, learningRate: 0.5 } } },
   // The entity tagger's options, with the default intent model (the intent features read the tagger's spans).
   {
-    name: 'default, tagger greedy, no word dropout (the tagger before)',
+    name: 'default, tagger greedy, no word dropout',
     options: { taggerDecoder: 'greedy', taggerWordDropout: 0, taggerValueDropout: 0 },
     entities: true,
   },
   { name: 'default, tagger Viterbi, no word dropout', options: { taggerWordDropout: 0, taggerValueDropout: 0 }, entities: true },
-  { name: 'default, tagger greedy, word dropout 0.2 / values 0.4', options: { taggerDecoder: 'greedy' }, entities: true },
+  { name: 'default, tagger greedy, word dropout 0.3 / values 0.7', options: { taggerDecoder: 'greedy' }, entities: true },
 ];
 // `--candidates 1,5`: only those (1-based), while iterating.
 const only = process.argv.indexOf('--candidates');
@@ -170,9 +128,8 @@ for (const c of onlyReal || latencyOnly ? [] : candidates) {
   });
   const merged = { ...DEFAULT_TRAIN_OPTIONS, ...c.options };
   const isDefault =
-    (['featureSet', 'classifier', 'maskFreeText', 'foldedCopies', 'taggerDecoder', 'taggerWordDropout', 'taggerValueDropout', 'taggerEpochs'] as const).every(
-      (k) => (merged[k] ?? false) === (DEFAULT_TRAIN_OPTIONS[k] ?? false),
-    ) && JSON.stringify(merged.linear) === JSON.stringify(DEFAULT_TRAIN_OPTIONS.linear);
+    (['taggerDecoder', 'taggerWordDropout', 'taggerValueDropout', 'taggerEpochs'] as const).every((k) => (merged[k] ?? false) === (DEFAULT_TRAIN_OPTIONS[k] ?? false)) &&
+    merged.linear === undefined;
   const name = isDefault ? `${c.name} (default)` : c.name;
   const written = score(model!, data.test.written, labels);
   const noMarks = score(model!, data.test.noMarks, labels);

@@ -1,16 +1,16 @@
 /**
- * `npx tsx bench/nlu-entity-errors.ts [--seed N] [--final] [--examples N] [--options JSON]`:
+ * `npx tsx eval/nlu/entity-errors.ts [--seed N] [--final] [--examples N] [--options JSON]`:
  * the entity half of the default model on the generated set, trained alone
  * (the extractor does not read the intent model), and its misses per entity
  * and variant: exact, boundary (same entity, other span), wrong type
  * (overlapping span of another entity), missed (nothing overlaps), false
  * find (a prediction overlapping no gold span of its entity).
  */
-import { generateDataset, type GeneratedSample } from './nlu-dataset.js';
-import { spanMetrics } from '../src/nlu/model/metrics.js';
-import { NluModel, trainModel, type PredictedEntity, type TrainOptions } from '../src/nlu/model/model.js';
-import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
-import { definitionsOf } from './support/nlu-definitions.js';
+import { generateDataset, type GeneratedSample } from '../../fixtures/nlu/dataset.js';
+import { spanMetrics } from '../../src/nlu/engine/metrics.js';
+import { NluModel, trainModel, type PredictedEntity, type TrainOptions } from '../../src/nlu/engine/model.js';
+import { VIETNAM_OFFSET_MINUTES } from '../../src/nlu/engine/system-entities.js';
+import { definitionsOf } from '../../fixtures/nlu/definitions.js';
 
 const arg = (name: string) => {
   const at = process.argv.indexOf(name);

@@ -1,20 +1,10 @@
 import { KeywordDictionary, type KeywordEntry } from './dictionary.js';
-import {
-  FEATURE_SETS,
-  FeatureIndex,
-  featureStrings,
-  spreadWeights,
-  Vocabulary,
-  type EntityMask,
-  type FeatureSet,
-  type FeatureSetName,
-  type FeatureView,
-} from './features.js';
-import { DEFAULT_LINEAR, NB_SHARPNESS, scores, softmaxInPlace, trainLinear, type EpochReport, type LinearKind, type LinearModel, type LinearOptions } from './linear.js';
+import { FEATURE_SET, FeatureIndex, featureStrings, spreadWeights, Vocabulary, type EntityMask, type FeatureSetName, type FeatureView } from './features.js';
+import { DEFAULT_LINEAR, scores, softmaxInPlace, trainLinear, type EpochReport, type LinearModel, type LinearOptions } from './linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
 import { PerceptronTagger, spansOf, type TaggedSentence, type TaggerData, type TaggerDecoder } from './tagger.js';
-import { foldText, lowerText, normalisedSpan, prepare, slicePoints, type PreparedText } from './text.js';
+import { normalisedSpan, prepare, slicePoints, type PreparedText } from './text.js';
 
 /**
  * The language-understanding model of one application: an intent classifier
@@ -41,8 +31,6 @@ export interface EntityDefinition {
 }
 
 export interface TrainOptions {
-  featureSet: FeatureSetName;
-  classifier: LinearKind;
   seed: number;
   /** Part of each intent held out to measure the model; 0 skips measuring. */
   holdout: number;
@@ -53,11 +41,7 @@ export interface TrainOptions {
   /** The tagger's dropout of the syllables of tagged values (see tagger.ts). */
   taggerValueDropout?: number;
   taggerDecoder?: TaggerDecoder;
-  /** Free-text entities' spans stand as "<entity>" in the intent features (the tagger finds them at prediction). */
-  maskFreeText?: boolean;
-  /** Also learn intents from each sample written without diacritics (chat is often typed so). */
-  foldedCopies?: boolean;
-  /** Overrides of the linear model's options (regularisation, dropout), for comparing them. */
+  /** Overrides of the intent classifier's options (regularisation, step), for comparing them (eval/nlu). */
   linear?: Partial<LinearOptions>;
   /** At most this many intent weights (features x intents; `MAX_INTENT_WEIGHTS` when not given): past it the rarest features go. */
   maxWeights?: number;
@@ -75,16 +59,11 @@ export interface TrainOptions {
 export const MAX_INTENT_WEIGHTS = 16_000_000;
 
 export const DEFAULT_TRAIN_OPTIONS: TrainOptions = {
-  featureSet: 'weightedWithinMaskedStrictGrams',
-  classifier: 'softmax',
   seed: 7,
   holdout: 0.2,
   taggerWordDropout: 0.3,
   taggerValueDropout: 0.7,
   taggerDecoder: 'viterbi',
-  maskFreeText: true,
-  foldedCopies: false,
-  linear: { l2: 2e-4, learningRate: 0.2 },
 };
 
 export interface ModelMetrics {
@@ -96,8 +75,9 @@ export interface IntentModelData {
   labels: string[];
   /** Keywords whose matches (and system entities) stand as "<entity>" in the features. */
   keywords: KeywordEntry[];
+  /** The feature set and classifier the weights are for: the engine has one of each (see `FEATURE_SET`). */
   featureSet: FeatureSetName;
-  kind: LinearKind;
+  kind: 'softmax';
   vocabulary: string[];
   /** Float32 little-endian, base64. */
   weights: string;
@@ -157,29 +137,19 @@ export function unmarked(text: PreparedText): boolean {
 }
 
 /**
- * The features of a text typed without diacritics, read through the folded
- * features only: its syllables "as written" are the folded ones, and where
- * they meet the vocabulary it is by accident (the "ban" of "bạn" is the "ban"
- * of "ban công"). Without them the folded features carry the whole (unit)
- * weight of the example, as the written ones do for a text with diacritics.
+ * The view a text is read through: a text typed without diacritics through its folded features only. Its
+ * syllables "as written" are the folded ones, and where they meet the vocabulary it is by accident (the "ban" of
+ * "bạn" is the "ban" of "ban công"); without them the folded features carry the whole (unit) weight of the
+ * example, as the written ones do for a text with diacritics.
  */
-export function foldedView(features: string[]): string[] {
-  return features.filter((f) => !f.startsWith('w:') && !f.startsWith('b:') && !f.startsWith('cw:'));
+export function viewOf(text: PreparedText): FeatureView {
+  return unmarked(text) ? 'folded' : 'all';
 }
 
-/** The written view of a text's features: without the folded syllables, bigrams and character n-grams (see `FeatureSet.views`). */
-export function writtenView(features: string[]): string[] {
-  return features.filter((f) => !f.startsWith('f:') && !f.startsWith('fb:') && !f.startsWith('c:'));
+/** The feature strings of a text that its view reads (what `FeatureIndex.ids` finds of them, through `viewOf`). */
+export function viewedFeatures(text: PreparedText, features: string[]): string[] {
+  return viewOf(text) === 'folded' ? features.filter((f) => !f.startsWith('w:') && !f.startsWith('b:')) : features;
 }
-
-/** The view a text is read through: unmarked text through the folded one; marked text through the written one when the model learnt views. */
-export function viewOf(text: PreparedText, set: FeatureSet): FeatureView {
-  if (!set.folded) return 'all';
-  if (unmarked(text)) return 'folded';
-  return set.views ? 'written' : 'all';
-}
-
-const TEMPERATURE: Record<LinearKind, number> = { softmax: 1, svm: 0.25, nb: 1 / NB_SHARPNESS, ensemble: 1 };
 
 const TRAINING_REFERENCE: ReferenceTime = { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES };
 
@@ -215,13 +185,12 @@ function takeMask(masks: EntityMask[], taken: Uint8Array, count: number, m: Enti
 
 export function intentFeatures(
   text: PreparedText,
-  featureSet: FeatureSetName,
   dictionary: KeywordDictionary | undefined,
   system?: SystemEntityMatch[],
   freeText?: EntityMask[],
   known?: (feature: string) => boolean,
 ): string[] {
-  return featureStrings(text, FEATURE_SETS[featureSet], entityMasks(text, dictionary, system, freeText), known);
+  return featureStrings(text, entityMasks(text, dictionary, system, freeText), known);
 }
 
 /** The tokens a tagged span (code points of the text as stored) covers, as a mask. */
@@ -238,7 +207,6 @@ function trainIntents(examples: TrainingExample[], options: TrainOptions, keywor
   const labelIndex = new Map(labels.map((l, i) => [l, i]));
   const dictionary = keywords.length > 0 ? new KeywordDictionary(keywords) : undefined;
   let vocabulary = new Vocabulary();
-  const set = FEATURE_SETS[options.featureSet] as FeatureSet;
   let data: { features: number[]; label: number }[] = [];
   for (const e of examples) {
     const text = prepare(e.text);
@@ -247,42 +215,29 @@ function trainIntents(examples: TrainingExample[], options: TrainOptions, keywor
       .map((s) => spanMask(text, s))
       .filter((m): m is EntityMask => m !== undefined);
     const label = labelIndex.get(e.intent)!;
-    const strings = intentFeatures(text, options.featureSet, dictionary, undefined, masks);
-    if (set.views) {
-      // Each view a text may be read through, learnt apart (a text without diacritics has the folded one only).
-      if (!unmarked(text)) data.push({ features: writtenView(strings).map((f) => vocabulary.add(f)), label });
-      data.push({ features: foldedView(strings).map((f) => vocabulary.add(f)), label });
-      continue;
-    }
-    data.push({ features: strings.map((f) => vocabulary.add(f)), label });
-    // The copy without diacritics has the same tokens, so the same masks.
-    const folded = foldText(e.text);
-    if (options.foldedCopies && folded !== lowerText(e.text)) {
-      data.push({ features: intentFeatures(prepare(folded), options.featureSet, dictionary, undefined, masks).map((f) => vocabulary.add(f)), label });
-    }
+    data.push({ features: intentFeatures(text, dictionary, undefined, masks).map((f) => vocabulary.add(f)), label });
   }
   const limit = Math.max(1, Math.floor((options.maxWeights ?? MAX_INTENT_WEIGHTS) / Math.max(1, labels.length)));
   const met = vocabulary.size;
   if (met > limit) ({ vocabulary, data } = commonestFeatures(vocabulary, data, limit));
-  const weighted = set.spread === true || set.groupWeights !== undefined;
-  const featureWeights = weighted ? spreadWeights(vocabulary.entries(), data, labels.length, set) : undefined;
+  const featureWeights = spreadWeights(vocabulary.entries(), data, labels.length);
   const model = trainLinear(
     data,
     labels.length,
     vocabulary.size,
-    { ...DEFAULT_LINEAR, kind: options.classifier, seed: options.seed, epochs: options.epochs ?? DEFAULT_LINEAR.epochs, ...options.linear },
+    { ...DEFAULT_LINEAR, seed: options.seed, epochs: options.epochs ?? DEFAULT_LINEAR.epochs, ...options.linear },
     featureWeights,
     onEpoch,
   );
   return {
     labels,
     keywords,
-    featureSet: options.featureSet,
-    kind: options.classifier,
+    featureSet: FEATURE_SET,
+    kind: 'softmax',
     vocabulary: vocabulary.entries(),
     weights: encodeFloats(model.weights),
     bias: Array.from(model.bias),
-    ...(featureWeights ? { featureWeights: encodeFloats(featureWeights) } : {}),
+    featureWeights: encodeFloats(featureWeights),
     freeText: [...freeText].sort(),
     ...(met > vocabulary.size ? { featuresLeftOut: met - vocabulary.size } : {}),
   };
@@ -406,10 +361,12 @@ export class NluModel {
 
   constructor(readonly data: NluModelData) {
     if (data.intent) {
+      if (data.intent.featureSet !== FEATURE_SET || data.intent.kind !== 'softmax') {
+        throw new Error(`The model's intents were trained with features "${data.intent.featureSet}" and a "${data.intent.kind}" classifier, which this version does not read: train the model again`);
+      }
       this.features = new FeatureIndex(data.intent.vocabulary);
       this.intentDictionary = data.intent.keywords.length > 0 ? new KeywordDictionary(data.intent.keywords) : undefined;
       this.linear = {
-        kind: data.intent.kind,
         classes: data.intent.labels.length,
         features: data.intent.vocabulary.length,
         weights: decodeFloats(data.intent.weights),
@@ -501,13 +458,10 @@ export class NluModel {
     const text = typeof input === 'string' ? prepare(input) : input;
     const system = systemFound ?? systemEntities(text, TRAINING_REFERENCE);
     const freeText = this.freeTextMasks(text, system);
-    const set = FEATURE_SETS[this.data.intent.featureSet];
     // The ids `Vocabulary.lookup(intentFeatures(...))` gives (through the view `viewOf` picks), without the strings.
-    const features = this.features.ids(text, set, entityMasks(text, this.intentDictionary, system, freeText), viewOf(text, set));
+    const features = this.features.ids(text, entityMasks(text, this.intentDictionary, system, freeText), viewOf(text));
     if (features.length === 0) return undefined;
-    const probs = scores(this.linear, features, this.scoreBuffer, this.valueBuffer);
-    // Margins of the SVM and naive Bayes log-likelihoods of a unit-length example are on a smaller scale than log-odds; sharpen before normalising.
-    return softmaxInPlace(probs, TEMPERATURE[this.linear.kind]);
+    return softmaxInPlace(scores(this.linear, features, this.scoreBuffer, this.valueBuffer));
   }
 
   /** Both halves of a prediction, the text read once. */
@@ -630,7 +584,7 @@ export function trainModel(request: TrainRequest, report?: (p: TrainProgress) =>
     options.holdout > 0 ? stratifiedSplit(request.examples, (e) => e.intent || '\u0000none', options.holdout, options.seed) : { train: request.examples, test: [] };
   const keywords = keywordEntries(request.examples, request.entities);
   const entityLabels = new Set(request.entities.map((d) => d.label));
-  const freeText = new Set(options.maskFreeText === false ? [] : request.entities.filter((d) => d.type === 1 || d.type === 3).map((d) => d.label));
+  const freeText = new Set(request.entities.filter((d) => d.type === 1 || d.type === 3).map((d) => d.label));
   const tagged = (list: TrainingExample[]) => list.map((e) => ({ ...e, entities: e.entities.filter((s) => entityLabels.has(s.entity)) }));
   const wantIntents = request.parts.intent && new Set(withIntent.map((e) => e.intent)).size >= 2;
   const wantEntities = request.parts.entity && request.entities.length > 0;

@@ -1,14 +1,14 @@
 /**
- * `npx tsx bench/nlu-multi.ts [--seeds 20261125,777001] [--runs 3] '<json list of {name, options}>'`: intent
+ * `npx tsx eval/nlu/multi.ts [--seeds 20261125,777001] [--runs 3] '<json list of {name, options}>'`: intent
  * accuracy and entity F1 (written / no diacritics / slang+typos) of each option set, averaged over data seeds and
  * training seeds (the tagger's dropout and the order of its passes move single runs by a point or more), with
  * the spread of the runs. The development seeds by default.
  */
-import { generateDataset } from './nlu-dataset.js';
-import { spanMetrics } from '../src/nlu/model/metrics.js';
-import { NluModel, trainModel, type TrainOptions } from '../src/nlu/model/model.js';
-import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
-import { definitionsOf } from './support/nlu-definitions.js';
+import { generateDataset } from '../../fixtures/nlu/dataset.js';
+import { spanMetrics } from '../../src/nlu/engine/metrics.js';
+import { NluModel, trainModel, type TrainOptions } from '../../src/nlu/engine/model.js';
+import { VIETNAM_OFFSET_MINUTES } from '../../src/nlu/engine/system-entities.js';
+import { definitionsOf } from '../../fixtures/nlu/definitions.js';
 
 const arg = (name: string) => {
   const at = process.argv.indexOf(name);
