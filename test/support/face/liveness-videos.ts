@@ -357,7 +357,7 @@ export async function turned(photo: Buffer, landmarks: number[], yawDegrees = 60
  * A face moving in front of a room that stays still: the head (an ellipse cut from `photo` around `box`, the
  * face's detector box in the EXIF-upright photo's pixels) drawn over a still, textured background and moved by
  * a slow sway. Not a live person either (the head is flat), but its surroundings do not move with it, as a
- * live person's do in front of a fixed camera; the scene cue (src/liveness/scene.ts) is about exactly that.
+ * live person's do in front of a fixed camera; the scene cue (src/liveness/engine/scene.ts) is about exactly that.
  */
 export async function faceOverRoom(photo: Buffer, box: { x1: number; y1: number; x2: number; y2: number }, o: VideoOptions): Promise<Buffer> {
   const W = o.width;
