@@ -29,13 +29,16 @@ function serviceBoundaries() {
     ...new Set(files.filter((f) => f.startsWith(`${folder}/`) && f.endsWith('.ts')).map((f) => f.slice(folder.length + 1).split('/').length - 1)),
   ];
   const message = 'A service imports the platform and only the public entry (index.ts) of another service (ARCHITECTURE.md, "Service folders").';
+  const platformMessage = 'The platform imports no service: services hand it what it needs (ARCHITECTURE.md, "Service folders").';
   /** A file in `folder`, `depth` folders down, may not reach into `targets` (folders of src/) except their services' entries. */
-  const rulesFor = (folder, depth, targets, { entries = true } = {}) => {
+  const rulesFor = (folder, depth, targets, { entries = true, why = message } = {}) => {
     const from = path.posix.join(folder, ...Array(depth).fill('x'));
     const patterns = targets.map((target) => {
-      const open = entries ? services.filter((s) => s === target || s.startsWith(`${target}/`)).map((s) => path.posix.join(path.posix.relative(target, s), 'index.js')) : [];
+      const open = entries
+        ? services.filter((s) => s === target || s.startsWith(`${target}/`)).map((s) => path.posix.join(path.posix.relative(target, s), 'index.js'))
+        : [];
       const except = open.length ? `(?!(${open.map(escape).join('|')})$)` : '';
-      return { regex: `^${escape(path.posix.relative(from, target))}/${except}`, message };
+      return { regex: `^${escape(path.posix.relative(from, target))}/${except}`, message: why };
     });
     return { files: [`src/${folder}/${'*/'.repeat(depth)}*.ts`], rules: { 'no-restricted-imports': ['error', { patterns }] } };
   };
@@ -46,8 +49,15 @@ function serviceBoundaries() {
     for (const depth of depthsUnder(service)) configs.push(rulesFor(service, depth, targets));
   }
   // The shared files of an area above services (src/speech/*.ts) may use its services' folders.
-  for (const area of areas.filter((a) => !services.includes(a))) configs.push(rulesFor(area, 0, areas.filter((a) => a !== area)));
-  for (const depth of depthsUnder('platform')) configs.push(rulesFor('platform', depth, areas, { entries: false }));
+  for (const area of areas.filter((a) => !services.includes(a)))
+    configs.push(
+      rulesFor(
+        area,
+        0,
+        areas.filter((a) => a !== area),
+      ),
+    );
+  for (const depth of depthsUnder('platform')) configs.push(rulesFor('platform', depth, areas, { entries: false, why: platformMessage }));
   return configs;
 }
 

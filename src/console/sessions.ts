@@ -63,10 +63,7 @@ export class ConsoleSessions {
     const csrf = randomBytes(24).toString('base64url');
     const now = new Date();
     const expires = new Date(now.getTime() + this.config.sessionHours * 3_600_000);
-    await this.store.open(
-      { id_hash: sha256(sessionId).toString('hex'), csrf, created_time: now.toISOString(), expires_time: expires.toISOString() },
-      now.toISOString(),
-    );
+    await this.store.open({ id_hash: sha256(sessionId).toString('hex'), csrf, created_time: now.toISOString(), expires_time: expires.toISOString() }, now.toISOString());
     return { ok: true, sessionId, csrf, expires };
   }
 
