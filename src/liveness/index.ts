@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { processFaceEngine } from '../face/engine/index.js';
+import { processFaceEngine } from '../face/index.js';
 import type { ServiceDeps } from '../platform/deps.js';
 import { locateFfmpeg, type Ffmpeg } from '../platform/media/ffmpeg.js';
 import { loadLivenessConfig } from './config.js';
-import { antispoofInfo, LivenessEngine } from './engine.js';
+import { antispoofInfo, LivenessEngine } from './engine/index.js';
 import { livenessRoutes } from './routes.js';
 import { LivenessService } from './service.js';
-import { LivenessThresholds } from './thresholds.js';
+import { LivenessThresholds } from './store.js';
 
 /** Liveness (/dmp/checklive/v2, /dmp/liveness/v3): its own worker pool, the face engine for cmnd, ffmpeg found on first use. */
 export async function registerLiveness(app: FastifyInstance, deps: ServiceDeps): Promise<void> {

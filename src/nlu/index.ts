@@ -5,49 +5,23 @@ import type { ServiceDeps } from '../platform/deps.js';
 import type { Job, JobContext } from '../platform/jobs/queue.js';
 import type { PurgeHook } from '../platform/purge.js';
 import { WorkerPool } from '../platform/pool/index.js';
-import type { JobQueue } from '../platform/jobs/queue.js';
-import type { BlobStore } from '../platform/blobs/store.js';
 import { loadNluConfig } from './config.js';
 import { SampleListCache } from './list-cache.js';
 import type { TrainProgress } from './engine/model.js';
 import type { TrainTask } from './engine/train-worker.js';
-import { ModelStore } from './model-store.js';
-import { ServedModels } from './model-cache.js';
-import { HistoryService, PredictionService } from './prediction.js';
-import { createPredictor, type Predictor } from './predictor.js';
-import { modelFolder, TRAIN_QUEUE, TrainingService, type Trainer, type TrainJobPayload } from './training.js';
+import { createPredictor } from './predictor.js';
+import { modelFolder, TRAIN_QUEUE, type Trainer, type TrainJobPayload } from './training.js';
 import { nluRoutes } from './routes.js';
 import { NluService } from './service.js';
 import { NluStore } from './store.js';
+import { createNluModels } from './models.js';
+
+export { createNluModels, type NluModels } from './models.js';
 
 /** Composition root of the training-data service: wires its store, service and routes. */
 export function createNluService(store: Store): NluService {
   // The list cache is per process; the data version it checks is shared by every process on the store.
   return new NluService(NluStore.over(store.db, store.dialect), new SampleListCache());
-}
-
-/** The model side of the service: training, the models predictions use, predictions and their history. */
-export interface NluModels {
-  training: TrainingService;
-  served: ServedModels;
-  prediction: PredictionService;
-  history: HistoryService;
-}
-
-/** Composition root of the model side, over the same `NluStore` as the training data. */
-export function createNluModels(
-  data: NluStore,
-  parts: { store: Store; jobs: JobQueue; blobs: BlobStore },
-  options: { recheckMs?: number; predictor?: Predictor; cachedModelChars?: number } = {},
-): NluModels {
-  const modelStore = new ModelStore(parts.store.db);
-  const served = new ServedModels(modelStore, parts.blobs, options.recheckMs, options.predictor, options.cachedModelChars);
-  return {
-    training: new TrainingService(data, modelStore, parts.jobs, parts.blobs, served),
-    served,
-    prediction: new PredictionService(modelStore, served),
-    history: new HistoryService(modelStore),
-  };
 }
 
 /** Bulk imports carry whole training sets. */

@@ -30,7 +30,7 @@ import {
   TrainingSet,
   TrainingSetImportResult,
 } from './api-schemas.js';
-import type { NluModels } from './index.js';
+import type { NluModels } from './models.js';
 import type { TrainPart } from './training.js';
 import type { ImportRow, NluService } from './service.js';
 

@@ -7,7 +7,7 @@ import { removeProcessScratchOnExit, removeThreadScratch } from './pipeline/tess
 import { readerRoutes } from './routes.js';
 import { FACE_PREFIX, ReaderService } from './service.js';
 import type { ReaderResult, ReaderTask } from './tasks.js';
-import { ReaderSettingsStore } from './settings-store.js';
+import { ReaderSettingsStore } from './store.js';
 
 /** Face crops of /cmt are kept this long, then swept. */
 const FACE_RETENTION_MS = 24 * 3600_000;

@@ -13,7 +13,7 @@ import { LAYOUTS, type IdCardField } from './layouts.js';
 import { overallScore } from './pipeline/confidence.js';
 import { cardFields, idrItem, NA } from './documents/id-card/answer.js';
 import type { ReadCard } from './pipeline/run.js';
-import type { ReaderSettingsStore } from './settings-store.js';
+import type { ReaderSettingsStore } from './store.js';
 import type { ReadPassport } from './documents/passport/passport.js';
 import type { ReadLicence } from './documents/licence/licence.js';
 import { qualityResult, type QualityResult } from './quality-check.js';

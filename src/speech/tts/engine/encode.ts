@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { promisify } from 'node:util';
-import type { WorkerPool } from '../../platform/pool/index.js';
+import type { WorkerPool } from '../../../platform/pool/index.js';
 import type { WorkerTask, WorkerResult } from './worker.js';
 
 const run = promisify(execFile);

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import { WorkerPool } from '../platform/pool/index.js';
-import type { FaceConfig } from '../face/config.js';
-import type { LivenessConfig } from './config.js';
+import { WorkerPool } from '../../platform/pool/index.js';
+import type { FaceConfig } from '../../face/index.js';
+import type { LivenessConfig } from '../config.js';
 import { ANTISPOOF_SPECS } from './antispoof.js';
 import { LIVENESS_ANTISPOOF } from './models.js';
 import type { DecodedFrames } from './video.js';

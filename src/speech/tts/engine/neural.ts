@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { WorkerPool } from '../../platform/pool/index.js';
+import type { WorkerPool } from '../../../platform/pool/index.js';
 import type { Pcm } from './encode.js';
-import { detectVitsModel, offlineTtsConfig, probeVitsModel, readVoiceMap, sherpaSpeed, type VitsModelSpec, type VoiceMap } from './models.js';
+import { detectVitsModel, offlineTtsConfig, probeVitsModel, readVoiceMap, sherpaSpeed, type VitsModelSpec, type VoiceMap } from '../models.js';
 import type { SpeechEngine } from './synthesise.js';
-import { ALL_VOICES, VOICE_INFO, type Voice, type VoiceInfo } from './voices.js';
+import { ALL_VOICES, VOICE_INFO, type Voice, type VoiceInfo } from '../voices.js';
 import type { WorkerResult, WorkerTask } from './worker.js';
 
 /**

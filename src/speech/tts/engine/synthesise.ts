@@ -2,10 +2,10 @@ import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { WorkerPool } from '../../platform/pool/index.js';
+import type { WorkerPool } from '../../../platform/pool/index.js';
 import { concatPcm, parseWav, type Pcm } from './encode.js';
 import { normaliseText, splitSentences } from './normalise.js';
-import type { VoiceInfo } from './voices.js';
+import type { VoiceInfo } from '../voices.js';
 import type { WorkerResult, WorkerTask } from './worker.js';
 
 const run = promisify(execFile);

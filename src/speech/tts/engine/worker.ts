@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { sherpaModulePath } from '../models.js';
+import { sherpaModulePath } from '../../models.js';
 
 /**
  * The text-to-speech worker thread: the WASM eSpeak NG (when the espeak-ng

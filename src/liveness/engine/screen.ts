@@ -1,5 +1,5 @@
-import type { Box, RgbImage } from '../face/engine/kit.js';
-import { powerSpectrum2d } from '../platform/vision/fft.js';
+import type { Box, RgbImage } from '../../face/index.js';
+import { powerSpectrum2d } from '../../platform/vision/fft.js';
 
 /**
  * Reproduction cues that need no model: the moiré of a screen filmed by a

@@ -1,5 +1,5 @@
-import { cropResize, type Box, type RgbImage } from '../face/engine/kit.js';
-import type { AntispoofInput } from './config.js';
+import { cropResize, type Box, type RgbImage } from '../../face/index.js';
+import type { AntispoofInput } from '../config.js';
 
 /**
  * The passive anti-spoof cue: a CNN that looks at one face (with a margin of

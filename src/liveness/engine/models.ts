@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ModelIntegrityError } from '../face/engine/models.js';
+import { ModelIntegrityError } from '../../face/index.js';
 
 /**
  * The anti-spoof models liveness ships: MiniFASNetV2 and MiniFASNetV1SE

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { recognizerConfig, sherpaModulePath, type ModelSpec, type RecognizerOptions } from './model.js';
+import { recognizerConfig, sherpaModulePath, type ModelSpec, type RecognizerOptions } from '../model.js';
 import { VoiceDetector, type Segment, type VadOptions } from './vad.js';
 
 /**

@@ -9,8 +9,8 @@
  */
 import fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
-import { findCardOutline } from '../platform/vision/card-outline.js';
-import type { AntispoofInput } from './config.js';
+import { findCardOutline } from '../../platform/vision/card-outline.js';
+import type { AntispoofInput } from '../config.js';
 import {
   alignFace,
   defaultModelDir,
@@ -25,7 +25,7 @@ import {
   toGray,
   type Box,
   type RgbImage,
-} from '../face/engine/kit.js';
+} from '../../face/index.js';
 import { loadLivenessAntispoof } from './models.js';
 import { ANTISPOOF_SPECS, antispoofCrop, antispoofTensor, liveProbability } from './antispoof.js';
 import { meanAbsDifference, thumbnail } from './motion.js';

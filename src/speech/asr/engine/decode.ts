@@ -1,4 +1,4 @@
-import { lastErrorLine, locateFfmpeg, runProgram, withTempFile } from '../../platform/media/ffmpeg.js';
+import { lastErrorLine, locateFfmpeg, runProgram, withTempFile } from '../../../platform/media/ffmpeg.js';
 
 /** Everything is recognised at 16 kHz mono, as every supported model expects. */
 export const SAMPLE_RATE = 16_000;

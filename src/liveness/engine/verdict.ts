@@ -1,5 +1,4 @@
-import { boxArea } from '../face/engine/kit.js';
-import { EYES_DARK_RATIO, EYES_HIDDEN_PROB, MASK_LOWER_SKIN, MASK_UPPER_SKIN } from '../face/engine/index.js';
+import { boxArea, EYES_DARK_RATIO, EYES_HIDDEN_PROB, MASK_LOWER_SKIN, MASK_UPPER_SKIN } from '../../face/index.js';
 import { countBlinks, decide, type LivenessCues, type LivenessDecision } from './fusion.js';
 import { interOcular, nonRigidity } from './motion.js';
 import { COVER, eyesCovered } from './occlusion.js';

@@ -1,4 +1,4 @@
-import { lastErrorLine, runProgram, type Ffmpeg, type RunError } from '../platform/media/ffmpeg.js';
+import { lastErrorLine, runProgram, type Ffmpeg, type RunError } from '../../platform/media/ffmpeg.js';
 
 /**
  * Reading an uploaded selfie video with the ffmpeg program: the stream header

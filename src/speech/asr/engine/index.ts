@@ -1,7 +1,7 @@
-import { WorkerPool } from '../../platform/pool/index.js';
-import type { AsrSettings } from './config.js';
+import { WorkerPool } from '../../../platform/pool/index.js';
+import type { AsrSettings } from '../config.js';
 import type { Pcm } from './decode.js';
-import { detectModel, probeModel, resolveConfiguredModel, type ModelSpec, type RecognizerOptions } from './model.js';
+import { detectModel, probeModel, resolveConfiguredModel, type ModelSpec, type RecognizerOptions } from '../model.js';
 import type { Segment, VadOptions } from './vad.js';
 import type { AsrTask, AsrTaskResult } from './worker.js';
 

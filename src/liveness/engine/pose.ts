@@ -1,4 +1,4 @@
-import type { Box } from '../face/engine/kit.js';
+import type { Box } from '../../face/index.js';
 import { eyeCentres } from './motion.js';
 
 /**
