@@ -7,6 +7,8 @@ import { BlobIndexSnapshots } from './search/snapshot.js';
 import { facesInPhoto, FaceMatchService, FaceSearchService } from './service.js';
 import { FaceStore } from './store.js';
 
+export { processFaceEngine, cosineToSimilarity, dot, type FaceEngine, type AnalyzeResult } from './engine/index.js';
+
 /** Composition root of the face service: engine (worker pool), face search and face match. */
 export async function registerFace(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
   const { engine, cfg } = processFaceEngine(deps);
