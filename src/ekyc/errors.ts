@@ -19,6 +19,7 @@ const entry = (status: number, code: string, message: string, vi: string): EkycE
 export const InitErrors = defineCatalogue({
   deviceType: entry(400, '400', 'device type must be provided', 'Thiếu hoặc sai loại thiết bị (device-type)'),
   apiKey: entry(401, '401', 'get api key info failed', 'Thiếu hoặc sai API key'),
+  badRequest: entry(400, '400', 'Invalid request', 'Yêu cầu không hợp lệ'),
 });
 
 /** POST /ocr and the refusals /face/liveness shares with it (session, order). */
@@ -136,12 +137,12 @@ export class EkycError extends ServiceError {
 
 const messageOf = (e: CatalogueEntry, lang: Lang): string => (lang === 'vi' && 'vi' in e ? String((e as EkycEntry).vi) : e.message);
 
-function platform(unauthorized: EkycEntry, deviceOrInput: EkycEntry): Record<PlatformCondition, CatalogueEntry> {
+function platform(unauthorized: EkycEntry, invalidRequest: EkycEntry): Record<PlatformCondition, CatalogueEntry> {
   return {
     unauthorized,
     bodyTooLarge: OcrErrors.bodyTooLarge,
     busy: OcrErrors.busy,
-    invalidRequest: deviceOrInput,
+    invalidRequest,
     routeNotFound: OcrErrors.routeNotFound,
     methodNotAllowed: OcrErrors.methodNotAllowed,
     internal: OcrErrors.internal,
@@ -154,7 +155,7 @@ const answerMessage = (e: CatalogueEntry, details: unknown): string => messageOf
 /** /session/init: `{code, message}`. */
 export const initErrorShape: ServiceErrorShape = {
   service: 'ekyc',
-  platform: platform(InitErrors.apiKey, InitErrors.deviceType),
+  platform: platform(InitErrors.apiKey, InitErrors.badRequest),
   render: (e, _message, details) => ({ code: String(e.code), message: answerMessage(e, details) }),
 };
 
