@@ -21,7 +21,7 @@ describe('eKYC full flow', () => {
   let card: Card;
   let store: SqlEkycStore;
 
-  const post = async (path: string, headers: Record<string, string>, files: [string, Buffer][] = [], apiKey: string | undefined = app.apiKey) => {
+  const post = async (path: string, headers: Record<string, string>, files: [string, Buffer][] = [], apiKey: string | null = app.apiKey) => {
     const form = new FormData();
     for (const [k, v] of files) form.append(k, new Blob([new Uint8Array(v)], { type: 'image/jpeg' }), `${k}.jpg`);
     const res = await fetch(app.url + path, { method: 'POST', headers: { ...(apiKey ? { 'api-key': apiKey } : {}), ...headers }, body: files.length ? form : undefined });
@@ -47,7 +47,7 @@ describe('eKYC full flow', () => {
     assert.equal((await post('/session/init', { 'device-type': 'web-sdk' })).body.sdk_config.limit, 1);
     assert.deepEqual(await post('/session/init', { 'device-type': 'fax' }), { status: 400, body: { code: '400', message: 'device type must be provided' } });
     assert.deepEqual(await post('/session/init', {}), { status: 400, body: { code: '400', message: 'device type must be provided' } });
-    assert.deepEqual(await post('/session/init', { 'device-type': 'ios' }, [], undefined), { status: 401, body: { code: '401', message: 'get api key info failed' } });
+    assert.deepEqual(await post('/session/init', { 'device-type': 'ios' }, [], null), { status: 401, body: { code: '401', message: 'get api key info failed' } });
     assert.equal((await post('/session/init', { 'device-type': 'ios' }, [], 'wrong')).status, 401);
   });
 
@@ -55,7 +55,7 @@ describe('eKYC full flow', () => {
     const sid = await init();
     const refusal = (errorCode: string, errorMessage: string) => ({ status: 200, body: { data: [], errorCode, errorMessage, total_data: [] } });
     const files: [string, Buffer][] = [['files', Buffer.from('x')]];
-    assert.deepEqual(await post('/ocr', ocrHeaders(sid), files, undefined), refusal('400', 'api-key must be provided'));
+    assert.deepEqual(await post('/ocr', ocrHeaders(sid), files, null), refusal('400', 'api-key must be provided'));
     assert.deepEqual(await post('/ocr', { 'device-type': 'api', 'document-type': 'idr' }, files), refusal('400', 'uuid must be provided'));
     assert.deepEqual(await post('/ocr', { ...ocrHeaders(sid), 'session-id': '00000000-0000-7000-8000-000000000000' }, files), refusal('400', 'uuid must be provided'));
     assert.deepEqual(await post('/ocr', { 'session-id': sid, 'device-type': 'api' }, files), refusal('400', 'document-type header must be provided'));
