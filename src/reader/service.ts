@@ -87,7 +87,7 @@ export class ReaderService {
   }
 
   /** The fraud check's image measurements (fraud-measures.ts), in the worker pool. */
-  private async measureFraud(image: Buffer): Promise<FraudMeasures> {
+  async measureFraud(image: Buffer): Promise<FraudMeasures> {
     const task: ReaderTask = { ...this.imageTask(image), document: 'fraud' };
     const answer = await this.pool.run(task, { transferList: [task.image.buffer] });
     if (answer.document !== 'fraud') throw wrongAnswer(task, answer);

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { SRC } from '../../support/import-graph.js';
 
 /** The services, as folders of src/ (each holds the `module.ts` that src/services.ts lists). */
-const SERVICES = ['console', 'credit', 'face', 'liveness', 'nlu', 'reader', 'speech/tts', 'speech/asr'];
+const SERVICES = ['console', 'credit', 'ekyc', 'face', 'liveness', 'nlu', 'reader', 'speech/tts', 'speech/asr'];
 
 /** Folders above services: they hold what their services share, and are no service themselves. */
 const GROUPS: Record<string, string> = {
