@@ -82,6 +82,16 @@ function notFound(r: Reply, where: string) {
  * One probe per endpoint: B's requests against A's records there. Each runs
  * after A's records exist and must not change them (checked at the end).
  */
+let aSession: string | undefined;
+/** An eKYC session of A's, started once. */
+async function ekycSessionOfA(): Promise<string> {
+  if (aSession) return aSession;
+  const r = await call(t.url, 'POST', '/session/init', { headers: { api_key: t.apiKey, 'device-type': 'api' }, json: {} });
+  assert.equal(r.status, 200, r.text);
+  aSession = r.body['session-id'] as string;
+  return aSession;
+}
+
 const probes: Record<string, () => Promise<number>> = {
   'GET /api/v3/sample': async () => {
     const r = await nlu(b, 'GET', '/sample');
@@ -283,6 +293,26 @@ const probes: Record<string, () => Promise<number>> = {
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.alpha_score, -1, "B's score does not use A's history");
     assert.equal(r.body.score, -1);
+    return 1;
+  },
+  'POST /session/init': async () => {
+    const r = await call(t.url, 'POST', '/session/init', { headers: { api_key: b.apiKey, 'device-type': 'api' }, json: {} });
+    assert.equal(r.status, 200, r.text);
+    const row = await t.deps.store.db.selectFrom('ekyc_sessions').select('app_code').where('id', '=', r.body['session-id']).executeTakeFirst();
+    assert.equal(row?.app_code, b.appCode, "B's session belongs to B");
+    return 1;
+  },
+  'POST /ocr': async () => {
+    const r = await call(t.url, 'POST', '/ocr', {
+      headers: { api_key: b.apiKey, 'session-id': await ekycSessionOfA(), 'device-type': 'api', 'document-type': 'idr' },
+      json: {},
+    });
+    assert.equal(r.body.errorCode, '400', `B reaches A's eKYC session: ${r.text}`);
+    return 1;
+  },
+  'POST /face/liveness': async () => {
+    const r = await call(t.url, 'POST', '/face/liveness', { headers: { api_key: b.apiKey, 'session-id': await ekycSessionOfA(), 'device-type': 'api' }, json: {} });
+    assert.equal(r.body.code, '400', `B reaches A's eKYC session: ${r.text}`);
     return 1;
   },
 };
