@@ -56,9 +56,31 @@ if (chosen.every((t) => t.files.length === 0)) {
   process.exit(1);
 }
 
+/**
+ * The api and system files that take longest (over a minute each on a 2-core machine), slowest first: they
+ * start first, so the run does not end on one of them running alone while the other core idles.
+ */
+const SLOWEST = [
+  'test/api/face/liveness.test.ts',
+  'test/api/reader/passport.test.ts',
+  'test/api/reader/idr.test.ts',
+  'test/api/reader/licence.test.ts',
+  'test/api/security/fuzz.test.ts',
+  'test/system/face/liveness-units.test.ts',
+  'test/api/reader/fraud-check.test.ts',
+  'test/api/reader/passport-any-state.test.ts',
+  'test/api/speech/asr/http.test.ts',
+  'test/api/speech/tts/api.test.ts',
+  'test/api/reader/quality-check.test.ts',
+];
+const rank = (file) => {
+  const i = SLOWEST.indexOf(file.split(path.sep).join('/'));
+  return i === -1 ? SLOWEST.length : i;
+};
+
 const unit = chosen.find((t) => t.tier === 'unit')?.files ?? [];
 // One run for both tiers, so that a slow system file (crash harness, topology) overlaps api files.
-const servers = ['api', 'system'].flatMap((tier) => chosen.find((t) => t.tier === tier)?.files ?? []);
+const servers = ['api', 'system'].flatMap((tier) => chosen.find((t) => t.tier === tier)?.files ?? []).sort((a, b) => rank(a) - rank(b));
 const serverConcurrency = Number(process.env.SAOLA_TEST_CONCURRENCY) || Math.max(2, cores);
 
 // The usual report on the terminal, and a TAP copy to read the skip reasons from.
