@@ -32,7 +32,8 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { eventsCsv, generatePopulation } from '../src/credit/synthetic.js';
 import { printTable, type BenchRow } from './harness.js';
-import { capCpu, multipart, newAgent, openLoop, pinSelf, send, slope, startLoadServer, summarise, type Answer, type LoadServer, type Requests } from './support/load.js';
+import { newAgent, send } from '../fixtures/servers/requests.js';
+import { capCpu, multipart, openLoop, pinSelf, slope, startLoadServer, summarise, type Answer, type LoadServer, type Requests } from './support/load.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 

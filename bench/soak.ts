@@ -29,7 +29,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { TARGETS, asrEnv, type Creds } from './load.js';
-import { newAgent, openLoop, send, slope, startLoadServer, summarise, type Requests } from './support/load.js';
+import { newAgent, send } from '../fixtures/servers/requests.js';
+import { openLoop, slope, startLoadServer, summarise, type Requests } from './support/load.js';
 
 /** Requests per 20 of the mix, by service. */
 const MIX: [string, number][] = [

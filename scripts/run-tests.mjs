@@ -7,6 +7,10 @@
 // Unit runs first; api and system then run together, a few files at a time (every file makes its own
 // database, Redis prefix, temp folder and port, so files never share state).
 //
+// `--checks` first runs `npm run typecheck` and `npm run lint` side by side (`npm test` does): each is one
+// single-threaded program building its own TypeScript program, so on two cores together they take as long as
+// the slower one. A failed check fails the run before any test starts.
+//
 // `--tier unit` (repeatable) picks tiers; other arguments are path words that narrow the run:
 // `npm test -- nlu platform` runs files whose path has either word. SAOLA_TEST_CONCURRENCY sets how
 // many api/system files run at once.
@@ -35,8 +39,10 @@ function find(dir) {
 const args = process.argv.slice(2);
 const tiers = [];
 const filters = [];
+let checks = false;
 for (let i = 0; i < args.length; i++) {
-  if (args[i] === '--tier') {
+  if (args[i] === '--checks') checks = true;
+  else if (args[i] === '--tier') {
     const tier = args[++i];
     if (!TIERS.includes(tier)) {
       console.error(`--tier takes one of ${TIERS.join(', ')}`);
@@ -56,9 +62,31 @@ if (chosen.every((t) => t.files.length === 0)) {
   process.exit(1);
 }
 
+/**
+ * The api and system files that take longest (over a minute each on a 2-core machine), slowest first: they
+ * start first, so the run does not end on one of them running alone while the other core idles.
+ */
+const SLOWEST = [
+  'test/api/face/liveness.test.ts',
+  'test/api/reader/passport.test.ts',
+  'test/api/reader/idr.test.ts',
+  'test/api/reader/licence.test.ts',
+  'test/api/security/fuzz.test.ts',
+  'test/system/face/liveness-units.test.ts',
+  'test/api/reader/fraud-check.test.ts',
+  'test/api/reader/passport-any-state.test.ts',
+  'test/api/speech/asr/http.test.ts',
+  'test/api/speech/tts/api.test.ts',
+  'test/api/reader/quality-check.test.ts',
+];
+const rank = (file) => {
+  const i = SLOWEST.indexOf(file.split(path.sep).join('/'));
+  return i === -1 ? SLOWEST.length : i;
+};
+
 const unit = chosen.find((t) => t.tier === 'unit')?.files ?? [];
 // One run for both tiers, so that a slow system file (crash harness, topology) overlaps api files.
-const servers = ['api', 'system'].flatMap((tier) => chosen.find((t) => t.tier === tier)?.files ?? []);
+const servers = ['api', 'system'].flatMap((tier) => chosen.find((t) => t.tier === tier)?.files ?? []).sort((a, b) => rank(a) - rank(b));
 const serverConcurrency = Number(process.env.SAOLA_TEST_CONCURRENCY) || Math.max(2, cores);
 
 // The usual report on the terminal, and a TAP copy to read the skip reasons from.
@@ -100,13 +128,35 @@ function missingProgramSkips() {
     .map((line) => line.trim().replace(/^ok \d+ - /, ''));
 }
 
+/** `npm run NAME`, its output held back and printed whole when it ends (two at once would interleave); resolves to its exit status. */
+function npmRun(name) {
+  const began = Date.now();
+  const child = spawn('npm', ['run', '--silent', name], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = [];
+  child.stdout.on('data', (c) => output.push(c));
+  child.stderr.on('data', (c) => output.push(c));
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => {
+      const status = code ?? (signal ? 1 : 0);
+      process.stdout.write(Buffer.concat(output));
+      console.log(`# npm run ${name}: ${status === 0 ? 'passed' : `failed (${status})`} in ${seconds(began)}`);
+      resolve(status);
+    }),
+  );
+}
+
 const started = Date.now();
-const seconds = (since) => `${Math.round((Date.now() - since) / 1000)} s`;
+const seconds = (since, until = Date.now()) => `${Math.round((until - since) / 1000)} s`;
+if (checks) {
+  const failed = (await Promise.all([npmRun('typecheck'), npmRun('lint')])).find((s) => s !== 0);
+  if (failed !== undefined) process.exit(failed);
+}
+const testsStarted = Date.now();
 let status = await runFiles('unit', unit, cores);
-const unitTime = seconds(started);
+const unitTime = seconds(testsStarted);
 const serversStarted = Date.now();
 status = (await runFiles('api+system', servers, serverConcurrency)) || status;
-if (unit.length > 0 && servers.length > 0) console.log(`# unit ${unitTime}, api+system ${seconds(serversStarted)}, total ${seconds(started)}`);
+if (unit.length > 0 && servers.length > 0) console.log(`# ${checks ? `checks ${seconds(started, testsStarted)}, ` : ''}unit ${unitTime}, api+system ${seconds(serversStarted)}, total ${seconds(started)}`);
 
 const skips = missingProgramSkips();
 fs.rmSync(tapDir, { recursive: true, force: true });

@@ -6,24 +6,18 @@
  * the server does; latency counted from the scheduled start, so a stalled
  * server cannot hide its queue).
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import { freePort } from './server.js';
-
-const root = path.resolve(import.meta.dirname, '../..');
-const run = promisify(execFile);
+import { newAgent, send, type RequestSpec } from '../../fixtures/servers/requests.js';
+import { ROOT, runSaola, startSaola } from '../../fixtures/servers/saola-process.js';
 
 export interface LoadServer {
   url: string;
   pid: number;
   dataDir: string;
-  env: Record<string, string>;
-  child: ChildProcess;
   /** Resident memory of the server process now (VmRSS), MiB. */
   rssMiB(): number;
   /** Main-thread memory after a full garbage collection (started with `heapProbe` only); with a path, a heap snapshot there too. */
@@ -44,59 +38,34 @@ export function rssMiBOf(pid: number): number {
   }
 }
 
-/** Starts `saola serve` (the sources under tsx) on a fresh data folder with `env` on top of the defaults. */
+/**
+ * Starts `saola serve` (the sources under tsx) on a fresh data folder, migrated first, with `env` on top of the
+ * defaults. With `cpu`, the server runs on that core only; with `heapProbe`, it can be asked for its heap after a
+ * full collection (heapAfterGc).
+ */
 export async function startLoadServer(env: Record<string, string> = {}, opts: { cpu?: number; heapProbe?: boolean } = {}): Promise<LoadServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-load-'));
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const fullEnv: Record<string, string> = {
-    ...(process.env as Record<string, string>),
-    SAOLA_DATA_DIR: dataDir,
-    SAOLA_PORT: String(port),
-    SAOLA_HOST: '127.0.0.1',
-    SAOLA_PUBLIC_URL: url,
-    SAOLA_LOG_LEVEL: 'warn',
-    ...env,
-  };
-  const entry = ['--import', 'tsx', path.join(root, 'src/main.ts')];
-  const cli = async (...args: string[]) => (await run(process.execPath, [...entry, ...args], { cwd: root, env: fullEnv, maxBuffer: 64 << 20 })).stdout;
+  const cli = async (...args: string[]) => (await runSaola(args, { env: { SAOLA_DATA_DIR: dataDir, SAOLA_LOG_LEVEL: 'warn', ...env } })).stdout;
   await cli('migrate');
-  // With `cpu`, the server runs on that core only (taskset execs the server, so the pid is the server's).
-  // With `heapProbe`, the server can be asked for its heap after a full collection (heapAfterGc).
   const probeFile = path.join(dataDir, 'heap-probe.jsonl');
-  const serveArgs = [...(opts.heapProbe ? ['--expose-gc', '--import', pathToFileURL(path.join(root, 'bench/support/heap-probe.mjs')).href] : []), ...entry, 'serve'];
-  const serveEnv = opts.heapProbe ? { ...fullEnv, SAOLA_HEAP_PROBE_FILE: probeFile } : fullEnv;
-  const child =
-    opts.cpu === undefined
-      ? spawn(process.execPath, serveArgs, { cwd: root, env: serveEnv, stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn('taskset', ['-c', String(opts.cpu), process.execPath, ...serveArgs], { cwd: root, env: serveEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (c: Buffer) => (output = (output + c.toString()).slice(-65536));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const until = Date.now() + 120_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${output.slice(-2000)}`);
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > until) throw new Error(`server did not start: ${output.slice(-2000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    url,
-    pid: child.pid!,
+  const server = await startSaola({
     dataDir,
-    env: fullEnv,
-    child,
-    rssMiB: () => rssMiBOf(child.pid!),
+    env: opts.heapProbe ? { ...env, SAOLA_HEAP_PROBE_FILE: probeFile } : env,
+    nodeArgs: opts.heapProbe ? ['--expose-gc', '--import', pathToFileURL(path.join(ROOT, 'bench/support/heap-probe.mjs')).href] : [],
+    // taskset execs the server, so the pid is the server's.
+    wrapper: opts.cpu === undefined ? undefined : ['taskset', '-c', String(opts.cpu)],
+    keepOutput: 65536,
+  });
+  return {
+    url: server.url,
+    pid: server.pid,
+    dataDir,
+    rssMiB: () => rssMiBOf(server.pid),
     async heapAfterGc(snapshotPath?: string) {
       if (!opts.heapProbe) throw new Error('the server was started without the heap probe');
       if (snapshotPath) fs.writeFileSync(`${probeFile}.snapshot`, snapshotPath);
       const before = fs.existsSync(probeFile) ? fs.readFileSync(probeFile, 'utf8').split('\n').filter(Boolean).length : 0;
-      child.kill('SIGUSR2');
+      server.child.kill('SIGUSR2');
       // A heap snapshot takes seconds (tens for a large heap).
       const tries = snapshotPath ? 2400 : 200;
       for (let i = 0; i < tries; i++) {
@@ -107,15 +76,9 @@ export async function startLoadServer(env: Record<string, string> = {}, opts: { 
       throw new Error(`the heap probe did not answer within ${tries / 20} s`);
     },
     cli,
-    output: () => output,
+    output: () => server.output(),
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await server.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -132,14 +95,6 @@ export interface HeapSample {
   arrayBuffers: number;
 }
 
-/** One request to send: built once, sent many times. */
-export interface RequestSpec {
-  method: 'GET' | 'POST';
-  path: string;
-  headers: Record<string, string>;
-  body?: Buffer;
-}
-
 export interface Answer {
   status: number;
   /** The body (first 64 kB), or the transport error's message with status 0. */
@@ -152,32 +107,6 @@ export interface Answer {
   lag?: number;
   /** Open loop: the request's index. */
   index?: number;
-}
-
-/** Keep-alive sockets, as many as the load needs (an open loop must never wait for a socket). */
-export function newAgent(maxSockets = 512): http.Agent {
-  return new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
-}
-
-export function send(agent: http.Agent, base: string, spec: RequestSpec, timeoutMs = 60_000): Promise<{ status: number; body: string }> {
-  return new Promise((resolve) => {
-    const u = new URL(spec.path, base);
-    const headers: Record<string, string | number> = { ...spec.headers };
-    if (spec.body) headers['content-length'] = spec.body.length;
-    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: spec.method, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        if (size < 65536) chunks.push(c);
-        size += c.length;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', (err) => resolve({ status: 0, body: err.message }));
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`timeout after ${timeoutMs} ms`)));
-    req.on('error', (err) => resolve({ status: 0, body: err.message }));
-    req.end(spec.body);
-  });
 }
 
 /** A request maker: `next()` gives the i-th request (so a bench can vary bodies). */

@@ -1,14 +1,11 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { freePort } from './server.js';
-
-const run = promisify(execFile);
+import { runSaola, saolaEntry, startSaola, type SaolaProcess } from '../../fixtures/servers/saola-process.js';
 
 /** `dist/main.js` when built (what `npm run bench` does first), else the sources under tsx. */
-const ENTRY = fs.existsSync('dist/main.js') ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+const ENTRY = saolaEntry('dist/main.js');
 const TICKS_PER_SECOND = 100;
 
 export interface SaolaProc {
@@ -45,20 +42,6 @@ function procStat(pid: number): { rssMiB: number; cpuSeconds: number } {
   }
 }
 
-async function waitForUrl(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`process for ${url} exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not become ready`);
-}
-
 /**
  * Starts `apis` x `saola serve` and `workers` x `saola worker` with `env` (the
  * engines), each with its own data folder and port, migrates once with
@@ -73,57 +56,41 @@ export async function startTopology(opts: { apis: number; workers: number; env: 
     return dir;
   };
   const shared = opts.env.SAOLA_DATABASE_URL ? {} : { SAOLA_DATA_DIR: dataDir() };
-  const base = { ...process.env, SAOLA_HOST: '127.0.0.1', SAOLA_LOG_LEVEL: 'warn', ...opts.env };
-  const cliEnv = { ...base, SAOLA_DATA_DIR: shared.SAOLA_DATA_DIR ?? dataDir() };
-  await run(process.execPath, [...ENTRY, 'migrate'], { env: cliEnv });
-  const { stdout } = await run(process.execPath, [...ENTRY, 'app', 'create', '--name', `bench-${Date.now()}`, '--json'], { env: cliEnv });
+  const env = { SAOLA_LOG_LEVEL: 'warn', ...opts.env };
+  const cliEnv = { ...env, SAOLA_DATA_DIR: shared.SAOLA_DATA_DIR ?? dataDir() };
+  await runSaola(['migrate'], { entry: ENTRY, env: cliEnv });
+  const { stdout } = await runSaola(['app', 'create', '--name', `bench-${Date.now()}`, '--json'], { entry: ENTRY, env: cliEnv });
   const app = JSON.parse(stdout) as { app_code: string; token: string; api_key: string };
 
-  const procs: SaolaProc[] = [];
-  const urls: string[] = [];
-  const spawnOne = (role: 'api' | 'worker', env: Record<string, string | undefined>, stdout: 'ignore' | 'pipe' = 'ignore') => {
-    const child = spawn(process.execPath, [...ENTRY, role === 'api' ? 'serve' : 'worker'], { env, stdio: ['ignore', stdout, 'inherit'] });
-    procs.push({
-      role,
-      child,
-      rssMiB: () => procStat(child.pid!).rssMiB,
-      cpuSeconds: () => procStat(child.pid!).cpuSeconds,
-    });
-    return child;
-  };
-  const waits: Promise<void>[] = [];
-  for (let i = 0; i < opts.apis; i++) {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const child = spawnOne('api', {
-      ...base,
-      SAOLA_DATA_DIR: shared.SAOLA_DATA_DIR ?? dataDir(),
-      SAOLA_PORT: String(port),
-      SAOLA_RUN_WORKERS: opts.workers > 0 ? 'false' : 'true',
-    });
-    urls.push(url);
-    waits.push(waitForUrl(`${url}/readyz`, child, 120_000));
-  }
-  for (let i = 0; i < opts.workers; i++) {
-    // Info level for its one start-up line; the output is read (and dropped) so the pipe never fills.
-    const child = spawnOne('worker', { ...base, SAOLA_DATA_DIR: dataDir(), SAOLA_LOG_LEVEL: 'info' }, 'pipe');
-    waits.push(
-      new Promise<void>((resolve, reject) => {
-        let seen = '';
-        child.stdout!.on('data', (chunk: Buffer) => {
-          if (seen !== 'ready') {
-            seen = (seen + chunk.toString()).slice(-4096);
-            if (seen.includes('worker is running')) {
-              seen = 'ready';
-              resolve();
-            }
-          }
-        });
-        child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+  const starting = [
+    ...Array.from({ length: opts.apis }, () =>
+      startSaola({
+        entry: ENTRY,
+        dataDir: shared.SAOLA_DATA_DIR ?? dataDir(),
+        ready: '/readyz',
+        keepOutput: 65536,
+        env: { ...env, SAOLA_RUN_WORKERS: opts.workers > 0 ? 'false' : 'true' },
       }),
-    );
+    ),
+    // Info level for its one start-up line, which says it is ready.
+    ...Array.from({ length: opts.workers }, () => startSaola({ command: 'worker', entry: ENTRY, dataDir: dataDir(), keepOutput: 65536, env: { ...env, SAOLA_LOG_LEVEL: 'info' } })),
+  ];
+  const started: SaolaProcess[] = [];
+  const outcomes = await Promise.allSettled(starting);
+  for (const o of outcomes) if (o.status === 'fulfilled') started.push(o.value);
+  const failed = outcomes.find((o) => o.status === 'rejected');
+  if (failed) {
+    await Promise.all(started.map((p) => p.stop()));
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+    throw failed.reason;
   }
-  await Promise.all(waits);
+  const procs: SaolaProc[] = started.map((p, i) => ({
+    role: i < opts.apis ? 'api' : 'worker',
+    child: p.child,
+    rssMiB: () => procStat(p.pid).rssMiB,
+    cpuSeconds: () => procStat(p.pid).cpuSeconds,
+  }));
+  const urls = started.slice(0, opts.apis).map((p) => p.url);
   return {
     urls,
     procs,
@@ -131,16 +98,7 @@ export async function startTopology(opts: { apis: number; workers: number; env: 
     apiKey: app.api_key,
     token: app.token,
     async stop() {
-      await Promise.all(
-        procs.map(
-          ({ child }) =>
-            new Promise<void>((resolve) => {
-              if (child.exitCode !== null) return resolve();
-              child.once('exit', () => resolve());
-              child.kill('SIGTERM');
-            }),
-        ),
-      );
+      await Promise.all(started.map((p) => p.stop()));
       for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,38 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
-
-/** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
-
-async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    try {
-      const res = await fetch(url);
-      if (res.ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`server at ${url} did not become ready`);
-}
+import { freePort, runSaola, saolaEntry, startSaola as startSaolaProcess, waitForUrl, type SaolaProcess } from '../../fixtures/servers/saola-process.js';
 
 export interface BenchServer {
   url: string;
@@ -66,37 +35,32 @@ export function processCpuMs(pid: number, thread?: number): number {
 const CLOCK_TICKS = 100;
 
 /**
- * Starts `saola serve` in its own process (so the load generator here does not
- * share its event loop) with a fresh data folder, and creates one application.
+ * Starts `saola serve` in its own process (so the load generator here does not share its event loop) with a
+ * fresh data folder, and creates one application. BENCH_ENTRY: a compiled main.js elsewhere (e.g. `tsc -p
+ * tsconfig.build.json --outDir .bench/dist`), so a change is measured as built JavaScript (as `npm run bench`
+ * does with dist/) without touching dist/.
  */
 export async function startSaola(env: Record<string, string> = {}): Promise<BenchServer> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-bench-'));
-  const port = await freePort();
-  const fullEnv = { ...process.env, SAOLA_DATA_DIR: dataDir, SAOLA_PORT: String(port), SAOLA_HOST: '127.0.0.1', SAOLA_LOG_LEVEL: 'warn', ...env };
-  // BENCH_ENTRY: a compiled main.js elsewhere (e.g. `tsc -p tsconfig.build.json --outDir .bench/dist`), so a change is
-  // measured as built JavaScript (as `npm run bench` does with dist/) without touching dist/.
-  const built = process.env.BENCH_ENTRY ?? 'dist/main.js';
-  const entry = fs.existsSync(built) ? [built] : ['--import', 'tsx', 'src/main.ts'];
-  const { stdout } = await run(process.execPath, [...entry, 'app', 'create', '--name', `bench-${port}-${Date.now()}`, '--json'], { env: fullEnv });
-  const app = JSON.parse(stdout) as { token: string; api_key: string };
+  const entry = saolaEntry(process.env.BENCH_ENTRY ?? 'dist/main.js');
   // BENCH_CPU_PROF=<folder>: the server writes a V8 CPU profile there when it exits (bench/support/cpuprofile-summary.ts reads it).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
-  const child = spawn(process.execPath, [...prof, ...entry, 'serve'], { env: fullEnv, stdio: ['ignore', 'ignore', 'inherit'] });
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(`${url}/healthz`);
-  return {
-    url,
-    token: app.token,
-    apiKey: app.api_key,
-    child,
-    cpuMs: () => processCpuMs(child.pid!),
-    mainThreadCpuMs: () => processCpuMs(child.pid!, child.pid!),
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const server: SaolaProcess = await startSaolaProcess({ env, entry, nodeArgs: prof, readyTimeoutMs: 30_000, keepOutput: 65536 });
+  try {
+    const { stdout } = await runSaola(['app', 'create', '--name', `bench-${Date.now()}`, '--json'], { entry, env: { ...env, SAOLA_DATA_DIR: server.dataDir } });
+    const app = JSON.parse(stdout) as { token: string; api_key: string };
+    return {
+      url: server.url,
+      token: app.token,
+      apiKey: app.api_key,
+      child: server.child,
+      cpuMs: () => processCpuMs(server.pid),
+      mainThreadCpuMs: () => processCpuMs(server.pid, server.pid),
+      stop: () => server.stop(),
+    };
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
 }
 
 export async function startHello(): Promise<{ url: string; cpuMs(): number; stop(): Promise<void> }> {
@@ -106,7 +70,7 @@ export async function startHello(): Promise<{ url: string; cpuMs(): number; stop
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(url);
+  await waitForUrl(url, 30_000, child);
   return {
     url,
     cpuMs: () => processCpuMs(child.pid!),

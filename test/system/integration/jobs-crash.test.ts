@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import readline from 'node:readline';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bullHarness, postgresHarness, sqliteHarness } from '../../support/platform/job-queue-backends.js';
+import { startClaimingWorker } from '../../support/platform/claiming-worker.js';
 import type { JobQueueHarness } from '../../support/platform/job-queue-suite.js';
 import { eventually, sleep } from '../../support/wait.js';
 
@@ -11,37 +10,6 @@ const LEASE_MS = 500;
 const JOBS = 12;
 /** The crash worker runs 4 at once. */
 const CLAIMED_BEFORE_KILL = 4;
-
-/** Starts the crash worker and resolves with the job ids it claimed once it holds `count` of them. */
-async function startCrashWorker(args: string[], count: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
-  const claimed: string[] = [];
-  const lines = readline.createInterface({ input: child.stdout });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`crash worker claimed ${claimed.length} jobs in 20 s: ${stderr}`)), 20_000);
-      lines.on('line', (line) => {
-        const match = /^claimed (\S+)$/.exec(line);
-        if (match) claimed.push(match[1]);
-        if (claimed.length >= count) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      void exited.then((how) => {
-        clearTimeout(timer);
-        reject(new Error(`crash worker exited (${how}) early: ${stderr}`));
-      });
-    });
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
-  return { child, claimed, exited };
-}
 
 function crashSuite(harness: JobQueueHarness) {
   describe(`${harness.name} after kill -9`, () => {
@@ -53,7 +21,7 @@ function crashSuite(harness: JobQueueHarness) {
         const ids: string[] = [];
         for (let i = 0; i < JOBS; i++) ids.push((await queue.enqueue(queueName, { i })).id);
 
-        const crashWorker = await startCrashWorker(engine.crashWorkerArgs(queueName, LEASE_MS), CLAIMED_BEFORE_KILL);
+        const crashWorker = await startClaimingWorker(engine.crashWorkerArgs(queueName, LEASE_MS), CLAIMED_BEFORE_KILL, 20_000);
         // Let it write heartbeats and progress for a while, then kill it mid-work.
         await sleep(200);
         crashWorker.child.kill('SIGKILL');

@@ -5,49 +5,26 @@
  * fetches the TTS link once, about 10 s after its request. Each run prints the
  * measured times as a test diagnostic.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import readline from 'node:readline';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_LEASE_MS } from '../../../src/platform/jobs/queue.js';
 import { bullHarness, postgresHarness, sqliteHarness } from '../../support/platform/job-queue-backends.js';
+import { startClaimingWorker } from '../../support/platform/claiming-worker.js';
 import type { JobQueueHarness } from '../../support/platform/job-queue-suite.js';
 import { eventually, sleep } from '../../support/wait.js';
 
 const RECOVERY_LIMIT_MS = 15_000;
 const CLAIMED = 2;
 
+/** A worker killed with SIGKILL mid-job, holding `count` claimed jobs. */
 async function killedWorkerHolding(args: string[], count: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
-  const claimed: string[] = [];
-  const lines = readline.createInterface({ input: child.stdout });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`worker claimed ${claimed.length} jobs in 30 s: ${stderr}`)), 30_000);
-      lines.on('line', (line) => {
-        const match = /^claimed (\S+)$/.exec(line);
-        if (match) claimed.push(match[1]);
-        if (claimed.length >= count) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      void exited.then((how) => {
-        clearTimeout(timer);
-        reject(new Error(`worker exited (${how}) early: ${stderr}`));
-      });
-    });
-    // Mid-job: it has written progress and renewed its lease at least once.
-    await sleep(DEFAULT_LEASE_MS / 2 + 500);
-  } finally {
-    child.kill('SIGKILL');
-  }
-  assert.equal(await exited, 'SIGKILL');
-  return { claimed, killedAt: Date.now() };
+  const worker = await startClaimingWorker(args, count, 30_000);
+  // Mid-job: it has written progress and renewed its lease at least once.
+  await sleep(DEFAULT_LEASE_MS / 2 + 500);
+  worker.child.kill('SIGKILL');
+  assert.equal(await worker.exited, 'SIGKILL');
+  return { claimed: worker.claimed, killedAt: Date.now() };
 }
 
 function recoverySuite(harness: JobQueueHarness) {

@@ -17,12 +17,9 @@
  *
  * Needs PostgreSQL and Redis on 127.0.0.1 (fails, never skips, without them).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,112 +27,12 @@ import sharp from 'sharp';
 import { connectRedis, newRedisPrefix, REDIS_URL, removeRedisPrefix } from '../../support/platform/job-queue-backends.js';
 import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 import { startS3rverBucket } from '../../../fixtures/servers/s3rver.js';
+import { runSaola, startSaola, type SaolaProcess } from '../../../fixtures/servers/saola-process.js';
 import { sleep } from '../../support/wait.js';
 
-const MAIN = fileURLToPath(new URL('../../../src/main.ts', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../../fixtures/face/', import.meta.url));
 const AUTH_CACHE_SECONDS = 5;
 const RECOVERY_LIMIT_MS = 15_000;
-
-interface LogLine {
-  msg?: string;
-  request_id?: string;
-  attempt?: number;
-  [key: string]: unknown;
-}
-
-/** A `saola` child process whose JSON log lines are kept and can be waited for. */
-class SaolaProcess {
-  readonly child: ChildProcess;
-  readonly lines: LogLine[] = [];
-  private stderr = '';
-  private readonly waiters = new Set<() => void>();
-  readonly exited: Promise<NodeJS.Signals | number | null>;
-
-  constructor(
-    readonly name: string,
-    args: string[],
-    env: Record<string, string>,
-  ) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve(signal ?? code)));
-    this.child.stderr!.on('data', (chunk) => (this.stderr = (this.stderr + chunk).slice(-4000)));
-    readline.createInterface({ input: this.child.stdout! }).on('line', (line) => {
-      try {
-        this.lines.push(JSON.parse(line) as LogLine);
-      } catch {
-        this.lines.push({ msg: line });
-      }
-      for (const wake of this.waiters) wake();
-    });
-    void this.exited.then(() => {
-      for (const wake of this.waiters) wake();
-    });
-  }
-
-  /** Resolves with the first log line (already seen or coming) that `match` accepts. */
-  waitForLine(what: string, match: (line: LogLine) => boolean, timeoutMs: number): Promise<LogLine> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const found = this.lines.find(match);
-        if (found) {
-          done();
-          resolve(found);
-        } else if (this.child.exitCode !== null || this.child.signalCode !== null) {
-          done();
-          reject(new Error(`${this.name} exited before "${what}": ${this.stderr}`));
-        }
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`${this.name}: no "${what}" within ${timeoutMs} ms: ${this.stderr}`));
-      }, timeoutMs);
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-      };
-      this.waiters.add(check);
-      check();
-    });
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 10_000);
-    await this.exited;
-    clearTimeout(timer);
-  }
-}
-
-/** A one-off CLI command (migrate, app create, key revoke ...): its stdout, or an error with its stderr. */
-function cli(env: Record<string, string>, ...args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`saola ${args.join(' ')} exited ${code}: ${err}`))));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 100): Promise<T> {
   const giveUpAt = Date.now() + timeoutMs;
@@ -194,12 +91,14 @@ describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
   let redisPrefix: string;
   let env: Record<string, string>;
   const dataDirs: string[] = [];
-  const apis: { proc: SaolaProcess; url: string }[] = [];
+  const apis: SaolaProcess[] = [];
   const workers: SaolaProcess[] = [];
   let apiKey: string;
   let token: string;
   let appCode: string;
   const started = Date.now();
+  /** A one-off `saola` command on the shared store (migrate, app create, key create ...): its stdout. */
+  const cli = async (dataDir: string, ...args: string[]) => (await runSaola(args, { cleanEnv: true, env: { ...env, SAOLA_DATA_DIR: dataDir } })).stdout;
 
   before(async () => {
     database = await createTestDatabase();
@@ -226,30 +125,22 @@ describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
     };
 
     // The upgrade path: the schema once, before any process starts.
-    const migrated = JSON.parse(await cli({ ...env, SAOLA_DATA_DIR: dataDir() }, 'migrate', '--json'));
+    const migrated = JSON.parse(await cli(dataDir(), 'migrate', '--json'));
     assert.equal(migrated.migrated, true);
-    const created = JSON.parse(await cli({ ...env, SAOLA_DATA_DIR: dataDir() }, 'app', 'create', '--name', 'topology', '--json'));
+    const created = JSON.parse(await cli(dataDir(), 'app', 'create', '--name', 'topology', '--json'));
     ({ api_key: apiKey, token, app_code: appCode } = created);
 
-    for (let i = 0; i < 2; i++) {
-      const port = await freePort();
-      const proc = new SaolaProcess(`api-${i + 1}`, ['serve'], {
-        ...env,
-        SAOLA_PORT: String(port),
-        SAOLA_DATA_DIR: dataDir(),
-        SAOLA_RUN_WORKERS: 'false',
-        SAOLA_LOG_LEVEL: 'info',
-      });
-      apis.push({ proc, url: `http://127.0.0.1:${port}` });
-    }
-    for (let i = 0; i < 2; i++) {
-      // Info: the test follows which worker runs which synthesis in their logs.
-      workers.push(new SaolaProcess(`worker-${i + 1}`, ['worker'], { ...env, SAOLA_DATA_DIR: dataDir(), SAOLA_LOG_LEVEL: 'info' }));
-    }
-    await Promise.all([
-      ...apis.map(({ proc }) => proc.waitForLine('Saola is ready', (l) => l.msg === 'Saola is ready', 120_000)),
-      ...workers.map((w) => w.waitForLine('worker running', (l) => /worker is running/.test(l.msg ?? ''), 120_000)),
-    ]);
+    // Info: the test follows which process runs which synthesis in their logs.
+    const starting = [
+      ...[1, 2].map((i) =>
+        startSaola({ name: `api-${i}`, cleanEnv: true, dataDir: dataDir(), logLevel: 'info', env: { ...env, SAOLA_RUN_WORKERS: 'false' } }),
+      ),
+      ...[1, 2].map((i) => startSaola({ name: `worker-${i}`, command: 'worker', cleanEnv: true, dataDir: dataDir(), logLevel: 'info', env })),
+    ];
+    const outcomes = await Promise.allSettled(starting);
+    // What did start is kept for after() to stop, even when another process failed to.
+    for (const [i, s] of outcomes.entries()) if (s.status === 'fulfilled') (i < 2 ? apis : workers).push(s.value);
+    for (const s of outcomes) if (s.status === 'rejected') throw s.reason;
     for (const { url } of apis) {
       const ready = (await (await fetch(`${url}/readyz`)).json()) as any;
       assert.equal(ready.status, 'ready', JSON.stringify(ready));
@@ -260,7 +151,7 @@ describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
   });
 
   after(async () => {
-    await Promise.all([...apis.map(({ proc }) => proc.stop()), ...workers.map((w) => w.stop())]);
+    await Promise.all([...apis.map((api) => api.stop(10_000)), ...workers.map((w) => w.stop(10_000))]);
     await s3?.close();
     for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
     if (redisPrefix) {
@@ -418,18 +309,18 @@ describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
     const by = workers.filter((w) => w.lines.some((l) => l.msg === 'tts audio ready' && l.request_id === requestId));
     assert.equal(by.length, 1, 'exactly one worker synthesised it');
     assert.ok(
-      apis.every(({ proc }) => !proc.lines.some((l) => l.msg === 'tts synthesis started')),
+      apis.every((api) => !api.lines.some((l) => l.msg === 'tts synthesis started')),
       'API processes run no jobs',
     );
   });
 
   test(`a revoked API key stops working on both ports within the auth cache time (${AUTH_CACHE_SECONDS} s)`, async (t) => {
     const [a, b] = apis.map((x) => x.url);
-    const issued = JSON.parse(await cli({ ...env, SAOLA_DATA_DIR: dataDirs[0] }, 'key', 'create', '--app', appCode, '--json'));
+    const issued = JSON.parse(await cli(dataDirs[0], 'key', 'create', '--app', appCode, '--json'));
     const key: string = issued.api_key;
     // Both processes have it cached now.
     for (const base of [a, b]) assert.equal((await face(base, key, 'GET', 'list?collection=staff')).status, 200);
-    await cli({ ...env, SAOLA_DATA_DIR: dataDirs[0] }, 'key', 'revoke', issued.id, '--json');
+    await cli(dataDirs[0], 'key', 'revoke', issued.id, '--json');
     const revokedAt = Date.now();
     const lag = await Promise.all(
       [a, b].map((base) =>
@@ -459,7 +350,7 @@ describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
     const startedBy = await Promise.any(
       workers.map((w) => w.waitForLine('tts synthesis started', (l) => l.msg === 'tts synthesis started' && l.request_id === requestId, 30_000).then(() => w)),
     );
-    startedBy.child.kill('SIGKILL');
+    await startedBy.kill();
     const killedAt = Date.now();
     assert.equal(await startedBy.exited, 'SIGKILL');
     const survivor = workers.find((w) => w !== startedBy)!;

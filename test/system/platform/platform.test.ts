@@ -1,19 +1,17 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { migrations } from '../../../src/services.js';
 import { AuthAdminError, Credentials, hashSecret } from '../../../src/platform/auth/credentials.js';
 import { ConfigError, loadConfig } from '../../../src/platform/config.js';
 import { migrateToLatest, type Store } from '../../../src/platform/db/database.js';
 import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
+import { runSaola } from '../../../fixtures/servers/saola-process.js';
 import { call } from '../../support/http.js';
 import { useMigratedStore } from '../../support/store.js';
 
-const run = promisify(execFile);
 
 describe('configuration', () => {
   test('defaults work on a fresh machine', () => {
@@ -161,10 +159,10 @@ describe('HTTP platform', () => {
 
 describe('saola CLI', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-cli-'));
-  const env = { ...process.env, SAOLA_DATA_DIR: dataDir, SAOLA_LOG_LEVEL: 'silent' };
+  const env = { SAOLA_DATA_DIR: dataDir, SAOLA_LOG_LEVEL: 'silent' };
   const saola = async (...args: string[]) => {
     try {
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { env });
+      const { stdout } = await runSaola(args, { env });
       return { code: 0, stdout };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };

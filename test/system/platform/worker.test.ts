@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
+import { startSaola, type SaolaProcess } from '../../../fixtures/servers/saola-process.js';
 import { eventually, sleep } from '../../support/wait.js';
 
 /**
@@ -10,15 +10,12 @@ import { eventually, sleep } from '../../support/wait.js';
  */
 describe('saola worker', () => {
   let t: TestApp;
-  let worker: ChildProcess | undefined;
+  let worker: SaolaProcess | undefined;
   before(async () => {
     t = await startTestApp({ env: { SAOLA_RUN_WORKERS: 'false' } });
   });
   after(async () => {
-    if (worker && worker.exitCode === null) {
-      worker.kill('SIGTERM');
-      await new Promise((r) => worker!.once('exit', r));
-    }
+    await worker?.stop();
     await t?.close();
   });
 
@@ -39,10 +36,7 @@ describe('saola worker', () => {
     assert.equal(await status(answer.request_id), 'queued', 'nobody works on it yet');
     assert.equal((await fetch(answer.async)).status, 404);
 
-    worker = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'worker'], {
-      env: { ...process.env, SAOLA_DATA_DIR: t.dataDir, SAOLA_LOG_LEVEL: 'silent' },
-      stdio: 'ignore',
-    });
+    worker = await startSaola({ command: 'worker', dataDir: t.dataDir });
     const final = await eventually(
       async () => {
         const now = await status(answer.request_id);

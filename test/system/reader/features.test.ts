@@ -5,7 +5,6 @@
  * and `saola reader features APP on|off|show`.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,11 +16,11 @@ import { loadConfig, type Config } from '../../../src/platform/config.js';
 import { readerFeaturesCommand } from '../../../src/reader/cli.js';
 import { ReaderSettingsStore } from '../../../src/reader/store.js';
 import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
+import { runSaola } from '../../../fixtures/servers/saola-process.js';
 import { useMigratedStore } from '../../support/store.js';
 import { fixture, postForm, truth } from '../../support/reader/helpers.js';
 
 const PROB = /^\d{1,3}\.\d{2}$/;
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 function settingsSuite(engine: 'sqlite' | 'postgres') {
   describe(`reader application settings on ${engine}`, () => {
@@ -175,14 +174,9 @@ describe('ID card back features, per application (server and CLI on one SQLite d
     assert.match(help.out, /saola reader features APP on\|off\|show/);
 
     assert.equal(services.flatMap((s) => s.commands ?? []).find((c) => c.words === 'reader features')?.run, readerFeaturesCommand);
-    const run = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'reader', 'features', 'nobody', 'show'], {
-      cwd: ROOT,
-      env: { ...process.env, SAOLA_DATA_DIR: dir, SAOLA_DATABASE_URL: config.databaseUrl },
-    });
-    let stderr = '';
-    run.stderr.on('data', (b) => (stderr += b));
-    const code = await new Promise<number | null>((resolve) => run.on('exit', resolve));
-    assert.equal(code, 2, stderr);
-    assert.match(stderr, /No application "nobody"/);
+    await assert.rejects(
+      runSaola(['reader', 'features', 'nobody', 'show'], { env: { SAOLA_DATA_DIR: dir, SAOLA_DATABASE_URL: config.databaseUrl } }),
+      (err: { code?: number; stderr?: string }) => err.code === 2 && /No application "nobody"/.test(err.stderr ?? ''),
+    );
   });
 });

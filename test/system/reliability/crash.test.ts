@@ -12,62 +12,17 @@
  * PostgreSQL + Redis (BullMQ).
  */
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { seededRandom } from '../../../src/platform/random.js';
 import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
+import { runSaola, spawnSaola, startSaola, type SaolaProcess } from '../../../fixtures/servers/saola-process.js';
 import { sleep } from '../../support/wait.js';
 
-const root = path.resolve(import.meta.dirname, '../../..');
-const main = path.join(root, 'src/main.ts');
 const ROUNDS = Number(process.env.SAOLA_CRASH_ROUNDS ?? 3);
 const grace = fs.readFileSync(new URL('../../fixtures/face/grace_hopper.jpg', import.meta.url));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
-interface Server {
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-}
-
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
-  let output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve'], {
-    cwd: root,
-    env: { ...process.env, ...env, SAOLA_PORT: String(port), SAOLA_HOST: '127.0.0.1', SAOLA_LOG_LEVEL: 'warn', SAOLA_PUBLIC_URL: `http://127.0.0.1:${port}` },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return { url, child, output: () => output };
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) break;
-    await sleep(100);
-  }
-  child.kill('SIGKILL');
-  throw new Error(`server did not start: ${output.slice(-2000)}`);
-}
 
 interface Acked {
   samples: Map<string, string>;
@@ -125,11 +80,7 @@ async function importUntilStopped(
   for (let i = 0; !stopped(); i++) {
     const file = files[Math.floor(random() * files.length)];
     const before = await stagedRows();
-    const child = spawn(process.execPath, ['--import', 'tsx', main, 'credit', 'import', 'alpha', file, '--app', appCode, '--json'], {
-      cwd: root,
-      env: { ...process.env, ...env, SAOLA_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnSaola(['credit', 'import', 'alpha', file, '--app', appCode, '--json'], { env: { ...env, SAOLA_LOG_LEVEL: 'warn' } });
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr!.on('data', () => undefined);
@@ -174,7 +125,7 @@ async function importUntilStopped(
 }
 
 /** Writes until the server dies; records what it acknowledged. */
-async function writeUntilKilled(s: Server, creds: { api_key: string; token: string }, round: number, acked: Acked, stopped: () => boolean) {
+async function writeUntilKilled(s: SaolaProcess, creds: { api_key: string; token: string }, round: number, acked: Acked, stopped: () => boolean) {
   const bearer = { authorization: `Bearer ${creds.token}`, 'content-type': 'application/json' };
   const post = async (p: string, headers: Record<string, string>, body: BodyInit) => {
     const res = await fetch(s.url + p, { method: 'POST', headers, body });
@@ -216,7 +167,7 @@ async function writeUntilKilled(s: Server, creds: { api_key: string; token: stri
 }
 
 async function verify(
-  s: Server,
+  s: SaolaProcess,
   creds: { api_key: string; token: string },
   acked: Acked,
   sqlCount: (query: string) => Promise<number>,
@@ -330,9 +281,9 @@ for (const engine of ['embedded', 'postgres+redis'] as const) {
   describe(`crash safety on ${engine}`, () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-crash-'));
     let pg: TestDatabase | undefined;
-    let server: Server | undefined;
+    let server: SaolaProcess | undefined;
     after(async () => {
-      server?.child.kill('SIGKILL');
+      await server?.kill();
       await pg?.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     });
@@ -347,7 +298,7 @@ for (const engine of ['embedded', 'postgres+redis'] as const) {
         env.SAOLA_REDIS_PREFIX = `saola-crash-${process.pid}-${Date.now()}`;
       }
       const cli = async (...args: string[]) =>
-        JSON.parse((await promisify(execFile)(process.execPath, ['--import', 'tsx', main, ...args, '--json'], { cwd: root, env: { ...process.env, ...env } })).stdout);
+        JSON.parse((await runSaola([...args, '--json'], { env })).stdout);
       const creds = await cli('app', 'create', '--name', 'crash');
       const acked: Acked = { samples: new Map(), entities: new Set(), links: new Map(), faces: new Set(), tts: new Set(), imports: [], importsKilled: 0 };
       const files = writeImportFiles(dir);
@@ -361,7 +312,7 @@ for (const engine of ['embedded', 'postgres+redis'] as const) {
       const stagedRows = async () => Number(((await sql.raw('select count(*) as n from credit_import_staging').execute(watch.db)).rows[0] as { n: string | number }).n);
       const importing = importUntilStopped(env, creds.app_code, [...files.keys()], importRandom, acked, () => roundsOver, stagedRows).finally(() => watch.close());
       for (let round = 0; round < ROUNDS; round++) {
-        server = await startServer(env);
+        server = await startSaola({ dataDir: dir, env });
         let killed = false;
         // The first face add loads the face models (seconds), and a credit import's CLI starts in seconds,
         // so rounds last long enough to see some of both.
@@ -373,14 +324,14 @@ for (const engine of ['embedded', 'postgres+redis'] as const) {
         // first face (at most a minute), and comes at a random moment in the next 2 s.
         for (let waited = 0; acked.faces.size === facesBefore && waited < 60_000; waited += 100) await sleep(100);
         if (acked.faces.size > facesBefore) await sleep(Math.floor(random() * 2000));
-        server.child.kill('SIGKILL');
+        const crashed = server.kill();
         killed = true;
-        await new Promise((r) => server!.child.once('exit', r));
+        await crashed;
         await writing;
       }
       roundsOver = true;
       await importing;
-      server = await startServer(env);
+      server = await startSaola({ dataDir: dir, env });
       const store = openStore(pg ? pg.url : `sqlite:${path.join(dir, 'saola.db')}`);
       try {
         const sqlCount = async (q: string) => Number(((await sql.raw(q).execute(store.db)).rows[0] as { n: string | number }).n);
@@ -389,14 +340,9 @@ for (const engine of ['embedded', 'postgres+redis'] as const) {
         const staged = await sqlCount('select count(*) as n from credit_import_staging');
         await verifyImports(acked, files, sqlCount, sqlRows);
         // One more import after the crashes: it drops what killed imports staged (silent for over a second by now).
-        const last = await promisify(execFile)(
-          process.execPath,
-          ['--import', 'tsx', main, 'credit', 'import', 'alpha', [...files.keys()][0], '--app', creds.app_code, '--json'],
-          {
-            cwd: root,
-            env: { ...process.env, ...env, SAOLA_CREDIT_IMPORT_ABANDON_SECONDS: '1' },
-          },
-        );
+        const last = await runSaola(['credit', 'import', 'alpha', [...files.keys()][0], '--app', creds.app_code, '--json'], {
+          env: { ...env, SAOLA_CREDIT_IMPORT_ABANDON_SECONDS: '1' },
+        });
         const report = JSON.parse(last.stdout) as { import_id: string; inserted: number; duplicates: number };
         acked.imports.push({ id: report.import_id, file: [...files.keys()][0], inserted: report.inserted, duplicates: report.duplicates });
         await verifyImports(acked, files, sqlCount, sqlRows);

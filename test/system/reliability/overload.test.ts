@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { newAgent, send, startLoadServer } from '../../../bench/support/load.js';
+import { newAgent, send } from '../../../fixtures/servers/requests.js';
+import { runSaola, startSaola } from '../../../fixtures/servers/saola-process.js';
 import { startTestApp } from '../../../fixtures/servers/app.js';
 import { eventually, sleep } from '../../support/wait.js';
 
@@ -89,9 +90,9 @@ describe('load shedding', () => {
 
   it('SAOLA_MAX_EVENT_LOOP_DELAY_MS: a burst that keeps the event loop busy gets the NLU 429; a request after it gets 200', async () => {
     // Its own process: the event loop measured must be the server's alone.
-    const server = await startLoadServer({ SAOLA_MAX_EVENT_LOOP_DELAY_MS: '50' });
+    const server = await startSaola({ env: { SAOLA_MAX_EVENT_LOOP_DELAY_MS: '50' } });
     try {
-      const app = JSON.parse(await server.cli('app', 'create', '--name', 'overload', '--json')) as { token: string };
+      const app = JSON.parse((await runSaola(['app', 'create', '--name', 'overload', '--json'], { env: { SAOLA_DATA_DIR: server.dataDir } })).stdout) as { token: string };
       const headers = { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' };
       const agent = newAgent(400);
       assert.equal((await send(agent, server.url, { method: 'POST', path: '/api/v3/intent', headers, body: Buffer.from('{"label":"x"}') })).status, 200);

@@ -6,49 +6,26 @@
  * stdout and stderr is searched for each secret and for any 16-character piece of it.
  */
 import assert from 'node:assert/strict';
-import { spawn, execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { eventually } from '../../support/wait.js';
-
-const root = path.resolve(import.meta.dirname, '../../..');
-const main = path.join(root, 'src/main.ts');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
+import { runSaola, startSaola, type SaolaProcess } from '../../../fixtures/servers/saola-process.js';
 
 describe('secrets in logs', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-logs-'));
-  let output = '';
   let url = '';
   let provider: http.Server;
+  let server: SaolaProcess | undefined;
   const secrets: string[] = [];
   const creditToken = 'credit-source-token-' + 'q'.repeat(24);
   let app: { api_key: string; token: string; app_code: string };
   let revoked: { api_key: string; token: string };
 
-  const env = (extra: Record<string, string> = {}) => ({
-    ...process.env,
-    SAOLA_DATA_DIR: dir,
-    SAOLA_LOG_LEVEL: 'trace',
-    SAOLA_AUTH_CACHE_SECONDS: '0',
-    ...extra,
-  });
-  const cli = async (...args: string[]) =>
-    JSON.parse((await promisify(execFile)(process.execPath, ['--import', 'tsx', main, ...args, '--json'], { cwd: root, env: env() })).stdout);
+  const env = { SAOLA_LOG_LEVEL: 'trace', SAOLA_AUTH_CACHE_SECONDS: '0' };
+  const cli = async (...args: string[]) => JSON.parse((await runSaola([...args, '--json'], { env: { ...env, SAOLA_DATA_DIR: dir } })).stdout);
 
   before(async () => {
     provider = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"features":{"x":1}}'));
@@ -57,32 +34,19 @@ describe('secrets in logs', () => {
     revoked = await cli('app', 'create', '--name', 'logs-b');
     await cli('app', 'revoke', '--app', 'logs-b');
     secrets.push(app.api_key, app.token, revoked.api_key, revoked.token, creditToken);
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, ['--import', 'tsx', main, 'serve'], {
-      cwd: root,
-      env: env({
-        SAOLA_PORT: String(port),
-        SAOLA_HOST: '127.0.0.1',
+    server = await startSaola({
+      dataDir: dir,
+      logLevel: 'trace',
+      env: {
+        ...env,
         SAOLA_CREDIT_BETA_URL: `http://127.0.0.1:${(provider.address() as net.AddressInfo).port}/f`,
         SAOLA_CREDIT_BETA_TOKEN: creditToken,
-      }),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      },
     });
-    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
-    const exited = new Promise<void>((r) => child.on('exit', () => r()));
-    // Set before the wait: a server that is slow to start must still be stopped, or its pipes keep this file alive.
-    stop = async () => {
-      child.kill('SIGTERM');
-      await exited;
-    };
-    // Starting under tsx on a loaded 2-core machine, beside other test files, can take well over 30 s.
-    await eventually(() => /Saola is ready/.test(output), { timeoutMs: 120_000, what: () => `the server never said it was ready: ${output.slice(-2000)}` });
+    url = server.url;
   });
-  let stop = async () => {};
   after(async () => {
-    await stop();
+    await server?.stop();
     await new Promise((r) => provider.close(r));
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -124,7 +88,9 @@ describe('secrets in logs', () => {
         requests += 2;
       }
     }
-    await stop();
+    // Stopped first, so every line the server writes (its shutdown included) is searched.
+    await server!.stop();
+    const output = server!.output();
     console.log(`# logs: ${requests} requests, ${output.split('\n').length} log lines, ${secrets.length} secrets searched`);
     assert.ok(requests > 100);
     assert.ok(output.split('\n').length > requests, 'the requests were logged at all');

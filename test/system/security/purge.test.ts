@@ -10,10 +10,7 @@
  * so its purge hook is checked apart.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
 import { uuidv7 } from 'uuidv7';
@@ -23,10 +20,10 @@ import { UsageStore, utcDay } from '../../../src/platform/usage/index.js';
 import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
 import { call } from '../../support/http.js';
 import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
+import { runSaola } from '../../../fixtures/servers/saola-process.js';
 import { historyCsv, importCsv } from '../../support/credit/support.js';
 import { waitForStatus } from '../../support/speech/tts/helpers.js';
 
-const root = path.resolve(import.meta.dirname, '../../..');
 const T = Math.floor(Date.parse('2025-03-01T00:00:00Z') / 1000);
 const PASSWORD = 'purge suite operator passphrase';
 const grace = () => fs.readFileSync(new URL('../../fixtures/face/grace_hopper.jpg', import.meta.url));
@@ -115,11 +112,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     let pg: TestDatabase | undefined;
     let b: Tenant;
     const blobKeys: { a: string; b: string } = { a: '', b: '' };
-    const cli = (...args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(root, 'src/main.ts'), ...args], {
-        cwd: root,
-        env: { ...process.env, SAOLA_DATA_DIR: t.dataDir, ...(pg ? { SAOLA_DATABASE_URL: pg.url } : {}) },
-      });
+    const cli = (...args: string[]) => runSaola(args, { env: { SAOLA_DATA_DIR: t.dataDir, ...(pg ? { SAOLA_DATABASE_URL: pg.url } : {}) } });
 
     before(async () => {
       if (engine === 'postgres') pg = await createTestDatabase();

@@ -13,6 +13,7 @@ import type { CardWord, LabelHit } from '../../pipeline/anchors.js';
 import { fieldProbability, formatProb, overallScore } from '../../pipeline/confidence.js';
 import { stackBands } from '../../pipeline/crops.js';
 import { ReaderFailure } from '../../pipeline/failure.js';
+import { checkQuality } from '../../pipeline/quality.js';
 import { fixSurname, normaliseDate, normaliseId, normaliseName, normaliseSex, rawFromWords, wordsByBand, type FieldValue, type WordFilter } from '../../pipeline/fields.js';
 import { fuzzyHas } from '../../pipeline/kind.js';
 import { anchorPage, lineUnder, readFlatPage, type FlatPage } from '../page.js';
@@ -353,13 +354,16 @@ async function turnPhoto(image: DecodedImage, turns: number): Promise<DecodedIma
 /**
  * Reads a passport data page: the MRZ in the photo first (any issuing state, any quarter turn), then the
  * page flattened and its visual zone, the two cross-validated. A page whose MRZ was read but that could
- * not be flattened or recognised is answered from its MRZ alone; a photo with no MRZ found is read as
+ * not be flattened or recognised is answered from its MRZ alone; a photo below the quality gate is refused first, and a photo with no MRZ found is read as
  * before (the page's words must say passport, and its MRZ is read on the flat page).
  */
 export async function readPassport(task: ReadTask, ocr: OcrEngine): Promise<PassportResult> {
   const { timings, lap } = stageTimer();
   try {
     let image = await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels);
+    // The quality gate comes before the MRZ: whether a too small or too dark photo is refused must not hang on
+    // whether the OCR engine at hand still makes out its MRZ (the answer-from-the-MRZ-alone path below).
+    checkQuality(image.gray, image.width, image.height);
     const photo = await readPhotoMrz(ocr, image.gray, image.width, image.height);
     lap('mrz');
     if (photo && photo.turns) image = await turnPhoto(image, photo.turns);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../../../../fixtures/servers/app.js';
 import { ALL_VOICES, VOICES } from '../../../../src/speech/tts/voices.js';
-import { looksLikeMp3, pollUntilReady, postTts, rawRequest, waitForStatus, withEnv } from '../../../support/speech/tts/helpers.js';
+import { parseWav } from '../../../../src/speech/tts/encode.js';
+import { looksLikeMp3, medianPitch, pollUntilReady, postTts, rawRequest, waitForStatus, withEnv } from '../../../support/speech/tts/helpers.js';
 
 let t: TestApp;
 let restoreEnv: () => void;
@@ -156,9 +157,13 @@ describe('POST /hmi/tts/v5: the answer', () => {
       assert.equal(res.body.error, 0, res.raw);
       return (await pollUntilReady(res.body.async)).final.body;
     };
-    const [banmai, banmaiace, ngoclam, myan] = [await audio('banmai'), await audio('banmaiace'), await audio('ngoclam'), await audio('myan')];
-    assert.ok(banmai.equals(banmaiace), 'same engine voice, same samples');
-    assert.ok(!ngoclam.equals(myan), 'ngoclam has its own variant');
+    const [banmai, banmaiace, ngoclam, myan] = [await audio('banmai'), await audio('banmaiace'), await audio('ngoclam'), await audio('myan')].map(
+      (wav) => medianPitch(parseWav(wav)),
+    );
+    // Compared by pitch, not by samples: the WASM eSpeak (the npm fallback) adds noise that differs from one
+    // synthesis to the next even in one voice; the Debian program gives the same samples each time.
+    assert.ok(Math.abs(banmai / banmaiace - 1) < 0.015, `same engine voice, same pitch: ${banmai} and ${banmaiace} Hz`);
+    assert.ok(Math.abs(ngoclam / myan - 1) > 0.02, `ngoclam has its own variant: ${ngoclam} and ${myan} Hz`);
   });
 
   test('speed -3 gives longer audio than 0, and 0 longer than +3', async () => {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import assert from 'node:assert/strict';
 import { eventually, sleep } from '../../wait.js';
+import type { Pcm } from '../../../../src/speech/tts/encode.js';
 
 /** What POST /hmi/tts/v5 answered: the raw text (a client slices it) and the parsed body. */
 export interface TtsAnswer {
@@ -82,4 +83,36 @@ export function withEnv(vars: Record<string, string>): () => void {
       else process.env[k] = v;
     }
   };
+}
+
+/**
+ * The median pitch of a voice's voiced 40-ms frames, Hz (autocorrelation peak between 70 and 400 Hz). A
+ * speaker's eSpeak variant sets its pitch, so two syntheses in one voice agree within a lag step (under 1 %).
+ */
+export function medianPitch({ samples, sampleRate }: Pcm): number {
+  const frame = Math.round(sampleRate * 0.04);
+  const minLag = Math.round(sampleRate / 400);
+  const maxLag = Math.round(sampleRate / 70);
+  const pitches: number[] = [];
+  for (let start = 0; start + frame + maxLag < samples.length; start += frame) {
+    const energy = sumOfProducts(samples, start, start, frame);
+    // Silence and unvoiced sounds have no pitch.
+    if (energy / frame < 1e5) continue;
+    let best = 0;
+    let bestLag = 0;
+    for (let lag = minLag; lag <= maxLag; lag++) {
+      const r = sumOfProducts(samples, start, start + lag, frame) / Math.sqrt(energy * sumOfProducts(samples, start + lag, start + lag, frame));
+      if (r > best) [best, bestLag] = [r, lag];
+    }
+    if (best > 0.6) pitches.push(sampleRate / bestLag);
+  }
+  assert.ok(pitches.length > 0, 'no voiced frame');
+  pitches.sort((a, b) => a - b);
+  return pitches[Math.floor(pitches.length / 2)];
+}
+
+function sumOfProducts(samples: Int16Array, a: number, b: number, n: number): number {
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += samples[a + i] * samples[b + i];
+  return sum;
 }
