@@ -12,7 +12,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import type { Kysely } from 'kysely';
 import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
+import type { EkycTables } from '../../../src/ekyc/schema.js';
 import { call, type Reply } from '../../support/http.js';
 import { historyCsv, importCsv } from '../../support/credit/support.js';
 import { waitForStatus } from '../../support/speech/tts/helpers.js';
@@ -298,7 +300,11 @@ const probes: Record<string, () => Promise<number>> = {
   'POST /session/init': async () => {
     const r = await call(t.url, 'POST', '/session/init', { headers: { api_key: b.apiKey, 'device-type': 'api' }, json: {} });
     assert.equal(r.status, 200, r.text);
-    const row = await t.deps.store.db.selectFrom('ekyc_sessions').select('app_code').where('id', '=', r.body['session-id']).executeTakeFirst();
+    const row = await (t.deps.store.db as unknown as Kysely<EkycTables>)
+      .selectFrom('ekyc_sessions')
+      .select('app_code')
+      .where('id', '=', r.body['session-id'])
+      .executeTakeFirst();
     assert.equal(row?.app_code, b.appCode, "B's session belongs to B");
     return 1;
   },

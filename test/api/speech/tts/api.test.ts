@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from '../../../../fixtures/servers/app.js';
 import { ALL_VOICES, VOICES } from '../../../../src/speech/tts/voices.js';
-import { parseWav } from '../../../../src/speech/tts/encode.js';
+import { parseWav } from '../../../../src/speech/tts/engine/encode.js';
 import { looksLikeMp3, medianPitch, pollUntilReady, postTts, rawRequest, waitForStatus, withEnv } from '../../../support/speech/tts/helpers.js';
 
 let t: TestApp;

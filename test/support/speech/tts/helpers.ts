@@ -1,7 +1,7 @@
 import http from 'node:http';
 import assert from 'node:assert/strict';
 import { eventually, sleep } from '../../wait.js';
-import type { Pcm } from '../../../../src/speech/tts/encode.js';
+import type { Pcm } from '../../../../src/speech/tts/engine/encode.js';
 
 /** What POST /hmi/tts/v5 answered: the raw text (a client slices it) and the parsed body. */
 export interface TtsAnswer {
