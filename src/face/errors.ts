@@ -2,7 +2,7 @@ import { apiKeyPlatformEntries as platform, defineCatalogue, type ServiceErrorSh
 
 /**
  * Face search (/dmp/facesearch/v2) answers `{code: "<n>", data: <message>}`:
- * domain outcomes with HTTP 200 and the code in the body (DECISIONS.md).
+ * domain outcomes with HTTP 200 and the code in the body (docs/api-contract.md#domain-outcomes-are-http-200).
  */
 export const SearchErrors = defineCatalogue({
   wrongFormat: { code: 400, message: 'Wrong format', status: 200 },

@@ -46,7 +46,7 @@ export function renderV2(r: LivenessResult): Record<string, unknown> {
 /**
  * v3, in the original's integration guide's shape: every value a string;
  * `liveness.spoof_prob` = 1 - live probability; "N/A" where a value does not
- * apply (DECISIONS.md). The top-level code and message carry the outcome: the
+ * apply (docs/api-contract.md#liveness-v3-follows-the-integration-guide). The top-level code and message carry the outcome: the
  * liveness error when it failed, else 301 when the face is not live, else the
  * face-match outcome (407 no face in `cmnd`, 303 not matching), else 200 with
  * "request successful". Sub-objects that succeeded say so ("liveness check

@@ -369,7 +369,7 @@ export class NluService {
       for (const { label, text } of valid) {
         let intent = intents.get(label);
         if (!intent) {
-          // DECISIONS.md: a label not seen yet creates its intent, so one call moves a bot's data.
+          // docs/api-contract.md#import-creates-missing-intents: a label not seen yet creates its intent, so one call moves a bot's data.
           intent = { code: uuidv7(), app_code: app, label, description: '', type: 1, created_time: now() };
           newIntents.push(intent);
           intents.set(label, intent);

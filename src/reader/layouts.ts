@@ -22,7 +22,7 @@ export type CardKind =
   | 'cccd_2024_front'
   | 'cccd_2024_back';
 
-/** The `type` value of the answer (DECISIONS.md). */
+/** The `type` value of the answer (docs/api-contract.md#type-values). */
 export type CardType = 'old' | 'old_back' | 'new' | 'new_back' | 'chip_front' | 'chip_back';
 
 export type IdCardField =

@@ -1,7 +1,7 @@
 /**
  * The reader service: turns an image into the recognition answer. The image
  * work runs in the worker pool; this module shapes the answer as the spec
- * (and DECISIONS.md) say, for /vision/idr/vnm and for the legacy /cmt.
+ * (and docs/api-contract.md#recognition) say, for /vision/idr/vnm and for the legacy /cmt.
  */
 import { randomUUID } from 'node:crypto';
 import type { BlobStore } from '../platform/blobs/store.js';

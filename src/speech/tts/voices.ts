@@ -1,6 +1,6 @@
 /**
  * The voices clients may ask for and the eSpeak NG voice each one maps to, and
- * the speed scale. Measured here (../shared/DESIGN.md): the variants make
+ * the speed scale. See docs/tts.md#voices: the variants make
  * distinguishable voices and `175 * 1.15^speed` words per minute is monotonic.
  */
 

@@ -122,7 +122,7 @@ describe('face search and face match over HTTP', () => {
   });
 
   it('answers the quality codes: 400 wrong format / several faces / no face, 406 covered, 410 ID card', async () => {
-    // PNG is taken (DECISIONS.md); another image type is the wrong format.
+    // PNG is taken (docs/api-contract.md#face-match-and-search-take-jpeg-and-png); another image type is the wrong format.
     const png = await sharp(grace).png().toBuffer();
     let r = await send(
       app,

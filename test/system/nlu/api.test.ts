@@ -325,7 +325,7 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       ];
       const res = await api('POST', '/api/v3/intent-sample/import_intent_samples', { json: rows });
       assert.equal(res.status, 200);
-      // DECISIONS.md: an intent label not seen yet creates the intent (counted once); a label breaking the rule is invalid.
+      // docs/api-contract.md#import-creates-missing-intents: an intent label not seen yet creates the intent (counted once); a label breaking the rule is invalid.
       assert.deepEqual(res.body, {
         number_of_duplicate_sample: 1,
         number_of_empty_intent: 2,

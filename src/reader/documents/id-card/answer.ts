@@ -1,5 +1,5 @@
 /**
- * The ID card's answer shape (spec and DECISIONS.md): every field of the card's
+ * The ID card's answer shape (spec and docs/api-contract.md#value-formats): every field of the card's
  * side with its `_prob`, `N/A` where it was not read, then, for /vision/idr/vnm,
  * the address entities, `type`, `type_new` and the overall score.
  */
