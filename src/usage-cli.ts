@@ -1,7 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AuthAdminError, Credentials, type Application } from './platform/auth/credentials.js';
-import { CommandUsageError, type Command, type CommandContext } from './platform/cli.js';
-import { migrateToLatest, openStore, type Store } from './platform/db/database.js';
+import { CommandUsageError, withApplication, type Command, type CommandContext } from './platform/cli.js';
 import { UsageStore, utcDay, type QuotaRow } from './platform/usage/index.js';
 import { servicePaths } from './services.js';
 
@@ -21,24 +19,6 @@ const QUOTA_HELP = `Usage: saola quota set --app APP --service S [--per-minute N
 Limits an application's requests to one service (${METERED_SERVICES.join(', ')});
 past a limit the service answers its own 429 with Retry-After. Running
 servers pick a change up within seconds.`;
-
-async function withApp<T>(ctx: CommandContext, appArg: string | undefined, help: string, work: (store: Store, app: Application) => Promise<T>): Promise<T> {
-  if (!appArg) throw new CommandUsageError(`--app is required\n\n${help}`);
-  const store = openStore(ctx.config.databaseUrl);
-  try {
-    await migrateToLatest(store, ctx.migrations);
-    let app: Application;
-    try {
-      app = await new Credentials(store, 0).findApp(appArg);
-    } catch (err) {
-      if (err instanceof AuthAdminError) throw new CommandUsageError(err.message);
-      throw err;
-    }
-    return await work(store, app);
-  } finally {
-    await store.close();
-  }
-}
 
 function parse(
   ctx: CommandContext,
@@ -67,7 +47,7 @@ export const usageCommand: Command = async (ctx) => {
   if (!Number.isInteger(days) || days < 1 || days > 366) throw new CommandUsageError('--days must be a whole number from 1 to 366');
   const service = values.service as string | undefined;
   if (service !== undefined && !isMeteredService(service)) throw new CommandUsageError(`--service must be one of ${METERED_SERVICES.join(', ')}`);
-  return withApp(ctx, values.app as string | undefined, USAGE_HELP, async (store, app) => {
+  return withApplication(ctx, values.app as string | undefined, USAGE_HELP, async (store, app) => {
     const report = await new UsageStore(store).report(app.app_code, utcDay(Date.now() - (days - 1) * 86_400_000), utcDay(), service);
     if (values.json) {
       ctx.stdout(JSON.stringify({ name: app.name, ...report }) + '\n');
@@ -114,7 +94,7 @@ export const quotaCommand: Command = async (ctx) => {
   const [verb, ...extra] = positionals;
   if (verb !== 'set' && verb !== 'show') throw new CommandUsageError(`Use quota set or quota show\n\n${QUOTA_HELP}`);
   if (extra.length) throw new CommandUsageError(`Unexpected "${extra.join(' ')}"\n\n${QUOTA_HELP}`);
-  return withApp(ctx, values.app as string | undefined, QUOTA_HELP, async (store, app) => {
+  return withApplication(ctx, values.app as string | undefined, QUOTA_HELP, async (store, app) => {
     const usage = new UsageStore(store);
     if (verb === 'set') {
       const service = values.service as string | undefined;

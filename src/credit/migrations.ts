@@ -1,23 +1,24 @@
-import type { Kysely, Migration } from 'kysely';
+import type { CreateTableBuilder, Kysely, Migration } from 'kysely';
+
+/** The columns of an alpha event, in the events table and in the import's staging table alike. */
+const eventColumns = (table: CreateTableBuilder<string, never>) =>
+  table
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('app_code', 'text', (c) => c.notNull())
+    .addColumn('event_key', 'text', (c) => c.notNull())
+    .addColumn('phone', 'text', (c) => c.notNull())
+    .addColumn('event_type', 'text', (c) => c.notNull())
+    .addColumn('occurred_at', 'text', (c) => c.notNull())
+    .addColumn('amount', 'double precision')
+    .addColumn('days_late', 'integer')
+    .addColumn('import_id', 'text', (c) => c.notNull())
+    .addColumn('created_time', 'text', (c) => c.notNull());
 
 /** The credit service's tables. Append new migrations; never edit one that has shipped. */
 export const creditMigrations: Readonly<Record<string, Migration>> = {
   '0006_credit': {
     async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('credit_alpha_events')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
-        .addColumn('event_key', 'text', (c) => c.notNull())
-        .addColumn('phone', 'text', (c) => c.notNull())
-        .addColumn('event_type', 'text', (c) => c.notNull())
-        .addColumn('occurred_at', 'text', (c) => c.notNull())
-        .addColumn('amount', 'double precision')
-        .addColumn('days_late', 'integer')
-        .addColumn('import_id', 'text', (c) => c.notNull())
-        .addColumn('created_time', 'text', (c) => c.notNull())
-        .addUniqueConstraint('credit_alpha_events_app_key', ['app_code', 'event_key'])
-        .execute();
+      await db.schema.createTable('credit_alpha_events').$call(eventColumns).addUniqueConstraint('credit_alpha_events_app_key', ['app_code', 'event_key']).execute();
       // Every feature lookup is "this application's events of this phone before T".
       await db.schema.createIndex('credit_alpha_events_lookup').on('credit_alpha_events').columns(['app_code', 'phone', 'occurred_at']).execute();
       await db.schema
@@ -52,19 +53,7 @@ export const creditMigrations: Readonly<Record<string, Migration>> = {
   // credit_alpha_events with the import's record in one transaction (src/credit/import.ts).
   '0006_credit_02_import_staging': {
     async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('credit_import_staging')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
-        .addColumn('event_key', 'text', (c) => c.notNull())
-        .addColumn('phone', 'text', (c) => c.notNull())
-        .addColumn('event_type', 'text', (c) => c.notNull())
-        .addColumn('occurred_at', 'text', (c) => c.notNull())
-        .addColumn('amount', 'double precision')
-        .addColumn('days_late', 'integer')
-        .addColumn('import_id', 'text', (c) => c.notNull())
-        .addColumn('created_time', 'text', (c) => c.notNull())
-        .execute();
+      await db.schema.createTable('credit_import_staging').$call(eventColumns).execute();
       await db.schema.createIndex('credit_import_staging_import').on('credit_import_staging').columns(['import_id', 'created_time']).execute();
     },
   },

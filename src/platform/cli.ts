@@ -1,5 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Migration } from 'kysely';
+import { AuthAdminError, Credentials, type Application } from './auth/credentials.js';
+import { migrateToLatest, openStore, type Store } from './db/database.js';
 import type { Config } from './config.js';
 
 /** What a service's CLI command receives: its own arguments (after the command words) and the configuration. */
@@ -35,4 +37,28 @@ export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['op
     return 0;
   }
   return parsed;
+}
+
+/** Opens and migrates the store, finds the application named by `appArg` (code or name) and runs `work`; CommandUsageError when it is not given or unknown. */
+export async function withApplication<T>(
+  ctx: CommandContext,
+  appArg: string | undefined,
+  help: string,
+  work: (store: Store, app: Application) => Promise<T>,
+): Promise<T> {
+  if (!appArg) throw new CommandUsageError(`--app is required\n\n${help}`);
+  const store = openStore(ctx.config.databaseUrl);
+  try {
+    await migrateToLatest(store, ctx.migrations);
+    let app: Application;
+    try {
+      app = await new Credentials(store, 0).findApp(appArg);
+    } catch (err) {
+      if (err instanceof AuthAdminError) throw new CommandUsageError(err.message);
+      throw err;
+    }
+    return await work(store, app);
+  } finally {
+    await store.close();
+  }
 }

@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
-import { AuthAdminError, Credentials, type Application } from '../platform/auth/credentials.js';
-import { CommandUsageError, type Command } from '../platform/cli.js';
-import { migrateToLatest, openStore } from '../platform/db/database.js';
+import type { Application } from '../platform/auth/credentials.js';
+import { CommandUsageError, withApplication, type Command } from '../platform/cli.js';
 import { ReaderSettingsStore, type ReaderAppSettings } from './store.js';
 
 const USAGE = `Usage: saola reader features APP on|off|show [--json]
@@ -45,16 +44,7 @@ export const readerFeaturesCommand: Command = async (ctx) => {
   if (!(VERBS as readonly string[]).includes(verb)) throw new CommandUsageError(`Unknown setting "${verb}": use ${VERBS.join(', ')}\n\n${USAGE}`);
   if (extra.length > 0) throw new CommandUsageError(`Unexpected "${extra.join(' ')}"\n\n${USAGE}`);
 
-  const store = openStore(ctx.config.databaseUrl);
-  try {
-    await migrateToLatest(store, ctx.migrations);
-    let app: Application;
-    try {
-      app = await new Credentials(store, 0).findApp(appArg);
-    } catch (err) {
-      if (err instanceof AuthAdminError) throw new CommandUsageError(err.message);
-      throw err;
-    }
+  return withApplication(ctx, appArg, USAGE, async (store, app) => {
     const settings = new ReaderSettingsStore(store.db);
     const result = verb === 'show' ? await settings.get(app.app_code) : await settings.setFeatures(app.app_code, verb === 'on');
     ctx.stdout(
@@ -63,7 +53,5 @@ export const readerFeaturesCommand: Command = async (ctx) => {
         : describe(app, result) + '\n',
     );
     return 0;
-  } finally {
-    await store.close();
-  }
+  });
 };

@@ -19,6 +19,19 @@ export function sherpaModulePath(): string {
 }
 
 /** A model's folder name from `--name` or its source folder: letters, digits, `.`, `_`, `-`; '' when nothing is left. */
+/** A model's folder as an absolute path; ModelError when it is missing or not a folder (`holds` says what it should hold). */
+export function modelFolder(dirArg: string, holds: string): string {
+  const dir = path.resolve(dirArg);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(dir);
+  } catch {
+    throw new ModelError(`Model folder ${dir} does not exist`);
+  }
+  if (!stat.isDirectory()) throw new ModelError(`${dir} is not a folder: give the folder that holds ${holds}`);
+  return dir;
+}
+
 export function safeModelName(raw: string): string {
   return raw.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+/, '');
 }

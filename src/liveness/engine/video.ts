@@ -1,4 +1,4 @@
-import { lastErrorLine, runProgram, type Ffmpeg, type RunError } from '../../platform/media/ffmpeg.js';
+import { lastErrorLine, runProgram, uploadInputArgs, type Ffmpeg, type RunError } from '../../platform/media/ffmpeg.js';
 
 /**
  * Reading an uploaded selfie video with the ffmpeg program: the stream header
@@ -47,7 +47,7 @@ export function parseHeader(stderr: string): Partial<VideoHeader> & { hasVideo: 
   return { container, codec, seconds, fps, width, height, hasVideo: true };
 }
 
-const common = (file: string) => ['-nostdin', '-hide_banner', '-protocol_whitelist', 'file', '-format_whitelist', VIDEO_DEMUXERS.join(','), '-i', file];
+const common = (file: string) => [...uploadInputArgs(VIDEO_DEMUXERS, { quiet: false }), '-i', file];
 
 /** The stream header, read without decoding. Throws VideoInputError for anything that is not a readable video of an accepted container. */
 export async function readHeader(ffmpeg: Ffmpeg, file: string, timeoutMs: number): Promise<VideoHeader> {
@@ -101,14 +101,7 @@ export async function decodeFrames(
   const expected = Math.max(1, Math.floor(seconds * opts.fps));
   const frameBytes = width * height * 3;
   const args = [
-    '-nostdin',
-    '-hide_banner',
-    '-loglevel',
-    'error',
-    '-protocol_whitelist',
-    'file',
-    '-format_whitelist',
-    VIDEO_DEMUXERS.join(','),
+    ...uploadInputArgs(VIDEO_DEMUXERS),
     // One decoding thread: the server runs several requests at once on few cores.
     '-threads',
     '1',

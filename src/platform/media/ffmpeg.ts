@@ -89,6 +89,14 @@ export async function withTempFile<T>(prefix: string, bytes: Uint8Array, fn: (fi
   }
 }
 
+/**
+ * ffmpeg's options for reading an upload: no prompt, errors only, the local file the only protocol and
+ * only the listed demuxers (a crafted file cannot make it open URLs or exotic formats).
+ */
+export function uploadInputArgs(demuxers: readonly string[], options: { quiet?: boolean } = {}): string[] {
+  return ['-nostdin', '-hide_banner', ...(options.quiet === false ? [] : ['-loglevel', 'error']), '-protocol_whitelist', 'file', '-format_whitelist', demuxers.join(',')];
+}
+
 /** The last line of ffmpeg's stderr, with the private file's path taken out (for messages to clients). */
 export function lastErrorLine(err: unknown, file: string): string {
   const lines = String((err as RunError).stderr ?? '')

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkModelFiles, ModelError, runSherpaProbe } from '../models.js';
+import { checkModelFiles, ModelError, modelFolder, runSherpaProbe } from '../models.js';
 
 export { ModelError, sherpaModulePath } from '../models.js';
 
@@ -39,14 +39,7 @@ function pick(files: string[], test: (f: string) => boolean): string | undefined
 
 /** Works out a model's kind and files from its folder (or its manifest). */
 export function detectModel(dirArg: string, kind?: ModelKind): ModelSpec {
-  const dir = path.resolve(dirArg);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(dir);
-  } catch {
-    throw new ModelError(`Model folder ${dir} does not exist`);
-  }
-  if (!stat.isDirectory()) throw new ModelError(`${dir} is not a folder: give the folder that holds the model's .onnx files and tokens`);
+  const dir = modelFolder(dirArg, "the model's .onnx files and tokens");
   const manifestFile = path.join(dir, MANIFEST);
   if (fs.existsSync(manifestFile)) {
     let manifest: { kind?: string; files?: Record<string, string> };

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkModelFiles, ModelError, runSherpaProbe, writeJsonAtomic } from '../models.js';
+import { checkModelFiles, ModelError, modelFolder, runSherpaProbe, writeJsonAtomic } from '../models.js';
 import { parseVoice, type Voice } from './voices.js';
 
 /**
@@ -33,14 +33,7 @@ export interface VitsModelSpec {
 
 /** Works out a VITS model's files from its folder (or its manifest). */
 export function detectVitsModel(dirArg: string): VitsModelSpec {
-  const dir = path.resolve(dirArg);
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(dir);
-  } catch {
-    throw new ModelError(`Model folder ${dir} does not exist`);
-  }
-  if (!stat.isDirectory()) throw new ModelError(`${dir} is not a folder: give the folder that holds the voice's .onnx file and tokens.txt`);
+  const dir = modelFolder(dirArg, "the voice's .onnx file and tokens.txt");
 
   const manifestFile = path.join(dir, TTS_MANIFEST);
   if (fs.existsSync(manifestFile)) {

@@ -1,4 +1,4 @@
-import { lastErrorLine, locateFfmpeg, runProgram, withTempFile } from '../../../platform/media/ffmpeg.js';
+import { lastErrorLine, locateFfmpeg, runProgram, uploadInputArgs, withTempFile } from '../../../platform/media/ffmpeg.js';
 
 /** Everything is recognised at 16 kHz mono, as every supported model expects. */
 export const SAMPLE_RATE = 16_000;
@@ -48,28 +48,7 @@ export class FfmpegDecoder implements AudioDecoder {
     return withTempFile('saola-asr-', audio, async (input) => {
       // Decode one second past the limit: enough to tell "too long" without decoding an hour.
       const limit = opts.maxSeconds + 1;
-      const args = [
-        '-nostdin',
-        '-hide_banner',
-        '-loglevel',
-        'error',
-        '-protocol_whitelist',
-        'file',
-        '-format_whitelist',
-        FORMATS.join(','),
-        '-i',
-        input,
-        '-t',
-        String(limit),
-        '-vn',
-        '-ac',
-        '1',
-        '-ar',
-        String(SAMPLE_RATE),
-        '-f',
-        'f32le',
-        'pipe:1',
-      ];
+      const args = [...uploadInputArgs(FORMATS), '-i', input, '-t', String(limit), '-vn', '-ac', '1', '-ar', String(SAMPLE_RATE), '-f', 'f32le', 'pipe:1'];
       let stdout: Buffer;
       try {
         ({ stdout } = await runProgram(this.binary, args, {
