@@ -3,8 +3,17 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../platform/cli.js';
 import { migrateToLatest, openStore } from '../platform/db/database.js';
+import { openPlatform } from '../platform/index.js';
+import { loadFaceConfig } from './config.js';
+import { FaceCrops } from './crops.js';
+import type { RgbImage } from './engine/image.js';
+import { fileSha256, loadVerifiedModels } from './engine/models.js';
+import { embedCrop, RecogniserError, recogniserSession, type RecogniserSpec } from './engine/recogniser.js';
 import { EMBEDDING_MODEL } from './engine/similarity.js';
-import { FaceStore } from './store.js';
+import { installFaceRecogniser, listFaceRecognisers, removeFaceRecogniser, setActiveRecogniser } from './models.js';
+import { FaceRecognisers } from './recognisers.js';
+import { reindexFaces } from './reindex.js';
+import { collectionModel, FaceStore } from './store.js';
 import { evaluateFacePairs, formatEvaluation } from './evaluation.js';
 
 /** `saola eval face --pairs <dir>`: TAR at FAR 1e-3/1e-4, EER and a refit of the similarity map from labelled pairs. */
@@ -29,40 +38,185 @@ export const faceEvalCommand: Command = async (ctx) => {
   return 0;
 };
 
-const REINDEX_USAGE = 'usage: saola face reindex [--collection NAME]\n';
+const ADD_USAGE = `usage: saola models add face <folder> [--name NAME] [--no-activate] [--force]
 
-/**
- * `saola face reindex [--collection C]`: which stored faces were embedded by
- * another model than the running one (search ignores them). Recomputing them
- * needs the photos, which Saola does not keep, so such faces are listed and the
- * command fails, telling the operator to add them again; with none it says so.
- */
-export const faceReindexCommand: Command = async (ctx) => {
-  let values: { collection?: string };
+Copies an ONNX face recogniser into <data dir>/models/face/NAME after checking
+it in a child process (it loads, takes one aligned face, answers a finite,
+non-zero embedding that depends on the face). Its input size, layout and
+output size are read from the graph; a saola-face.json in the folder may state
+them and the normalisation, colour order, alignment template and a similarity
+map (docs/face.md). It becomes the active recogniser unless --no-activate:
+restart saola, then move the enrolled faces with saola face reindex.
+`;
+
+/** `saola models add face <folder>`: check and install a recogniser, and make it active. */
+export const faceModelsAddCommand: Command = async (ctx) => {
+  let parsed;
   try {
-    ({ values } = parseArgs({ args: ctx.args, options: { collection: { type: 'string' } }, allowPositionals: false }));
+    parsed = parseArgs({
+      args: ctx.args,
+      allowPositionals: true,
+      options: { name: { type: 'string' }, 'no-activate': { type: 'boolean', default: false }, force: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+    });
   } catch (err) {
-    ctx.stderr(`${(err as Error).message}\n${REINDEX_USAGE}`);
+    ctx.stderr(`${(err as Error).message}\n${ADD_USAGE}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    ctx.stdout(ADD_USAGE);
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) {
+    ctx.stderr(ADD_USAGE);
+    return 2;
+  }
+  const activate = !parsed.values['no-activate'];
+  try {
+    const { spec, norm, dir } = await installFaceRecogniser(ctx.config.dataDir, parsed.positionals[0], {
+      name: parsed.values.name,
+      activate,
+      force: parsed.values.force,
+      shippedDir: loadFaceConfig(process.env).modelDir,
+    });
+    const i = spec.input;
+    ctx.stdout(
+      `Installed the face recogniser ${spec.name} in ${dir}: input ${i.width}x${i.height} ${i.layout.toUpperCase()} ${i.colour.toUpperCase()}, ` +
+        `(p - ${i.mean.join('/')}) / ${i.std.join('/')}, ${spec.output.size}-d output; the test face embeds with length ${norm.toFixed(3)}\n`,
+    );
+    ctx.stdout(
+      activate
+        ? `Active face recogniser: ${spec.name}. Restart saola to use it for new collections and face match, then run saola face reindex --model ${spec.name}, and saola face calibrate --labels DIR.\n`
+        : `Not active (saola models activate face ${spec.name}).\n`,
+    );
+    return 0;
+  } catch (err) {
+    if (!(err instanceof RecogniserError)) throw err;
+    ctx.stderr(`Refused: ${err.message}\nThe recogniser was not installed.\n`);
+    return 1;
+  }
+};
+
+/** `saola models activate face NAME`: the recogniser new collections and face match use (the shipped one by its name). */
+export const faceModelsActivateCommand: Command = async (ctx) => {
+  const [name, ...rest] = ctx.args;
+  if (!name || rest.length > 0) {
+    ctx.stderr('usage: saola models activate face NAME\n');
+    return 2;
+  }
+  const { recognisers } = listFaceRecognisers(ctx.config.dataDir);
+  if (!recognisers.some((r) => r.spec.name === name)) {
+    ctx.stderr(`No face recogniser named ${name} (saola models list)\n`);
+    return 1;
+  }
+  setActiveRecogniser(ctx.config.dataDir, name);
+  ctx.stdout(`Active face recogniser: ${name}. Restart saola to apply; saola face reindex --model ${name} moves the enrolled faces.\n`);
+  return 0;
+};
+
+/** `saola models remove face NAME`: refused for the active recogniser and for one a collection still serves. */
+export const faceModelsRemoveCommand: Command = async (ctx) => {
+  const [name, ...rest] = ctx.args;
+  if (!name || rest.length > 0) {
+    ctx.stderr('usage: saola models remove face NAME\n');
     return 2;
   }
   const store = openStore(ctx.config.databaseUrl);
   try {
     await migrateToLatest(store, ctx.migrations);
-    const rows = await new FaceStore(store).facesPerModel(values.collection);
-    const stale = rows.filter((r) => r.model !== EMBEDDING_MODEL);
-    const current = rows.filter((r) => r.model === EMBEDDING_MODEL).reduce((a, r) => a + r.faces, 0);
-    const scope = values.collection === undefined ? 'all collections' : `collection "${values.collection}"`;
-    if (stale.length === 0) {
-      ctx.stdout(`${scope}: ${current} face(s), all embedded by ${EMBEDDING_MODEL}: nothing to reindex\n`);
-      return 0;
+    const serving = (await new FaceStore(store).allCollections()).filter((c) => collectionModel(c) === name);
+    if (serving.length > 0) {
+      ctx.stderr(`Refused: ${serving.length} collection(s) are served by ${name} (first: application ${serving[0].app_code}, "${serving[0].name}"): reindex them to another recogniser first\n`);
+      return 1;
     }
-    for (const r of stale) ctx.stdout(`application ${r.appCode}, collection "${r.collection}": ${r.faces} face(s) embedded by ${r.model}\n`);
-    ctx.stderr(
-      `${stale.reduce((a, r) => a + r.faces, 0)} face(s) in ${scope} were embedded by another model than ${EMBEDDING_MODEL}; search ignores them. ` +
-        "They cannot be recomputed: Saola does not keep the photos. Add those users' photos again (/delete_faces, then /add).\n",
-    );
+    removeFaceRecogniser(ctx.config.dataDir, name);
+    ctx.stdout(`Removed the face recogniser ${name}.\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof RecogniserError)) throw err;
+    ctx.stderr(`Refused: ${err.message}\n`);
     return 1;
   } finally {
     await store.close();
   }
 };
+
+/** Lines of `saola models list` for face recognisers. */
+export function faceModelLines(dataDir: string): { lines: string[]; json: Record<string, unknown> } {
+  const { recognisers, active, broken } = listFaceRecognisers(dataDir, loadFaceConfig(process.env).modelDir);
+  const lines = ['Face recognition (face):'];
+  for (const r of recognisers) {
+    const i = r.spec.input;
+    lines.push(`  ${r.spec.name}${r.builtIn ? ' (shipped)' : ''}  ${i.width}x${i.height} -> ${r.spec.output.size}-d${r.spec.name === active ? '  (active)' : ''}`);
+  }
+  for (const b of broken) lines.push(`  problem: ${b}`);
+  return {
+    lines,
+    json: { active, models: recognisers.map((r) => ({ name: r.spec.name, builtIn: r.builtIn, input: [r.spec.input.width, r.spec.input.height], dimensions: r.spec.output.size })), problems: broken },
+  };
+}
+
+const REINDEX_USAGE = 'usage: saola face reindex [--model NAME] [--collection NAME] [--force]\n';
+
+/**
+ * `saola face reindex [--model NAME]`: moves every collection to the
+ * recogniser NAME (default: the active one), re-embedding each face from its
+ * kept crop while search serves the old embeddings, and switching each
+ * collection in one transaction. Resumable: run it again after a crash. Faces
+ * enrolled without a crop are listed (their users must enrol again); their
+ * collection is switched only with --force.
+ */
+export const faceReindexCommand: Command = async (ctx) => {
+  let values: { model?: string; collection?: string; force?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: ctx.args,
+      options: { model: { type: 'string' }, collection: { type: 'string' }, force: { type: 'boolean', default: false } },
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    ctx.stderr(`${(err as Error).message}\n${REINDEX_USAGE}`);
+    return 2;
+  }
+  const cfg = loadFaceConfig(process.env);
+  const recognisers = new FaceRecognisers(ctx.config.dataDir, cfg.modelDir);
+  const target = values.model ?? recognisers.active.name;
+  const spec = recognisers.get(target);
+  if (!spec) {
+    ctx.stderr(`No face recogniser named ${target} (saola models list)\n`);
+    return 1;
+  }
+  const platform = await openPlatform(ctx.config, ctx.migrations);
+  try {
+    const embed = await cropEmbedder(spec, cfg.modelDir);
+    const outcomes = await reindexFaces({
+      store: new FaceStore(platform.store),
+      crops: new FaceCrops(platform.blobs),
+      model: target,
+      embed,
+      collection: values.collection,
+      force: values.force,
+      report: ctx.stdout,
+    });
+    const withoutCrop = outcomes.filter((o) => o.withoutCrop.length > 0);
+    for (const o of withoutCrop) {
+      ctx.stdout(`application ${o.appCode}, collection "${o.collection}": enrol again (no kept photo): ${o.withoutCrop.map((u) => `${u.userId} (${u.faces})`).join(', ')}\n`);
+    }
+    const held = outcomes.filter((o) => o.outcome === 'held');
+    if (outcomes.length === 0) ctx.stdout(`${values.collection === undefined ? 'no collections' : `no collection "${values.collection}"`}: nothing to reindex\n`);
+    if (held.length > 0) {
+      ctx.stderr(`${held.length} collection(s) were not switched: they hold faces enrolled without a kept photo. Re-enrol those users (/delete_faces, then /add), or pass --force to switch anyway (those faces then leave search until enrolled again).\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await platform.lifecycle.close();
+  }
+};
+
+/** The target recogniser's embedding of a kept crop, in this process (its sha256 checked first). */
+async function cropEmbedder(spec: RecogniserSpec, modelDir?: string): Promise<(crop: RgbImage) => Promise<Float32Array>> {
+  const bytes = spec.name === EMBEDDING_MODEL ? loadVerifiedModels(modelDir, ['feature'] as const).feature : fs.readFileSync(spec.file);
+  if (spec.name !== EMBEDDING_MODEL && fileSha256(spec.file) !== spec.sha256) throw new Error(`Face recogniser ${spec.file} does not match its recorded sha256: refusing to load it`);
+  const session = await recogniserSession(bytes);
+  return (crop) => embedCrop(session, spec, crop);
+}
