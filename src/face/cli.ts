@@ -56,7 +56,12 @@ export const faceModelsAddCommand: Command = async (ctx) => {
     parsed = parseArgs({
       args: ctx.args,
       allowPositionals: true,
-      options: { name: { type: 'string' }, 'no-activate': { type: 'boolean', default: false }, force: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
+      options: {
+        name: { type: 'string' },
+        'no-activate': { type: 'boolean', default: false },
+        force: { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
     });
   } catch (err) {
     ctx.stderr(`${(err as Error).message}\n${ADD_USAGE}`);
@@ -125,7 +130,9 @@ export const faceModelsRemoveCommand: Command = async (ctx) => {
     await migrateToLatest(store, ctx.migrations);
     const serving = (await new FaceStore(store).allCollections()).filter((c) => collectionModel(c) === name);
     if (serving.length > 0) {
-      ctx.stderr(`Refused: ${serving.length} collection(s) are served by ${name} (first: application ${serving[0].app_code}, "${serving[0].name}"): reindex them to another recogniser first\n`);
+      ctx.stderr(
+        `Refused: ${serving.length} collection(s) are served by ${name} (first: application ${serving[0].app_code}, "${serving[0].name}"): reindex them to another recogniser first\n`,
+      );
       return 1;
     }
     removeFaceRecogniser(ctx.config.dataDir, name);
@@ -151,7 +158,11 @@ export function faceModelLines(dataDir: string): { lines: string[]; json: Record
   for (const b of broken) lines.push(`  problem: ${b}`);
   return {
     lines,
-    json: { active, models: recognisers.map((r) => ({ name: r.spec.name, builtIn: r.builtIn, input: [r.spec.input.width, r.spec.input.height], dimensions: r.spec.output.size })), problems: broken },
+    json: {
+      active,
+      models: recognisers.map((r) => ({ name: r.spec.name, builtIn: r.builtIn, input: [r.spec.input.width, r.spec.input.height], dimensions: r.spec.output.size })),
+      problems: broken,
+    },
   };
 }
 
@@ -199,12 +210,16 @@ export const faceReindexCommand: Command = async (ctx) => {
     });
     const withoutCrop = outcomes.filter((o) => o.withoutCrop.length > 0);
     for (const o of withoutCrop) {
-      ctx.stdout(`application ${o.appCode}, collection "${o.collection}": enrol again (no kept photo): ${o.withoutCrop.map((u) => `${u.userId} (${u.faces})`).join(', ')}\n`);
+      ctx.stdout(
+        `application ${o.appCode}, collection "${o.collection}": enrol again (no kept photo): ${o.withoutCrop.map((u) => `${u.userId} (${u.faces})`).join(', ')}\n`,
+      );
     }
     const held = outcomes.filter((o) => o.outcome === 'held');
     if (outcomes.length === 0) ctx.stdout(`${values.collection === undefined ? 'no collections' : `no collection "${values.collection}"`}: nothing to reindex\n`);
     if (held.length > 0) {
-      ctx.stderr(`${held.length} collection(s) were not switched: they hold faces enrolled without a kept photo. Re-enrol those users (/delete_faces, then /add), or pass --force to switch anyway (those faces then leave search until enrolled again).\n`);
+      ctx.stderr(
+        `${held.length} collection(s) were not switched: they hold faces enrolled without a kept photo. Re-enrol those users (/delete_faces, then /add), or pass --force to switch anyway (those faces then leave search until enrolled again).\n`,
+      );
       return 1;
     }
     return 0;
@@ -216,7 +231,8 @@ export const faceReindexCommand: Command = async (ctx) => {
 /** The target recogniser's embedding of a kept crop, in this process (its sha256 checked first). */
 async function cropEmbedder(spec: RecogniserSpec, modelDir?: string): Promise<(crop: RgbImage) => Promise<Float32Array>> {
   const bytes = spec.name === EMBEDDING_MODEL ? loadVerifiedModels(modelDir, ['feature'] as const).feature : fs.readFileSync(spec.file);
-  if (spec.name !== EMBEDDING_MODEL && fileSha256(spec.file) !== spec.sha256) throw new Error(`Face recogniser ${spec.file} does not match its recorded sha256: refusing to load it`);
+  if (spec.name !== EMBEDDING_MODEL && fileSha256(spec.file) !== spec.sha256)
+    throw new Error(`Face recogniser ${spec.file} does not match its recorded sha256: refusing to load it`);
   const session = await recogniserSession(bytes);
   return (crop) => embedCrop(session, spec, crop);
 }

@@ -109,13 +109,18 @@ function readSource(source: string): { file: string; manifest: RecogniserManifes
   }
   const onnx = fs.readdirSync(source).filter((f) => f.endsWith('.onnx'));
   if (onnx.length !== 1) {
-    throw new RecogniserError(onnx.length === 0 ? `No .onnx file in ${source}` : `${source} holds ${onnx.length} .onnx files: name the recogniser with "file" in ${FACE_MANIFEST}`);
+    throw new RecogniserError(
+      onnx.length === 0 ? `No .onnx file in ${source}` : `${source} holds ${onnx.length} .onnx files: name the recogniser with "file" in ${FACE_MANIFEST}`,
+    );
   }
   return { file: path.join(source, onnx[0]), manifest };
 }
 
 /** The check's child process: this folder's recogniser-check script under the same loader flags (tsx in development). */
-function runCheck(args: { file: string; manifest: RecogniserManifest; testFace: string }, timeoutMs: number): Promise<{ described: Omit<RecogniserSpec, 'name' | 'file' | 'sha256'>; norm: number }> {
+function runCheck(
+  args: { file: string; manifest: RecogniserManifest; testFace: string },
+  timeoutMs: number,
+): Promise<{ described: Omit<RecogniserSpec, 'name' | 'file' | 'sha256'>; norm: number }> {
   const here = fileURLToPath(import.meta.url);
   const script = path.join(path.dirname(here), 'engine', `recogniser-check${path.extname(here)}`);
   const loaderFlags: string[] = [];

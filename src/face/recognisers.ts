@@ -25,7 +25,8 @@ export class FaceRecognisers {
     // The shipped file set is checked with the engine's other models; an installed active recogniser is checked here, so a server does not start on an altered file.
     if (this.active.name !== SHIPPED_RECOGNISER) {
       const digest = fileSha256(this.active.file);
-      if (digest !== this.active.sha256) throw new ModelIntegrityError(`Face recogniser ${this.active.file} has sha256 ${digest}, expected ${this.active.sha256}: refusing to load it`);
+      if (digest !== this.active.sha256)
+        throw new ModelIntegrityError(`Face recogniser ${this.active.file} has sha256 ${digest}, expected ${this.active.sha256}: refusing to load it`);
     }
   }
 

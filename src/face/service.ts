@@ -146,7 +146,8 @@ export class FaceSearchService {
     const index = await this.cache.get(
       { appCode, collectionId: coll.id },
       { epoch: Number(coll.faces_epoch), seq: Number(coll.faces_seq) },
-      async (afterSeq, span) => (await this.store.listFaces(appCode, coll.id, { afterSeq, span, model })).map((f) => ({ seq: f.seq, owner: f.userRowId, embedding: f.embedding })),
+      async (afterSeq, span) =>
+        (await this.store.listFaces(appCode, coll.id, { afterSeq, span, model })).map((f) => ({ seq: f.seq, owner: f.userRowId, embedding: f.embedding })),
       recogniser.output.size,
     );
     // The fast scan guarantees every face at or above the request's threshold is scored exactly.

@@ -128,7 +128,17 @@ export class FaceStore {
     const id = crop.faceId ?? uuidv7();
     return this.db.transaction().execute(async (trx) => {
       const v = await bumpFacesSeq(trx, appCode, collectionId);
-      await insertEmbedding(trx, { id, appCode, collectionId, userRowId, embedding, model, createdAt: new Date().toISOString(), seq: v.seq, cropKey: crop.cropKey ?? null });
+      await insertEmbedding(trx, {
+        id,
+        appCode,
+        collectionId,
+        userRowId,
+        embedding,
+        model,
+        createdAt: new Date().toISOString(),
+        seq: v.seq,
+        cropKey: crop.cropKey ?? null,
+      });
       return { id, seq: v.seq, epoch: v.epoch };
     });
   }
@@ -327,12 +337,7 @@ export class FaceStore {
 
   /** Staged embeddings of another recogniser than `model` (an earlier reindex to another target) are dropped. */
   async dropOtherStaged(appCode: string, collectionId: string, model: string): Promise<void> {
-    await this.db
-      .deleteFrom('face_staged_embeddings')
-      .where('app_code', '=', appCode)
-      .where('collection_id', '=', collectionId)
-      .where('model', '<>', model)
-      .execute();
+    await this.db.deleteFrom('face_staged_embeddings').where('app_code', '=', appCode).where('collection_id', '=', collectionId).where('model', '<>', model).execute();
   }
 
   /** The next faces (by seq) with a crop and no staged embedding by `model`. */
@@ -373,7 +378,12 @@ export class FaceStore {
       const values = rows
         .filter((r) => present.has(r.faceId))
         .map((r) => ({ face_id: r.faceId, app_code: appCode, collection_id: collectionId, model, embedding: encodeEmbedding(r.embedding), created_at: now }));
-      if (values.length > 0) await trx.insertInto('face_staged_embeddings').values(values).onConflict((oc) => oc.column('face_id').doNothing()).execute();
+      if (values.length > 0)
+        await trx
+          .insertInto('face_staged_embeddings')
+          .values(values)
+          .onConflict((oc) => oc.column('face_id').doNothing())
+          .execute();
     });
   }
 
@@ -472,7 +482,17 @@ async function bumpFacesSeq(trx: Transaction<Database & FaceTables>, appCode: st
 
 async function insertEmbedding(
   trx: Transaction<Database & FaceTables>,
-  face: { id: string; appCode: string; collectionId: string; userRowId: string; embedding: Float32Array; model: string; createdAt: string; seq: number; cropKey: string | null },
+  face: {
+    id: string;
+    appCode: string;
+    collectionId: string;
+    userRowId: string;
+    embedding: Float32Array;
+    model: string;
+    createdAt: string;
+    seq: number;
+    cropKey: string | null;
+  },
 ): Promise<void> {
   await trx
     .insertInto('face_embeddings')

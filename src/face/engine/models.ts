@@ -82,7 +82,16 @@ export function shippedRecogniser(modelDir = defaultModelDir()): RecogniserSpec 
     name: SHIPPED_RECOGNISER,
     file: path.join(modelDir, FACE_MODELS.feature.file),
     sha256: FACE_MODELS.feature.sha256,
-    input: { name: 'input', width: 112, height: 112, layout: 'nchw', colour: 'rgb', mean: [127.5, 127.5, 127.5], std: [128, 128, 128], template: ARCFACE_112.map(([x, y]) => [x, y]) },
+    input: {
+      name: 'input',
+      width: 112,
+      height: 112,
+      layout: 'nchw',
+      colour: 'rgb',
+      mean: [127.5, 127.5, 127.5],
+      std: [128, 128, 128],
+      template: ARCFACE_112.map(([x, y]) => [x, y]),
+    },
     output: { name: 'output', size: 512 },
   };
 }

@@ -7,7 +7,16 @@
 import fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
-import { CROP_SIZE, describeRecogniser, embedCrop, recogniserInput, RecogniserError, recogniserSession, type RecogniserManifest, type RecogniserSpec } from './recogniser.js';
+import {
+  CROP_SIZE,
+  describeRecogniser,
+  embedCrop,
+  recogniserInput,
+  RecogniserError,
+  recogniserSession,
+  type RecogniserManifest,
+  type RecogniserSpec,
+} from './recogniser.js';
 import type { RgbImage } from './image.js';
 
 async function check(args: { file: string; manifest: RecogniserManifest; testFace: string }): Promise<Record<string, unknown>> {
@@ -38,7 +47,8 @@ async function check(args: { file: string; manifest: RecogniserManifest; testFac
   // A graph that ignores its input (constant output) would match everyone with everyone.
   const gray: RgbImage = { data: new Uint8Array(CROP_SIZE * CROP_SIZE * 3).fill(128), width: CROP_SIZE, height: CROP_SIZE };
   const other = (await session.run({ [spec.input.name]: recogniserInput(spec, gray) }))[spec.output.name].data as Float32Array;
-  if (other.every((x, i) => x === raw[i])) throw new RecogniserError('it answers the same embedding for a face and for a plain gray image: the output does not depend on the input');
+  if (other.every((x, i) => x === raw[i]))
+    throw new RecogniserError('it answers the same embedding for a face and for a plain gray image: the output does not depend on the input');
   return { ok: true, described, norm, dimensions: embedding.length };
 }
 

@@ -140,11 +140,16 @@ function triple(v: number | number[] | undefined, fallback: number, what: string
  * (first or last), one embedding output of rank 2 (or 1). Fields the graph
  * leaves dynamic must be stated in the manifest.
  */
-export function describeRecogniser(inputs: readonly GraphValue[], outputs: readonly GraphValue[], manifest: RecogniserManifest = {}): Omit<RecogniserSpec, 'name' | 'file' | 'sha256'> {
+export function describeRecogniser(
+  inputs: readonly GraphValue[],
+  outputs: readonly GraphValue[],
+  manifest: RecogniserManifest = {},
+): Omit<RecogniserSpec, 'name' | 'file' | 'sha256'> {
   const m = manifest.input ?? {};
   if (inputs.length !== 1) throw new RecogniserError(`the graph takes ${inputs.length} inputs; a recogniser takes one image`);
   const input = inputs[0];
-  if (!input.isTensor || (input.type !== undefined && input.type !== 'float32')) throw new RecogniserError(`its input ${input.name} is not a float32 tensor (${input.type ?? 'not a tensor'})`);
+  if (!input.isTensor || (input.type !== undefined && input.type !== 'float32'))
+    throw new RecogniserError(`its input ${input.name} is not a float32 tensor (${input.type ?? 'not a tensor'})`);
   const shape = input.shape ?? [];
   if (shape.length !== 4) throw new RecogniserError(`its input ${input.name} has shape [${shape.join(', ')}]; a recogniser takes [1, 3, H, W] or [1, H, W, 3]`);
   const layout = m.layout ?? (shape[1] === 3 ? 'nchw' : shape[3] === 3 ? 'nhwc' : undefined);
@@ -152,7 +157,8 @@ export function describeRecogniser(inputs: readonly GraphValue[], outputs: reado
   const [h, w] = layout === 'nchw' ? [shape[2], shape[3]] : [shape[1], shape[2]];
   const width = m.width ?? fixed(w);
   const height = m.height ?? fixed(h);
-  if (width === undefined || height === undefined) throw new RecogniserError(`its input size is not fixed in the graph ([${shape.join(', ')}]); state input.width and input.height in saola-face.json`);
+  if (width === undefined || height === undefined)
+    throw new RecogniserError(`its input size is not fixed in the graph ([${shape.join(', ')}]); state input.width and input.height in saola-face.json`);
   if (!Number.isInteger(width) || !Number.isInteger(height) || width < 32 || height < 32 || width > 640 || height > 640) {
     throw new RecogniserError(`its input is ${width}x${height}; a face recogniser takes 32 to 640 pixels a side`);
   }

@@ -546,7 +546,15 @@ export async function analyze(task: AnalyzeTask): Promise<AnalyzeResult> {
   if (faces.length > 0 && found.embedded) {
     const lm = faces[0].landmarks;
     const eyes = await eyeState(s, img, lm);
-    primary = { box: faces[0], landmarks: lm, ...found.embedded, model: SHIPPED_RECOGNISER, eyeClosed: eyes.closed, eyeBrightness: eyes.brightness, pose: poseFromLandmarks(lm) };
+    primary = {
+      box: faces[0],
+      landmarks: lm,
+      ...found.embedded,
+      model: SHIPPED_RECOGNISER,
+      eyeClosed: eyes.closed,
+      eyeBrightness: eyes.brightness,
+      pose: poseFromLandmarks(lm),
+    };
     // The shipped net's reading above decided what is a face; an installed recogniser only embeds the subject.
     if (task.recogniser && task.recogniser.name !== SHIPPED_RECOGNISER) {
       primary.embedding = await embedInstalled(task.recogniser, img, lm);

@@ -40,13 +40,27 @@ describe('saola models add|list|activate|remove face', () => {
     assert.equal(recognisers.similarityMap('faceplugin-fr_feature-512').version, 'fr_feature-2026-11-v1');
 
     const list = await run(modelsListCommand, []);
-    assert.match(list.out, /Face recognition \(face\):\n {2}faceplugin-fr_feature-512 \(shipped\) {2}112x112 -> 512-d\n {2}tiny-arcface {2}112x112 -> 512-d {2}\(active\)/);
+    assert.match(
+      list.out,
+      /Face recognition \(face\):\n {2}faceplugin-fr_feature-512 \(shipped\) {2}112x112 -> 512-d\n {2}tiny-arcface {2}112x112 -> 512-d {2}\(active\)/,
+    );
     const json = JSON.parse((await run(modelsListCommand, ['--json'])).out);
     assert.equal(json.face.active, 'tiny-arcface');
 
     // A second one side by side, stated by its manifest (128-d, BGR, its own map), not activated.
     const second = await run(faceModelsAddCommand, [
-      model('arcface', { manifest: { file: 'net.onnx', input: { colour: 'bgr', mean: 127.5, std: 128 }, similarity: [[-1, 0], [0.3, 0.8], [1, 1]] }, file: 'net.onnx' }),
+      model('arcface', {
+        manifest: {
+          file: 'net.onnx',
+          input: { colour: 'bgr', mean: 127.5, std: 128 },
+          similarity: [
+            [-1, 0],
+            [0.3, 0.8],
+            [1, 1],
+          ],
+        },
+        file: 'net.onnx',
+      }),
       '--name',
       'tiny-bgr',
       '--no-activate',

@@ -30,7 +30,10 @@ function cropOf(seed: number): RgbImage {
   return { data, width: CROP_SIZE, height: CROP_SIZE };
 }
 
-const png = (c: RgbImage) => sharp(Buffer.from(c.data), { raw: { width: c.width, height: c.height, channels: 3 } }).png().toBuffer();
+const png = (c: RgbImage) =>
+  sharp(Buffer.from(c.data), { raw: { width: c.width, height: c.height, channels: 3 } })
+    .png()
+    .toBuffer();
 
 const unit = (i: number) => {
   const v = new Float32Array(512);
@@ -138,7 +141,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
 
         // Crops go with their face, their collection and their application.
         const blobs = path.join(dir, 'blobs', 'face-crops');
-        const countCrops = (app: string) => (fs.existsSync(path.join(blobs, app)) ? fs.readdirSync(path.join(blobs, app), { recursive: true }).filter((f) => String(f).endsWith('.png')).length : 0);
+        const countCrops = (app: string) =>
+          fs.existsSync(path.join(blobs, app)) ? fs.readdirSync(path.join(blobs, app), { recursive: true }).filter((f) => String(f).endsWith('.png')).length : 0;
         assert.equal(countCrops('app1'), 11);
         const u0 = await faces.findUser('app1', staff.id, 'u0');
         await crops.delete(await faces.deleteUser('app1', staff.id, u0!.id));

@@ -37,7 +37,10 @@ describe('face recognisers', () => {
 
   it('refuses what is not a recogniser, with the reason, and takes from the manifest what the graph leaves open', () => {
     const refuses = (inputs: GraphValue[], outputs: GraphValue[], pattern: RegExp, manifest = {}) =>
-      assert.throws(() => describeRecogniser(inputs, outputs, manifest), (err: Error) => err instanceof RecogniserError && pattern.test(err.message));
+      assert.throws(
+        () => describeRecogniser(inputs, outputs, manifest),
+        (err: Error) => err instanceof RecogniserError && pattern.test(err.message),
+      );
     refuses([image([1, 1, 112, 112])], [image([1, 512])], /no channel axis of 3/);
     refuses([image([1, 3, 112])], [image([1, 512])], /shape \[1, 3, 112\]/);
     refuses([image([1, 3, 112, 112]), image([1])], [image([1, 512])], /takes 2 inputs/);
@@ -47,7 +50,10 @@ describe('face recognisers', () => {
     refuses([image([1, 3, 112, 112])], [image([1, 512])], /std may not be 0/, { input: { std: 0 } });
     refuses([image([1, 3, 112, 112])], [image([1, 512])], /five \[x, y\] points/, { input: { template: [[1, 2]] } });
     refuses([image([1, 3, 112, 112])], [image([1, 512])], /says width 100, the graph 112/, { input: { width: 100 } });
-    const stated = describeRecogniser([image([1, 3, 'h', 'w'])], [image([1, 'd'])], { input: { width: 128, height: 128, colour: 'bgr', mean: [0, 0, 0], std: 1 }, output: { size: 256 } });
+    const stated = describeRecogniser([image([1, 3, 'h', 'w'])], [image([1, 'd'])], {
+      input: { width: 128, height: 128, colour: 'bgr', mean: [0, 0, 0], std: 1 },
+      output: { size: 256 },
+    });
     assert.deepEqual([stated.input.width, stated.input.colour, stated.input.std[2], stated.output.size], [128, 'bgr', 1, 256]);
     // ArcFace's points scaled to the input.
     assert.ok(Math.abs(stated.input.template[0][0] - (38.2946 * 128) / 112) < 1e-9);
@@ -66,7 +72,16 @@ describe('face recognisers', () => {
   it('lays the tensor out in the recogniser’s order: BGR and NHWC', () => {
     const { img, lm } = scene();
     const crop = alignCrop(img, lm);
-    const spec = { ...shippedRecogniser(), input: { ...shippedRecogniser().input, colour: 'bgr' as const, layout: 'nhwc' as const, mean: [0, 0, 0] as [number, number, number], std: [1, 1, 1] as [number, number, number] } };
+    const spec = {
+      ...shippedRecogniser(),
+      input: {
+        ...shippedRecogniser().input,
+        colour: 'bgr' as const,
+        layout: 'nhwc' as const,
+        mean: [0, 0, 0] as [number, number, number],
+        std: [1, 1, 1] as [number, number, number],
+      },
+    };
     const t = recogniserInput(spec, crop);
     assert.deepEqual(t.dims, [1, 112, 112, 3]);
     const rgb = recogniserInput({ ...spec, input: { ...spec.input, colour: 'rgb' } }, crop).data as Float32Array;
@@ -84,8 +99,20 @@ describe('face recognisers', () => {
   it('checks similarity maps and keeps crop keys apart per application', () => {
     assert.ok(validKnots(SIMILARITY_MAP.knots));
     assert.ok(validKnots(UNCALIBRATED_MAP.knots));
-    assert.ok(!validKnots([[0, 0], [1, 1]]));
-    assert.ok(!validKnots([[-1, 0], [0.5, 0.9], [0.4, 0.95], [1, 1]]));
+    assert.ok(
+      !validKnots([
+        [0, 0],
+        [1, 1],
+      ]),
+    );
+    assert.ok(
+      !validKnots([
+        [-1, 0],
+        [0.5, 0.9],
+        [0.4, 0.95],
+        [1, 1],
+      ]),
+    );
     assert.equal(cropKey('app1', 'c1', 'f1'), 'face-crops/app1/c1/f1.png');
     assert.notEqual(cropKey('a.b', 'c', 'f'), cropKey('a_b', 'c', 'f'));
     assert.match(cropKey('../x', 'c', 'f'), /^face-crops\/_[0-9a-f]+\/c\/f\.png$/);
