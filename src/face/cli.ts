@@ -4,7 +4,9 @@ import { parseArgs } from 'node:util';
 import type { Command } from '../platform/cli.js';
 import { migrateToLatest, openStore } from '../platform/db/database.js';
 import { openPlatform } from '../platform/index.js';
+import { calibrate, CalibrationError, formatCalibration, readLabels, type Calibration, type EmbeddedPhoto } from './calibration.js';
 import { loadFaceConfig } from './config.js';
+import { analyze } from './engine/worker.js';
 import { FaceCrops } from './crops.js';
 import type { RgbImage } from './engine/image.js';
 import { fileSha256, loadVerifiedModels } from './engine/models.js';
@@ -236,3 +238,72 @@ async function cropEmbedder(spec: RecogniserSpec, modelDir?: string): Promise<(c
   const session = await recogniserSession(bytes);
   return (crop) => embedCrop(session, spec, crop);
 }
+
+const CALIBRATE_USAGE = `usage: saola face calibrate --labels DIR [--dry-run] [--json]
+
+Embeds the labelled photos of DIR (a folder per person, or labels.csv with
+file,identity, or pairs.csv) with the active recogniser, reports the genuine
+and impostor distributions, TAR at FAR 1e-3, 1e-4 and zero impostors and the
+suggested thresholds, and stores the fitted similarity map for that recogniser
+(not with --dry-run). Restart saola to apply it.
+`;
+
+/** `saola face calibrate --labels DIR`: fits and stores the active recogniser's similarity map on the operator's people. */
+export const faceCalibrateCommand: Command = async (ctx) => {
+  let values: { labels?: string; 'dry-run'?: boolean; json?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: ctx.args,
+      options: { labels: { type: 'string' }, 'dry-run': { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    ctx.stderr(`${(err as Error).message}\n${CALIBRATE_USAGE}`);
+    return 2;
+  }
+  if (!values.labels) {
+    ctx.stderr(CALIBRATE_USAGE);
+    return 2;
+  }
+  let labelled: ReturnType<typeof readLabels>;
+  try {
+    labelled = readLabels(values.labels);
+  } catch (err) {
+    ctx.stderr(`${(err as Error).message}\n`);
+    return 1;
+  }
+  const cfg = loadFaceConfig(process.env);
+  const recogniser = new FaceRecognisers(ctx.config.dataDir, cfg.modelDir).active;
+  const photos: EmbeddedPhoto[] = [];
+  for (const [i, p] of labelled.photos.entries()) {
+    const r = await analyze({
+      image: new Uint8Array(fs.readFileSync(path.join(labelled.dir, p.file))),
+      detectThreshold: cfg.detectThreshold,
+      checkCard: false,
+      subject: { centreWeight: cfg.subjectCentreWeight, secondFaceSharpness: cfg.secondFaceSharpness },
+      recogniser,
+      ...(cfg.modelDir ? { modelDir: cfg.modelDir } : {}),
+    });
+    photos.push({ ...p, embedding: r.ok && r.primary ? r.primary.embedding : null });
+    if ((i + 1) % 25 === 0) ctx.stderr(`embedded ${i + 1}/${labelled.photos.length}\n`);
+  }
+  let calibration: Calibration;
+  try {
+    calibration = calibrate(recogniser.name, photos, `${recogniser.name}-calibrated-${new Date().toISOString().slice(0, 16).replace(/[-:T]/g, '')}`);
+  } catch (err) {
+    if (!(err instanceof CalibrationError)) throw err;
+    ctx.stderr(`${err.message}\n`);
+    return 1;
+  }
+  ctx.stdout(values.json ? `${JSON.stringify(calibration, null, 2)}\n` : `${formatCalibration(calibration)}\n`);
+  if (values['dry-run']) return 0;
+  const store = openStore(ctx.config.databaseUrl);
+  try {
+    await migrateToLatest(store, ctx.migrations);
+    await new FaceStore(store).storeSimilarityMap(recogniser.name, calibration.map, { ...calibration, labels: labelled.from });
+  } finally {
+    await store.close();
+  }
+  if (!values.json) ctx.stdout(`Stored the similarity map ${calibration.map.version} for ${recogniser.name}. Restart saola to apply it.\n`);
+  return 0;
+};
