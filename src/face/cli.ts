@@ -8,13 +8,10 @@ import { calibrate, CalibrationError, formatCalibration, readLabels, type Calibr
 import { loadFaceConfig } from './config.js';
 import { analyze } from './engine/worker.js';
 import { FaceCrops } from './crops.js';
-import type { RgbImage } from './engine/image.js';
-import { fileSha256, loadVerifiedModels } from './engine/models.js';
-import { embedCrop, RecogniserError, recogniserSession, type RecogniserSpec } from './engine/recogniser.js';
-import { EMBEDDING_MODEL } from './engine/similarity.js';
+import { RecogniserError } from './engine/recogniser.js';
 import { installFaceRecogniser, listFaceRecognisers, removeFaceRecogniser, setActiveRecogniser } from './models.js';
 import { FaceRecognisers } from './recognisers.js';
-import { reindexFaces } from './reindex.js';
+import { cropEmbedder, reindexFaces } from './reindex.js';
 import { collectionModel, FaceStore } from './store.js';
 import { evaluateFacePairs, formatEvaluation } from './evaluation.js';
 
@@ -229,15 +226,6 @@ export const faceReindexCommand: Command = async (ctx) => {
     await platform.lifecycle.close();
   }
 };
-
-/** The target recogniser's embedding of a kept crop, in this process (its sha256 checked first). */
-async function cropEmbedder(spec: RecogniserSpec, modelDir?: string): Promise<(crop: RgbImage) => Promise<Float32Array>> {
-  const bytes = spec.name === EMBEDDING_MODEL ? loadVerifiedModels(modelDir, ['feature'] as const).feature : fs.readFileSync(spec.file);
-  if (spec.name !== EMBEDDING_MODEL && fileSha256(spec.file) !== spec.sha256)
-    throw new Error(`Face recogniser ${spec.file} does not match its recorded sha256: refusing to load it`);
-  const session = await recogniserSession(bytes);
-  return (crop) => embedCrop(session, spec, crop);
-}
 
 const CALIBRATE_USAGE = `usage: saola face calibrate --labels DIR [--dry-run] [--json]
 

@@ -1,6 +1,10 @@
+import fs from 'node:fs';
 import sharp from 'sharp';
 import { BlobNotFoundError } from '../platform/blobs/store.js';
 import type { RgbImage } from './engine/image.js';
+import { fileSha256, loadVerifiedModels } from './engine/models.js';
+import { embedCrop, recogniserSession, type RecogniserSpec } from './engine/recogniser.js';
+import { EMBEDDING_MODEL } from './engine/similarity.js';
 import type { FaceCrops } from './crops.js';
 import { collectionModel, type FaceStore } from './store.js';
 
@@ -104,4 +108,13 @@ export async function reindexFaces(o: ReindexOptions): Promise<ReindexOutcome[]>
     o.report(`${where}: switched to ${o.model} (${done} face(s) in ${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
   }
   return outcomes;
+}
+
+/** The target recogniser's embedding of a kept crop, in this process (its sha256 checked first). */
+export async function cropEmbedder(spec: RecogniserSpec, modelDir?: string): Promise<(crop: RgbImage) => Promise<Float32Array>> {
+  const bytes = spec.name === EMBEDDING_MODEL ? loadVerifiedModels(modelDir, ['feature'] as const).feature : fs.readFileSync(spec.file);
+  if (spec.name !== EMBEDDING_MODEL && fileSha256(spec.file) !== spec.sha256)
+    throw new Error(`Face recogniser ${spec.file} does not match its recorded sha256: refusing to load it`);
+  const session = await recogniserSession(bytes);
+  return (crop) => embedCrop(session, spec, crop);
 }

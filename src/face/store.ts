@@ -222,25 +222,6 @@ export class FaceStore {
     return rows.map((r) => ({ id: r.id, seq: Number(r.seq), userRowId: r.user_row_id, embedding: decodeEmbedding(r.embedding) }));
   }
 
-  /**
-   * Faces per (application, collection, embedding model), for `saola face
-   * reindex`; an operator's command across applications, optionally one
-   * collection name.
-   */
-  async facesPerModel(collection?: string): Promise<{ appCode: string; collection: string; model: string; faces: number }[]> {
-    const rows = await this.db
-      .selectFrom('face_embeddings as e')
-      .innerJoin('face_collections as c', (j) => j.onRef('c.id', '=', 'e.collection_id').onRef('c.app_code', '=', 'e.app_code'))
-      .select(['e.app_code', 'c.name', 'e.model', (eb) => eb.fn.countAll().as('faces')])
-      .$if(collection !== undefined, (q) => q.where('c.name', '=', collection!))
-      .groupBy(['e.app_code', 'c.name', 'e.model'])
-      .orderBy('e.app_code')
-      .orderBy('c.name')
-      .orderBy('e.model')
-      .execute();
-    return rows.map((r) => ({ appCode: r.app_code, collection: r.name, model: r.model, faces: Number(r.faces) }));
-  }
-
   async usersByRowId(appCode: string, ids: string[]): Promise<Map<string, FaceUserRow>> {
     if (ids.length === 0) return new Map();
     const rows = await this.db.selectFrom('face_users').selectAll().where('app_code', '=', appCode).where('id', 'in', ids).execute();
