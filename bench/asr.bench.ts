@@ -5,8 +5,8 @@ import path from 'node:path';
 import type { BenchRow } from './harness.js';
 import { loadConfig } from '../src/platform/config.js';
 import { loadAsrSettings } from '../src/speech/asr/config.js';
-import { FfmpegDecoder } from '../src/speech/asr/decode.js';
-import { SherpaEngine } from '../src/speech/asr/engine.js';
+import { FfmpegDecoder } from '../src/speech/asr/engine/decode.js';
+import { SherpaEngine } from '../src/speech/asr/engine/index.js';
 import { buildTinyTransducer } from '../fixtures/speech/tiny-transducer.js';
 
 /**

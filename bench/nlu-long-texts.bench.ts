@@ -3,13 +3,13 @@
  * 20,000 characters, shaped to load each stage (thousands of numbers, dates, entities, emoji, combining marks, no
  * spaces), one row each: characters, milliseconds (the best of 3 after a warm-up), entities found. Long texts run
  * on the prediction threads, but a thread held for a second by one request is a denial of service all the same:
- * every stage must stay linear in the text. The model is the 30-intent generated one (`bench/nlu-dataset.ts`).
+ * every stage must stay linear in the text. The model is the 30-intent generated one (`fixtures/nlu/dataset.ts`).
  */
 import type { Benchmark, BenchRow } from './harness.js';
-import { generateDataset } from './nlu-dataset.js';
-import { NluModel, trainModel } from '../src/nlu/model/model.js';
-import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
-import { definitionsOf } from './support/nlu-definitions.js';
+import { generateDataset } from '../fixtures/nlu/dataset.js';
+import { NluModel, trainModel } from '../src/nlu/engine/model.js';
+import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/engine/system-entities.js';
+import { definitionsOf } from '../fixtures/nlu/definitions.js';
 
 const bench: Benchmark = async () => {
   const LIMIT = 20_000;

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/nlu-many-intents.ts [INTENTS] [PER_INTENT] [MAX_WEIGHTS]` (defaults 300, 30, the engine's
+ * `npx tsx eval/nlu/many-intents.ts [INTENTS] [PER_INTENT] [MAX_WEIGHTS]` (defaults 300, 30, the engine's
  * `MAX_INTENT_WEIGHTS`): one intent training as the API trains it (measured on a held-out 20%, then trained on
  * everything) of a bot with many intents over a varied vocabulary, on this thread: wall and CPU time, the
  * features met and kept, the model document's size, the resident memory after it (`/usr/bin/time -v` for the
@@ -7,8 +7,8 @@
  * about 40% of its places: not language, a stress for the intent model's size (its weights are dense, one per
  * feature and intent), which the generated five-domain set (30 intents, a small vocabulary) never reaches.
  */
-import { MAX_INTENT_WEIGHTS, trainModel, type TrainingExample } from '../src/nlu/model/model.js';
-import { seededRandom } from '../src/nlu/model/random.js';
+import { MAX_INTENT_WEIGHTS, trainModel, type TrainingExample } from '../src/nlu/engine/model.js';
+import { seededRandom } from '../src/nlu/engine/random.js';
 
 const intents = Number(process.argv[2] ?? 300);
 const perIntent = Number(process.argv[3] ?? 30);

@@ -6,7 +6,7 @@
  * one process of a build differed from another of the same build by about as much as the cuts measured.
  *
  *   npx tsc -p tsconfig.build.json --outDir .bench/before   (on the code before; then the same to .bench/after)
- *   nice -n 5 npx tsx bench/nlu-predict-ab.ts --slices 6 --seconds 3 .bench/before/main.js .bench/after/main.js .bench/before/main.js .bench/after/main.js
+ *   nice -n 5 npx tsx eval/nlu/predict-ab.ts --slices 6 --seconds 3 .bench/before/main.js .bench/after/main.js .bench/before/main.js .bench/after/main.js
  *
  * A build may carry settings for its server after commas (`.bench/after/main.js,SAOLA_LOG_LEVEL=info`): the same
  * build under two settings is compared the same way.
@@ -21,7 +21,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { startSaola, type BenchServer } from './support/server.js';
-import { BENCH_SENTENCE, trainBenchModel } from './support/nlu-bench-model.js';
+import { BENCH_SENTENCE, trainBenchModel } from '../fixtures/nlu/bench-model.js';
 
 const { values, positionals: entries } = parseArgs({
   allowPositionals: true,

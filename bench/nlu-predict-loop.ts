@@ -1,15 +1,15 @@
 /**
- * `npx tsx bench/nlu-predict-loop.ts [--seconds S]`: the engine's predict in a loop, for CPU per prediction
+ * `npx tsx eval/nlu/predict-loop.ts [--seconds S]`: the engine's predict in a loop, for CPU per prediction
  * and profiles (`node --cpu-prof --import tsx bench/nlu-predict-loop.ts`). Two models: the eval's 20-intent
  * model with the generated set's entities over its test sentences (written, without diacritics, noisy), and
  * the HTTP bench's intent-only model on the bench's sentence. Prints CPU µs per prediction (after a warm-up).
  */
 import os from 'node:os';
-import { generateDataset } from './nlu-dataset.js';
-import { NluModel, trainModel } from '../src/nlu/model/model.js';
-import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/model/system-entities.js';
-import { definitionsOf } from './support/nlu-definitions.js';
-import { BENCH_SENTENCE } from './support/nlu-bench-model.js';
+import { generateDataset } from '../fixtures/nlu/dataset.js';
+import { NluModel, trainModel } from '../src/nlu/engine/model.js';
+import { VIETNAM_OFFSET_MINUTES } from '../src/nlu/engine/system-entities.js';
+import { definitionsOf } from '../fixtures/nlu/definitions.js';
+import { BENCH_SENTENCE } from '../fixtures/nlu/bench-model.js';
 
 const SEED = 20261125;
 const at = process.argv.indexOf('--seconds');

@@ -1,12 +1,12 @@
 /**
- * `npx tsx bench/nlu-train-scale.ts [PER_INTENT]` (default 1000): one training as the API trains it (measured on a
+ * `npx tsx eval/nlu/train-scale.ts [PER_INTENT]` (default 1000): one training as the API trains it (measured on a
  * held-out 20%, then trained on everything) of a large generated set (30 intents, `PER_INTENT` samples drawn per
  * intent before duplicates are dropped), on this thread: wall and CPU time, the model document's size and the
  * process's resident memory after it (`/usr/bin/time -v` for the peak). For how far one training thread goes.
  */
-import { generateDataset } from './nlu-dataset.js';
-import { trainModel } from '../src/nlu/model/model.js';
-import { definitionsOf } from './support/nlu-definitions.js';
+import { generateDataset } from '../fixtures/nlu/dataset.js';
+import { trainModel } from '../src/nlu/engine/model.js';
+import { definitionsOf } from '../fixtures/nlu/definitions.js';
 
 const perIntent = Number(process.argv[2] ?? 1000);
 const data = generateDataset({ perIntent, testPerIntent: 5, seed: 5 });

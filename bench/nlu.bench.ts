@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import type { BenchRow } from './harness.js';
 import { startHello, startSaola, type BenchServer } from './support/server.js';
 import { createTestDatabase } from '../fixtures/servers/postgres.js';
-import { BENCH_SENTENCE, trainBenchModel } from './support/nlu-bench-model.js';
+import { BENCH_SENTENCE, trainBenchModel } from '../fixtures/nlu/bench-model.js';
 
 /**
  * NLU training data over HTTP on loopback: sample create throughput and the

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchRow } from './harness.js';
 import { loadTtsConfig } from '../src/speech/tts/config.js';
-import { pcmToWav } from '../src/speech/tts/encode.js';
+import { pcmToWav } from '../src/speech/tts/engine/encode.js';
 import { openTtsEngines } from '../src/speech/tts/index.js';
-import { synthesiseText } from '../src/speech/tts/synthesise.js';
+import { synthesiseText } from '../src/speech/tts/engine/synthesise.js';
 import { VOICE_INFO } from '../src/speech/tts/voices.js';
 
 const SENTENCE = 'Hôm nay, ngày 15/8/2024, ủy ban nhân dân thành phố đã tổ chức hội nghị tổng kết công tác quý hai với nhiều đại biểu. ';

@@ -6,6 +6,7 @@
  */
 import { consoleService } from './console/module.js';
 import { creditService } from './credit/module.js';
+import { ekycService } from './ekyc/module.js';
 import { faceService } from './face/module.js';
 import { livenessService } from './liveness/module.js';
 import { nluService } from './nlu/module.js';
@@ -17,7 +18,7 @@ import { asrService } from './speech/asr/module.js';
 import { ttsService } from './speech/tts/module.js';
 
 /** In registration order: the console first, so it can read what the services offer it (settings, playground tools) per request. */
-export const services: readonly ServiceModule[] = [consoleService, nluService, readerService, faceService, livenessService, ttsService, asrService, creditService];
+export const services: readonly ServiceModule[] = [consoleService, nluService, readerService, faceService, livenessService, ekycService, ttsService, asrService, creditService];
 
 /** The whole schema: the platform's tables and every service's. */
 export const migrations = joinMigrations([platformMigrations, ...services.map((s) => s.migrations)]);

@@ -19,7 +19,7 @@ import { loadFaceConfig } from '../../src/face/config.js';
 import { loadLivenessConfig, type AntispoofInput } from '../../src/liveness/config.js';
 import { FaceEngine } from '../../src/face/engine/index.js';
 import { analyze } from '../../src/face/engine/worker.js';
-import { LivenessEngine } from '../../src/liveness/engine.js';
+import { LivenessEngine } from '../../src/liveness/engine/index.js';
 import type { LivenessResult } from '../../src/liveness/responses.js';
 import { LivenessService, type LivenessTrace, type LivenessVersion } from '../../src/liveness/service.js';
 import { locateFfmpeg } from '../../src/platform/media/ffmpeg.js';
@@ -376,7 +376,7 @@ const models: [string, string | undefined, AntispoofInput][] = [
   ['fr_liveness (shipped before)', undefined, 'faceplugin'],
 ];
 console.log('\nAnti-spoof models (live probability; median over every frame with a face of each video)');
-const { decodeFrames, readHeader } = await import('../../src/liveness/video.js');
+const { decodeFrames, readHeader } = await import('../../src/liveness/engine/video.js');
 const { withTempFile } = await import('../../src/platform/media/ffmpeg.js');
 const ffmpeg = await locateFfmpeg('auto');
 const scored = rows.filter((r) => r.c.kind !== 'error' && r.version === 3 && r.result.decision);

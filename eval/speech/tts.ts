@@ -21,13 +21,13 @@ import { evaluateRecordings } from './asr.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { loadAsrSettings } from '../../src/speech/asr/config.js';
 import { resolveConfiguredModel } from '../../src/speech/asr/model.js';
-import { pcmToWav } from '../../src/speech/tts/encode.js';
+import { pcmToWav } from '../../src/speech/tts/engine/encode.js';
 import { ttsModelsDir } from '../../src/speech/tts/models.js';
 import { startTestApp } from '../../fixtures/servers/app.js';
 import { loadTtsConfig } from '../../src/speech/tts/config.js';
 import { openTtsEngines } from '../../src/speech/tts/index.js';
-import { normaliseText } from '../../src/speech/tts/normalise.js';
-import { synthesiseText, type SpeechEngine } from '../../src/speech/tts/synthesise.js';
+import { normaliseText } from '../../src/speech/tts/engine/normalise.js';
+import { synthesiseText, type SpeechEngine } from '../../src/speech/tts/engine/synthesise.js';
 import { ACE_VOICES, SPEAKERS, VOICE_INFO, wordsPerMinute, type AceVoice, type Voice } from '../../src/speech/tts/voices.js';
 
 /** Sentences covering the six tones on open, nasal and stop-final syllables. */

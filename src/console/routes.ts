@@ -1,34 +1,31 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { applicationRecords } from '../platform/auth/app-data.js';
-import { purgeApplication, type PurgeHook } from '../platform/purge.js';
-import type { BlobStore } from '../platform/blobs/store.js';
-import { findCardOutline } from '../platform/vision/card-outline.js';
-import { AuthAdminError, type Credentials } from '../platform/auth/credentials.js';
-import type { AppSettingsRegistry } from '../platform/app-settings.js';
-import type { PlaygroundTools } from '../platform/playground-tools.js';
-import type { Store } from '../platform/db/database.js';
+import { Type, type Static } from 'typebox';
 import { ServiceError } from '../platform/http/errors.js';
 import { useServiceErrors } from '../platform/http/service.js';
-import { utcDay, type Metering } from '../platform/usage/index.js';
 import { ConsoleErrors, consoleErrorShape } from './errors.js';
+import type { ConsoleService } from './service.js';
 import { sameSecret, type ConsoleSessions } from './sessions.js';
 
 export interface ConsoleRoutesOptions {
   sessions: ConsoleSessions;
-  credentials: Credentials;
-  store: Store;
-  blobs: BlobStore;
-  /** Each service's part of deleting an application (blobs the tables do not hold). */
-  purgeHooks: readonly PurgeHook[];
-  /** Services a quota can be set on (the service list's metered names). */
-  meteredServices: readonly string[];
-  metering: Metering;
-  appSettings: AppSettingsRegistry;
-  /** Functions the services offer the playgrounds (the face engine's boxes). */
-  playground: PlaygroundTools;
+  service: ConsoleService;
   /** https public URL: the cookie gets Secure. */
   secureCookie: boolean;
 }
+
+// The request bodies. A sign-in's password is checked (and a wrong one counted) whatever its type.
+const SignIn = Type.Object({ password: Type.Optional(Type.Unknown()) });
+const AppName = Type.Object({ name: Type.String() });
+const NewCredential = Type.Object({ kind: Type.Union([Type.Literal('api_key'), Type.Literal('token')]) });
+const Limit = Type.Optional(Type.Union([Type.Integer(), Type.String(), Type.Null()]));
+const Quota = Type.Object({ service: Type.String(), per_minute: Limit, per_day: Limit });
+const Setting = Type.Object({ key: Type.String(), on: Type.Boolean() });
+/** The playgrounds send a photo as base64 (a data: URL is accepted too). */
+const Photo = Type.Object({ image_base64: Type.String({ minLength: 16 }) });
+const UsageQuery = Type.Object({ days: Type.Optional(Type.String()), service: Type.Optional(Type.String()) });
+type AppParams = { Params: { code: string } };
+
+const photoBytes = (body: Static<typeof Photo>): Buffer => Buffer.from(body.image_base64.replace(/^data:[^,]*,/, ''), 'base64');
 
 export const SESSION_COOKIE = 'saola_console';
 
@@ -49,30 +46,6 @@ function bearer(request: FastifyRequest): string | undefined {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Admin errors from the credentials module are the caller's mistakes: name them in the console's shape. */
-async function admin<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof AuthAdminError) {
-      const entry = /^No (application|such)/.test(err.message)
-        ? ConsoleErrors.notFound
-        : /already exists/.test(err.message)
-          ? ConsoleErrors.conflict
-          : ConsoleErrors.invalid;
-      throw new ServiceError(entry, err.message);
-    }
-    throw err;
-  }
-}
-
-function limitValue(value: unknown, name: string): number | null {
-  if (value === null || value === undefined || value === '') return null;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 1_000_000_000) throw new ServiceError(ConsoleErrors.invalid, `${name} must be a whole number from 1, or empty for no limit`);
-  return n;
-}
-
 /**
  * The console's JSON API under /console/api. The browser signs in with the
  * admin password and then holds an HttpOnly, SameSite=Strict cookie; every
@@ -80,7 +53,7 @@ function limitValue(value: unknown, name: string): number | null {
  * Scripts may send the password as a bearer token instead (no cookie, no CSRF).
  */
 export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesOptions): Promise<void> {
-  const { sessions, credentials, metering } = opts;
+  const { sessions, service } = opts;
   useServiceErrors(scope, consoleErrorShape);
   // The console's own API is not part of the public API reference.
   scope.addHook('onRoute', (route) => {
@@ -121,13 +94,12 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
       signed_in: session !== undefined,
       ...(session ? { csrf: session.csrf } : {}),
       ...(sessions.enabled ? {} : { how_to_enable: ConsoleErrors.disabled.message }),
-      services: opts.meteredServices,
+      services: service.meteredServices,
     };
   });
 
-  scope.post('/login', async (request, reply: FastifyReply) => {
-    const body = request.body as { password?: unknown } | undefined;
-    const result = await sessions.signIn(request.ip, body?.password);
+  scope.post<{ Body: Static<typeof SignIn> }>('/login', { schema: { body: SignIn } }, async (request, reply: FastifyReply) => {
+    const result = await sessions.signIn(request.ip, request.body.password);
     if (!result.ok) {
       if (result.reason === 'disabled') throw new ServiceError(ConsoleErrors.disabled);
       if (result.reason === 'locked') {
@@ -146,148 +118,50 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
     return { signed_in: false };
   });
 
-  scope.get('/apps', async () => {
-    const apps = await credentials.listApps();
-    return { applications: apps.filter((a) => !a.revoked).concat(apps.filter((a) => a.revoked)) };
-  });
+  scope.get('/apps', async () => service.listApps());
 
-  scope.post('/apps', async (request, reply) => {
-    const name = (request.body as { name?: unknown } | undefined)?.name;
-    if (typeof name !== 'string') throw new ServiceError(ConsoleErrors.invalid, 'name is required');
-    const created = await admin(async () => {
-      const app = await credentials.createApp(name);
-      const key = await credentials.issue(app.app_code, 'api_key');
-      const token = await credentials.issue(app.app_code, 'token');
-      return { application: { ...app, api_keys: 1, tokens: 1 }, api_key: key.secret, token: token.secret };
-    });
-    return reply.code(201).send(created);
-  });
+  scope.post<{ Body: Static<typeof AppName> }>('/apps', { schema: { body: AppName } }, async (request, reply) =>
+    reply.code(201).send(await service.createApp(request.body.name)),
+  );
 
-  scope.patch<{ Params: { code: string } }>('/apps/:code', async (request) => {
-    const name = (request.body as { name?: unknown } | undefined)?.name;
-    if (typeof name !== 'string') throw new ServiceError(ConsoleErrors.invalid, 'name is required');
-    return { application: await admin(() => credentials.renameApp(request.params.code, name)) };
-  });
+  scope.patch<AppParams & { Body: Static<typeof AppName> }>('/apps/:code', { schema: { body: AppName } }, async (request) =>
+    service.renameApp(request.params.code, request.body.name),
+  );
 
-  scope.get<{ Params: { code: string } }>('/apps/:code/records', async (request) => {
-    const app = await admin(() => credentials.findApp(request.params.code));
-    await metering.recorder.flush();
-    return { application: app, records: await applicationRecords(opts.store, app.app_code) };
-  });
+  scope.get<AppParams>('/apps/:code/records', async (request) => service.appRecords(request.params.code));
 
-  scope.delete<{ Params: { code: string } }>('/apps/:code', async (request) => {
-    const app = await admin(() => credentials.findApp(request.params.code));
-    await metering.recorder.flush();
-    // The same purge as `saola app delete --purge`: rows of every app-scoped table and the services' blobs.
-    const { rows: deleted } = await purgeApplication({ store: opts.store, blobs: opts.blobs }, app.app_code, opts.purgeHooks);
-    credentials.forgetCached();
-    metering.quotas.invalidate();
-    return { deleted };
-  });
+  scope.delete<AppParams>('/apps/:code', async (request) => service.deleteApp(request.params.code));
 
-  scope.get<{ Params: { code: string } }>('/apps/:code/credentials', async (request) => {
-    // Last-use times are written with the usage batch: write this process's now.
-    await metering.recorder.flush();
-    return { credentials: await admin(() => credentials.listCredentials(request.params.code)) };
-  });
+  scope.get<AppParams>('/apps/:code/credentials', async (request) => service.listCredentials(request.params.code));
 
-  scope.post<{ Params: { code: string } }>('/apps/:code/credentials', async (request, reply) => {
-    const kind = (request.body as { kind?: unknown } | undefined)?.kind;
-    if (kind !== 'api_key' && kind !== 'token') throw new ServiceError(ConsoleErrors.invalid, 'kind must be api_key or token');
-    const issued = await admin(() => credentials.issue(request.params.code, kind));
-    return reply.code(201).send(issued);
-  });
+  scope.post<AppParams & { Body: Static<typeof NewCredential> }>('/apps/:code/credentials', { schema: { body: NewCredential } }, async (request, reply) =>
+    reply.code(201).send(await service.issueCredential(request.params.code, request.body.kind)),
+  );
 
-  scope.delete<{ Params: { id: string } }>('/credentials/:id', async (request) => {
-    // By id only: a secret never travels in a console URL.
-    if (!/^[0-9a-f-]{36}$/.test(request.params.id)) throw new ServiceError(ConsoleErrors.notFound);
-    return { credential: await admin(() => credentials.revokeCredential(request.params.id)) };
-  });
+  scope.delete<{ Params: { id: string } }>('/credentials/:id', async (request) => service.revokeCredential(request.params.id));
 
-  scope.get<{ Params: { code: string } }>('/apps/:code/quotas', async (request) => {
-    const app = await admin(() => credentials.findApp(request.params.code));
-    return { quotas: await metering.store.quotas(app.app_code), services: opts.meteredServices };
-  });
+  scope.get<AppParams>('/apps/:code/quotas', async (request) => service.quotas(request.params.code));
 
-  scope.put<{ Params: { code: string } }>('/apps/:code/quotas', async (request) => {
-    const app = await admin(() => credentials.findApp(request.params.code));
-    const body = (request.body ?? {}) as { service?: unknown; per_minute?: unknown; per_day?: unknown };
-    if (typeof body.service !== 'string' || !opts.meteredServices.includes(body.service)) {
-      throw new ServiceError(ConsoleErrors.invalid, `service must be one of ${opts.meteredServices.join(', ')}`);
-    }
-    const quota = await metering.store.setQuota(app.app_code, body.service, limitValue(body.per_minute, 'per_minute'), limitValue(body.per_day, 'per_day'));
-    metering.quotas.invalidate();
-    return { quota, quotas: await metering.store.quotas(app.app_code) };
-  });
+  scope.put<AppParams & { Body: Static<typeof Quota> }>('/apps/:code/quotas', { schema: { body: Quota } }, async (request) =>
+    service.setQuota(request.params.code, request.body),
+  );
 
-  scope.get<{ Params: { code: string }; Querystring: { days?: string; service?: string } }>('/apps/:code/usage', async (request) => {
-    const app = await admin(() => credentials.findApp(request.params.code));
+  scope.get<AppParams & { Querystring: Static<typeof UsageQuery> }>('/apps/:code/usage', { schema: { querystring: UsageQuery } }, async (request) => {
     const days = Math.min(366, Math.max(1, Number.parseInt(request.query.days ?? '14', 10) || 14));
-    const service = request.query.service;
-    if (service !== undefined && !opts.meteredServices.includes(service))
-      throw new ServiceError(ConsoleErrors.invalid, `service must be one of ${opts.meteredServices.join(', ')}`);
-    // This process's counts not yet written, so the page shows the calls just made.
-    await metering.recorder.flush();
-    const to = utcDay();
-    const from = utcDay(Date.now() - (days - 1) * 86_400_000);
-    return metering.store.report(app.app_code, from, to, service);
+    return service.usage(request.params.code, days, request.query.service);
   });
 
-  /** The playgrounds send a photo as base64 (a data: URL is accepted too). */
-  const photoOf = (request: FastifyRequest): Buffer => {
-    const base64 = (request.body as { image_base64?: unknown } | undefined)?.image_base64;
-    if (typeof base64 !== 'string' || base64.length < 16) throw new ServiceError(ConsoleErrors.invalid, 'image_base64 is required');
-    return Buffer.from(base64.replace(/^data:[^,]*,/, ''), 'base64');
-  };
+  scope.post<{ Body: Static<typeof Photo> }>('/playground/card-outline', { bodyLimit: 16 * 1024 * 1024, schema: { body: Photo } }, async (request) =>
+    service.cardOutline(photoBytes(request.body)),
+  );
 
-  // The ID card playground draws the card's outline: the platform's finder (the reader's first step), console only.
-  scope.post('/playground/card-outline', { bodyLimit: 16 * 1024 * 1024 }, async (request) => {
-    const photo = photoOf(request);
-    let outline;
-    try {
-      outline = await findCardOutline(photo);
-    } catch {
-      throw new ServiceError(ConsoleErrors.invalid, 'The image could not be decoded');
-    }
-    return { found: outline !== null, ...(outline ? { corners: outline.corners, score: Math.round(outline.score * 100) / 100 } : {}) };
-  });
+  scope.post<{ Body: Static<typeof Photo> }>('/playground/faces', { bodyLimit: 16 * 1024 * 1024, schema: { body: Photo } }, async (request) =>
+    service.facesInPhoto(photoBytes(request.body)),
+  );
 
-  // The face match playground boxes the face each photo's subject is (the one compared) and the others the
-  // engine saw; the public answer has no boxes, so the face service offers them here through the platform.
-  scope.post('/playground/faces', { bodyLimit: 16 * 1024 * 1024 }, async (request) => {
-    const photo = photoOf(request);
-    const find = opts.playground.faceFinder();
-    if (!find) throw new ServiceError(ConsoleErrors.unavailable, 'The face service is not running on this server');
-    const faces = await find(photo);
-    if (!faces) throw new ServiceError(ConsoleErrors.invalid, 'The image could not be decoded');
-    return faces;
-  });
+  scope.get<AppParams>('/apps/:code/settings', async (request) => service.appSettings(request.params.code));
 
-  // Per-application switches the services offer (the reader's features arrangement...).
-  scope.get<{ Params: { code: string } }>('/apps/:code/settings', async (request) => {
-    const app = await admin(() => credentials.findApp(request.params.code));
-    const settings = await Promise.all(
-      opts.appSettings.list().map(async (s) => ({ key: s.key, label: s.label, description: s.description, on: await s.get(app.app_code) })),
-    );
-    return { settings };
-  });
-
-  scope.put<{ Params: { code: string } }>('/apps/:code/settings', async (request) => {
-    const app = await admin(() => credentials.findApp(request.params.code));
-    const body = (request.body ?? {}) as { key?: unknown; on?: unknown };
-    const entry = typeof body.key === 'string' ? opts.appSettings.find(body.key) : undefined;
-    if (!entry)
-      throw new ServiceError(
-        ConsoleErrors.invalid,
-        `key must be one of ${
-          opts.appSettings
-            .list()
-            .map((s) => s.key)
-            .join(', ') || '(none)'
-        }`,
-      );
-    if (typeof body.on !== 'boolean') throw new ServiceError(ConsoleErrors.invalid, 'on must be true or false');
-    await entry.set(app.app_code, body.on);
-    return { key: entry.key, on: await entry.get(app.app_code) };
-  });
+  scope.put<AppParams & { Body: Static<typeof Setting> }>('/apps/:code/settings', { schema: { body: Setting } }, async (request) =>
+    service.setAppSetting(request.params.code, request.body.key, request.body.on),
+  );
 }

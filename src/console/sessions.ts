@@ -1,7 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { serviceDb, type ServiceDb, type Store } from '../platform/db/database.js';
-import type { ConsoleTables } from './schema.js';
 import type { ConsoleConfig } from './config.js';
+import type { ConsoleSessionStore } from './store.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
@@ -21,14 +20,10 @@ export type SignIn = { ok: true; sessionId: string; csrf: string; expires: Date 
 export class ConsoleSessions {
   private readonly failures = new Map<string, { count: number; first: number; lockedUntil: number }>();
 
-  private readonly db: ServiceDb<ConsoleTables>;
-
   constructor(
-    store: Store,
+    private readonly store: ConsoleSessionStore,
     private readonly config: ConsoleConfig,
-  ) {
-    this.db = serviceDb<ConsoleTables>(store.db);
-  }
+  ) {}
 
   get enabled(): boolean {
     return this.config.adminPassword !== undefined;
@@ -68,24 +63,20 @@ export class ConsoleSessions {
     const csrf = randomBytes(24).toString('base64url');
     const now = new Date();
     const expires = new Date(now.getTime() + this.config.sessionHours * 3_600_000);
-    await this.db.deleteFrom('console_sessions').where('expires_time', '<', now.toISOString()).execute();
-    await this.db
-      .insertInto('console_sessions')
-      .values({ id_hash: sha256(sessionId).toString('hex'), csrf, created_time: now.toISOString(), expires_time: expires.toISOString() })
-      .execute();
+    await this.store.open({ id_hash: sha256(sessionId).toString('hex'), csrf, created_time: now.toISOString(), expires_time: expires.toISOString() }, now.toISOString());
     return { ok: true, sessionId, csrf, expires };
   }
 
   /** The session's CSRF token when the cookie's session is live. */
   async find(sessionId: string | undefined): Promise<{ csrf: string } | undefined> {
     if (!sessionId || sessionId.length > 100 || !this.config.adminPassword) return undefined;
-    const row = await this.db.selectFrom('console_sessions').select(['csrf', 'expires_time']).where('id_hash', '=', sha256(sessionId).toString('hex')).executeTakeFirst();
+    const row = await this.store.find(sha256(sessionId).toString('hex'));
     if (!row || row.expires_time <= new Date().toISOString()) return undefined;
     return { csrf: row.csrf };
   }
 
   async signOut(sessionId: string | undefined): Promise<void> {
     if (!sessionId) return;
-    await this.db.deleteFrom('console_sessions').where('id_hash', '=', sha256(sessionId).toString('hex')).execute();
+    await this.store.close(sha256(sessionId).toString('hex'));
   }
 }

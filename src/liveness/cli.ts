@@ -5,13 +5,12 @@ import { AuthAdminError, Credentials } from '../platform/auth/credentials.js';
 import { CommandUsageError, type Command } from '../platform/cli.js';
 import { migrateToLatest, openStore } from '../platform/db/database.js';
 import { locateFfmpeg } from '../platform/media/ffmpeg.js';
-import { loadFaceConfig } from '../face/config.js';
 import { loadLivenessConfig } from './config.js';
-import { FaceEngine } from '../face/engine/index.js';
-import { LivenessEngine } from './engine.js';
+import { FaceEngine, loadFaceConfig } from '../face/index.js';
+import { LivenessEngine } from './engine/index.js';
 import { LivenessService, type LivenessVersion } from './service.js';
-import { GLOBAL_SCOPE, LivenessThresholds } from './thresholds.js';
-import { VIDEO_EXTENSIONS } from './video.js';
+import { GLOBAL_SCOPE, LivenessThresholds } from './store.js';
+import { VIDEO_EXTENSIONS } from './engine/video.js';
 
 const USAGE = `Usage: saola eval liveness --live DIR --attack DIR [--version 2|3] [--max-apcer 0.05] [--write global|APP] [--json]
 

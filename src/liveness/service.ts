@@ -2,16 +2,15 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { withTempFile, type Ffmpeg } from '../platform/media/ffmpeg.js';
 import type { CatalogueEntry } from '../platform/http/errors.js';
-import type { FaceConfig } from '../face/config.js';
 import type { LivenessConfig } from './config.js';
-import { cosineToSimilarity, dot, type FaceEngine } from '../face/engine/index.js';
+import { cosineToSimilarity, dot, type FaceConfig, type FaceEngine } from '../face/index.js';
 import { LivenessErrors, lowResolutionWarning } from './errors.js';
 import type { UploadedFile } from '../platform/http/form.js';
-import type { LivenessEngine } from './engine.js';
+import type { LivenessEngine } from './engine/index.js';
 import type { LivenessResult } from './responses.js';
-import type { LivenessThresholds } from './thresholds.js';
-import { judge, type LivenessOutcome, type Verdict } from './verdict.js';
-import { decodeFrames, readHeader, VIDEO_EXTENSIONS, VideoInputError, type DecodedFrames, type VideoHeader } from './video.js';
+import type { LivenessThresholds } from './store.js';
+import { judge, type LivenessOutcome, type Verdict } from './engine/verdict.js';
+import { decodeFrames, readHeader, VIDEO_EXTENSIONS, VideoInputError, type DecodedFrames, type VideoHeader } from './engine/video.js';
 
 /** Most selfie images one v3 request may carry. */
 export const MAX_SELFIES = 5;
@@ -41,7 +40,7 @@ export interface LivenessTrace {
   frames?: number;
   analysisMs?: number;
   /** The per-frame analysis itself (evaluations study the cues on it). */
-  analysis?: import('./worker.js').LivenessAnalysis;
+  analysis?: import('./engine/worker.js').LivenessAnalysis;
 }
 
 /**

@@ -5,16 +5,18 @@ import type { ServiceDeps } from '../platform/deps.js';
 import type { Job, JobContext } from '../platform/jobs/queue.js';
 import type { PurgeHook } from '../platform/purge.js';
 import { WorkerPool } from '../platform/pool/index.js';
-import { integerSetting } from '../platform/settings.js';
+import { loadNluConfig } from './config.js';
 import { SampleListCache } from './list-cache.js';
-import type { TrainProgress } from './model/model.js';
-import type { TrainTask } from './model/train-worker.js';
-import { ModelStore } from './model-store.js';
-import { DEFAULT_RECHECK_MS, modelFolder, NluModelService, TRAIN_QUEUE, type Trainer, type TrainJobPayload } from './model-service.js';
-import { createPredictor, DEFAULT_INLINE_CHARS, defaultPredictThreads } from './predictor.js';
+import type { TrainProgress } from './engine/model.js';
+import type { TrainTask } from './engine/train-worker.js';
+import { createPredictor } from './predictor.js';
+import { modelFolder, TRAIN_QUEUE, type Trainer, type TrainJobPayload } from './training.js';
 import { nluRoutes } from './routes.js';
 import { NluService } from './service.js';
 import { NluStore } from './store.js';
+import { createNluModels } from './models.js';
+
+export { createNluModels, type NluModels } from './models.js';
 
 /** Composition root of the training-data service: wires its store, service and routes. */
 export function createNluService(store: Store): NluService {
@@ -35,7 +37,7 @@ export function threadTrainer(): { trainer: Trainer; close: () => Promise<void> 
   let pool: WorkerPool<TrainTask, string> | undefined;
   const trainer: Trainer = async (request, onProgress, signal) => {
     pool ??= new WorkerPool<TrainTask, string>({
-      filename: new URL('./model/train-worker.js', import.meta.url),
+      filename: new URL('./engine/train-worker.js', import.meta.url),
       name: 'nlu-train',
       threads: 1,
       maxQueue: 64,
@@ -58,17 +60,14 @@ export function threadTrainer(): { trainer: Trainer; close: () => Promise<void> 
 }
 
 export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
-  const service = createNluService(deps.store);
-  // How stale a prediction's model and threshold may be when another process changed them (this process's changes: none).
-  const recheckMs = integerSetting(process.env, 'SAOLA_NLU_MODEL_RECHECK_MS', DEFAULT_RECHECK_MS, 0, 60_000);
-  // Predictions of long texts run on worker threads (none on one core, or with 0: all on the event loop); a thread starts
-  // with the first such prediction. Short texts (a chat utterance) cost the engine less than the hop: on the event loop.
-  const predictor = createPredictor(
-    integerSetting(process.env, 'SAOLA_NLU_PREDICT_THREADS', defaultPredictThreads(), 0, 64),
-    integerSetting(process.env, 'SAOLA_NLU_PREDICT_INLINE_CHARS', DEFAULT_INLINE_CHARS, 0, 1_000_000),
-  );
+  const config = loadNluConfig();
+  const store = NluStore.over(deps.store.db, deps.store.dialect);
+  // The list cache is per process; the data version it checks is shared by every process on the store.
+  const service = new NluService(store, new SampleListCache());
+  // Predictions of long texts run on worker threads (a thread starts with the first such prediction); short texts on the event loop.
+  const predictor = createPredictor(config.predictThreads, config.predictInlineChars);
   deps.lifecycle.onClose('nlu-predict-pool', () => predictor.close());
-  const models = new NluModelService(NluStore.over(deps.store.db), new ModelStore(deps.store.db), deps.jobs, deps.blobs, recheckMs, predictor);
+  const models = createNluModels(store, deps, { recheckMs: config.modelRecheckMs, predictor });
   const log = app.log.child({ service: 'nlu' });
   if (deps.config.runWorkers) {
     const { trainer, close: closeTrainer } = threadTrainer();
@@ -76,7 +75,7 @@ export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Prom
       const started = Date.now();
       const about = { job_id: job.id, app_code: job.payload.app, training: job.payload.code, attempt: job.attempts };
       log.info(about, 'nlu training started');
-      const result = await models.runTraining(job.payload, trainer, job.attempts >= job.maxAttempts, ctx);
+      const result = await models.training.runTraining(job.payload, trainer, job.attempts >= job.maxAttempts, ctx);
       log.info({ ...about, ms: Date.now() - started, ...(result as object) }, 'nlu training finished');
       return result;
     };

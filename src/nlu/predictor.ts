@@ -1,9 +1,9 @@
 import os from 'node:os';
 import { PlatformError } from '../platform/http/errors.js';
 import { WorkerPool } from '../platform/pool/index.js';
-import { NluModel, type IntentScore, type NluModelData, type PredictedEntity } from './model/model.js';
-import type { PredictBatch, PredictItem, PredictOutcome } from './model/predict-worker.js';
-import { VIETNAM_OFFSET_MINUTES } from './model/system-entities.js';
+import { NluModel, type IntentScore, type NluModelData, type PredictedEntity } from './engine/model.js';
+import type { PredictBatch, PredictItem, PredictOutcome } from './engine/predict-worker.js';
+import { VIETNAM_OFFSET_MINUTES } from './engine/system-entities.js';
 
 export interface Prediction {
   intents?: IntentScore[];
@@ -134,7 +134,7 @@ export class ThreadPredictor implements Predictor {
 
   constructor(private readonly options: ThreadPredictorOptions) {
     this.pool = new WorkerPool<PredictBatch, PredictOutcome[]>({
-      filename: new URL('./model/predict-worker.js', import.meta.url),
+      filename: new URL('./engine/predict-worker.js', import.meta.url),
       name: 'nlu-predict',
       threads: options.threads,
       maxQueue: options.threads * 2,

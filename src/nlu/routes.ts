@@ -29,8 +29,9 @@ import {
   StatusMessage,
   TrainingSet,
   TrainingSetImportResult,
-} from './schemas.js';
-import type { NluModelService, TrainPart } from './model-service.js';
+} from './api-schemas.js';
+import type { NluModels } from './models.js';
+import type { TrainPart } from './training.js';
 import type { ImportRow, NluService } from './service.js';
 
 const tags = ['NLU training data'];
@@ -56,7 +57,7 @@ function importRows(body: unknown): ImportRow[] {
 
 export interface NluRoutesOptions {
   service: NluService;
-  models: NluModelService;
+  models: NluModels;
   credentials: Credentials;
   /** Body limit of the bulk import endpoints, bytes. */
   importBodyLimit: number;
@@ -264,7 +265,7 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
       (req) => {
         const asked = req.body?.type;
         const part: TrainPart = fixed ?? (asked === 'intent' || asked === 'entity' ? asked : 'all');
-        return models.train(req.appCode, part);
+        return models.training.train(req.appCode, part);
       },
     );
   }
@@ -273,7 +274,7 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
       method,
       url: '/train/status',
       schema: { tags: modelTags, security, response: { 200: TrainStatus } },
-      handler: (req) => models.status(req.appCode),
+      handler: (req) => models.training.status(req.appCode),
     });
   }
   const predictRoutes: [string, TrainPart][] = [
@@ -293,11 +294,11 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
           response: { 200: PredictAnswer },
         },
       },
-      (req) => models.predict(req.appCode, req.body, part),
+      (req) => models.prediction.predict(req.appCode, req.body, part),
     );
   }
   app.get('/settings', { schema: { tags: modelTags, security, response: { 200: Threshold } } }, async (req) => ({
-    threshold: await models.threshold(req.appCode),
+    threshold: await models.prediction.threshold(req.appCode),
   }));
   app.put(
     '/settings',
@@ -310,13 +311,13 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
         response: { 200: Threshold },
       },
     },
-    (req) => models.setThreshold(req.appCode, req.body.threshold),
+    (req) => models.prediction.setThreshold(req.appCode, req.body.threshold),
   );
   app.get('/history', { schema: { tags: modelTags, security, querystring: HistoryQuery, response: { 200: HistoryPage } } }, (req) =>
-    models.listHistory(req.appCode, req.query),
+    models.history.listHistory(req.appCode, req.query),
   );
   app.delete('/history', { schema: { tags: modelTags, security, response: { 200: StatusMessage } } }, async (req) => ({
-    message: `${await models.deleteHistory(req.appCode)} history entries deleted`,
+    message: `${await models.history.deleteHistory(req.appCode)} history entries deleted`,
   }));
   app.delete(
     '/history/:history_id',
@@ -329,14 +330,14 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
       },
     },
     async (req) => {
-      await models.deleteHistory(req.appCode, req.params.history_id);
+      await models.history.deleteHistory(req.appCode, req.params.history_id);
       return deleted('History entry');
     },
   );
 
   // Listed values of keyword entities (Saola extension: the original's dictionaries are not shown)
   app.get('/entity/:label/keywords', { schema: { tags, security, params: EntityLabel, response: { 200: Type.Array(Keyword) } } }, (req) =>
-    models.keywords(req.appCode, req.params.label),
+    service.keywords(req.appCode, req.params.label),
   );
   app.post(
     '/entity/:label/keywords',
@@ -350,13 +351,13 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
         response: { 200: Keyword },
       },
     },
-    (req) => models.putKeyword(req.appCode, req.params.label, req.body),
+    (req) => service.putKeyword(req.appCode, req.params.label, req.body),
   );
   app.delete(
     '/entity/:label/keywords',
     { schema: { tags, security, params: EntityLabel, querystring: Type.Object({ value: Type.String() }), response: { 200: StatusMessage } } },
     async (req) => {
-      await models.deleteKeyword(req.appCode, req.params.label, req.query.value);
+      await service.deleteKeyword(req.appCode, req.params.label, req.query.value);
       return deleted('Keyword');
     },
   );

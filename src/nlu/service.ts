@@ -16,7 +16,7 @@ import type {
   SampleListItem,
   TrainingSet,
   TrainingSetImportResult,
-} from './schemas.js';
+} from './api-schemas.js';
 import { SampleListCache } from './list-cache.js';
 import type { NluStore } from './store.js';
 
@@ -577,6 +577,35 @@ export class NluService {
   }
 
   // Lookups that answer 404 in the catalogue's words
+
+  // Keywords of an entity
+
+  async keywords(app: string, label: string): Promise<{ value: string; synonyms: string[] }[]> {
+    const entity = await this.requireEntity(app, label);
+    return (await this.store.keywordsOfEntity(app, entity.code)).map((k) => ({ value: k.value, synonyms: JSON.parse(k.synonyms) as string[] }));
+  }
+
+  async putKeyword(app: string, label: string, input: { value: string; synonyms?: string[] }): Promise<{ value: string; synonyms: string[] }> {
+    const entity = await this.requireEntity(app, label);
+    const value = input.value.normalize('NFC').trim();
+    if (!value) throw new ServiceError(NluErrors.invalidRequest, 'value must not be empty');
+    const synonyms = [...new Set((input.synonyms ?? []).map((s) => s.normalize('NFC').trim()).filter(Boolean))];
+    // Keyword lists are training data: written with the bump of the data version, as every other write.
+    await this.store.write([app], (store) =>
+      store.upsertKeyword({ code: uuidv7(), app_code: app, entity_code: entity.code, value, synonyms: JSON.stringify(synonyms), created_time: now() }),
+    );
+    return { value, synonyms };
+  }
+
+  async deleteKeyword(app: string, label: string, value: string): Promise<void> {
+    const entity = await this.requireEntity(app, label);
+    await this.store.write([app], async (store) => {
+      // Thrown inside: nothing deleted, so no bump either.
+      if ((await store.deleteKeyword(app, entity.code, value.normalize('NFC').trim())) === 0) {
+        throw new ServiceError(NluErrors.keywordNotFound, `Entity "${label}" lists no value "${value}"`);
+      }
+    });
+  }
 
   private async requireSample(app: string, code: string, store = this.store) {
     const sample = await store.findSample(app, code);

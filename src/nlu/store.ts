@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Kysely, type OnConflictBuilder } from 'kysely'
 import { serviceDb, type Dialect, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
 import type { DataVersionRow, EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, KeywordRow, NluTables, SampleRow } from './schema.js';
-import type { EntitySample, Pagination, SampleListItem } from './schemas.js';
+import type { EntitySample, Pagination, SampleListItem } from './api-schemas.js';
 
 /**
  * Persistence of the training data. Every method is scoped to one

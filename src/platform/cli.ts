@@ -1,3 +1,4 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Migration } from 'kysely';
 import type { Config } from './config.js';
 
@@ -16,3 +17,22 @@ export interface CommandContext {
 export type Command = (ctx: CommandContext) => Promise<number>;
 
 export class CommandUsageError extends Error {}
+
+/**
+ * A command's options and positionals, or the exit code to return: 2 after an unknown or malformed
+ * option (the error and the usage on stderr), 0 after `--help` when the command declares it (the usage on stdout).
+ */
+export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(ctx: CommandContext, usage: string, options: O) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: ctx.args, options, allowPositionals: true });
+  } catch (err) {
+    ctx.stderr(`${(err as Error).message}\n${usage}`);
+    return 2;
+  }
+  if ((parsed.values as Record<string, unknown>).help === true) {
+    ctx.stdout(usage);
+    return 0;
+  }
+  return parsed;
+}

@@ -17,6 +17,8 @@ import type { ServiceDeps } from './deps.js';
 import type { PurgeHook } from './purge.js';
 import type { Metering } from './usage/index.js';
 
+export { ServicePaths } from './service-paths.js';
+
 /** A CLI command of a service: the words that start it, its help line, and the command. */
 export interface ServiceCommand {
   /** Leading words, e.g. `eval face`; the command gets the arguments after them. */
@@ -51,26 +53,6 @@ export interface ServiceModule {
   commands?: readonly ServiceCommand[];
   /** What `app delete --purge` must remove beyond the rows with an `app_code` (blobs, keyed rows). */
   purge?: PurgeHook;
-}
-
-/** Which metered service a request path belongs to, from the modules' prefixes (longest prefix first). */
-export class ServicePaths {
-  private readonly prefixes: readonly [string, string][];
-  readonly names: readonly string[];
-
-  constructor(modules: readonly Pick<ServiceModule, 'name' | 'prefixes'>[]) {
-    this.prefixes = modules.flatMap((m) => m.prefixes.map((p): [string, string] => [p, m.name])).sort((a, b) => b[0].length - a[0].length);
-    this.names = [...new Set(modules.filter((m) => m.prefixes.length > 0).map((m) => m.name))];
-  }
-
-  serviceOf(path: string): string | undefined {
-    for (const [prefix, name] of this.prefixes) if (path.startsWith(prefix)) return name;
-    return undefined;
-  }
-
-  isService(name: string): boolean {
-    return this.names.includes(name);
-  }
 }
 
 /** Every module's migrations as one set; a name two modules both define is a mistake caught at start. */

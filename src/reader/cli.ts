@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { AuthAdminError, Credentials, type Application } from '../platform/auth/credentials.js';
 import { CommandUsageError, type Command } from '../platform/cli.js';
 import { migrateToLatest, openStore } from '../platform/db/database.js';
-import { ReaderSettingsStore, type ReaderAppSettings } from './settings-store.js';
+import { ReaderSettingsStore, type ReaderAppSettings } from './store.js';
 
 const USAGE = `Usage: saola reader features APP on|off|show [--json]
 

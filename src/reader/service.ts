@@ -13,7 +13,7 @@ import { LAYOUTS, type IdCardField } from './layouts.js';
 import { overallScore } from './pipeline/confidence.js';
 import { cardFields, idrItem, NA } from './documents/id-card/answer.js';
 import type { ReadCard } from './pipeline/run.js';
-import type { ReaderSettingsStore } from './settings-store.js';
+import type { ReaderSettingsStore } from './store.js';
 import type { ReadPassport } from './documents/passport/passport.js';
 import type { ReadLicence } from './documents/licence/licence.js';
 import { qualityResult, type QualityResult } from './quality-check.js';
@@ -87,7 +87,7 @@ export class ReaderService {
   }
 
   /** The fraud check's image measurements (fraud-measures.ts), in the worker pool. */
-  private async measureFraud(image: Buffer): Promise<FraudMeasures> {
+  async measureFraud(image: Buffer): Promise<FraudMeasures> {
     const task: ReaderTask = { ...this.imageTask(image), document: 'fraud' };
     const answer = await this.pool.run(task, { transferList: [task.image.buffer] });
     if (answer.document !== 'fraud') throw wrongAnswer(task, answer);

@@ -2,7 +2,7 @@
  * Scoring speech recognition against a reference transcript: Vietnamese text
  * normalisation and word and character error rates. Used by `npm run eval:asr`
  * and `npm run eval:tts -- --asr`. Written apart from the synthesiser's text
- * normaliser (src/speech/tts/normalise.ts) on purpose: a mistake shared by the
+ * normaliser (src/speech/tts/engine/normalise.ts) on purpose: a mistake shared by the
  * two would be invisible in a score that uses both.
  */
 

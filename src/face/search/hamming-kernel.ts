@@ -87,6 +87,8 @@ function fn(locals: [count: number, type: number][], body: number[]): number[] {
 
 const get = (i: number) => [op.localGet, i];
 const set = (i: number) => [op.localSet, i];
+/** local += by */
+const increment = (local: number, by: number) => [...get(local), ...i32(by), op.i32Add, ...set(local)];
 const tee = (i: number) => [op.localTee, i];
 const i32 = (n: number) => [op.i32Const, ...sleb(n)];
 /** memarg: log2 alignment, byte offset. */
@@ -159,14 +161,8 @@ function hammingBody(bytes: number): number[] {
     op.i32Add,
     op.i32Store,
     ...mem(2, 0),
-    ...get(codes),
-    ...i32(bytes),
-    op.i32Add,
-    ...set(codes),
-    ...get(dist),
-    ...i32(2),
-    op.i32Add,
-    ...set(dist),
+    ...increment(codes, bytes),
+    ...increment(dist, 2),
     op.br,
     0,
     op.end,
@@ -199,23 +195,11 @@ function gatherBody(): number[] {
     ...get(i),
     op.i32Store,
     ...mem(2, 0),
-    ...get(out),
-    ...i32(4),
-    op.i32Add,
-    ...set(out),
-    ...get(count),
-    ...i32(1),
-    op.i32Add,
-    ...set(count),
+    ...increment(out, 4),
+    ...increment(count, 1),
     op.end,
-    ...get(i),
-    ...i32(1),
-    op.i32Add,
-    ...set(i),
-    ...get(dist),
-    ...i32(2),
-    op.i32Add,
-    ...set(dist),
+    ...increment(i, 1),
+    ...increment(dist, 2),
     op.br,
     0,
     op.end,

@@ -1,5 +1,3 @@
-import type { QuotaRow, UsageRow } from '../usage/store.js';
-
 /**
  * Row types of the platform's tables (services declare theirs in their own `schema.ts`), as Kysely sees them. Ids are text, timestamps are
  * ISO-8601 text, so both SQLite and PostgreSQL store them the same way.
@@ -43,6 +41,27 @@ export interface JobRow {
   result: string | null;
   last_error: string | null;
   created_time: string;
+  updated_time: string;
+}
+
+/** One day's requests of an application to one endpoint with one status; `b0`..`b24` are the latency histogram's buckets. */
+export interface UsageRow {
+  app_code: string;
+  day: string;
+  service: string;
+  endpoint: string;
+  status: number;
+  count: number;
+  latency_sum_ms: number;
+  latency_max_ms: number;
+  [bucket: `b${number}`]: number;
+}
+
+export interface QuotaRow {
+  app_code: string;
+  service: string;
+  per_minute: number | null;
+  per_day: number | null;
   updated_time: string;
 }
 

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, onRequestHookHandler } from 'fastify';
-import type { ServicePaths } from '../service-module.js';
+import type { ServicePaths } from '../service-paths.js';
 import { PlatformError } from './errors.js';
 
 export interface OverloadSettings {

@@ -3,10 +3,11 @@ import type { ServiceDeps } from '../deps.js';
 import { PlatformError } from '../http/errors.js';
 import { MemoryQuotaCounter, QuotaGate, type QuotaCounter } from './quota.js';
 import { UsageRecorder } from './recorder.js';
-import type { ServicePaths } from '../service-module.js';
+import type { ServicePaths } from '../service-paths.js';
 import { UsageStore } from './store.js';
 
-export { UsageStore, utcDay, type UsageReport, type QuotaRow } from './store.js';
+export type { QuotaRow } from '../db/schema.js';
+export { UsageStore, utcDay, type UsageReport } from './store.js';
 export { usageMigrations } from './migrations.js';
 
 export interface Metering {

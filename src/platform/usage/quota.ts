@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
-import { utcDay, type QuotaRow, type UsageStore } from './store.js';
+import type { QuotaRow } from '../db/schema.js';
+import { utcDay, type UsageStore } from './store.js';
 
 /** One fixed window's counter: counts a hit unless it would pass the limit. */
 export interface QuotaCounter {

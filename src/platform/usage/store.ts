@@ -1,26 +1,7 @@
 import { sql } from 'kysely';
 import type { Store } from '../db/database.js';
+import type { QuotaRow, UsageRow } from '../db/schema.js';
 import { BUCKET_COLUMNS, BUCKET_COUNT, quantileMs } from './histogram.js';
-
-export interface UsageRow {
-  app_code: string;
-  day: string;
-  service: string;
-  endpoint: string;
-  status: number;
-  count: number;
-  latency_sum_ms: number;
-  latency_max_ms: number;
-  [bucket: `b${number}`]: number;
-}
-
-export interface QuotaRow {
-  app_code: string;
-  service: string;
-  per_minute: number | null;
-  per_day: number | null;
-  updated_time: string;
-}
 
 /** One aggregated slice of usage, as the CLI, the admin API and the console show it. */
 export interface UsageLine {

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import type { Command } from '../../platform/cli.js';
+import { parseCommandArgs, type Command } from '../../platform/cli.js';
 import { loadAsrSettings } from './config.js';
 import { installFolder, safeModelName, writeJsonAtomic } from '../models.js';
 import { ACTIVE, MANIFEST, MODEL_KINDS, ModelError, detectModel, probeModel, type ModelKind } from './model.js';
@@ -16,29 +15,16 @@ to pick it up. SAOLA_ASR_MODEL, when set, still wins over the installed model.
 
 /** `saola models add asr <path>`: install a recognition model and make it active. */
 export const asrModelsCommand: Command = async (ctx) => {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: ctx.args,
-      allowPositionals: true,
-      options: {
-        name: { type: 'string' },
-        kind: { type: 'string' },
-        force: { type: 'boolean', default: false },
-        'no-activate': { type: 'boolean', default: false },
-        'skip-probe': { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    });
-  } catch (err) {
-    ctx.stderr(`${(err as Error).message}\n${USAGE}`);
-    return 2;
-  }
+  const parsed = parseCommandArgs(ctx, USAGE, {
+    name: { type: 'string' },
+    kind: { type: 'string' },
+    force: { type: 'boolean', default: false },
+    'no-activate': { type: 'boolean', default: false },
+    'skip-probe': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  });
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    ctx.stdout(USAGE);
-    return 0;
-  }
   if (positionals.length !== 1) {
     ctx.stderr(USAGE);
     return 2;

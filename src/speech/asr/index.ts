@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServiceDeps } from '../../platform/deps.js';
 import { loadAsrSettings, type AsrSettings } from './config.js';
-import { FfmpegDecoder, type AudioDecoder } from './decode.js';
-import { SherpaEngine, type SpeechEngine } from './engine.js';
+import { FfmpegDecoder, type AudioDecoder } from './engine/decode.js';
+import { SherpaEngine, type SpeechEngine } from './engine/index.js';
 import { asrRoutes } from './routes.js';
 import { AsrService } from './service.js';
-import { sileroAvailable } from './vad.js';
+import { sileroAvailable } from './engine/vad.js';
 
 /** Composition root of speech to text: wires the decoder, the engine and the service. */
 export function createAsrService(settings: AsrSettings, engine: SpeechEngine, decoder: () => Promise<AudioDecoder>): AsrService {

@@ -1,7 +1,7 @@
 import { PlatformError, ServiceError } from '../../platform/http/errors.js';
 import { PoolTimeoutError } from '../../platform/pool/index.js';
-import { AudioDecodeError, type AudioDecoder } from './decode.js';
-import type { SpeechEngine } from './engine.js';
+import { AudioDecodeError, type AudioDecoder } from './engine/decode.js';
+import type { SpeechEngine } from './engine/index.js';
 import { AsrErrors } from './errors.js';
 
 export interface Recognition {

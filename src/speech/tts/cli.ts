@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import type { Command } from '../../platform/cli.js';
+import { parseCommandArgs, type Command } from '../../platform/cli.js';
 import { ModelError, installFolder, safeModelName } from '../models.js';
 import { TTS_MANIFEST, detectVitsModel, installedTtsModels, probeVitsModel, readVoiceMap, ttsModelsDir, writeVoiceMap, type VoiceMap } from './models.js';
 import { ALL_VOICES, VOICE_INFO, parseVoice, type Voice } from './voices.js';
@@ -40,28 +39,15 @@ export function parseVoiceList(raw: string): VoiceChoice[] | string {
 
 /** `saola models add tts <folder> --voice ...`: install a voice model and map voices to it. */
 export const ttsModelsAddCommand: Command = async (ctx) => {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: ctx.args,
-      allowPositionals: true,
-      options: {
-        voice: { type: 'string' },
-        name: { type: 'string' },
-        force: { type: 'boolean', default: false },
-        'skip-probe': { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    });
-  } catch (err) {
-    ctx.stderr(`${(err as Error).message}\n${USAGE}`);
-    return 2;
-  }
+  const parsed = parseCommandArgs(ctx, USAGE, {
+    voice: { type: 'string' },
+    name: { type: 'string' },
+    force: { type: 'boolean', default: false },
+    'skip-probe': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  });
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    ctx.stdout(USAGE);
-    return 0;
-  }
   if (positionals.length !== 1 || values.voice === undefined) {
     ctx.stderr(USAGE);
     return 2;

@@ -2,15 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { ServiceDeps } from '../../platform/deps.js';
 import { WorkerPool } from '../../platform/pool/index.js';
 import { loadTtsConfig, type TtsConfig } from './config.js';
-import { FfmpegMp3Encoder, LameMp3Encoder, type Mp3Encoder } from './encode.js';
+import { FfmpegMp3Encoder, LameMp3Encoder, type Mp3Encoder } from './engine/encode.js';
 import { startTtsWorkers } from './jobs.js';
 import { ttsModelsDir } from './models.js';
-import { VoiceEngines } from './neural.js';
+import { VoiceEngines } from './engine/neural.js';
 import { ttsRoutes } from './routes.js';
 import { CALLBACK_QUEUE, SYNTHESIS_QUEUE, TtsService } from './service.js';
 import { TtsStore } from './store.js';
-import { NativeEspeakEngine, WasmEspeakEngine, onPath, type SpeechEngine } from './synthesise.js';
-import type { WorkerResult, WorkerTask } from './worker.js';
+import { NativeEspeakEngine, WasmEspeakEngine, onPath, type SpeechEngine } from './engine/synthesise.js';
+import type { WorkerResult, WorkerTask } from './engine/worker.js';
 
 export interface TtsEngines {
   /** eSpeak NG, for every voice without an installed model. */
@@ -36,7 +36,7 @@ export async function openTtsEngines(
   const getPool = () =>
     (workerPool ??= new WorkerPool<WorkerTask, WorkerResult>({
       // The pool finds worker.ts under tsx and worker.js once compiled.
-      filename: new URL('./worker.js', import.meta.url),
+      filename: new URL('./engine/worker.js', import.meta.url),
       name: 'tts',
       threads: pool.threads,
       maxQueue: pool.maxQueue,

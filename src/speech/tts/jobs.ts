@@ -7,11 +7,11 @@ import type { BlobStore } from '../../platform/blobs/store.js';
 import { PermanentJobError, type Job, type JobContext, type JobQueue, type Worker } from '../../platform/jobs/queue.js';
 import { deliverCallback, type CallbackJob } from './callback.js';
 import type { TtsConfig } from './config.js';
-import { pcmToWav, type Mp3Encoder } from './encode.js';
+import { pcmToWav, type Mp3Encoder } from './engine/encode.js';
 import { CALLBACK_QUEUE, SYNTHESIS_QUEUE, type SynthesisJobPayload } from './service.js';
 import type { TtsStore } from './store.js';
-import type { VoiceEngines } from './neural.js';
-import { synthesiseText, type SpeechEngine } from './synthesise.js';
+import type { VoiceEngines } from './engine/neural.js';
+import { synthesiseText, type SpeechEngine } from './engine/synthesise.js';
 import { CONTENT_TYPES, voiceInfo, wordsPerMinute, type AudioFormat } from './voices.js';
 
 export interface TtsJobDeps {

@@ -7,7 +7,7 @@ import type { JobQueue, JobStatus } from '../../platform/jobs/queue.js';
 import { checkCallbackUrl } from './callback.js';
 import type { TtsConfig } from './config.js';
 import { TtsErrors } from './errors.js';
-import { hasSpeech, normaliseText } from './normalise.js';
+import { hasSpeech, normaliseText } from './engine/normalise.js';
 import type { TtsRequestRow } from './schema.js';
 import type { TtsStore } from './store.js';
 import { parseFormat, parseSpeed, parseVoice, type AudioFormat, type Voice } from './voices.js';

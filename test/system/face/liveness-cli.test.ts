@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { chooseThreshold, livenessEvalCommand, thresholdCurve } from '../../../src/liveness/cli.js';
-import { LivenessThresholds } from '../../../src/liveness/thresholds.js';
+import { LivenessThresholds } from '../../../src/liveness/store.js';
 import { migrations } from '../../../src/services.js';
 import { CommandUsageError } from '../../../src/platform/cli.js';
 import { loadConfig } from '../../../src/platform/config.js';

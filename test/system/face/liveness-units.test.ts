@@ -1,20 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LivenessErrors } from '../../../src/liveness/errors.js';
-import { antispoofCrop, antispoofTensor, liveProbability } from '../../../src/liveness/antispoof.js';
+import { antispoofCrop, antispoofTensor, liveProbability } from '../../../src/liveness/engine/antispoof.js';
 import sharp from 'sharp';
-import { countBlinks, decide, evidence, FUSION } from '../../../src/liveness/fusion.js';
-import { fitHomography, homographyResidual, nonRigidity } from '../../../src/liveness/motion.js';
-import { eyeCover, eyesCovered, type EyeCover } from '../../../src/liveness/occlusion.js';
-import { asymmetryToYaw, boxYaw, contourYaw, cylinderAsymmetry, estimateYaw } from '../../../src/liveness/pose.js';
+import { countBlinks, decide, evidence, FUSION } from '../../../src/liveness/engine/fusion.js';
+import { fitHomography, homographyResidual, nonRigidity } from '../../../src/liveness/engine/motion.js';
+import { eyeCover, eyesCovered, type EyeCover } from '../../../src/liveness/engine/occlusion.js';
+import { asymmetryToYaw, boxYaw, contourYaw, cylinderAsymmetry, estimateYaw } from '../../../src/liveness/engine/pose.js';
 import { renderV2, renderV3 } from '../../../src/liveness/responses.js';
-import { SCENE, sceneFollowsFace } from '../../../src/liveness/scene.js';
-import { inRuns, judge, type VerdictRules } from '../../../src/liveness/verdict.js';
-import { frameSize, parseHeader, readHeader, VideoInputError } from '../../../src/liveness/video.js';
+import { SCENE, sceneFollowsFace } from '../../../src/liveness/engine/scene.js';
+import { inRuns, judge, type VerdictRules } from '../../../src/liveness/engine/verdict.js';
+import { frameSize, parseHeader, readHeader, VideoInputError } from '../../../src/liveness/engine/video.js';
 import { locateFfmpeg, withTempFile } from '../../../src/platform/media/ffmpeg.js';
 import { fixture } from '../../../fixtures/faces/photos.js';
 import { animate, faceOverRoom, scene } from '../../../fixtures/videos/liveness.js';
-import type { FrameResult, LivenessAnalysis } from '../../../src/liveness/worker.js';
+import type { FrameResult, LivenessAnalysis } from '../../../src/liveness/engine/worker.js';
 import { seededRandom } from '../../../src/platform/random.js';
 
 const MP4 = `Input #0, mov,mp4,m4a,3gp,3g2,mj2, from '/tmp/x/upload':
@@ -214,8 +214,8 @@ describe('liveness: the scene cue on generated videos (decoded and analysed as t
   const analyse = async (video: Buffer) => {
     const { loadFaceConfig } = await import('../../../src/face/config.js');
     const { loadLivenessConfig } = await import('../../../src/liveness/config.js');
-    const { LivenessEngine } = await import('../../../src/liveness/engine.js');
-    const { decodeFrames } = await import('../../../src/liveness/video.js');
+    const { LivenessEngine } = await import('../../../src/liveness/engine/index.js');
+    const { decodeFrames } = await import('../../../src/liveness/engine/video.js');
     const cfg = loadFaceConfig(process.env, 1);
     const lcfg = { ...loadLivenessConfig(process.env, 1), threads: 1 };
     const engine = new LivenessEngine(cfg, lcfg, { maxQueue: 2, timeoutMs: 120_000 });
@@ -586,7 +586,7 @@ describe('liveness: dark glasses on the aligned face', () => {
 
 describe('liveness: committed anti-spoof models', () => {
   it('loads both MiniFASNets verified, and refuses an altered copy', async () => {
-    const { loadLivenessAntispoof, LIVENESS_ANTISPOOF, livenessModelDir } = await import('../../../src/liveness/models.js');
+    const { loadLivenessAntispoof, LIVENESS_ANTISPOOF, livenessModelDir } = await import('../../../src/liveness/engine/models.js');
     const { createHash } = await import('node:crypto');
     for (const which of ['v2', 'v1se'] as const) {
       assert.equal(createHash('sha256').update(loadLivenessAntispoof(which)).digest('hex'), LIVENESS_ANTISPOOF[which].sha256);

@@ -18,7 +18,7 @@ import { loadConfig, type Config } from '../../../src/platform/config.js';
 import { openStore } from '../../../src/platform/db/database.js';
 import { fsBlobKeys, migrateStoreCommand } from '../../../src/platform/db/migrate-store.js';
 import { readerFeaturesCommand } from '../../../src/reader/cli.js';
-import { LivenessThresholds } from '../../../src/liveness/thresholds.js';
+import { LivenessThresholds } from '../../../src/liveness/store.js';
 import { quotaCommand } from '../../../src/usage-cli.js';
 import { startTestApp, type TestApp, type Tenant } from '../../../fixtures/servers/app.js';
 import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';

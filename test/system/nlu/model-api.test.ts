@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { ModelStore, TrainState, type ModelRow } from '../../../src/nlu/model-store.js';
-import { NluModelService, type Trainer } from '../../../src/nlu/model-service.js';
+import { createNluModels } from '../../../src/nlu/index.js';
+import type { Trainer } from '../../../src/nlu/training.js';
 import { NluStore } from '../../../src/nlu/store.js';
-import { trainModel } from '../../../src/nlu/model/model.js';
+import { trainModel } from '../../../src/nlu/engine/model.js';
 import { purgeApplication } from '../../../src/platform/purge.js';
 import { purgeHooks } from '../../../src/services.js';
 import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
@@ -198,16 +199,16 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
         reads++;
         return everything(app);
       };
-      const service = new NluModelService(store, new ModelStore(t.deps.store.db), t.deps.jobs, t.deps.blobs);
-      assert.equal((await service.status(t.appCode)).trainable, false, 'just trained');
-      assert.equal((await service.status(t.appCode)).trainable, false);
+      const service = createNluModels(store, t.deps);
+      assert.equal((await service.training.status(t.appCode)).trainable, false, 'just trained');
+      assert.equal((await service.training.status(t.appCode)).trainable, false);
       assert.equal(reads, 1, 'the second status read the data version only');
       // A listed value is training data: adding one (through the API, another service) makes the data new.
       assert.equal((await api('POST', '/api/v3/entity/city/keywords', { value: 'Cần Thơ', synonyms: ['ct'] })).status, 200);
-      assert.equal((await service.status(t.appCode)).trainable, true);
+      assert.equal((await service.training.status(t.appCode)).trainable, true);
       assert.equal(reads, 2);
       assert.equal((await api('DELETE', `/api/v3/entity/city/keywords?value=${encodeURIComponent('Cần Thơ')}`)).status, 200);
-      const back = await service.status(t.appCode);
+      const back = await service.training.status(t.appCode);
       assert.equal(back.trainable, false, 'the data the model learnt from again');
       assert.equal((await api('GET', '/api/v3/train/status')).body.trainable, false, 'the server says the same');
       assert.equal(reads, 3);
@@ -326,7 +327,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
     test('state machine: waiting, training, success; a failed training keeps the previous model', async () => {
       // A second service on the same store with a trainer held at a gate, so each state can be seen.
       const models = new ModelStore(t.deps.store.db);
-      const service = new NluModelService(NluStore.over(t.deps.store.db), models, t.deps.jobs, t.deps.blobs);
+      const service = createNluModels(NluStore.over(t.deps.store.db, t.deps.store.dialect), t.deps);
       const before = (await models.currentModel(t.appCode))!;
       const tenant = t.appCode;
       const row = await insertWaiting(tenant, { message: '', running_app: null });
@@ -337,7 +338,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
         await gate;
         throw new Error('engine exploded');
       };
-      const run = service.runTraining({ app: tenant, code: row.code }, failing, true).catch((e: Error) => e);
+      const run = service.training.runTraining({ app: tenant, code: row.code }, failing, true).catch((e: Error) => e);
       await waitFor(
         'training state',
         () => api('GET', '/api/v3/train/status'),
@@ -351,7 +352,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       assert.equal((await models.currentModel(tenant))!.code, before.code, 'the last good model stays in use');
       assert.equal((await api('POST', '/api/v3/predict', { content: 'xin chào' })).status, 200);
       // Running it again (the queue delivers at least once) leaves a finished request alone.
-      assert.deepEqual(await service.runTraining({ app: tenant, code: row.code }, failing, true), { skipped: true });
+      assert.deepEqual(await service.training.runTraining({ app: tenant, code: row.code }, failing, true), { skipped: true });
 
       // A request left "training" by a worker killed on its last attempt does not block the application for ever.
       const stale: ModelRow = {
@@ -374,7 +375,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
 
     test('a running training shows how far it is: train/status, the job object, its message; 100 once done', async () => {
       const models = new ModelStore(t.deps.store.db);
-      const service = new NluModelService(NluStore.over(t.deps.store.db), models, t.deps.jobs, t.deps.blobs);
+      const service = createNluModels(NluStore.over(t.deps.store.db, t.deps.store.dialect), t.deps);
       const tenant = t.appCode;
       const row = await insertWaiting(tenant);
       let release!: () => void;
@@ -384,7 +385,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
         await gate;
         return JSON.stringify(trainModel(request));
       };
-      const run = service.runTraining({ app: tenant, code: row.code }, held, true);
+      const run = service.training.runTraining({ app: tenant, code: row.code }, held, true);
       const seen = await waitFor(
         'progress',
         () => api('GET', '/api/v3/train/status'),

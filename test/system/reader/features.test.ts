@@ -15,7 +15,7 @@ import { Credentials } from '../../../src/platform/auth/credentials.js';
 import { CommandUsageError } from '../../../src/platform/cli.js';
 import { loadConfig, type Config } from '../../../src/platform/config.js';
 import { readerFeaturesCommand } from '../../../src/reader/cli.js';
-import { ReaderSettingsStore } from '../../../src/reader/settings-store.js';
+import { ReaderSettingsStore } from '../../../src/reader/store.js';
 import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
 import { useMigratedStore } from '../../support/store.js';
 import { fixture, postForm, truth } from '../../support/reader/helpers.js';

@@ -18,7 +18,7 @@ import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
 import { uuidv7 } from 'uuidv7';
 import { appScopedTables } from '../../../src/platform/purge.js';
-import { LivenessThresholds } from '../../../src/liveness/thresholds.js';
+import { LivenessThresholds } from '../../../src/liveness/store.js';
 import { UsageStore, utcDay } from '../../../src/platform/usage/index.js';
 import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
 import { call } from '../../support/http.js';

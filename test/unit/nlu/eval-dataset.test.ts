@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { generateDataset, INTENTS, paraphraseOverlap } from '../../../bench/nlu-dataset.js';
+import { generateDataset, INTENTS, paraphraseOverlap } from '../../../fixtures/nlu/dataset.js';
 
 // The generated set of `npm run eval:nlu` measures something only if its held-out paraphrases can be learnt.
 describe('NLU evaluation dataset', () => {

@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { generateDataset, type EntitySpec } from '../../../bench/nlu-dataset.js';
-import { FEATURE_SETS, FeatureIndex, featureStrings, Vocabulary, type EntityMask } from '../../../src/nlu/model/features.js';
-import { scores, softmaxInPlace, type LinearModel } from '../../../src/nlu/model/linear.js';
-import {
-  foldedView,
-  intentFeatures,
-  NluModel,
-  sentenceOf,
-  trainModel,
-  viewOf,
-  writtenView,
-  type EntityDefinition,
-  type NluModelData,
-} from '../../../src/nlu/model/model.js';
-import { KeywordDictionary } from '../../../src/nlu/model/dictionary.js';
-import { seededRandom } from '../../../src/nlu/model/random.js';
-import { systemEntities, VIETNAM_OFFSET_MINUTES } from '../../../src/nlu/model/system-entities.js';
-import { PerceptronTagger } from '../../../src/nlu/model/tagger.js';
-import { prepare } from '../../../src/nlu/model/text.js';
+import { generateDataset, type EntitySpec } from '../../../fixtures/nlu/dataset.js';
+import { FeatureIndex, featureStrings, Vocabulary, type EntityMask } from '../../../src/nlu/engine/features.js';
+import { scores, softmaxInPlace, type LinearModel } from '../../../src/nlu/engine/linear.js';
+import { intentFeatures, NluModel, sentenceOf, trainModel, viewedFeatures, type EntityDefinition, type NluModelData } from '../../../src/nlu/engine/model.js';
+import { KeywordDictionary } from '../../../src/nlu/engine/dictionary.js';
+import { seededRandom } from '../../../src/nlu/engine/random.js';
+import { systemEntities, VIETNAM_OFFSET_MINUTES } from '../../../src/nlu/engine/system-entities.js';
+import { PerceptronTagger } from '../../../src/nlu/engine/tagger.js';
+import { prepare } from '../../../src/nlu/engine/text.js';
 
 // Prediction reads features as ids straight from the compiled vocabulary (`FeatureIndex`); these tests hold it to the
 // straightforward path it replaced: feature strings, looked up in the vocabulary, scored.
@@ -60,18 +50,15 @@ function decode(text: string): Float32Array {
 /** The string path: feature strings (with the tagger's free-text spans the model masks), the view, the vocabulary's lookup. */
 function referenceIntents(model: NluModelData, text: string) {
   const intent = model.intent!;
-  const set = FEATURE_SETS[intent.featureSet];
   const prepared = prepare(text);
   const dictionary = intent.keywords.length > 0 ? new KeywordDictionary(intent.keywords) : undefined;
   const freeText = new NluModel(model).freeTextMasks(prepared, systemEntities(prepared, { now: new Date(0), offsetMinutes: VIETNAM_OFFSET_MINUTES }));
   const vocabulary = new Vocabulary(intent.vocabulary);
   // `known`: what a model with `strictMarks` asks of its vocabulary (marked syllables never seen lose their folded features).
-  const strings = intentFeatures(prepared, intent.featureSet, dictionary, undefined, freeText, (f) => vocabulary.index.has(f));
-  const view = viewOf(prepared, set);
-  const ids = vocabulary.lookup(view === 'folded' ? foldedView(strings) : view === 'written' ? writtenView(strings) : strings);
+  const strings = intentFeatures(prepared, dictionary, undefined, freeText, (f) => vocabulary.index.has(f));
+  const ids = vocabulary.lookup(viewedFeatures(prepared, strings));
   if (ids.length === 0) return { ids, ranked: [] };
   const linear: LinearModel = {
-    kind: intent.kind,
     classes: intent.labels.length,
     features: intent.vocabulary.length,
     weights: decode(intent.weights),
@@ -92,12 +79,12 @@ describe('NLU prediction fast path', () => {
   });
   const model = new NluModel(trained);
 
-  test('the compiled vocabulary gives the ids of the feature strings, same order, duplicates removed, for every feature set', () => {
+  test('the compiled vocabulary gives the ids of the feature strings, same order, duplicates removed', () => {
     const random = seededRandom(99);
-    for (const [name, set] of Object.entries(FEATURE_SETS)) {
+    {
       // A vocabulary from half the sentences, so the other half meets unseen features.
       const vocabulary = new Vocabulary();
-      for (const text of sentences.filter((_, i) => i % 2 === 0)) for (const f of featureStrings(text, set)) vocabulary.add(f);
+      for (const text of sentences.filter((_, i) => i % 2 === 0)) for (const f of featureStrings(text)) vocabulary.add(f);
       const index = new FeatureIndex(vocabulary.entries());
       let compared = 0;
       for (const text of [...sentences, ...edges]) {
@@ -110,10 +97,9 @@ describe('NLU prediction fast path', () => {
           masks.push([{ entity: 'city', first, last }], [{ entity: 'city', first, last, hide: true }]);
         }
         for (const m of masks) {
-          const strings = featureStrings(prepared, set, m, (f) => vocabulary.index.has(f));
-          assert.deepEqual(index.ids(prepared, set, m), vocabulary.lookup(strings), `${name}: ${text}`);
-          assert.deepEqual(index.ids(prepared, set, m, 'folded'), vocabulary.lookup(foldedView(strings)), `${name}, folded only: ${text}`);
-          assert.deepEqual(index.ids(prepared, set, m, 'written'), vocabulary.lookup(writtenView(strings)), `${name}, written only: ${text}`);
+          const strings = featureStrings(prepared, m, (f) => vocabulary.index.has(f));
+          assert.deepEqual(index.ids(prepared, m), vocabulary.lookup(strings), text);
+          assert.deepEqual(index.ids(prepared, m, 'folded'), vocabulary.lookup(viewedFeatures(prepare('dat ve'), strings)), `folded only: ${text}`);
           compared++;
         }
       }
@@ -121,31 +107,9 @@ describe('NLU prediction fast path', () => {
     }
   });
 
-  test('intents and confidences equal the straightforward path on generated sentences (written, no diacritics, slang and typos), for the default, views and the default before', () => {
-    // The default model (free-text values masked by the tagger's spans), and one that learnt the written and folded views apart.
-    const views = trainModel({
-      examples: data.train.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities })),
-      entities: definitions,
-      parts: { intent: true, entity: true },
-      options: { holdout: 0, featureSet: 'weightedViews', maskFreeText: false },
-    });
-    // A model saved with the default before (no tone keys, no strict marks) reads as it was trained, from its JSON.
-    const before = JSON.parse(
-      JSON.stringify(
-        trainModel({
-          examples: data.train.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities })),
-          entities: definitions,
-          parts: { intent: true, entity: true },
-          options: { holdout: 0, featureSet: 'weightedWithinMasked', linear: { l2: 1e-4 } },
-        }),
-      ),
-    ) as NluModelData;
+  test('intents and confidences equal the straightforward path on generated sentences (written, no diacritics, slang and typos)', () => {
     assert.equal(trained.intent!.featureSet, 'weightedWithinMaskedStrictGrams');
-    for (const [data, loaded] of [
-      [trained, model],
-      [views, new NluModel(views)],
-      [before, new NluModel(before)],
-    ] as const) {
+    for (const [data, loaded] of [[trained, model]] as const) {
       let withIntents = 0;
       for (const text of [...sentences, ...edges]) {
         const reference = referenceIntents(data, text);
@@ -167,12 +131,11 @@ describe('NLU prediction fast path', () => {
       examples: data.train.map((s) => ({ text: s.text, intent: s.intent, entities: s.entities })),
       entities: definitions,
       parts: { intent: true, entity: true },
-      options: { holdout: 0, maskFreeText: true },
+      options: { holdout: 0 },
     });
     const intent = masked.intent!;
     const index = new FeatureIndex(intent.vocabulary);
     const vocabulary = new Vocabulary(intent.vocabulary);
-    const set = FEATURE_SETS[intent.featureSet];
     for (const s of data.test.written) {
       const prepared = prepare(s.text);
       // The gold spans stand for the tagger's: the masks a prediction may be given.
@@ -183,8 +146,8 @@ describe('NLU prediction fast path', () => {
         })
         .filter((m): m is EntityMask => m !== undefined)
         .slice(0, 1);
-      const strings = featureStrings(prepared, set, masks, (f) => vocabulary.index.has(f));
-      assert.deepEqual(index.ids(prepared, set, masks), vocabulary.lookup(strings), s.text);
+      const strings = featureStrings(prepared, masks, (f) => vocabulary.index.has(f));
+      assert.deepEqual(index.ids(prepared, masks), vocabulary.lookup(strings), s.text);
     }
     // And the whole prediction runs (the tagger's masks, not the gold ones).
     assert.ok(new NluModel(masked).intents(data.test.written[0]!.text).length > 0);

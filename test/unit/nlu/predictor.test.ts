@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { PlatformError } from '../../../src/platform/http/errors.js';
-import { trainModel } from '../../../src/nlu/model/model.js';
+import { trainModel } from '../../../src/nlu/engine/model.js';
 import { createPredictor, defaultPredictThreads, InlinePredictor, ThreadPredictor, type Prediction } from '../../../src/nlu/predictor.js';
 
 const NOW = Date.UTC(2026, 7, 14, 3, 0, 0);

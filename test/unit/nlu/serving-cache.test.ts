@@ -13,8 +13,9 @@ import { FsBlobStore } from '../../../src/platform/blobs/fs-store.js';
 import { SqlJobQueue } from '../../../src/platform/jobs/sql-queue.js';
 import { Credentials } from '../../../src/platform/auth/credentials.js';
 import { ServiceError } from '../../../src/platform/http/errors.js';
-import { trainModel } from '../../../src/nlu/model/model.js';
-import { KEPT_MODEL_VERSIONS, NluModelService, type Trainer } from '../../../src/nlu/model-service.js';
+import { trainModel } from '../../../src/nlu/engine/model.js';
+import { createNluModels, type NluModels } from '../../../src/nlu/index.js';
+import { KEPT_MODEL_VERSIONS, type Trainer } from '../../../src/nlu/training.js';
 import { InlinePredictor } from '../../../src/nlu/predictor.js';
 import { ModelStore, type ModelRow } from '../../../src/nlu/model-store.js';
 import { NluService } from '../../../src/nlu/service.js';
@@ -36,7 +37,7 @@ describe('NLU prediction: model and threshold kept per application', () => {
   let app: string;
   const service = (recheckMs: number) => {
     const s = store();
-    return new NluModelService(NluStore.over(s.db), new ModelStore(s.db), new SqlJobQueue(s), new FsBlobStore(blobDir), recheckMs);
+    return createNluModels(NluStore.over(s.db, s.dialect), { store: s, jobs: new SqlJobQueue(s), blobs: new FsBlobStore(blobDir) }, { recheckMs });
   };
 
   before(async () => {
@@ -51,40 +52,40 @@ describe('NLU prediction: model and threshold kept per application', () => {
   test('a model trained elsewhere: used after the bound, or at once after train/status saw it', async () => {
     const here = service(60_000);
     const elsewhere = service(60_000);
-    await assert.rejects(here.predict(app, { content: 'xin chào' }, 'all'), (err) => err instanceof ServiceError && err.entry.code === 'MODEL_NOT_TRAINED');
+    await assert.rejects(here.prediction.predict(app, { content: 'xin chào' }, 'all'), (err) => err instanceof ServiceError && err.entry.code === 'MODEL_NOT_TRAINED');
 
-    const queued = await elsewhere.train(app, 'all');
-    await elsewhere.runTraining({ app, code: queued.status[0]!.code }, trainer, true);
+    const queued = await elsewhere.training.train(app, 'all');
+    await elsewhere.training.runTraining({ app, code: queued.status[0]!.code }, trainer, true);
     // Elsewhere, where it was trained, it is used at once.
-    assert.equal((await elsewhere.predict(app, { content: 'xin chào bạn' }, 'intent')).data.intents?.[0]?.label, 'greeting');
+    assert.equal((await elsewhere.prediction.predict(app, { content: 'xin chào bạn' }, 'intent')).data.intents?.[0]?.label, 'greeting');
     // Here, "no model" was read less than the bound ago: still no model (no query per prediction)...
-    await assert.rejects(here.predict(app, { content: 'xin chào' }, 'all'), (err) => err instanceof ServiceError && err.entry.code === 'MODEL_NOT_TRAINED');
+    await assert.rejects(here.prediction.predict(app, { content: 'xin chào' }, 'all'), (err) => err instanceof ServiceError && err.entry.code === 'MODEL_NOT_TRAINED');
     // ...until train/status, which reads the newest model anyway, sees a newer one than predictions use.
-    const status = await here.status(app);
+    const status = await here.training.status(app);
     assert.equal(status.status, 2);
-    assert.equal((await here.predict(app, { content: 'tạm biệt nhé' }, 'intent')).data.intents?.[0]?.label, 'goodbye');
+    assert.equal((await here.prediction.predict(app, { content: 'tạm biệt nhé' }, 'intent')).data.intents?.[0]?.label, 'goodbye');
 
     // A process that only predicts picks it up within its bound.
     const short = service(150);
-    assert.equal((await short.predict(app, { content: 'trời mưa không' }, 'intent')).data.intents?.[0]?.label, 'weather');
+    assert.equal((await short.prediction.predict(app, { content: 'trời mưa không' }, 'intent')).data.intents?.[0]?.label, 'weather');
   });
 
   test('a threshold set elsewhere is used within the bound; one set here at once', async () => {
     const short = service(200);
     const elsewhere = service(200);
-    const ask = async (s: NluModelService) => (await s.predict(app, { content: 'thời tiết hôm nay' }, 'intent')).data.intents!.length;
-    await elsewhere.setThreshold(app, 0.5);
+    const ask = async (s: NluModels) => (await s.prediction.predict(app, { content: 'thời tiết hôm nay' }, 'intent')).data.intents!.length;
+    await elsewhere.prediction.setThreshold(app, 0.5);
     await sleep(250);
     assert.ok((await ask(short)) <= 1, 'at 0.5 at most one of three intents is listed');
-    await elsewhere.setThreshold(app, 0);
+    await elsewhere.prediction.setThreshold(app, 0);
     // Within the bound: the threshold it read (0.5) still applies.
     assert.ok((await ask(short)) <= 1);
     await sleep(250);
     assert.equal(await ask(short), 3, 'at 0 every intent is listed');
     // Set in this process: the next prediction uses it.
-    await short.setThreshold(app, 0.5);
+    await short.prediction.setThreshold(app, 0.5);
     assert.ok((await ask(short)) <= 1);
-    await short.setThreshold(app, 0);
+    await short.prediction.setThreshold(app, 0);
     assert.equal(await ask(short), 3);
   });
 
@@ -95,7 +96,7 @@ describe('NLU prediction: model and threshold kept per application', () => {
     const rows = ROWS.flatMap(([intent, samples]) => samples.map((sample) => ({ intent, sample })));
     await new NluService(NluStore.over(s.db)).importIntentSamples(second, rows);
     const trainer2 = service(60_000);
-    await trainer2.runTraining({ app: second, code: (await trainer2.train(second, 'all')).status[0]!.code }, trainer, true);
+    await trainer2.training.runTraining({ app: second, code: (await trainer2.training.train(second, 'all')).status[0]!.code }, trainer, true);
 
     /** A service whose predictor counts the documents it parses. */
     const counting = (cachedModelChars?: number) => {
@@ -106,19 +107,15 @@ describe('NLU prediction: model and threshold kept per application', () => {
           return super.load(key, doc);
         }
       }
-      const service = new NluModelService(
-        NluStore.over(s.db),
-        new ModelStore(s.db),
-        new SqlJobQueue(s),
-        new FsBlobStore(blobDir),
-        60_000,
-        new Counting(),
-        cachedModelChars,
+      const service = createNluModels(
+        NluStore.over(s.db, s.dialect),
+        { store: s, jobs: new SqlJobQueue(s), blobs: new FsBlobStore(blobDir) },
+        { recheckMs: 60_000, predictor: new Counting(), cachedModelChars },
       );
       return { service, loaded };
     };
-    const ask = async (service: NluModelService, application: string) =>
-      (await service.predict(application, { content: 'xin chào bạn' }, 'intent')).data.intents?.[0]?.label;
+    const ask = async (service: NluModels, application: string) =>
+      (await service.prediction.predict(application, { content: 'xin chào bạn' }, 'intent')).data.intents?.[0]?.label;
 
     // Room for both: each document parsed once.
     const roomy = counting();
@@ -139,7 +136,7 @@ describe('NLU prediction: model and threshold kept per application', () => {
     const here = service(0);
     const results: unknown[] = [];
     for (let i = 0; i < KEPT_MODEL_VERSIONS + 2; i++) {
-      results.push(await here.runTraining({ app: own, code: (await here.train(own, 'all')).status[0]!.code }, trainer, true));
+      results.push(await here.training.runTraining({ app: own, code: (await here.training.train(own, 'all')).status[0]!.code }, trainer, true));
     }
     assert.deepEqual(
       results.map((r) => (r as { old_models_deleted: number }).old_models_deleted),
@@ -168,15 +165,15 @@ describe('NLU prediction: model and threshold kept per application', () => {
       'only the newest 5 documents are stored',
     );
     assert.equal((await models.currentModel(own))!.code, all.at(-1)!.code);
-    assert.equal((await here.predict(own, { content: 'xin chào bạn' }, 'intent')).data.intents?.[0]?.label, 'greeting');
+    assert.equal((await here.prediction.predict(own, { content: 'xin chào bạn' }, 'intent')).data.intents?.[0]?.label, 'greeting');
   });
 
   test('with a bound of 0 every prediction reads the store', async () => {
     const always = service(0);
     const elsewhere = service(0);
-    await elsewhere.setThreshold(app, 0);
-    assert.equal((await always.predict(app, { content: 'chào bạn' }, 'intent')).data.intents!.length, 3);
-    await elsewhere.setThreshold(app, 0.5);
-    assert.ok((await always.predict(app, { content: 'chào bạn' }, 'intent')).data.intents!.length <= 1);
+    await elsewhere.prediction.setThreshold(app, 0);
+    assert.equal((await always.prediction.predict(app, { content: 'chào bạn' }, 'intent')).data.intents!.length, 3);
+    await elsewhere.prediction.setThreshold(app, 0.5);
+    assert.ok((await always.prediction.predict(app, { content: 'chào bạn' }, 'intent')).data.intents!.length <= 1);
   });
 });

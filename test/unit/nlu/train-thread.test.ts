@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { threadTrainer } from '../../../src/nlu/index.js';
-import { trainModel, type TrainProgress, type TrainRequest } from '../../../src/nlu/model/model.js';
+import { trainModel, type TrainProgress, type TrainRequest } from '../../../src/nlu/engine/model.js';
 
 const ROWS: [string, string[]][] = [
   ['book_flight', ['đặt vé máy bay đi Hà Nội', 'mua vé máy bay ngày mai', 'tôi muốn bay ra hn', 'còn vé máy bay không', 'vé đi Huế giá bao nhiêu']],

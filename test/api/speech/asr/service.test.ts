@@ -5,12 +5,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Credentials } from '../../../../src/platform/auth/credentials.js';
 import { PlatformError, ServiceError } from '../../../../src/platform/http/errors.js';
 import { installLenientParsers } from '../../../../src/platform/http/body.js';
-import type { AudioDecoder, Pcm } from '../../../../src/speech/asr/decode.js';
-import type { ModelState, SpeechEngine } from '../../../../src/speech/asr/engine.js';
+import type { AudioDecoder, Pcm } from '../../../../src/speech/asr/engine/decode.js';
+import type { ModelState, SpeechEngine } from '../../../../src/speech/asr/engine/index.js';
 import { asrRoutes } from '../../../../src/speech/asr/routes.js';
 import { AsrService } from '../../../../src/speech/asr/service.js';
 import { audioFromBody } from '../../../../src/speech/asr/upload.js';
-import { joinSegments, type Segment } from '../../../../src/speech/asr/vad.js';
+import { joinSegments, type Segment } from '../../../../src/speech/asr/engine/vad.js';
 import { eventually } from '../../../support/wait.js';
 
 /**
@@ -231,7 +231,7 @@ describe('helpers', () => {
 
 describe('long stretches and scoring', () => {
   test('splitLong cuts a stretch longer than the limit at its quietest frame', async () => {
-    const { splitLong } = await import('../../../../src/speech/asr/vad.js');
+    const { splitLong } = await import('../../../../src/speech/asr/engine/vad.js');
     const sr = 16_000;
     const samples = new Float32Array(25 * sr).map((_, i) => Math.sin(i / 5) * 0.5);
     // A pause at 8.5-8.7 s: the cut should land in it.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AudioDecodeError, FfmpegDecoder, SAMPLE_RATE } from '../../../../src/speech/asr/decode.js';
+import { AudioDecodeError, FfmpegDecoder, SAMPLE_RATE } from '../../../../src/speech/asr/engine/decode.js';
 import { needsPrograms } from '../../../support/programs.js';
 import { FORMATS, convert, speech } from '../../../support/speech/asr/audio.js';
 

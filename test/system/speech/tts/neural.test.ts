@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { migrations } from '../../../../src/services.js';
 import { loadConfig } from '../../../../src/platform/config.js';
 import { modelsListCommand, modelsRemoveCommand } from '../../../../src/speech/cli.js';
-import { parseWav } from '../../../../src/speech/tts/encode.js';
+import { parseWav } from '../../../../src/speech/tts/engine/encode.js';
 import { parseVoiceList, ttsModelsAddCommand } from '../../../../src/speech/tts/cli.js';
 import { ModelError } from '../../../../src/speech/models.js';
 import { TTS_MANIFEST, detectVitsModel, readVoiceMap, sherpaSpeed, ttsModelsDir } from '../../../../src/speech/tts/models.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { normaliseText, readNumber, readWrittenNumber, splitSentences } from '../../../../src/speech/tts/normalise.js';
+import { normaliseText, readNumber, readWrittenNumber, splitSentences } from '../../../../src/speech/tts/engine/normalise.js';
 
 describe('Vietnamese number reading', () => {
   const cases: Array<[string, string]> = [

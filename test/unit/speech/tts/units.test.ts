@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadTtsConfig } from '../../../../src/speech/tts/config.js';
-import { parseWav, pcmToWav } from '../../../../src/speech/tts/encode.js';
+import { parseWav, pcmToWav } from '../../../../src/speech/tts/engine/encode.js';
 import { doublingBackoff } from '../../../../src/speech/tts/jobs.js';
 import { LINK_LENGTH, newLink } from '../../../../src/speech/tts/service.js';
 import {

@@ -1,0 +1,422 @@
+/**
+ * The full flow: a session, the document's sides, the selfie. Each step runs
+ * the other services' stages through their public entries (the reader's
+ * quality, reading, fraud measures and post-check; the face engine for the
+ * document's portrait; liveness v3 with the portrait as `cmnd`) and keeps the
+ * session's state, its images and the fraud memory in its store.
+ */
+import { randomUUID } from 'node:crypto';
+import type { BlobStore } from '../platform/blobs/store.js';
+import { ServiceError } from '../platform/http/errors.js';
+import type { UploadedFile } from '../platform/http/form.js';
+import { uuidv7 } from '../platform/ids.js';
+import { cosineToSimilarity, dot, type FaceEngine } from '../face/index.js';
+import { renderV3, type LivenessService, type LivenessTrace } from '../liveness/index.js';
+import {
+  checkingResult,
+  idrItem,
+  LAYOUTS,
+  licenceItem,
+  parseDate,
+  passportItem,
+  postCheck,
+  qualityPassed,
+  today,
+  type QualityResult,
+  type ReadCard,
+  type ReaderService,
+  type ReadSide,
+} from '../reader/index.js';
+import { DEVICE_TYPES, DOCUMENT_TYPES, type DeviceType, type DocumentType, type EkycConfig } from './config.js';
+import { dataItems, type DataItem } from './answer.js';
+import { EkycError, InitErrors, livenessMessage, OcrErrors, postCheckEntry, type EkycEntry, type Lang } from './errors.js';
+import type { EkycSessionRow } from './schema.js';
+import type { EkycStore } from './store.js';
+
+/** The stages of other services the flow runs. */
+export interface EkycStages {
+  reader: ReaderService;
+  faces: FaceEngine;
+  liveness: LivenessService;
+}
+
+export type Side = 'front' | 'back';
+
+/** A side as read: its kind (the reader's) and its fields' values. */
+interface DocumentSide {
+  kind: string;
+  fields: Record<string, string>;
+}
+
+/** An accepted side as the session keeps it. */
+interface AcceptedSide {
+  kind: string;
+  items: DataItem[];
+  /** The fields as read, for the post-check of both sides. */
+  fields: Record<string, string>;
+  image: string;
+}
+
+export interface OcrRequest {
+  sessionId?: string;
+  deviceType?: string;
+  documentType?: string;
+  sideType?: string;
+  lang: Lang;
+  files: Buffer[];
+}
+
+export interface SelfieRequest {
+  sessionId?: string;
+  deviceType?: string;
+  lang: Lang;
+  files: UploadedFile[];
+}
+
+const NA = 'N/A';
+const isDeviceType = (v: string | undefined): v is DeviceType => (DEVICE_TYPES as readonly string[]).includes(v ?? '');
+const encodeFace = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
+function decodeFace(text: string): Float32Array {
+  const bytes = Buffer.from(text, 'base64');
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+/** The SDK's settings answered at init: Saola's defaults until per-application flow settings exist. */
+function sdkConfig(limit: number) {
+  return { is_show_ekyc_result: true, ekyc_flow: 1, liveness_type: 1, is_skip_nfc: true, limit };
+}
+
+export class EkycService {
+  constructor(
+    private readonly store: EkycStore,
+    private readonly blobs: BlobStore,
+    private readonly stages: EkycStages,
+    private readonly cfg: EkycConfig,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async init(appCode: string, deviceType: string | undefined, clientUuid: string | undefined): Promise<Record<string, unknown>> {
+    if (!isDeviceType(deviceType)) throw new EkycError(InitErrors.deviceType);
+    const now = this.now();
+    const id = uuidv7();
+    await this.store.createSession({
+      id,
+      app_code: appCode,
+      device_type: deviceType,
+      client_uuid: clientUuid ?? null,
+      status: 'open',
+      document_type: null,
+      front: null,
+      back: null,
+      id_number: null,
+      document_face: null,
+      attempts: 0,
+      result: null,
+      created_time: now.toISOString(),
+      expires_time: new Date(now.getTime() + this.cfg.sessionLifetimeMs).toISOString(),
+      completed_time: null,
+    });
+    return { code: '200', message: 'success', 'session-id': id, sdk_config: sdkConfig(this.cfg.retries[deviceType]) };
+  }
+
+  /** The open session named by the headers, or the guide's refusal. */
+  private async openSession(appCode: string, sessionId: string | undefined, deviceType: string | undefined, lang: Lang): Promise<EkycSessionRow> {
+    if (!sessionId) throw new EkycError(OcrErrors.sessionMissing, lang);
+    if (!isDeviceType(deviceType)) throw new EkycError(OcrErrors.deviceType, lang);
+    const session = await this.store.session(appCode, sessionId);
+    if (!session) throw new EkycError(OcrErrors.sessionMissing, lang);
+    // A session that ended (passed, or out of selfie attempts) takes no more calls, as one past its lifetime.
+    if (session.status !== 'open' || session.expires_time <= this.now().toISOString()) throw new EkycError(OcrErrors.sessionExpired, lang);
+    return session;
+  }
+
+  async ocr(appCode: string, req: OcrRequest): Promise<Record<string, unknown>> {
+    const { lang } = req;
+    if (!req.sessionId) throw new EkycError(OcrErrors.sessionMissing, lang);
+    if (!req.documentType) throw new EkycError(OcrErrors.documentTypeMissing, lang);
+    const documentType = req.documentType.toLowerCase() as DocumentType;
+    if (!(DOCUMENT_TYPES as readonly string[]).includes(documentType)) throw new EkycError(OcrErrors.documentTypeInvalid, lang);
+    if (req.sideType !== undefined && req.sideType !== 'front' && req.sideType !== 'back') throw new EkycError(OcrErrors.invalidParameters, lang);
+    let session = await this.openSession(appCode, req.sessionId, req.deviceType, lang);
+    if (!this.cfg.documentTypes.includes(documentType)) throw new EkycError(OcrErrors.documentTypeUnsupported, lang);
+    if (session.document_type !== null && session.document_type !== documentType) throw new EkycError(OcrErrors.documentTypeUnsupported, lang);
+    const sides = this.sidesOf(documentType, req.sideType as Side | undefined, req.files.length, session, lang);
+    if (req.files.length !== sides.length || req.files.some((f) => f.length === 0)) throw new EkycError(OcrErrors.invalidParameters, lang);
+    for (let i = 0; i < sides.length; i++) {
+      const refusal = await this.acceptSide(appCode, session, documentType, sides[i], req.files[i], lang);
+      if (refusal) return refusal;
+      session = (await this.store.session(appCode, session.id))!;
+    }
+    // The back's answer carries the front's fields too.
+    const data = [session.front, session.back].flatMap((s) => (s ? (JSON.parse(s) as AcceptedSide).items : []));
+    return { data, errorCode: '0', errorMessage: '', total_data: [] };
+  }
+
+  /** Which sides this request's files are, by the header, the document and what the session already has. */
+  private sidesOf(documentType: DocumentType, sideType: Side | undefined, files: number, session: EkycSessionRow, lang: Lang): Side[] {
+    if (sideType === 'front') {
+      if (session.front) throw new EkycError(OcrErrors.rearNeeded, lang);
+      return ['front'];
+    }
+    if (sideType === 'back') {
+      if (!session.front) throw new EkycError(OcrErrors.frontFirst, lang);
+      if (documentType === 'passport') throw new EkycError(OcrErrors.wrongSide, lang);
+      return ['back'];
+    }
+    // No side-type: a passport's page, a card's two sides together, or the side the session waits for.
+    if (documentType === 'passport' || files < 2) return [session.front ? 'back' : 'front'];
+    if (session.front) throw new EkycError(OcrErrors.rearNeeded, lang);
+    return ['front', 'back'];
+  }
+
+  /** Runs one side's checks; stores it and answers undefined when it passed, else the refusal's answer. */
+  private async acceptSide(appCode: string, session: EkycSessionRow, documentType: DocumentType, side: Side, image: Buffer, lang: Lang): Promise<Record<string, unknown> | undefined> {
+    const refuse = (entry: EkycEntry) => ({ data: [], errorCode: entry.code, errorMessage: lang === 'vi' ? entry.vi : entry.message, total_data: [] });
+    const quality = await this.readerStep(() => this.stages.reader.checkQuality(image), lang);
+    if (!qualityPassed(quality)) return refuse(qualityEntry(quality));
+    const read = await this.readerStep(() => this.readDocument(appCode, documentType, image), lang);
+    if (read.side !== side) return refuse(OcrErrors.wrongSide);
+    const idNumber = read.idNumber;
+    let documentFace: Float32Array | undefined;
+    if (side === 'front') {
+      const analysed = await this.stages.faces.analyze(image, { checkCard: false });
+      documentFace = analysed.ok ? analysed.primary?.embedding : undefined;
+      if (!documentFace) return this.refuseFraud(appCode, session, OcrErrors.missingFace, idNumber, undefined, refuse);
+    }
+    if (read.card) {
+      const fraud = checkingResult(read.card, await this.readerStep(() => this.stages.reader.measureFraud(image), lang));
+      const found = fraudEntry(read.card, fraud);
+      if (found) return this.refuseFraud(appCode, session, found, idNumber, documentFace, refuse);
+    }
+    const remembered = await this.rememberedFraud(appCode, idNumber, documentFace);
+    if (remembered) return refuse(remembered);
+    const front = session.front ? (JSON.parse(session.front) as AcceptedSide) : undefined;
+    const post = this.postCheck(documentType, side === 'front' ? [read] : [{ kind: front!.kind, fields: front!.fields }, read]);
+    if (post) return refuse(post);
+    const key = `ekyc/${session.id}/${side}-${randomUUID()}.jpg`;
+    await this.blobs.put(key, image, { contentType: 'image/jpeg' });
+    await this.store.addImage({ id: uuidv7(), app_code: appCode, session_id: session.id, kind: side, blob_key: key, created_time: this.now().toISOString() });
+    const accepted: AcceptedSide = { kind: read.kind, items: dataItems(documentType, side, read.item), fields: read.fields, image: key };
+    const change =
+      side === 'front'
+        ? { front: JSON.stringify(accepted), document_type: documentType, id_number: idNumber ?? null, document_face: documentFace ? encodeFace(documentFace) : null }
+        : { back: JSON.stringify(accepted) };
+    // Two requests racing with the same side: the first stored wins, the other is told the side is already in.
+    if (!(await this.store.updateSession(appCode, session.id, { status: 'open', [side]: null }, change))) {
+      return refuse(side === 'front' ? OcrErrors.rearNeeded : OcrErrors.wrongSide);
+    }
+    return undefined;
+  }
+
+  /** A reader refusal (no card, not an image) as the guide's input errors. */
+  private async readerStep<T>(step: () => Promise<T>, lang: Lang): Promise<T> {
+    try {
+      return await step();
+    } catch (err) {
+      if (err instanceof ServiceError && typeof err.entry.code === 'number') {
+        if (err.entry.code === 7 || err.entry.code === 8) throw new EkycError(OcrErrors.invalidImage, lang);
+        if (err.entry.code === 2 || err.entry.code === 3) throw new EkycError(OcrErrors.documentNotFound, lang);
+      }
+      throw err;
+    }
+  }
+
+  /** The side read by the document type's reader, as the post-check and the answer need it. */
+  private async readDocument(
+    appCode: string,
+    documentType: DocumentType,
+    image: Buffer,
+  ): Promise<DocumentSide & { side: Side; item: Record<string, unknown>; idNumber?: string; card?: ReadCard }> {
+    if (documentType === 'passport') {
+      const page = await this.stages.reader.readPassport(image);
+      return { kind: 'passport', side: 'front', item: passportItem(page), fields: valuesOf(page.fields), idNumber: page.fields.passport_number?.value };
+    }
+    if (documentType === 'dlr') {
+      const card = await this.stages.reader.readLicence(image);
+      return { kind: card.kind, side: card.kind.endsWith('_back') ? 'back' : 'front', item: licenceItem(card), fields: valuesOf(card.fields), idNumber: card.fields.id?.value };
+    }
+    const card = await this.stages.reader.read(image, false, appCode);
+    // The back's MRZ number goes with its fields for the same-card rule (E30).
+    const fields = { ...valuesOf(card.fields), ...(card.mrz?.valid && card.mrz.id ? { mrz_id: card.mrz.id } : {}) };
+    return { kind: card.kind, side: LAYOUTS[card.kind].side, item: idrItem(card), fields, idNumber: card.fields.id?.value, card };
+  }
+
+  /** The guide's post-check of the sides so far; undefined when it passed. */
+  private postCheck(documentType: DocumentType, documentSides: DocumentSide[]): EkycEntry | undefined {
+    try {
+      if (documentType === 'passport') return passportCheck(documentSides[0].fields);
+      if (documentType === 'dlr') return undefined;
+      // An ID card's sides: the reader read their kinds.
+      const sides = documentSides as ReadSide[];
+      const result = postCheck(sides);
+      if (result.code !== 'E00') return postCheckEntry(result.code);
+      return sameCardCheck(sides) ?? issueDateCheck(sides);
+    } catch {
+      return postCheckEntry('E-1');
+    }
+  }
+
+  private async refuseFraud(
+    appCode: string,
+    session: EkycSessionRow,
+    entry: EkycEntry,
+    idNumber: string | undefined,
+    face: Float32Array | undefined,
+    refuse: (e: EkycEntry) => Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    await this.remember(appCode, session.id, entry.code, idNumber ?? session.id_number ?? undefined, face);
+    return refuse(entry);
+  }
+
+  /** Keeps an ID number and a face of a fraud or spoof result for the fraud-memory window. */
+  private async remember(appCode: string, sessionId: string, reason: string, idNumber: string | undefined, face: Float32Array | undefined): Promise<void> {
+    if (this.cfg.fraudMemoryMs === 0 || (!idNumber && !face)) return;
+    const now = this.now();
+    await this.store.remember({
+      id: uuidv7(),
+      app_code: appCode,
+      session_id: sessionId,
+      id_number: idNumber?.trim() || null,
+      face: face ? encodeFace(face) : null,
+      reason,
+      created_time: now.toISOString(),
+      expires_time: new Date(now.getTime() + this.cfg.fraudMemoryMs).toISOString(),
+    });
+  }
+
+  /** The DB check: the number or a face of a recent fraud or spoof result. */
+  private async rememberedFraud(appCode: string, idNumber: string | undefined, ...faces: (Float32Array | undefined)[]): Promise<EkycEntry | undefined> {
+    const now = this.now().toISOString();
+    if (idNumber?.trim() && (await this.store.rememberedId(appCode, idNumber.trim(), now))) return OcrErrors.knownFraudId;
+    const present = faces.filter((f): f is Float32Array => f !== undefined);
+    if (present.length === 0) return undefined;
+    for (const row of await this.store.rememberedFaces(appCode, now)) {
+      const known = decodeFace(row.face!);
+      if (present.some((f) => cosineToSimilarity(dot(f, known)) * 100 >= this.cfg.fraudFaceSimilarity)) return OcrErrors.knownFraudFace;
+    }
+    return undefined;
+  }
+
+  async selfie(appCode: string, req: SelfieRequest): Promise<Record<string, unknown>> {
+    const { lang } = req;
+    const session = await this.openSession(appCode, req.sessionId, req.deviceType, lang);
+    if (!session.front) throw new EkycError(OcrErrors.frontFirst, lang);
+    // A card's back comes before the selfie; a passport has none, a licence's back is optional.
+    if (session.document_type === 'idr' && !session.back) throw new EkycError(OcrErrors.rearNeeded, lang);
+    const front = JSON.parse(session.front) as AcceptedSide;
+    const portrait = await streamToBuffer(await this.blobs.read(front.image));
+    const selfies = req.files.filter((f) => f.field === 'selfies' || f.field === 'selfies[]');
+    const trace: LivenessTrace = {};
+    const result = await this.stages.liveness.check(3, [...selfies, { field: 'cmnd', filename: 'document.jpg', mimetype: 'image/jpeg', data: portrait }], trace, appCode);
+    const body = renderV3(result) as { code: string; message: string; liveness: Record<string, string>; face_match: Record<string, string> };
+    let code = body.code;
+    // The document's portrait was found at /ocr; its match here is on face match's threshold.
+    const selfieFace = trace.analysis?.embedding;
+    const documentFace = session.document_face ? decodeFace(session.document_face) : undefined;
+    if (code === '301' || code === '302') {
+      await this.remember(appCode, session.id, code, session.id_number ?? undefined, selfieFace);
+      if (documentFace) await this.remember(appCode, session.id, code, undefined, documentFace);
+    } else if (code === '200') {
+      const known = await this.rememberedFraud(appCode, undefined, selfieFace);
+      if (known) code = known.code;
+    }
+    const attempts = session.attempts + 1;
+    const passed = code === '200';
+    const complete = passed || code.startsWith('DB') || attempts >= this.cfg.retries[session.device_type as DeviceType];
+    const answer: Record<string, unknown> = {
+      code,
+      message: livenessMessage(code, lang) ?? (code === OcrErrors.knownFraudFace.code ? (lang === 'vi' ? OcrErrors.knownFraudFace.vi : OcrErrors.knownFraudFace.message) : body.message),
+      liveness: { ...body.liveness, error_frame_url: NA },
+      face_match: body.face_match,
+      video_face_url: NA,
+      compared_face_url: NA,
+      is_complete_session: complete,
+    };
+    const now = this.now().toISOString();
+    for (const f of selfies.filter((s) => s.data.length > 0)) {
+      const key = `ekyc/${session.id}/selfie-${randomUUID()}.jpg`;
+      await this.blobs.put(key, f.data, { contentType: f.mimetype || 'image/jpeg' });
+      await this.store.addImage({ id: uuidv7(), app_code: appCode, session_id: session.id, kind: 'selfie', blob_key: key, created_time: now });
+    }
+    const change = {
+      attempts,
+      result: JSON.stringify(answer),
+      ...(complete ? { status: passed ? ('complete' as const) : ('failed' as const), completed_time: now } : {}),
+    };
+    // Another selfie of the same session counted meanwhile: this one ended nothing; the session decides on its own count.
+    if (!(await this.store.updateSession(appCode, session.id, { status: 'open', attempts: session.attempts }, change))) {
+      throw new EkycError(OcrErrors.sessionExpired, lang);
+    }
+    return answer;
+  }
+}
+
+function valuesOf(fields: Partial<Record<string, { value: string }>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(fields)) if (v) out[k] = v.value;
+  return out;
+}
+
+/** The first quality criterion that failed, in the guide's order. */
+function qualityEntry(q: QualityResult): EkycEntry {
+  const r = q.final_result;
+  if (r.lowResolutionLikelihood === 'likely') return OcrErrors.lowResolution;
+  if (r.havingBrightSpotsLikelihood === 'likely') return OcrErrors.brightSpots;
+  if (r.blurredLikelihood === 'likely') return OcrErrors.blurry;
+  return OcrErrors.badLuminance;
+}
+
+/**
+ * The fraud codes the reader's checking_result measures: photocopy (FC01),
+ * recapture (FC02), a chip back whose MRZ is not read (FC07). Editing,
+ * corner cuts and the QR code are not measured (N/A there), so FC03, FC04
+ * and FC06 are never answered; FC05 is the face engine's (EkycService).
+ */
+function fraudEntry(card: ReadCard, checks: Record<string, unknown>): EkycEntry | undefined {
+  if (checks.check_photocopied_result === '1') return OcrErrors.photocopy;
+  if (checks.recaptured_result === '1') return OcrErrors.recaptured;
+  if ((card.kind === 'cccd_chip_back' || card.kind === 'cccd_2024_back') && checks.check_mrz_result === 'failed') return OcrErrors.missingMrz;
+  return undefined;
+}
+
+/** E30: a chip card's back MRZ names another number than its front. */
+function sameCardCheck(sides: ReadSide[]): EkycEntry | undefined {
+  const [front, back] = sides;
+  const mrzId = back?.fields.mrz_id;
+  if (!front || !back || !mrzId || !front.fields.id) return undefined;
+  // The MRZ names the citizen number; its last 9 digits are the check-digit-proven part.
+  return front.fields.id.endsWith(mrzId.slice(-9)) ? undefined : postCheckEntry('E30');
+}
+
+/** The first day each card was issued: a card issued before its model existed is of another type (E32). */
+const FIRST_ISSUE: Partial<Record<string, { year: number; month: number; day: number }>> = {
+  cccd_chip_back: { year: 2021, month: 1, day: 1 },
+  cccd_2024_back: { year: 2024, month: 7, day: 1 },
+};
+
+function issueDateCheck(sides: ReadSide[]): EkycEntry | undefined {
+  const back = sides[1];
+  const first = back && FIRST_ISSUE[back.kind];
+  const issued = back && parseDate(back.fields.issue_date);
+  if (!first || !issued) return undefined;
+  const before = issued.year * 10000 + issued.month * 100 + issued.day < first.year * 10000 + first.month * 100 + first.day;
+  return before ? postCheckEntry('E32') : undefined;
+}
+
+/** The passport rules of the guide's post-check: expiry (E23), number (E24), name (E25). */
+function passportCheck(fields: Partial<Record<string, string>>): EkycEntry | undefined {
+  const doe = parseDate(fields.doe);
+  const now = today();
+  if (doe && doe.year * 10000 + doe.month * 100 + doe.day < now.year * 10000 + now.month * 100 + now.day) return postCheckEntry('E23');
+  if (!/^[A-Z][0-9]{7}$/.test((fields.passport_number ?? '').trim())) return postCheckEntry('E24');
+  if (!/^[\p{Lu}][\p{Lu} ]*$/u.test((fields.name ?? '').trim())) return postCheckEntry('E25');
+  return undefined;
+}
+
+async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks);
+}

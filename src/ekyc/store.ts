@@ -1,0 +1,113 @@
+import type { Kysely } from 'kysely';
+import { serviceDb, type ServiceDb } from '../platform/db/database.js';
+import type { Database } from '../platform/db/schema.js';
+import type { EkycFraudMemoryRow, EkycImageRow, EkycSessionRow, EkycTables } from './schema.js';
+
+export type EkycDb = ServiceDb<EkycTables>;
+
+/** The session columns a step may change. */
+export type SessionChange = Partial<Pick<EkycSessionRow, 'status' | 'document_type' | 'front' | 'back' | 'id_number' | 'document_face' | 'attempts' | 'result' | 'completed_time'>>;
+
+/** What the eKYC flow keeps. Every method takes the application: nothing reads or touches another's sessions. */
+export interface EkycStore {
+  createSession(row: EkycSessionRow): Promise<void>;
+  session(appCode: string, id: string): Promise<EkycSessionRow | undefined>;
+  /**
+   * Applies `change` only while the session still has `expect`'s values (two requests racing on one session:
+   * one wins, the other sees false and answers from the state the winner left).
+   */
+  updateSession(appCode: string, id: string, expect: Partial<Pick<EkycSessionRow, 'status' | 'attempts' | 'front' | 'back'>>, change: SessionChange): Promise<boolean>;
+  addImage(row: EkycImageRow): Promise<void>;
+  /** The blob keys of an application's images (purge). */
+  imageKeysOfApp(appCode: string): Promise<string[]>;
+  /** Sessions started before `before` (retention): their images' blob keys, then the sessions themselves. */
+  expiredImageKeys(before: string, limit: number): Promise<{ sessionIds: string[]; keys: string[] }>;
+  deleteSessions(ids: string[]): Promise<number>;
+  remember(row: EkycFraudMemoryRow): Promise<void>;
+  /** The memory in force at `now` for an ID number (the newest first). */
+  rememberedId(appCode: string, idNumber: string, now: string): Promise<EkycFraudMemoryRow | undefined>;
+  /** Every face in force at `now` (a window's worth: few rows). */
+  rememberedFaces(appCode: string, now: string): Promise<Pick<EkycFraudMemoryRow, 'session_id' | 'face'>[]>;
+  forgetExpired(now: string): Promise<number>;
+}
+
+/** The store on the platform's Kysely database (SQLite or PostgreSQL alike). */
+export class SqlEkycStore implements EkycStore {
+  constructor(readonly db: EkycDb) {}
+
+  static over(db: Kysely<Database>): SqlEkycStore {
+    return new SqlEkycStore(serviceDb<EkycTables>(db));
+  }
+
+  async createSession(row: EkycSessionRow): Promise<void> {
+    await this.db.insertInto('ekyc_sessions').values(row).execute();
+  }
+
+  session(appCode: string, id: string): Promise<EkycSessionRow | undefined> {
+    return this.db.selectFrom('ekyc_sessions').selectAll().where('app_code', '=', appCode).where('id', '=', id).executeTakeFirst();
+  }
+
+  async updateSession(appCode: string, id: string, expect: Partial<Pick<EkycSessionRow, 'status' | 'attempts' | 'front' | 'back'>>, change: SessionChange): Promise<boolean> {
+    let query = this.db.updateTable('ekyc_sessions').set(change).where('app_code', '=', appCode).where('id', '=', id);
+    for (const [column, value] of Object.entries(expect) as [keyof typeof expect, string | number | null][]) {
+      query = value === null ? query.where(column, 'is', null) : query.where(column, '=', value);
+    }
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async addImage(row: EkycImageRow): Promise<void> {
+    await this.db.insertInto('ekyc_images').values(row).execute();
+  }
+
+  async imageKeysOfApp(appCode: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('ekyc_images').select('blob_key').where('app_code', '=', appCode).execute();
+    return rows.map((r) => r.blob_key);
+  }
+
+  async expiredImageKeys(before: string, limit: number): Promise<{ sessionIds: string[]; keys: string[] }> {
+    const sessions = await this.db.selectFrom('ekyc_sessions').select('id').where('created_time', '<', before).orderBy('created_time').limit(limit).execute();
+    const sessionIds = sessions.map((s) => s.id);
+    if (sessionIds.length === 0) return { sessionIds, keys: [] };
+    const images = await this.db.selectFrom('ekyc_images').select('blob_key').where('session_id', 'in', sessionIds).execute();
+    return { sessionIds, keys: images.map((i) => i.blob_key) };
+  }
+
+  async deleteSessions(ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    // Images first: the reference would hold the sessions back on a store without cascades enforced.
+    await this.db.deleteFrom('ekyc_images').where('session_id', 'in', ids).execute();
+    const result = await this.db.deleteFrom('ekyc_sessions').where('id', 'in', ids).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  async remember(row: EkycFraudMemoryRow): Promise<void> {
+    await this.db.insertInto('ekyc_fraud_memory').values(row).execute();
+  }
+
+  rememberedId(appCode: string, idNumber: string, now: string): Promise<EkycFraudMemoryRow | undefined> {
+    return this.db
+      .selectFrom('ekyc_fraud_memory')
+      .selectAll()
+      .where('app_code', '=', appCode)
+      .where('id_number', '=', idNumber)
+      .where('expires_time', '>', now)
+      .orderBy('created_time', 'desc')
+      .executeTakeFirst();
+  }
+
+  rememberedFaces(appCode: string, now: string): Promise<Pick<EkycFraudMemoryRow, 'session_id' | 'face'>[]> {
+    return this.db
+      .selectFrom('ekyc_fraud_memory')
+      .select(['session_id', 'face'])
+      .where('app_code', '=', appCode)
+      .where('face', 'is not', null)
+      .where('expires_time', '>', now)
+      .execute();
+  }
+
+  async forgetExpired(now: string): Promise<number> {
+    const result = await this.db.deleteFrom('ekyc_fraud_memory').where('expires_time', '<=', now).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
