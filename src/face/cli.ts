@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Command } from '../platform/cli.js';
+import { parseCommandArgs, type Command } from '../platform/cli.js';
 import { migrateToLatest, openStore } from '../platform/db/database.js';
 import { openPlatform } from '../platform/index.js';
 import { calibrate, CalibrationError, formatCalibration, readLabels, type Calibration, type EmbeddedPhoto } from './calibration.js';
@@ -50,26 +50,13 @@ restart saola, then move the enrolled faces with saola face reindex.
 
 /** `saola models add face <folder>`: check and install a recogniser, and make it active. */
 export const faceModelsAddCommand: Command = async (ctx) => {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: ctx.args,
-      allowPositionals: true,
-      options: {
-        name: { type: 'string' },
-        'no-activate': { type: 'boolean', default: false },
-        force: { type: 'boolean', default: false },
-        help: { type: 'boolean', default: false },
-      },
-    });
-  } catch (err) {
-    ctx.stderr(`${(err as Error).message}\n${ADD_USAGE}`);
-    return 2;
-  }
-  if (parsed.values.help) {
-    ctx.stdout(ADD_USAGE);
-    return 0;
-  }
+  const parsed = parseCommandArgs(ctx, ADD_USAGE, {
+    name: { type: 'string' },
+    'no-activate': { type: 'boolean', default: false },
+    force: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  });
+  if (typeof parsed === 'number') return parsed;
   if (parsed.positionals.length !== 1) {
     ctx.stderr(ADD_USAGE);
     return 2;
@@ -176,17 +163,18 @@ const REINDEX_USAGE = 'usage: saola face reindex [--model NAME] [--collection NA
  * collection is switched only with --force.
  */
 export const faceReindexCommand: Command = async (ctx) => {
-  let values: { model?: string; collection?: string; force?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: ctx.args,
-      options: { model: { type: 'string' }, collection: { type: 'string' }, force: { type: 'boolean', default: false } },
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    ctx.stderr(`${(err as Error).message}\n${REINDEX_USAGE}`);
+  const parsed = parseCommandArgs(ctx, REINDEX_USAGE, {
+    model: { type: 'string' },
+    collection: { type: 'string' },
+    force: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  });
+  if (typeof parsed === 'number') return parsed;
+  if (parsed.positionals.length > 0) {
+    ctx.stderr(REINDEX_USAGE);
     return 2;
   }
+  const { values } = parsed;
   const cfg = loadFaceConfig(process.env);
   const recognisers = new FaceRecognisers(ctx.config.dataDir, cfg.modelDir);
   const target = values.model ?? recognisers.active.name;
@@ -238,18 +226,15 @@ suggested thresholds, and stores the fitted similarity map for that recogniser
 
 /** `saola face calibrate --labels DIR`: fits and stores the active recogniser's similarity map on the operator's people. */
 export const faceCalibrateCommand: Command = async (ctx) => {
-  let values: { labels?: string; 'dry-run'?: boolean; json?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: ctx.args,
-      options: { labels: { type: 'string' }, 'dry-run': { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
-      allowPositionals: false,
-    }));
-  } catch (err) {
-    ctx.stderr(`${(err as Error).message}\n${CALIBRATE_USAGE}`);
-    return 2;
-  }
-  if (!values.labels) {
+  const parsed = parseCommandArgs(ctx, CALIBRATE_USAGE, {
+    labels: { type: 'string' },
+    'dry-run': { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  });
+  if (typeof parsed === 'number') return parsed;
+  const { values } = parsed;
+  if (!values.labels || parsed.positionals.length > 0) {
     ctx.stderr(CALIBRATE_USAGE);
     return 2;
   }
