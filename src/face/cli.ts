@@ -133,25 +133,6 @@ export const faceModelsRemoveCommand: Command = async (ctx) => {
   }
 };
 
-/** Lines of `saola models list` for face recognisers. */
-export function faceModelLines(dataDir: string): { lines: string[]; json: Record<string, unknown> } {
-  const { recognisers, active, broken } = listFaceRecognisers(dataDir, loadFaceConfig(process.env).modelDir);
-  const lines = ['Face recognition (face):'];
-  for (const r of recognisers) {
-    const i = r.spec.input;
-    lines.push(`  ${r.spec.name}${r.builtIn ? ' (shipped)' : ''}  ${i.width}x${i.height} -> ${r.spec.output.size}-d${r.spec.name === active ? '  (active)' : ''}`);
-  }
-  for (const b of broken) lines.push(`  problem: ${b}`);
-  return {
-    lines,
-    json: {
-      active,
-      models: recognisers.map((r) => ({ name: r.spec.name, builtIn: r.builtIn, input: [r.spec.input.width, r.spec.input.height], dimensions: r.spec.output.size })),
-      problems: broken,
-    },
-  };
-}
-
 const REINDEX_USAGE = 'usage: saola face reindex [--model NAME] [--collection NAME] [--force]\n';
 
 /**

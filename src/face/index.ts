@@ -8,7 +8,7 @@ import { facesInPhoto, FaceMatchService, FaceSearchService } from './service.js'
 import { FaceStore } from './store.js';
 import { FaceCrops } from './crops.js';
 
-export { faceModelLines } from './cli.js';
+export { faceModelLines } from './models.js';
 
 // The face service's public entry: what other services (liveness) may use of it. Liveness runs the engine's
 // steps in its own worker threads (the kit) and shares this process's face pool for `cmnd`.

@@ -208,3 +208,22 @@ export function removeFaceRecogniser(dataDir: string, name: string): void {
   if (active === name) throw new RecogniserError(`${name} is the active recogniser: make another active first (saola models activate face NAME)`);
   fs.rmSync(path.join(faceModelsDir(dataDir), name), { recursive: true, force: true });
 }
+
+/** Lines of `saola models list` for face recognisers. */
+export function faceModelLines(dataDir: string, shippedDir?: string): { lines: string[]; json: Record<string, unknown> } {
+  const { recognisers, active, broken } = listFaceRecognisers(dataDir, shippedDir);
+  const lines = ['Face recognition (face):'];
+  for (const r of recognisers) {
+    const i = r.spec.input;
+    lines.push(`  ${r.spec.name}${r.builtIn ? ' (shipped)' : ''}  ${i.width}x${i.height} -> ${r.spec.output.size}-d${r.spec.name === active ? '  (active)' : ''}`);
+  }
+  for (const b of broken) lines.push(`  problem: ${b}`);
+  return {
+    lines,
+    json: {
+      active,
+      models: recognisers.map((r) => ({ name: r.spec.name, builtIn: r.builtIn, input: [r.spec.input.width, r.spec.input.height], dimensions: r.spec.output.size })),
+      problems: broken,
+    },
+  };
+}
