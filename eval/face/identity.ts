@@ -9,78 +9,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { cosineToSimilarity, dot } from '../../src/face/engine/similarity.js';
-import { readPairs } from '../../src/face/evaluation.js';
+import { distribution, fitSimilarityMap, scoreAllPairs, type Distribution, type EmbeddedPhoto, type LabelledPhoto, type MapFit } from '../../src/face/calibration.js';
 import { seededRandom } from '../../src/platform/random.js';
 
-export interface LabelledPhoto {
-  file: string;
-  identity: string;
-  group?: string;
-}
-
-export interface EmbeddedPhoto extends LabelledPhoto {
-  /** L2-normalised embedding of the compared (subject) face; null when no face was found. */
-  embedding: Float32Array | null;
-}
+export {
+  distribution,
+  fitSimilarityMap,
+  impostorTailThreshold,
+  readLabels,
+  scoreAllPairs,
+  type Distribution,
+  type EmbeddedPhoto,
+  type LabelledPhoto,
+  type MapFit,
+} from '../../src/face/calibration.js';
 
 type Knots = ReadonlyArray<readonly [number, number]>;
-
-/**
- * The labelled photos of `dir`: its labels.csv, or, for a folder that only has
- * pairs.csv (file_x, file_y, same_person), identities joined from its "same"
- * pairs (an impostor pair inside one joined identity is an error).
- */
-export function readLabels(dirOrFile: string): { dir: string; photos: LabelledPhoto[]; from: string } {
-  const isFile = fs.existsSync(dirOrFile) && fs.statSync(dirOrFile).isFile();
-  const dir = isFile ? path.dirname(dirOrFile) : dirOrFile;
-  const labels = isFile ? dirOrFile : path.join(dir, 'labels.csv');
-  if (fs.existsSync(labels)) {
-    const [header, ...lines] = fs
-      .readFileSync(labels, 'utf8')
-      .split(/\r?\n/)
-      .filter((l) => l.trim());
-    const cols = header.split(',').map((c) => c.trim().toLowerCase());
-    const [fi, ii, gi] = ['file', 'identity', 'group'].map((c) => cols.indexOf(c));
-    if (fi < 0 || ii < 0) throw new Error(`${labels} needs the columns file, identity`);
-    const photos = lines.map((l) => {
-      const c = l.split(',').map((v) => v.trim());
-      return { file: c[fi], identity: c[ii], ...(gi >= 0 && c[gi] ? { group: c[gi] } : {}) };
-    });
-    return { dir, photos, from: labels };
-  }
-  if (!fs.existsSync(path.join(dir, 'pairs.csv'))) throw new Error(`no labels.csv or pairs.csv in ${dir}`);
-  const pairs = readPairs(dir);
-  const parent = new Map<string, string>();
-  const root = (x: string): string => {
-    let r = x;
-    while (parent.get(r) !== r) r = parent.get(r)!;
-    parent.set(x, r);
-    return r;
-  };
-  for (const p of pairs) for (const f of [p.x, p.y]) if (!parent.has(f)) parent.set(f, f);
-  for (const p of pairs.filter((q) => q.same)) parent.set(root(p.x), root(p.y));
-  const bad = pairs.filter((p) => !p.same && root(p.x) === root(p.y));
-  if (bad.length) throw new Error(`pairs.csv: ${bad.length} impostor pair(s) inside one identity joined from its genuine pairs (e.g. ${bad[0].x}, ${bad[0].y})`);
-  const photos = [...parent.keys()].sort().map((file) => ({ file, identity: `person-of-${root(file)}` }));
-  return { dir, photos, from: `${path.join(dir, 'pairs.csv')} (identities joined from its genuine pairs)` };
-}
 
 export interface PairRates {
   genuine: number;
   impostor: number;
   genuineAccepted: number;
   impostorAccepted: number;
-}
-
-export interface Distribution {
-  n: number;
-  min: number;
-  p01: number;
-  p05: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  max: number;
 }
 
 export interface IdentitySummary {
@@ -113,54 +63,6 @@ export interface IdentitySummary {
     searchQueries: number;
     searchTop1AtThreshold: number;
   }[];
-}
-
-function quantile(sorted: Float64Array, q: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))))];
-}
-
-export function distribution(values: Float64Array): Distribution {
-  const s = Float64Array.from(values).sort();
-  return {
-    n: s.length,
-    min: s[0] ?? NaN,
-    p01: quantile(s, 0.01),
-    p05: quantile(s, 0.05),
-    p50: quantile(s, 0.5),
-    p95: quantile(s, 0.95),
-    p99: quantile(s, 0.99),
-    max: s[s.length - 1] ?? NaN,
-  };
-}
-
-/** Every pair's cosine, split genuine / impostor, with the pair's groups (a pair across two groups counts in neither group's row). */
-export function scoreAllPairs(photos: EmbeddedPhoto[]): {
-  genuine: number[];
-  impostor: number[];
-  genuineGroup: (string | undefined)[];
-  impostorGroup: (string | undefined)[];
-} {
-  const genuine: number[] = [];
-  const impostor: number[] = [];
-  const genuineGroup: (string | undefined)[] = [];
-  const impostorGroup: (string | undefined)[] = [];
-  for (let i = 0; i < photos.length; i++) {
-    for (let j = i + 1; j < photos.length; j++) {
-      const a = photos[i];
-      const b = photos[j];
-      const cosine = a.embedding && b.embedding ? dot(a.embedding, b.embedding) : -1;
-      const group = a.group !== undefined && a.group === b.group ? a.group : undefined;
-      if (a.identity === b.identity) {
-        genuine.push(cosine);
-        genuineGroup.push(group);
-      } else {
-        impostor.push(cosine);
-        impostorGroup.push(group);
-      }
-    }
-  }
-  return { genuine, impostor, genuineGroup, impostorGroup };
 }
 
 interface SearchOutcome {
@@ -337,61 +239,6 @@ export async function embedWithEngine(
     if ((i + 1) % 50 === 0) log(`embedded ${i + 1}/${photos.length}`);
   }
   return { photos: out, cpuMs, wallMs };
-}
-
-/**
- * Cosine above which a fraction `far` of impostors is expected: an exponential
- * tail fitted to the impostors above their 99th percentile (peaks over a
- * threshold), so FARs finer than the sample resolves (1e-4, 1e-5 on a few
- * tens of thousands of pairs) are extrapolated rather than read off the one
- * or two highest pairs. Never below the highest impostor seen when the sample
- * resolves `far`.
- */
-export function impostorTailThreshold(impostor: ArrayLike<number>, far: number): number {
-  const s = Float64Array.from(impostor).sort();
-  const n = s.length;
-  const k = Math.max(10, Math.floor(n * 0.01));
-  const u = s[n - k - 1];
-  let excess = 0;
-  for (let i = n - k; i < n; i++) excess += s[i] - u;
-  const beta = Math.max(1e-6, excess / k);
-  const extrapolated = u + beta * Math.log(k / n / far);
-  return 1 / far <= n ? Math.max(extrapolated, s[n - Math.max(1, Math.floor(far * n))]) : Math.max(extrapolated, s[n - 1]);
-}
-
-export interface MapFit {
-  knots: [number, number][];
-  /** The cosines of the API thresholds: match 80 and search 0.85. */
-  match80: number;
-  search85: number;
-}
-
-/**
- * A similarity map from genuine/impostor distributions: similarity 0.80 (face
- * match's "same person") at the impostor tail's FAR 1e-4, 0.85 (search's
- * default, a 1:N question) at FAR 1e-5, 0.95 at the genuine pairs' 90th
- * percentile, linear between; cosine 0 and below maps to 0.
- */
-export function fitSimilarityMap(genuine: ArrayLike<number>, impostor: ArrayLike<number>): MapFit {
-  const r = (x: number) => Math.round(x * 1000) / 1000;
-  const match80 = r(impostorTailThreshold(impostor, 1e-4));
-  const search85 = r(Math.max(match80 + 0.01, impostorTailThreshold(impostor, 1e-5)));
-  const g = Float64Array.from(genuine)
-    .filter((c) => c > -1)
-    .sort();
-  const top = r(Math.min(0.99, Math.max(search85 + 0.05, quantile(g, 0.9))));
-  return {
-    match80,
-    search85,
-    knots: [
-      [-1, 0],
-      [0, 0],
-      [match80, 0.8],
-      [search85, 0.85],
-      [top, 0.95],
-      [1, 1],
-    ],
-  };
 }
 
 /** Deterministic shuffle so folds are the same on every run. */

@@ -6,6 +6,9 @@ import { FaceIndexCache, searchEngine } from './search/index-cache.js';
 import { BlobIndexSnapshots } from './search/snapshot.js';
 import { facesInPhoto, FaceMatchService, FaceSearchService } from './service.js';
 import { FaceStore } from './store.js';
+import { FaceCrops } from './crops.js';
+
+export { faceModelLines } from './models.js';
 
 // The face service's public entry: what other services (liveness) may use of it. Liveness runs the engine's
 // steps in its own worker threads (the kit) and shares this process's face pool for `cmnd`.
@@ -18,10 +21,19 @@ export { ModelIntegrityError } from './engine/models.js';
 export async function registerFace(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
   const { engine, cfg } = processFaceEngine(deps);
   app.log.info(
-    { face: { engine: 'onnxruntime-node (CPU)', threads: cfg.threads, search: searchEngine, models: 'faceplugin-face-recognition-js@0.0.1 (sha256 verified)' } },
+    {
+      face: {
+        engine: 'onnxruntime-node (CPU)',
+        threads: cfg.threads,
+        search: searchEngine,
+        models: 'faceplugin-face-recognition-js@0.0.1 (sha256 verified)',
+        recogniser: engine.recognisers.active.name,
+      },
+    },
     'face engine ready',
   );
   const store = new FaceStore(deps.store);
+  engine.recognisers.useStoredMaps(await store.similarityMaps());
   // Large collections' indexes are kept as snapshots in the blob store, so a new process starts without decoding every face.
   const snapshots = new BlobIndexSnapshots(deps.blobs, EMBEDDING_MODEL, (key, reason) =>
     app.log.warn({ face: { collection: key.collectionId, snapshot: 'ignored', reason } }, 'face index snapshot ignored; loading from the store'),
@@ -33,7 +45,7 @@ export async function registerFace(app: FastifyInstance, deps: ServiceDeps): Pro
   });
   deps.lifecycle.onClose('face-index-snapshots', () => cache.idle());
   const common = { credentials: deps.credentials, maxImageBytes: cfg.maxImageBytes };
-  await app.register(faceSearchRoutes, { prefix: '/dmp/facesearch/v2', ...common, service: new FaceSearchService(store, engine, cfg, cache) });
+  await app.register(faceSearchRoutes, { prefix: '/dmp/facesearch/v2', ...common, service: new FaceSearchService(store, engine, cfg, cache, new FaceCrops(deps.blobs)) });
   await app.register(faceMatchRoutes, { prefix: '/dmp/checkface/v1', ...common, service: new FaceMatchService(engine, cfg) });
   // The console's face match playground draws the boxes the engine chose (the console never imports this folder).
   deps.playground?.offerFaceFinder((image) => facesInPhoto(engine, cfg, image));

@@ -85,4 +85,41 @@ export const faceMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.alterTable('face_collections').dropColumn('faces_seq').execute();
     },
   },
+  '0004_face_search_03_recognisers': {
+    /*
+     * Several recognisers side by side: each collection names the recogniser
+     * its search serves from (null: the shipped one), each face keeps its
+     * aligned crop in the blob store (null: enrolled without one), a reindex
+     * stages the new recogniser's embeddings beside the served ones until the
+     * collection switches, and calibrations are stored per recogniser.
+     */
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('face_collections').addColumn('model', 'text').execute();
+      await db.schema.alterTable('face_embeddings').addColumn('crop_key', 'text').execute();
+      await db.schema
+        .createTable('face_staged_embeddings')
+        .addColumn('face_id', 'text', (c) => c.primaryKey().references('face_embeddings.id').onDelete('cascade'))
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('collection_id', 'text', (c) => c.notNull().references('face_collections.id').onDelete('cascade'))
+        .addColumn('model', 'text', (c) => c.notNull())
+        .addColumn('embedding', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('face_staged_embeddings_collection').on('face_staged_embeddings').columns(['collection_id', 'model']).execute();
+      await db.schema
+        .createTable('face_similarity_maps')
+        .addColumn('model', 'text', (c) => c.primaryKey())
+        .addColumn('version', 'text', (c) => c.notNull())
+        .addColumn('knots', 'text', (c) => c.notNull())
+        .addColumn('report', 'text', (c) => c.notNull())
+        .addColumn('fitted_at', 'text', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<any>) {
+      await db.schema.dropTable('face_similarity_maps').execute();
+      await db.schema.dropTable('face_staged_embeddings').execute();
+      await db.schema.alterTable('face_embeddings').dropColumn('crop_key').execute();
+      await db.schema.alterTable('face_collections').dropColumn('model').execute();
+    },
+  },
 };

@@ -6,7 +6,6 @@ import {
   cosineToSimilarity,
   similarityToCosine,
   dot,
-  EMBEDDING_MODEL,
   isAcceptedImage,
   looksLikeIdCard,
   type AnalyzeResult,
@@ -17,8 +16,12 @@ import {
 import type { Box } from './engine/detect.js';
 import { MatchErrors, SearchErrors } from './errors.js';
 import type { UploadedFile } from '../platform/http/form.js';
+import { uuidv7 } from 'uuidv7';
+import { cropKey, type FaceCrops } from './crops.js';
+import type { RecogniserSpec } from './engine/recogniser.js';
+import type { FaceRecognisers } from './recognisers.js';
 import { FaceIndexCache } from './search/index-cache.js';
-import type { FaceStore } from './store.js';
+import { CollectionModelChanged, collectionModel, type FaceStore } from './store.js';
 
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
 
@@ -42,7 +45,20 @@ export class FaceSearchService {
     private readonly cfg: FaceConfig,
     /** Per-process indexes (index-cache.ts); the composition root gives it the blob store's snapshots. */
     private readonly cache = new FaceIndexCache(),
+    /** Where enrolled faces' aligned crops are kept (undefined: not kept). */
+    private readonly crops?: FaceCrops,
   ) {}
+
+  private get recognisers(): FaceRecognisers {
+    return this.engine.recognisers;
+  }
+
+  /** The installed recogniser `model` names; a collection serving one this host lacks cannot be searched here. */
+  private recogniser(model: string): RecogniserSpec {
+    const spec = this.recognisers.get(model);
+    if (!spec) throw new Error(`This collection's faces are embedded by the face recogniser ${model}, which is not installed on this host (saola models list)`);
+    return spec;
+  }
 
   async create(appCode: string, fields: Record<string, string>): Promise<string> {
     const collection = required(fields, 'collection');
@@ -54,10 +70,10 @@ export class FaceSearchService {
   }
 
   /** The one face of an upload, through every quality gate; throws the spec's code otherwise. */
-  private async faceOf(file: UploadedFile | undefined, allowIdCard: boolean): Promise<PrimaryFace> {
+  private async faceOf(file: UploadedFile | undefined, allowIdCard: boolean, embedBy: { recogniser: RecogniserSpec; keepCrop?: boolean }): Promise<PrimaryFace> {
     if (!file || file.data.length === 0) throw new ServiceError(SearchErrors.missingField, 'file is required');
     if (!isAcceptedImage(file.data)) throw new ServiceError(SearchErrors.wrongFormat, 'Wrong format: only jpg, jpeg and png images are accepted');
-    const result = await this.engine.analyze(file.data, { checkCard: !allowIdCard });
+    const result = await this.engine.analyze(file.data, { checkCard: !allowIdCard, ...embedBy });
     const verdict: FaceVerdict = assessFace(result, this.cfg, { single: true });
     switch (verdict.kind) {
       case 'undecodable':
@@ -82,14 +98,34 @@ export class FaceSearchService {
   async add(appCode: string, fields: Record<string, string>, file: UploadedFile | undefined): Promise<string> {
     const collection = required(fields, 'collection');
     const id = required(fields, 'id');
-    const face = await this.faceOf(file, parseBool(fields.allow_id_card));
+    const existing = await this.store.findCollection(appCode, collection);
+    // A collection is embedded by the recogniser it serves; a new one by the deployment's active recogniser.
+    let model = existing ? collectionModel(existing) : this.recognisers.active.name;
+    let face = await this.faceOf(file, parseBool(fields.allow_id_card), { recogniser: this.recogniser(model), keepCrop: this.crops !== undefined });
     // An enrolled face is compared with every later query: a face the net reads poorly (short embedding) is refused here only.
     if (this.cfg.minAddQuality > 0 && face.quality < this.cfg.minAddQuality) throw new ServiceError(SearchErrors.lowQuality);
-    const coll = await this.store.ensureCollection(appCode, collection);
-    // The user and its face land together (one transaction), or neither does.
-    const added = await this.store.addUserFace(appCode, coll.id, id, fields.name?.trim() || undefined, face.embedding, EMBEDDING_MODEL);
-    await this.cache.added({ appCode, collectionId: coll.id }, added.userRowId, face.embedding, added);
-    return 'Add photo success';
+    const coll = existing ?? (await this.store.ensureCollection(appCode, collection, model));
+    const faceId = uuidv7();
+    const key = face.crop && this.crops ? cropKey(appCode, coll.id, faceId) : undefined;
+    // The crop is written first: a committed face always has its crop (a crash in between leaves only an unused blob).
+    if (key) await this.crops!.put(key, face.crop!);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // The user and its face land together (one transaction), or neither does.
+        const added = await this.store.addUserFace(appCode, coll.id, id, fields.name?.trim() || undefined, face.embedding, model, { faceId, cropKey: key });
+        await this.cache.added({ appCode, collectionId: coll.id }, added.userRowId, face.embedding, added);
+        return 'Add photo success';
+      } catch (err) {
+        // A reindex switched the collection meanwhile: embed the photo again with its new recogniser.
+        if (err instanceof CollectionModelChanged && attempt === 0) {
+          model = err.model;
+          face = await this.faceOf(file, parseBool(fields.allow_id_card), { recogniser: this.recogniser(model) });
+          continue;
+        }
+        if (key) await this.crops!.delete([key]).catch(() => undefined);
+        throw err;
+      }
+    }
   }
 
   async search(appCode: string, fields: Record<string, string>, file: UploadedFile | undefined): Promise<{ id: string; name: string; similarity: number }> {
@@ -99,17 +135,25 @@ export class FaceSearchService {
       threshold = Number(fields.threshold);
       if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw new ServiceError(SearchErrors.wrongFormat, 'threshold must be a number from 0 to 1');
     }
-    const face = await this.faceOf(file, parseBool(fields.allow_id_card));
     const coll = await this.store.findCollection(appCode, collection);
+    // The query is embedded by the recogniser the collection serves (the photo's own errors still come before "not found").
+    const model = coll ? collectionModel(coll) : this.recognisers.active.name;
+    const recogniser = this.recogniser(model);
+    const face = await this.faceOf(file, parseBool(fields.allow_id_card), { recogniser });
     if (!coll) throw new ServiceError(SearchErrors.notFound);
+    const { knots } = this.recognisers.similarityMap(model);
     // The collection row carries its version: no count over its faces per search.
-    const index = await this.cache.get({ appCode, collectionId: coll.id }, { epoch: Number(coll.faces_epoch), seq: Number(coll.faces_seq) }, async (afterSeq, span) =>
-      (await this.store.listFaces(appCode, coll.id, { afterSeq, span, model: EMBEDDING_MODEL })).map((f) => ({ seq: f.seq, owner: f.userRowId, embedding: f.embedding })),
+    const index = await this.cache.get(
+      { appCode, collectionId: coll.id },
+      { epoch: Number(coll.faces_epoch), seq: Number(coll.faces_seq) },
+      async (afterSeq, span) =>
+        (await this.store.listFaces(appCode, coll.id, { afterSeq, span, model })).map((f) => ({ seq: f.seq, owner: f.userRowId, embedding: f.embedding })),
+      recogniser.output.size,
     );
     // The fast scan guarantees every face at or above the request's threshold is scored exactly.
-    const [best] = index.search(face.embedding, 1, similarityToCosine(threshold));
+    const [best] = index.search(face.embedding, 1, similarityToCosine(threshold, knots));
     if (!best) throw new ServiceError(SearchErrors.notFound);
-    const similarity = cosineToSimilarity(best.cosine);
+    const similarity = cosineToSimilarity(best.cosine, knots);
     if (similarity < threshold) throw new ServiceError(SearchErrors.notFound);
     const user = (await this.store.usersByRowId(appCode, [best.owner])).get(best.owner);
     if (!user) throw new ServiceError(SearchErrors.notFound);
@@ -118,15 +162,17 @@ export class FaceSearchService {
 
   async deleteFaces(appCode: string, fields: Record<string, string>): Promise<string> {
     const { coll, user } = await this.user(appCode, fields);
-    await this.store.deleteFaces(appCode, coll.id, user.id);
+    const crops = await this.store.deleteFaces(appCode, coll.id, user.id);
     this.cache.invalidate(coll.id);
+    await this.crops?.delete(crops);
     return 'User faces deleted';
   }
 
   async deleteUser(appCode: string, fields: Record<string, string>): Promise<string> {
     const { coll, user } = await this.user(appCode, fields);
-    await this.store.deleteUser(appCode, coll.id, user.id);
+    const crops = await this.store.deleteUser(appCode, coll.id, user.id);
     this.cache.invalidate(coll.id);
+    await this.crops?.delete(crops);
     return 'User deleted';
   }
 
@@ -160,6 +206,7 @@ export class FaceSearchService {
     if (!coll) throw new ServiceError(SearchErrors.notFound);
     await this.store.deleteCollection(appCode, coll.id);
     await this.cache.dropped({ appCode, collectionId: coll.id });
+    await this.crops?.deleteCollection(appCode, coll.id);
     return 'Remove collection success';
   }
 }
@@ -183,7 +230,8 @@ export class FaceMatchService {
     if (!images.every((f) => isAcceptedImage(f.data))) throw new ServiceError(MatchErrors.wrongType);
     // Both photos or neither: half a match admitted is work spent on a refusal.
     if (!this.engine.admits(images.length)) throw new PlatformError('busy', 'The face engine is busy; try again shortly');
-    const results = await Promise.all(images.map((f) => this.engine.analyze(f.data, { checkCard: true })));
+    const recogniser = this.engine.recognisers.active;
+    const results = await Promise.all(images.map((f) => this.engine.analyze(f.data, { checkCard: true, recogniser })));
     const faces: PrimaryFace[] = [];
     for (const r of results) {
       // `single`: a second face comparable in size and focus to the subject is the guide's 407 (docs/face.md: measured refusals of one-person photos).
@@ -195,7 +243,8 @@ export class FaceMatchService {
       if (!r.ok || !r.primary) throw new ServiceError(MatchErrors.noFace);
       faces.push(r.primary);
     }
-    const similarity = round(cosineToSimilarity(dot(faces[0].embedding, faces[1].embedding)) * 100, 2);
+    const { knots } = this.engine.recognisers.similarityMap(recogniser.name);
+    const similarity = round(cosineToSimilarity(dot(faces[0].embedding, faces[1].embedding), knots) * 100, 2);
     return { isMatch: similarity >= this.cfg.matchThreshold, similarity, isBothImgIDCard: results.every((r) => looksLikeIdCard(r)) };
   }
 }

@@ -1,8 +1,23 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { uuidv7 } from 'uuidv7';
 import { serviceDb, type ServiceDb, type Store } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
+import { EMBEDDING_MODEL } from './engine/similarity.js';
+import type { SimilarityMap } from './engine/similarity.js';
 import type { FaceCollectionRow, FaceTables, FaceUserRow } from './schema.js';
+
+/** The recogniser a collection's search serves from. */
+export function collectionModel(row: Pick<FaceCollectionRow, 'model'>): string {
+  return row.model ?? EMBEDDING_MODEL;
+}
+
+/** A reindex switched the collection to another recogniser between the analysis and the add: embed again with `model`. */
+export class CollectionModelChanged extends Error {
+  override name = 'CollectionModelChanged';
+  constructor(readonly model: string) {
+    super(`the collection now serves ${model}`);
+  }
+}
 
 export function encodeEmbedding(v: Float32Array): string {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
@@ -41,10 +56,19 @@ export class FaceStore {
     return this.db.selectFrom('face_collections').selectAll().where('app_code', '=', appCode).where('name', '=', name).executeTakeFirst();
   }
 
-  async ensureCollection(appCode: string, name: string): Promise<FaceCollectionRow> {
+  /** The collection, created serving `model` (default: the shipped recogniser) when it does not exist. */
+  async ensureCollection(appCode: string, name: string, model = EMBEDDING_MODEL): Promise<FaceCollectionRow> {
     const found = await this.findCollection(appCode, name);
     if (found) return found;
-    const row: FaceCollectionRow = { id: uuidv7(), app_code: appCode, name, created_at: new Date().toISOString(), faces_seq: 0, faces_epoch: 0 };
+    const row: FaceCollectionRow = {
+      id: uuidv7(),
+      app_code: appCode,
+      name,
+      created_at: new Date().toISOString(),
+      faces_seq: 0,
+      faces_epoch: 0,
+      model: model === EMBEDDING_MODEL ? null : model,
+    };
     try {
       await this.db.insertInto('face_collections').values(row).execute();
       return row;
@@ -93,12 +117,29 @@ export class FaceStore {
    * collection row's update locks it until commit, so faces of a collection
    * commit in seq order and a reader that sees seq n sees every face up to n.
    */
-  async addFace(appCode: string, collectionId: string, userRowId: string, embedding: Float32Array, model: string): Promise<{ id: string } & FacesVersion> {
-    const id = uuidv7();
+  async addFace(
+    appCode: string,
+    collectionId: string,
+    userRowId: string,
+    embedding: Float32Array,
+    model: string,
+    crop: { faceId?: string; cropKey?: string } = {},
+  ): Promise<{ id: string } & FacesVersion> {
+    const id = crop.faceId ?? uuidv7();
     return this.db.transaction().execute(async (trx) => {
       const v = await bumpFacesSeq(trx, appCode, collectionId);
-      await insertEmbedding(trx, { id, appCode, collectionId, userRowId, embedding, model, createdAt: new Date().toISOString(), seq: v.seq });
-      return { id, ...v };
+      await insertEmbedding(trx, {
+        id,
+        appCode,
+        collectionId,
+        userRowId,
+        embedding,
+        model,
+        createdAt: new Date().toISOString(),
+        seq: v.seq,
+        cropKey: crop.cropKey ?? null,
+      });
+      return { id, seq: v.seq, epoch: v.epoch };
     });
   }
 
@@ -116,10 +157,13 @@ export class FaceStore {
     name: string | undefined,
     embedding: Float32Array,
     model: string,
+    crop: { faceId?: string; cropKey?: string } = {},
   ): Promise<{ id: string; userRowId: string } & FacesVersion> {
-    const id = uuidv7();
+    const id = crop.faceId ?? uuidv7();
     return this.db.transaction().execute(async (trx) => {
       const v = await bumpFacesSeq(trx, appCode, collectionId);
+      // Under the collection's row lock: a reindex that switched it meanwhile makes this embedding another recogniser's.
+      if (v.model !== model) throw new CollectionModelChanged(v.model);
       const now = new Date().toISOString();
       const found = await trx
         .selectFrom('face_users')
@@ -141,8 +185,8 @@ export class FaceStore {
           .values({ id: userRowId, app_code: appCode, collection_id: collectionId, user_id: userId, name: name ?? userId, created_at: now, updated_at: now })
           .execute();
       }
-      await insertEmbedding(trx, { id, appCode, collectionId, userRowId, embedding, model, createdAt: now, seq: v.seq });
-      return { id, userRowId, ...v };
+      await insertEmbedding(trx, { id, appCode, collectionId, userRowId, embedding, model, createdAt: now, seq: v.seq, cropKey: crop.cropKey ?? null });
+      return { id, userRowId, seq: v.seq, epoch: v.epoch };
     });
   }
 
@@ -178,25 +222,6 @@ export class FaceStore {
     return rows.map((r) => ({ id: r.id, seq: Number(r.seq), userRowId: r.user_row_id, embedding: decodeEmbedding(r.embedding) }));
   }
 
-  /**
-   * Faces per (application, collection, embedding model), for `saola face
-   * reindex`; an operator's command across applications, optionally one
-   * collection name.
-   */
-  async facesPerModel(collection?: string): Promise<{ appCode: string; collection: string; model: string; faces: number }[]> {
-    const rows = await this.db
-      .selectFrom('face_embeddings as e')
-      .innerJoin('face_collections as c', (j) => j.onRef('c.id', '=', 'e.collection_id').onRef('c.app_code', '=', 'e.app_code'))
-      .select(['e.app_code', 'c.name', 'e.model', (eb) => eb.fn.countAll().as('faces')])
-      .$if(collection !== undefined, (q) => q.where('c.name', '=', collection!))
-      .groupBy(['e.app_code', 'c.name', 'e.model'])
-      .orderBy('e.app_code')
-      .orderBy('c.name')
-      .orderBy('e.model')
-      .execute();
-    return rows.map((r) => ({ appCode: r.app_code, collection: r.name, model: r.model, faces: Number(r.faces) }));
-  }
-
   async usersByRowId(appCode: string, ids: string[]): Promise<Map<string, FaceUserRow>> {
     if (ids.length === 0) return new Map();
     const rows = await this.db.selectFrom('face_users').selectAll().where('app_code', '=', appCode).where('id', 'in', ids).execute();
@@ -210,19 +235,23 @@ export class FaceStore {
     return q.execute();
   }
 
-  /** Deletes a user's faces and moves the collection's epoch in the same transaction (every process's index then rebuilds). */
-  async deleteFaces(appCode: string, collectionId: string, userRowId: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+  /** Deletes a user's faces and moves the collection's epoch in the same transaction (every process's index then rebuilds); answers their crops' keys. */
+  async deleteFaces(appCode: string, collectionId: string, userRowId: string): Promise<string[]> {
+    return this.db.transaction().execute(async (trx) => {
       await bumpEpoch(trx, appCode, collectionId);
+      const crops = await cropKeysOf(trx, appCode, userRowId);
       await trx.deleteFrom('face_embeddings').where('app_code', '=', appCode).where('user_row_id', '=', userRowId).execute();
+      return crops;
     });
   }
 
-  async deleteUser(appCode: string, collectionId: string, userRowId: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+  async deleteUser(appCode: string, collectionId: string, userRowId: string): Promise<string[]> {
+    return this.db.transaction().execute(async (trx) => {
       await bumpEpoch(trx, appCode, collectionId);
+      const crops = await cropKeysOf(trx, appCode, userRowId);
       await trx.deleteFrom('face_embeddings').where('app_code', '=', appCode).where('user_row_id', '=', userRowId).execute();
       await trx.deleteFrom('face_users').where('app_code', '=', appCode).where('id', '=', userRowId).execute();
+      return crops;
     });
   }
 
@@ -230,11 +259,181 @@ export class FaceStore {
     await this.db.transaction().execute(async (trx) => {
       // Locks the collection row before any face or user row, as addFace does, so the two cannot deadlock.
       await bumpEpoch(trx, appCode, collectionId);
+      await trx.deleteFrom('face_staged_embeddings').where('app_code', '=', appCode).where('collection_id', '=', collectionId).execute();
       await trx.deleteFrom('face_embeddings').where('app_code', '=', appCode).where('collection_id', '=', collectionId).execute();
       await trx.deleteFrom('face_users').where('app_code', '=', appCode).where('collection_id', '=', collectionId).execute();
       await trx.deleteFrom('face_collections').where('app_code', '=', appCode).where('id', '=', collectionId).execute();
     });
   }
+
+  /** Every collection of every application (an operator's reindex), optionally by name. */
+  allCollections(name?: string): Promise<FaceCollectionRow[]> {
+    return this.db
+      .selectFrom('face_collections')
+      .selectAll()
+      .$if(name !== undefined, (q) => q.where('name', '=', name!))
+      .orderBy('app_code')
+      .orderBy('name')
+      .execute();
+  }
+
+  /** Faces of a collection without a kept crop (enrolled before crops were kept): their users must enrol again. */
+  async facesWithoutCrop(appCode: string, collectionId: string): Promise<{ userId: string; faces: number }[]> {
+    const rows = await this.db
+      .selectFrom('face_embeddings as e')
+      .innerJoin('face_users as u', 'u.id', 'e.user_row_id')
+      .select(['u.user_id', (eb) => eb.fn.countAll().as('faces')])
+      .where('e.app_code', '=', appCode)
+      .where('e.collection_id', '=', collectionId)
+      .where('e.crop_key', 'is', null)
+      .groupBy('u.user_id')
+      .orderBy('u.user_id')
+      .execute();
+    return rows.map((r) => ({ userId: r.user_id, faces: Number(r.faces) }));
+  }
+
+  /** A face whose crop is missing from the blob store: it is then listed with the faces enrolled without one. */
+  async forgetCrop(appCode: string, faceId: string): Promise<void> {
+    await this.db.updateTable('face_embeddings').set({ crop_key: null }).where('app_code', '=', appCode).where('id', '=', faceId).execute();
+  }
+
+  /** Faces with a crop, and how many of them already have a staged embedding by `model`. */
+  async reindexProgress(appCode: string, collectionId: string, model: string): Promise<{ faces: number; staged: number }> {
+    const faces = await this.db
+      .selectFrom('face_embeddings')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('app_code', '=', appCode)
+      .where('collection_id', '=', collectionId)
+      .where('crop_key', 'is not', null)
+      .executeTakeFirstOrThrow();
+    const staged = await this.db
+      .selectFrom('face_staged_embeddings')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('app_code', '=', appCode)
+      .where('collection_id', '=', collectionId)
+      .where('model', '=', model)
+      .executeTakeFirstOrThrow();
+    return { faces: Number(faces.n), staged: Number(staged.n) };
+  }
+
+  /** Staged embeddings of another recogniser than `model` (an earlier reindex to another target) are dropped. */
+  async dropOtherStaged(appCode: string, collectionId: string, model: string): Promise<void> {
+    await this.db.deleteFrom('face_staged_embeddings').where('app_code', '=', appCode).where('collection_id', '=', collectionId).where('model', '<>', model).execute();
+  }
+
+  /** The next faces (by seq) with a crop and no staged embedding by `model`. */
+  async facesToReembed(appCode: string, collectionId: string, model: string, limit: number): Promise<{ id: string; seq: number; cropKey: string }[]> {
+    const rows = await this.db
+      .selectFrom('face_embeddings as e')
+      .leftJoin('face_staged_embeddings as s', (j) => j.onRef('s.face_id', '=', 'e.id').on('s.model', '=', model))
+      .select(['e.id', 'e.seq', 'e.crop_key'])
+      .where('e.app_code', '=', appCode)
+      .where('e.collection_id', '=', collectionId)
+      .where('e.crop_key', 'is not', null)
+      .where('s.face_id', 'is', null)
+      .orderBy('e.seq')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ id: r.id, seq: Number(r.seq), cropKey: r.crop_key! }));
+  }
+
+  /** Stages a batch of embeddings by `model` in one transaction (a face deleted meanwhile is skipped). */
+  async stageEmbeddings(appCode: string, collectionId: string, model: string, rows: { faceId: string; embedding: Float32Array }[]): Promise<void> {
+    if (rows.length === 0) return;
+    const now = new Date().toISOString();
+    await this.db.transaction().execute(async (trx) => {
+      const present = new Set(
+        (
+          await trx
+            .selectFrom('face_embeddings')
+            .select('id')
+            .where('app_code', '=', appCode)
+            .where(
+              'id',
+              'in',
+              rows.map((r) => r.faceId),
+            )
+            .execute()
+        ).map((r) => r.id),
+      );
+      const values = rows
+        .filter((r) => present.has(r.faceId))
+        .map((r) => ({ face_id: r.faceId, app_code: appCode, collection_id: collectionId, model, embedding: encodeEmbedding(r.embedding), created_at: now }));
+      if (values.length > 0)
+        await trx
+          .insertInto('face_staged_embeddings')
+          .values(values)
+          .onConflict((oc) => oc.column('face_id').doNothing())
+          .execute();
+    });
+  }
+
+  /**
+   * Switches the collection to `model` in one transaction: its row is locked
+   * first (adds wait), and only when every face with a crop has a staged
+   * embedding (a face added since is re-embedded first: answers false) are the
+   * staged embeddings folded in, the collection's recogniser set and its
+   * epoch moved, so every process rebuilds its index from the new vectors.
+   * Faces without a crop keep the old recogniser's vectors, which search no longer reads.
+   */
+  async switchCollection(appCode: string, collectionId: string, model: string): Promise<boolean> {
+    const notYet = new Error('faces without a staged embedding');
+    try {
+      await this.switchNow(appCode, collectionId, model, notYet);
+      return true;
+    } catch (err) {
+      if (err === notYet) return false;
+      throw err;
+    }
+  }
+
+  private async switchNow(appCode: string, collectionId: string, model: string, notYet: Error): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await bumpEpoch(trx, appCode, collectionId);
+      const missing = await trx
+        .selectFrom('face_embeddings as e')
+        .leftJoin('face_staged_embeddings as s', (j) => j.onRef('s.face_id', '=', 'e.id').on('s.model', '=', model))
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('e.app_code', '=', appCode)
+        .where('e.collection_id', '=', collectionId)
+        .where('e.crop_key', 'is not', null)
+        .where('s.face_id', 'is', null)
+        .executeTakeFirstOrThrow();
+      // Thrown to roll back: the epoch must not move when nothing switched.
+      if (Number(missing.n) > 0) throw notYet;
+      await sql`update face_embeddings set embedding = s.embedding, model = s.model
+        from face_staged_embeddings as s
+        where s.face_id = face_embeddings.id and s.model = ${model}
+          and face_embeddings.collection_id = ${collectionId} and face_embeddings.app_code = ${appCode}`.execute(trx);
+      await trx
+        .updateTable('face_collections')
+        .set({ model: model === EMBEDDING_MODEL ? null : model })
+        .where('app_code', '=', appCode)
+        .where('id', '=', collectionId)
+        .execute();
+      await trx.deleteFrom('face_staged_embeddings').where('app_code', '=', appCode).where('collection_id', '=', collectionId).execute();
+    });
+  }
+
+  /** Calibrated similarity maps by recogniser name. */
+  async similarityMaps(): Promise<Map<string, SimilarityMap>> {
+    const rows = await this.db.selectFrom('face_similarity_maps').select(['model', 'version', 'knots']).execute();
+    return new Map(rows.map((r) => [r.model, { version: r.version, knots: JSON.parse(r.knots) as [number, number][] }]));
+  }
+
+  async storeSimilarityMap(model: string, map: SimilarityMap, report: unknown): Promise<void> {
+    const row = { model, version: map.version, knots: JSON.stringify(map.knots), report: JSON.stringify(report), fitted_at: new Date().toISOString() };
+    await this.db
+      .insertInto('face_similarity_maps')
+      .values(row)
+      .onConflict((oc) => oc.column('model').doUpdateSet({ version: row.version, knots: row.knots, report: row.report, fitted_at: row.fitted_at }))
+      .execute();
+  }
+}
+
+async function cropKeysOf(trx: ServiceDb<FaceTables>, appCode: string, userRowId: string): Promise<string[]> {
+  const rows = await trx.selectFrom('face_embeddings').select('crop_key').where('app_code', '=', appCode).where('user_row_id', '=', userRowId).execute();
+  return rows.flatMap((r) => (r.crop_key ? [r.crop_key] : []));
 }
 
 /** Taken first, so the collection row is locked before any face row (the order addFace uses too: no deadlock). */
@@ -251,20 +450,30 @@ async function bumpEpoch(trx: ServiceDb<FaceTables>, appCode: string, collection
  * Takes the collection's next face seq. The update locks the collection row until commit, so faces of a
  * collection commit in seq order (and adds to one collection are serialised).
  */
-async function bumpFacesSeq(trx: Transaction<Database & FaceTables>, appCode: string, collectionId: string): Promise<FacesVersion> {
+async function bumpFacesSeq(trx: Transaction<Database & FaceTables>, appCode: string, collectionId: string): Promise<FacesVersion & { model: string }> {
   const v = await trx
     .updateTable('face_collections')
     .set((eb) => ({ faces_seq: eb('faces_seq', '+', 1) }))
     .where('id', '=', collectionId)
     .where('app_code', '=', appCode)
-    .returning(['faces_seq', 'faces_epoch'])
+    .returning(['faces_seq', 'faces_epoch', 'model'])
     .executeTakeFirstOrThrow();
-  return { seq: Number(v.faces_seq), epoch: Number(v.faces_epoch) };
+  return { seq: Number(v.faces_seq), epoch: Number(v.faces_epoch), model: collectionModel(v) };
 }
 
 async function insertEmbedding(
   trx: Transaction<Database & FaceTables>,
-  face: { id: string; appCode: string; collectionId: string; userRowId: string; embedding: Float32Array; model: string; createdAt: string; seq: number },
+  face: {
+    id: string;
+    appCode: string;
+    collectionId: string;
+    userRowId: string;
+    embedding: Float32Array;
+    model: string;
+    createdAt: string;
+    seq: number;
+    cropKey: string | null;
+  },
 ): Promise<void> {
   await trx
     .insertInto('face_embeddings')
@@ -277,6 +486,7 @@ async function insertEmbedding(
       model: face.model,
       created_at: face.createdAt,
       seq: face.seq,
+      crop_key: face.cropKey,
     })
     .execute();
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Command } from '../platform/cli.js';
+import { faceModelLines } from '../face/index.js';
 import { loadAsrSettings } from './asr/config.js';
 import { ACTIVE, MANIFEST } from './asr/model.js';
 import { safeModelName } from './models.js';
@@ -26,7 +27,7 @@ function listAsrModels(modelsDir: string): { models: string[]; active?: string }
   return { models, ...(active ? { active } : {}) };
 }
 
-/** `saola models list [--json]`: recognition models (the active one marked) and voice models with their voices. */
+/** `saola models list [--json]`: recognition models (the active one marked), voice models with their voices, and face recognisers. */
 export const modelsListCommand: Command = async (ctx) => {
   let json = false;
   try {
@@ -37,8 +38,9 @@ export const modelsListCommand: Command = async (ctx) => {
   }
   const asr = listAsrModels(loadAsrSettings(ctx.config, {}).modelsDir);
   const tts = listTtsModels(ctx.config.dataDir);
+  const face = faceModelLines(ctx.config.dataDir);
   if (json) {
-    ctx.stdout(JSON.stringify({ asr, tts }, null, 2) + '\n');
+    ctx.stdout(JSON.stringify({ asr, tts, face: face.json }, null, 2) + '\n');
     return 0;
   }
   const lines = ['Speech recognition (asr):'];
@@ -49,6 +51,7 @@ export const modelsListCommand: Command = async (ctx) => {
   for (const m of tts.models) lines.push(`  ${m.name}  voices: ${m.voices.join(', ') || 'none'}`);
   lines.push(`  eSpeak NG: ${tts.unmappedVoices.join(', ') || 'no voice'}`);
   if (tts.brokenMap) lines.push(`  the voice map is unreadable: ${tts.brokenMap}`);
+  lines.push(...face.lines);
   ctx.stdout(lines.join('\n') + '\n');
   return 0;
 };

@@ -4,7 +4,8 @@ import { loadFaceConfig, type FaceConfig } from '../config.js';
 import { boxArea } from './detect.js';
 import { competingFaces, DEFAULT_SUBJECT_RULES } from './subject.js';
 import { loadVerifiedModels } from './models.js';
-import { SIMILARITY_MAP } from './similarity.js';
+import type { RecogniserSpec } from './recogniser.js';
+import { FaceRecognisers } from '../recognisers.js';
 import { searchEngine } from '../search/index-cache.js';
 import type { AnalyzeResult, AnalyzeTask, PrimaryFace } from './worker.js';
 
@@ -19,7 +20,8 @@ export {
   type FaceCandidate,
   type SubjectRules,
 } from './subject.js';
-export { cosineToSimilarity, dot, EMBEDDING_MODEL, SIMILARITY_MAP, similarityToCosine } from './similarity.js';
+export { cosineToSimilarity, dot, EMBEDDING_MODEL, SIMILARITY_MAP, similarityToCosine, type SimilarityMap } from './similarity.js';
+export type { RecogniserSpec } from './recogniser.js';
 
 export type FaceVerdict =
   | { kind: 'ok'; face: PrimaryFace }
@@ -92,6 +94,8 @@ export class FaceEngine {
   constructor(
     private readonly cfg: FaceConfig,
     pool: { maxQueue: number; maxWaitMs?: number; timeoutMs: number },
+    /** The recognisers installed beside the shipped one, and the active one. */
+    readonly recognisers: FaceRecognisers = new FaceRecognisers(undefined, cfg.modelDir),
   ) {
     // Refuse to start on a missing or altered model file (the workers check again).
     loadVerifiedModels(cfg.modelDir);
@@ -105,7 +109,8 @@ export class FaceEngine {
     });
   }
 
-  analyze(image: Buffer, opts: { checkCard: boolean }): Promise<AnalyzeResult> {
+  /** One photo's faces; the subject embedded by `recogniser` (default: the shipped one), with its aligned crop when `keepCrop`. */
+  analyze(image: Buffer, opts: { checkCard: boolean; recogniser?: RecogniserSpec; keepCrop?: boolean }): Promise<AnalyzeResult> {
     const copy = new Uint8Array(image.length);
     copy.set(image);
     return this.pool.run(
@@ -115,6 +120,8 @@ export class FaceEngine {
         checkCard: opts.checkCard,
         subject: { centreWeight: this.cfg.subjectCentreWeight, secondFaceSharpness: this.cfg.secondFaceSharpness },
         ...(this.cfg.modelDir ? { modelDir: this.cfg.modelDir } : {}),
+        ...(opts.recogniser ? { recogniser: opts.recogniser } : {}),
+        ...(opts.keepCrop ? { keepCrop: true } : {}),
       },
       { transferList: [copy.buffer] },
     );
@@ -130,7 +137,7 @@ export class FaceEngine {
       engine: 'onnxruntime-node (CPU)',
       search: searchEngine,
       models: 'faceplugin-face-recognition-js@0.0.1',
-      similarityMap: SIMILARITY_MAP.version,
+      ...this.recognisers.describe(),
       pool: this.pool.stats(),
       lastError: this.pool.lastError,
     };
@@ -156,7 +163,8 @@ export function processFaceEngine(deps: ServiceDeps): { engine: FaceEngine; cfg:
   let found = processEngines.get(deps);
   if (!found) {
     const cfg = loadFaceConfig(process.env, deps.config.poolThreads);
-    const engine = new FaceEngine(cfg, { maxQueue: deps.config.poolQueue, maxWaitMs: deps.config.poolMaxWaitMs, timeoutMs: deps.config.poolTaskTimeoutMs });
+    const recognisers = new FaceRecognisers(deps.config.dataDir, cfg.modelDir);
+    const engine = new FaceEngine(cfg, { maxQueue: deps.config.poolQueue, maxWaitMs: deps.config.poolMaxWaitMs, timeoutMs: deps.config.poolTaskTimeoutMs }, recognisers);
     deps.lifecycle.onClose('face-engine', () => engine.close());
     deps.lifecycle.addReadiness('face', async () => engine.describe());
     found = { engine, cfg };

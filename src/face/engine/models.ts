@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import manifest from './models.json' with { type: 'json' };
+import { ARCFACE_112 } from './align.js';
+import type { RecogniserSpec } from './recogniser.js';
 
 /**
  * The ONNX files the engine uses, with their sha256 (recorded in models.json,
@@ -69,4 +71,43 @@ export function loadVerifiedModels<N extends FaceModelName = FaceModelName>(mode
     out[name] = bytes;
   }
   return out;
+}
+
+/** The name the shipped recogniser's embeddings carry (face_embeddings.model); its similarity map is SIMILARITY_MAP. */
+export const SHIPPED_RECOGNISER = 'faceplugin-fr_feature-512';
+
+/** fr_feature as a recogniser: 112x112 RGB on the ArcFace template, (p - 127.5) / 128, 512 values. */
+export function shippedRecogniser(modelDir = defaultModelDir()): RecogniserSpec {
+  return {
+    name: SHIPPED_RECOGNISER,
+    file: path.join(modelDir, FACE_MODELS.feature.file),
+    sha256: FACE_MODELS.feature.sha256,
+    input: {
+      name: 'input',
+      width: 112,
+      height: 112,
+      layout: 'nchw',
+      colour: 'rgb',
+      mean: [127.5, 127.5, 127.5],
+      std: [128, 128, 128],
+      template: ARCFACE_112.map(([x, y]) => [x, y]),
+    },
+    output: { name: 'output', size: 512 },
+  };
+}
+
+/**
+ * The aligned face every candidate recogniser must embed before it is
+ * installed: Grace Hopper's public-domain portrait (test/fixtures/face/SOURCES.md)
+ * as the engine keeps enrolled faces (recogniser.ts, CROP_SIZE).
+ */
+export function testFaceFile(modelDir?: string): string {
+  const own = modelDir && path.join(modelDir, TEST_FACE);
+  return own && fs.existsSync(own) ? own : path.join(defaultModelDir(), TEST_FACE);
+}
+const TEST_FACE = 'test-face.png';
+
+/** The sha256 of a file, streamed in one read (recognisers are at most a few hundred MB). */
+export function fileSha256(file: string): string {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }

@@ -5,9 +5,15 @@
  * face match answers it times 100.
  */
 /** The model tag stored with every embedding (a different model's vectors are not comparable); the map below is fitted for it. */
-export const EMBEDDING_MODEL = 'faceplugin-fr_feature-512';
+export { SHIPPED_RECOGNISER as EMBEDDING_MODEL } from './models.js';
 
-export const SIMILARITY_MAP = {
+/** A versioned monotone map from cosine to the API's similarity, for one recogniser. */
+export interface SimilarityMap {
+  version: string;
+  knots: ReadonlyArray<readonly [number, number]>;
+}
+
+export const SIMILARITY_MAP: SimilarityMap = {
   version: 'fr_feature-2026-11-v1',
   /**
    * [cosine, similarity] knots, increasing. First map of DESIGN.md. A fit to
@@ -21,8 +27,39 @@ export const SIMILARITY_MAP = {
     [0.6, 0.85],
     [0.8, 0.95],
     [1, 1],
-  ] as ReadonlyArray<readonly [number, number]>,
+  ],
 };
+
+/**
+ * The map of an installed recogniser that has not been calibrated and whose
+ * manifest states none: ArcFace-class models put unrelated faces near cosine 0
+ * and the same person above about 0.4, so 0.4 reads as 80 (the match
+ * threshold). A guess until `saola face calibrate` fits one to the operator's people.
+ */
+export const UNCALIBRATED_MAP: SimilarityMap = {
+  version: 'uncalibrated-arcface-v1',
+  knots: [
+    [-1, 0],
+    [0, 0],
+    [0.25, 0.6],
+    [0.4, 0.8],
+    [0.5, 0.85],
+    [0.7, 0.95],
+    [1, 1],
+  ],
+};
+
+/** Checks knots: at least two, cosines from -1 to 1 increasing, similarities from 0 to 1 non-decreasing. */
+export function validKnots(knots: unknown): knots is [number, number][] {
+  if (!Array.isArray(knots) || knots.length < 2) return false;
+  for (let i = 0; i < knots.length; i++) {
+    const k = knots[i];
+    if (!Array.isArray(k) || k.length !== 2 || !k.every((x) => typeof x === 'number' && Number.isFinite(x))) return false;
+    if (k[1] < 0 || k[1] > 1) return false;
+    if (i > 0 && (k[0] <= knots[i - 1][0] || k[1] < knots[i - 1][1])) return false;
+  }
+  return knots[0][0] === -1 && knots[knots.length - 1][0] === 1;
+}
 
 export function cosineToSimilarity(cosine: number, knots = SIMILARITY_MAP.knots): number {
   if (!Number.isFinite(cosine)) return 0;

@@ -7,13 +7,15 @@
  * embedding, eye state, blur; optionally the ID-card outline. Only the subject
  * gets an embedding (and the eye model).
  */
+import fs from 'node:fs';
 import * as ort from 'onnxruntime-node';
 import sharp from 'sharp';
 import { findCardOutline } from '../../platform/vision/card-outline.js';
 import { ARCFACE_112, fivePoints, invertAffine, umeyama } from './align.js';
 import { boxArea, decodeDetections, DETECT_H, DETECT_W, nms, type Box } from './detect.js';
 import { cropResize, laplacianVariance, toChw, toGray, warpAffine, type RgbImage } from './image.js';
-import { defaultModelDir, loadVerifiedModels } from './models.js';
+import { defaultModelDir, fileSha256, loadVerifiedModels, SHIPPED_RECOGNISER, ModelIntegrityError } from './models.js';
+import { alignCrop, embedCrop, recogniserSession, type RecogniserSpec } from './recogniser.js';
 import { DEFAULT_SUBJECT_RULES, implausibleGeometry, orderBySubject, type FaceCandidate, type SubjectRules } from './subject.js';
 
 export interface AnalyzeTask {
@@ -24,6 +26,10 @@ export interface AnalyzeTask {
   modelDir?: string;
   /** How the subject is chosen among the faces (default DEFAULT_SUBJECT_RULES). */
   subject?: Pick<SubjectRules, 'centreWeight' | 'secondFaceSharpness'>;
+  /** The recogniser that embeds the subject (default: the shipped one, which also judges what is a face either way). */
+  recogniser?: RecogniserSpec;
+  /** Answer the subject's aligned crop as PNG (kept for enrolled faces). */
+  keepCrop?: boolean;
 }
 
 export interface PrimaryFace {
@@ -44,6 +50,10 @@ export interface PrimaryFace {
   /** Share of skin-coloured pixels (YCbCr box) above the eyebrows (forehead) and below the nose (mouth, chin) of the aligned face. */
   skinUpper: number;
   skinLower: number;
+  /** The recogniser that made `embedding`. */
+  model: string;
+  /** The aligned crop (recogniser.ts, CROP_SIZE) as PNG, when the task asked for it. */
+  crop?: Uint8Array;
   /** Head pose in degrees estimated from the landmarks' geometry (not the fr_pose model): roll (+ = clockwise in the image), yaw (+ = face turned to the image's right), pitch (+ = down). */
   pose: { roll: number; yaw: number; pitch: number };
 }
@@ -487,6 +497,40 @@ function inside(quad: { x: number; y: number }[], x: number, y: number): boolean
   return hit;
 }
 
+const recognisers = new Map<string, Promise<ort.InferenceSession>>();
+
+/** This thread's session of an installed recogniser, made once per name and file after its sha256 is checked. */
+function installedSession(spec: RecogniserSpec): Promise<ort.InferenceSession> {
+  const key = `${spec.name}\n${spec.file}`;
+  let session = recognisers.get(key);
+  if (!session) {
+    session = (async () => {
+      const digest = fileSha256(spec.file);
+      if (digest !== spec.sha256) throw new ModelIntegrityError(`Face recogniser ${spec.file} has sha256 ${digest}, expected ${spec.sha256}: refusing to load it`);
+      return recogniserSession(fs.readFileSync(spec.file));
+    })();
+    session.catch(() => recognisers.delete(key));
+    recognisers.set(key, session);
+  }
+  return session;
+}
+
+/**
+ * The subject's embedding by an installed recogniser, from the same aligned
+ * crop that is kept for it, so a later re-embedding of the kept crop gives the same vector.
+ */
+async function embedInstalled(spec: RecogniserSpec, img: RgbImage, lm: number[]): Promise<Float32Array> {
+  return embedCrop(await installedSession(spec), spec, alignCrop(img, lm));
+}
+
+async function encodeCrop(img: RgbImage, lm: number[]): Promise<Uint8Array> {
+  const crop = alignCrop(img, lm);
+  const png = await sharp(Buffer.from(crop.data.buffer, crop.data.byteOffset, crop.data.length), { raw: { width: crop.width, height: crop.height, channels: 3 } })
+    .png({ compressionLevel: 6 })
+    .toBuffer();
+  return new Uint8Array(png.buffer, png.byteOffset, png.length);
+}
+
 export async function analyze(task: AnalyzeTask): Promise<AnalyzeResult> {
   const started = performance.now();
   const s = await loadSessions(task.modelDir);
@@ -502,7 +546,21 @@ export async function analyze(task: AnalyzeTask): Promise<AnalyzeResult> {
   if (faces.length > 0 && found.embedded) {
     const lm = faces[0].landmarks;
     const eyes = await eyeState(s, img, lm);
-    primary = { box: faces[0], landmarks: lm, ...found.embedded, eyeClosed: eyes.closed, eyeBrightness: eyes.brightness, pose: poseFromLandmarks(lm) };
+    primary = {
+      box: faces[0],
+      landmarks: lm,
+      ...found.embedded,
+      model: SHIPPED_RECOGNISER,
+      eyeClosed: eyes.closed,
+      eyeBrightness: eyes.brightness,
+      pose: poseFromLandmarks(lm),
+    };
+    // The shipped net's reading above decided what is a face; an installed recogniser only embeds the subject.
+    if (task.recogniser && task.recogniser.name !== SHIPPED_RECOGNISER) {
+      primary.embedding = await embedInstalled(task.recogniser, img, lm);
+      primary.model = task.recogniser.name;
+    }
+    if (task.keepCrop) primary.crop = await encodeCrop(img, lm);
   }
   let card: CardInfo | null | undefined;
   if (task.checkCard) {

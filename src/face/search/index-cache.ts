@@ -295,14 +295,15 @@ export class FaceIndexCache {
     this.resnapshotShare = options.resnapshotShare ?? 0.1;
   }
 
-  async get(key: CollectionKey, version: IndexVersion, loadPage: FacePageLoader): Promise<CollectionIndex> {
+  /** The collection's index at `version`; `dim` is its recogniser's embedding size. */
+  async get(key: CollectionKey, version: IndexVersion, loadPage: FacePageLoader, dim = 512): Promise<CollectionIndex> {
     const cached = this.states.get(key.collectionId);
     let entry: { epoch: number; ready: Promise<State> };
     if (cached && cached.epoch === version.epoch) {
       entry = cached;
       entry.ready = entry.ready.then((state) => (state.seq >= version.seq ? state : this.catchUp(key, state, loadPage, version.seq)));
     } else {
-      entry = { epoch: version.epoch, ready: this.build(key, version, loadPage) };
+      entry = { epoch: version.epoch, ready: this.build(key, version, loadPage, dim) };
       this.states.set(key.collectionId, entry);
     }
     const ready = entry.ready;
@@ -312,14 +313,14 @@ export class FaceIndexCache {
     return (await ready).index;
   }
 
-  private async build(key: CollectionKey, version: IndexVersion, loadPage: FacePageLoader): Promise<State> {
-    const snap = await this.options.snapshots?.read(key, version, 512).catch((err) => {
+  private async build(key: CollectionKey, version: IndexVersion, loadPage: FacePageLoader, dim: number): Promise<State> {
+    const snap = await this.options.snapshots?.read(key, version, dim).catch((err) => {
       this.options.onError?.(err);
       return undefined;
     });
     if (snap) return this.catchUp(key, { index: snap.index, epoch: version.epoch, seq: snap.seq, snapshotSeq: snap.seq }, loadPage, version.seq);
     // Room for an eighth more faces: adds right after a load do not copy the whole collection.
-    const index = new CollectionIndex(512, Math.max(64, version.seq + (version.seq >> 3)));
+    const index = new CollectionIndex(dim, Math.max(64, version.seq + (version.seq >> 3)));
     const state: State = { index, epoch: version.epoch, seq: 0, snapshotSeq: undefined };
     await this.eachPage(loadPage, 0, version.seq, (rows) => this.append(state, rows));
     // Every face up to the version is in (a delete may have left the last seqs empty).

@@ -3,17 +3,41 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import sharp from 'sharp';
+import { uuidv7 } from 'uuidv7';
 import { faceReindexCommand } from '../../../src/face/cli.js';
+import { cropKey, FaceCrops, purgeFaceBlobs } from '../../../src/face/crops.js';
+import { embedCrop, recogniserSession, CROP_SIZE, type RecogniserSpec } from '../../../src/face/engine/recogniser.js';
+import type { RgbImage } from '../../../src/face/engine/image.js';
 import { EMBEDDING_MODEL } from '../../../src/face/engine/similarity.js';
-import { FaceStore } from '../../../src/face/store.js';
+import { installFaceRecogniser } from '../../../src/face/models.js';
+import { reindexFaces } from '../../../src/face/reindex.js';
+import { CollectionModelChanged, FaceStore } from '../../../src/face/store.js';
+import { FsBlobStore } from '../../../src/platform/blobs/fs-store.js';
 import { loadConfig } from '../../../src/platform/config.js';
 import { migrateToLatest, openStore } from '../../../src/platform/db/database.js';
+import { seededRandom } from '../../../src/platform/random.js';
 import { migrations } from '../../../src/services.js';
+import { buildTinyRecogniser } from '../../../fixtures/faces/tiny-recogniser.js';
 import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
+
+/** A kept crop of a made-up face: smooth noise from a seed (what the recogniser reads does not need to be a face here). */
+function cropOf(seed: number): RgbImage {
+  const next = seededRandom(seed);
+  const data = new Uint8Array(CROP_SIZE * CROP_SIZE * 3);
+  const base = [next() * 255, next() * 255, next() * 255];
+  for (let i = 0; i < data.length; i++) data[i] = Math.max(0, Math.min(255, base[i % 3] + (next() - 0.5) * 60 + ((i / 480) % 40)));
+  return { data, width: CROP_SIZE, height: CROP_SIZE };
+}
+
+const png = (c: RgbImage) =>
+  sharp(Buffer.from(c.data), { raw: { width: c.width, height: c.height, channels: 3 } })
+    .png()
+    .toBuffer();
 
 const unit = (i: number) => {
   const v = new Float32Array(512);
-  v[i] = 1;
+  v[i % 512] = 1;
   return v;
 };
 
@@ -26,37 +50,109 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it("says there is nothing to do when every face is the running model's, and lists and refuses faces of another model", async () => {
+    it('re-embeds from kept crops while search serves the old embeddings, resumes after a failure, switches per collection, lists faces without a crop', async () => {
       if (engine === 'postgres') pgdb = await createTestDatabase();
       const config = loadConfig({ SAOLA_DATA_DIR: dir, SAOLA_LOG_LEVEL: 'silent', ...(pgdb ? { SAOLA_DATABASE_URL: pgdb.url } : {}) });
-      let out = '';
-      let err = '';
-      const run = (args: string[]) => {
-        out = '';
-        err = '';
-        return faceReindexCommand({ config, migrations, args, stdout: (t: string) => (out += t), stderr: (t: string) => (err += t) });
-      };
+      const { spec } = await installFaceRecogniser(dir, buildTinyRecogniser(path.join(dir, 'source')), { name: 'tiny', activate: false });
+      const session = await recogniserSession(fs.readFileSync(spec.file));
+      const embed = (c: RgbImage) => embedCrop(session, spec as RecogniserSpec, c);
+
       const store = openStore(config.databaseUrl);
+      const crops = new FaceCrops(new FsBlobStore(path.join(dir, 'blobs')));
       try {
         await migrateToLatest(store, migrations);
         const faces = new FaceStore(store);
-        const current = await faces.ensureCollection('app1', 'staff');
-        const u = await faces.upsertUser('app1', current.id, 'a', 'A');
-        await faces.addFace('app1', current.id, u.id, unit(1), EMBEDDING_MODEL);
-        await faces.addFace('app1', current.id, u.id, unit(2), EMBEDDING_MODEL);
-        assert.equal(await run([]), 0);
-        assert.match(out, /2 face\(s\), all embedded by faceplugin-fr_feature-512: nothing to reindex/);
+        const enrol = async (app: string, collectionId: string, user: string, seed: number, withCrop = true) => {
+          const faceId = uuidv7();
+          const key = withCrop ? cropKey(app, collectionId, faceId) : undefined;
+          if (key) await crops.put(key, await png(cropOf(seed)));
+          return faces.addUserFace(app, collectionId, user, undefined, unit(seed), EMBEDDING_MODEL, { faceId, cropKey: key });
+        };
+        const staff = await faces.ensureCollection('app1', 'staff');
+        for (let i = 0; i < 10; i++) await enrol('app1', staff.id, `u${i}`, i);
+        const visitors = await faces.ensureCollection('app2', 'visitors');
+        await enrol('app2', visitors.id, 'v1', 100);
+        await enrol('app2', visitors.id, 'legacy', 101, false);
 
-        const old = await faces.ensureCollection('app2', 'visitors');
-        const v = await faces.upsertUser('app2', old.id, 'b', 'B');
-        await faces.addFace('app2', old.id, v.id, unit(3), 'older-model-128');
-        assert.equal(await run([]), 1);
-        assert.match(out, /application app2, collection "visitors": 1 face\(s\) embedded by older-model-128/);
-        assert.match(err, /cannot be recomputed: Saola does not keep the photos/);
-        // One collection only: the current one is fine, the old one is not.
-        assert.equal(await run(['--collection', 'staff']), 0);
-        assert.equal(await run(['--collection', 'visitors']), 1);
+        // A run that fails after 6 faces; on the way, search still reads the shipped embeddings and an add lands.
+        let calls = 0;
+        await assert.rejects(
+          reindexFaces({
+            store: faces,
+            crops,
+            model: 'tiny',
+            collection: 'staff',
+            batch: 2,
+            report: () => {},
+            embed: async (c) => {
+              calls++;
+              if (calls === 3) {
+                const served = await faces.listFaces('app1', staff.id, { model: EMBEDDING_MODEL });
+                assert.equal(served.length, 10);
+                assert.deepEqual(served[4].embedding, unit(4));
+                assert.equal((await faces.findCollection('app1', 'staff'))!.model, null);
+                await enrol('app1', staff.id, 'late', 10);
+              }
+              if (calls === 7) throw new Error('injected failure');
+              return embed(c);
+            },
+          }),
+          /injected failure/,
+        );
+        assert.equal((await faces.reindexProgress('app1', staff.id, 'tiny')).staged, 6);
+        assert.equal((await faces.findCollection('app1', 'staff'))!.model, null);
+
+        let out = '';
+        let err = '';
+        const run = (args: string[]) => {
+          out = '';
+          err = '';
+          return faceReindexCommand({ config, migrations, args, stdout: (t: string) => (out += t), stderr: (t: string) => (err += t) });
+        };
+        // The rerun resumes staff and holds visitors, whose legacy face has no crop.
+        assert.equal(await run(['--model', 'tiny']), 1);
+        assert.match(out, /collection "staff": resuming, 6 face\(s\) already re-embedded/);
+        assert.match(out, /collection "staff": 11\/11 face\(s\) re-embedded by tiny/);
+        assert.match(out, /collection "staff": switched to tiny/);
+        assert.match(out, /collection "visitors": not switched: 1 face\(s\) of 1 user\(s\) have no kept photo/);
+        assert.match(out, /collection "visitors": enrol again \(no kept photo\): legacy \(1\)/);
+        assert.match(err, /pass --force/);
+
+        const switched = await faces.findCollection('app1', 'staff');
+        assert.equal(switched!.model, 'tiny');
+        assert.ok(switched!.faces_epoch > staff.faces_epoch, 'the switch moves the epoch: every process rebuilds its index');
+        const served = await faces.listFaces('app1', staff.id, { model: 'tiny' });
+        assert.equal(served.length, 11);
+        assert.equal((await faces.listFaces('app1', staff.id, { model: EMBEDDING_MODEL })).length, 0);
+        // Each face's new embedding is the recogniser's embedding of its own crop.
+        const expected = await embed(cropOf(10));
+        const late = served.find((f) => f.seq === 11)!;
+        assert.ok(late.embedding.every((x, i) => Math.abs(x - expected[i]) < 1e-6));
+
+        // An add that analysed the photo with the old recogniser is refused once the collection switched.
+        await assert.rejects(enrol('app1', staff.id, 'racing', 11, false), CollectionModelChanged);
+
+        assert.equal(await run(['--model', 'tiny', '--force']), 0);
+        assert.match(out, /collection "staff": already served by tiny/);
+        assert.match(out, /collection "visitors": switched to tiny/);
+        assert.equal((await faces.listFaces('app2', visitors.id, { model: 'tiny' })).length, 1);
+        assert.equal(await run(['--model', 'nope']), 1);
         assert.equal(await run(['--bogus']), 2);
+
+        // Crops go with their face, their collection and their application.
+        const blobs = path.join(dir, 'blobs', 'face-crops');
+        const countCrops = (app: string) =>
+          fs.existsSync(path.join(blobs, app)) ? fs.readdirSync(path.join(blobs, app), { recursive: true }).filter((f) => String(f).endsWith('.png')).length : 0;
+        assert.equal(countCrops('app1'), 11);
+        const u0 = await faces.findUser('app1', staff.id, 'u0');
+        await crops.delete(await faces.deleteUser('app1', staff.id, u0!.id));
+        assert.equal(countCrops('app1'), 10);
+        await faces.deleteCollection('app1', staff.id);
+        await crops.deleteCollection('app1', staff.id);
+        assert.equal(countCrops('app1'), 0);
+        assert.equal(countCrops('app2'), 1);
+        assert.deepEqual(await purgeFaceBlobs('app2', { store, blobs: new FsBlobStore(path.join(dir, 'blobs')) }), { blobs: 1 });
+        assert.equal(countCrops('app2'), 0);
       } finally {
         await store.close();
       }

@@ -55,6 +55,19 @@ async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
   assert.equal((await importCsv(t.deps, who.appCode, historyCsv(phone, T))).rejected, 0);
   const db = t.deps.store.db as unknown as import('kysely').Kysely<any>;
   await db.insertInto('reader_app_settings').values({ app_code: who.appCode, features: 1, updated_time: new Date().toISOString() }).execute();
+  // A face reindex in progress holds A's re-embedded faces until its collection switches.
+  const face = await db.selectFrom('face_embeddings').select(['id', 'collection_id', 'embedding']).where('app_code', '=', who.appCode).executeTakeFirstOrThrow();
+  await db
+    .insertInto('face_staged_embeddings')
+    .values({
+      face_id: face.id,
+      app_code: who.appCode,
+      collection_id: face.collection_id,
+      model: 'another-recogniser',
+      embedding: face.embedding,
+      created_at: new Date().toISOString(),
+    })
+    .execute();
   // An import in progress (a killed import's leftovers look the same) holds A's rows in the staging table.
   await db
     .insertInto('credit_import_staging')
@@ -147,7 +160,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const { stdout } = await cli('app', 'delete', '--app', t.appCode, '--purge', '--json');
       const report = JSON.parse(stdout) as { deleted: boolean; rows: Record<string, number>; blobs: number };
       assert.equal(report.deleted, true);
-      assert.equal(report.blobs, 2, 'the audio file and the NLU model');
+      assert.equal(report.blobs, 3, "the audio file, the NLU model and the enrolled face's aligned crop");
       // Each table was visited (a child's rows may already have gone with its parent's, by cascade).
       for (const table of Object.keys(a)) assert.ok(table in report.rows, table);
 
