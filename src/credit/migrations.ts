@@ -1,10 +1,9 @@
 import type { CreateTableBuilder, Kysely, Migration } from 'kysely';
+import { createAppTable } from '../platform/db/tables.js';
 
 /** The columns of an alpha event, in the events table and in the import's staging table alike. */
-const eventColumns = (table: CreateTableBuilder<string, never>) =>
+const eventColumns = (table: CreateTableBuilder<string, 'app_code'>) =>
   table
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('app_code', 'text', (c) => c.notNull())
     .addColumn('event_key', 'text', (c) => c.notNull())
     .addColumn('phone', 'text', (c) => c.notNull())
     .addColumn('event_type', 'text', (c) => c.notNull())
@@ -18,13 +17,10 @@ const eventColumns = (table: CreateTableBuilder<string, never>) =>
 export const creditMigrations: Readonly<Record<string, Migration>> = {
   '0006_credit': {
     async up(db: Kysely<any>) {
-      await db.schema.createTable('credit_alpha_events').$call(eventColumns).addUniqueConstraint('credit_alpha_events_app_key', ['app_code', 'event_key']).execute();
+      await createAppTable(db, 'credit_alpha_events').$call(eventColumns).addUniqueConstraint('credit_alpha_events_app_key', ['app_code', 'event_key']).execute();
       // Every feature lookup is "this application's events of this phone before T".
       await db.schema.createIndex('credit_alpha_events_lookup').on('credit_alpha_events').columns(['app_code', 'phone', 'occurred_at']).execute();
-      await db.schema
-        .createTable('credit_models')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'credit_models')
         .addColumn('source', 'text', (c) => c.notNull())
         .addColumn('dltype', 'integer', (c) => c.notNull())
         .addColumn('version', 'integer', (c) => c.notNull())
@@ -34,10 +30,7 @@ export const creditMigrations: Readonly<Record<string, Migration>> = {
         .addColumn('created_time', 'text', (c) => c.notNull())
         .addUniqueConstraint('credit_models_version', ['app_code', 'source', 'dltype', 'version'])
         .execute();
-      await db.schema
-        .createTable('credit_imports')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'credit_imports')
         .addColumn('source', 'text', (c) => c.notNull())
         .addColumn('file_name', 'text', (c) => c.notNull())
         .addColumn('rows_total', 'integer', (c) => c.notNull())
@@ -53,7 +46,7 @@ export const creditMigrations: Readonly<Record<string, Migration>> = {
   // credit_alpha_events with the import's record in one transaction (src/credit/import.ts).
   '0006_credit_02_import_staging': {
     async up(db: Kysely<any>) {
-      await db.schema.createTable('credit_import_staging').$call(eventColumns).execute();
+      await createAppTable(db, 'credit_import_staging').$call(eventColumns).execute();
       await db.schema.createIndex('credit_import_staging_import').on('credit_import_staging').columns(['import_id', 'created_time']).execute();
     },
   },

@@ -1,13 +1,11 @@
 import type { Kysely, Migration } from 'kysely';
+import { createAppTable } from '../platform/db/tables.js';
 
 /** The eKYC tables. Append new migrations; never edit one that has shipped. */
 export const ekycMigrations: Readonly<Record<string, Migration>> = {
   '0009_ekyc': {
     async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('ekyc_sessions')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'ekyc_sessions')
         .addColumn('device_type', 'text', (c) => c.notNull())
         .addColumn('client_uuid', 'text')
         .addColumn('status', 'text', (c) => c.notNull())
@@ -24,10 +22,7 @@ export const ekycMigrations: Readonly<Record<string, Migration>> = {
         .execute();
       // Retention deletes by age across applications.
       await db.schema.createIndex('ekyc_sessions_created').on('ekyc_sessions').columns(['created_time']).execute();
-      await db.schema
-        .createTable('ekyc_images')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'ekyc_images')
         .addColumn('session_id', 'text', (c) => c.notNull().references('ekyc_sessions.id').onDelete('cascade'))
         .addColumn('kind', 'text', (c) => c.notNull())
         .addColumn('blob_key', 'text', (c) => c.notNull())
@@ -35,10 +30,7 @@ export const ekycMigrations: Readonly<Record<string, Migration>> = {
         .execute();
       await db.schema.createIndex('ekyc_images_session').on('ekyc_images').columns(['session_id']).execute();
       await db.schema.createIndex('ekyc_images_app').on('ekyc_images').columns(['app_code']).execute();
-      await db.schema
-        .createTable('ekyc_fraud_memory')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'ekyc_fraud_memory')
         .addColumn('session_id', 'text', (c) => c.notNull())
         .addColumn('id_number', 'text')
         .addColumn('face', 'text')

@@ -1,21 +1,16 @@
 import { sql, type Kysely, type Migration } from 'kysely';
+import { createAppTable } from '../platform/db/tables.js';
 
 /** The face service's tables. Append new migrations; never edit one that has shipped. */
 export const faceMigrations: Readonly<Record<string, Migration>> = {
   '0004_face_search': {
     async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('face_collections')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'face_collections')
         .addColumn('name', 'text', (c) => c.notNull())
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addUniqueConstraint('face_collections_app_name', ['app_code', 'name'])
         .execute();
-      await db.schema
-        .createTable('face_users')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'face_users')
         .addColumn('collection_id', 'text', (c) => c.notNull().references('face_collections.id').onDelete('cascade'))
         .addColumn('user_id', 'text', (c) => c.notNull())
         .addColumn('name', 'text', (c) => c.notNull())
@@ -23,10 +18,7 @@ export const faceMigrations: Readonly<Record<string, Migration>> = {
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .addUniqueConstraint('face_users_collection_user', ['collection_id', 'user_id'])
         .execute();
-      await db.schema
-        .createTable('face_embeddings')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'face_embeddings')
         .addColumn('collection_id', 'text', (c) => c.notNull().references('face_collections.id').onDelete('cascade'))
         .addColumn('user_row_id', 'text', (c) => c.notNull().references('face_users.id').onDelete('cascade'))
         .addColumn('embedding', 'text', (c) => c.notNull())

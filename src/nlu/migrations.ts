@@ -1,32 +1,24 @@
 import type { Kysely, Migration } from 'kysely';
+import { createAppTable } from '../platform/db/tables.js';
 
 /** The training-data tables. Append new migrations; never edit one that has shipped. */
 export const nluMigrations: Readonly<Record<string, Migration>> = {
   '0002_nlu': {
     async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('nlu_intents')
-        .addColumn('code', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'nlu_intents', 'code')
         .addColumn('label', 'text', (c) => c.notNull())
         .addColumn('description', 'text', (c) => c.notNull())
         .addColumn('type', 'integer', (c) => c.notNull())
         .addColumn('created_time', 'text', (c) => c.notNull())
         .addUniqueConstraint('nlu_intents_app_label', ['app_code', 'label'])
         .execute();
-      await db.schema
-        .createTable('nlu_samples')
-        .addColumn('code', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'nlu_samples', 'code')
         .addColumn('content', 'text', (c) => c.notNull())
         .addColumn('created_time', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('nlu_samples_app').on('nlu_samples').columns(['app_code', 'created_time']).execute();
       await db.schema.createIndex('nlu_samples_content').on('nlu_samples').columns(['app_code', 'content']).execute();
-      await db.schema
-        .createTable('nlu_entities')
-        .addColumn('code', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'nlu_entities', 'code')
         .addColumn('label', 'text', (c) => c.notNull())
         .addColumn('type', 'integer', (c) => c.notNull())
         .addColumn('description', 'text', (c) => c.notNull())
@@ -34,19 +26,13 @@ export const nluMigrations: Readonly<Record<string, Migration>> = {
         .addUniqueConstraint('nlu_entities_app_label', ['app_code', 'label'])
         .execute();
       // A sample carries at most one intent (the detail form has one `intent`).
-      await db.schema
-        .createTable('nlu_intent_samples')
-        .addColumn('code', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'nlu_intent_samples', 'code')
         .addColumn('intent_code', 'text', (c) => c.notNull().references('nlu_intents.code').onDelete('cascade'))
         .addColumn('sample_code', 'text', (c) => c.notNull().unique().references('nlu_samples.code').onDelete('cascade'))
         .addColumn('created_time', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('nlu_intent_samples_intent').on('nlu_intent_samples').column('intent_code').execute();
-      await db.schema
-        .createTable('nlu_entity_samples')
-        .addColumn('code', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'nlu_entity_samples', 'code')
         .addColumn('entity_code', 'text', (c) => c.notNull().references('nlu_entities.code').onDelete('cascade'))
         .addColumn('sample_code', 'text', (c) => c.notNull().references('nlu_samples.code').onDelete('cascade'))
         .addColumn('parent_code', 'text', (c) => c.notNull())
@@ -62,10 +48,7 @@ export const nluMigrations: Readonly<Record<string, Migration>> = {
   // Trained models (one row per training request), per-application settings, prediction history, keyword lists.
   '0002_nlu_02_models': {
     async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('nlu_models')
-        .addColumn('code', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'nlu_models', 'code')
         .addColumn('type', 'integer', (c) => c.notNull())
         .addColumn('state', 'integer', (c) => c.notNull())
         .addColumn('message', 'text', (c) => c.notNull())
@@ -95,10 +78,7 @@ export const nluMigrations: Readonly<Record<string, Migration>> = {
         .addColumn('created_time', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('nlu_history_app').on('nlu_history').columns(['app_code', 'created_time']).execute();
-      await db.schema
-        .createTable('nlu_entity_keywords')
-        .addColumn('code', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'nlu_entity_keywords', 'code')
         .addColumn('entity_code', 'text', (c) => c.notNull().references('nlu_entities.code').onDelete('cascade'))
         .addColumn('value', 'text', (c) => c.notNull())
         // A JSON array of strings.

@@ -1,13 +1,11 @@
 import type { Kysely, Migration } from 'kysely';
+import { createAppTable } from '../../platform/db/tables.js';
 
 /** Text to speech's tables. Append new migrations; never edit one that has shipped. */
 export const ttsMigrations: Readonly<Record<string, Migration>> = {
   '0005_01_tts_requests': {
     async up(db: Kysely<any>) {
-      await db.schema
-        .createTable('tts_requests')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('app_code', 'text', (c) => c.notNull())
+      await createAppTable(db, 'tts_requests')
         .addColumn('link_token', 'text', (c) => c.notNull().unique())
         .addColumn('async_url', 'text', (c) => c.notNull())
         .addColumn('voice', 'text', (c) => c.notNull())
