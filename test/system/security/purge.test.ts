@@ -11,10 +11,11 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { after, before, describe, it } from 'node:test';
 import { uuidv7 } from 'uuidv7';
 import { appScopedTables } from '../../../src/platform/purge.js';
+import type { EkycTables } from '../../../src/ekyc/schema.js';
 import { LivenessThresholds } from '../../../src/liveness/store.js';
 import { UsageStore, utcDay } from '../../../src/platform/usage/index.js';
 import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
@@ -98,6 +99,23 @@ async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
       created_time: new Date().toISOString(),
     })
     .execute();
+  // An eKYC session with a stored image and a fraud-memory entry.
+  const init = await call(t.url, 'POST', '/session/init', { headers: { api_key: who.apiKey, 'device-type': 'api' }, json: {} });
+  assert.equal(init.status, 200, init.text);
+  const sessionId = init.body['session-id'] as string;
+  const ekycKey = `ekyc/${sessionId}/front-purge.jpg`;
+  await t.deps.blobs.put(ekycKey, Buffer.from('front image'), { contentType: 'image/jpeg' });
+  const ekyc = db as unknown as Kysely<EkycTables>;
+  const now = new Date().toISOString();
+  await ekyc
+    .insertInto('ekyc_images')
+    .values({ id: uuidv7(), app_code: who.appCode, session_id: sessionId, kind: 'front', blob_key: ekycKey, created_time: now })
+    .execute();
+  await ekyc
+    .insertInto('ekyc_fraud_memory')
+    .values({ id: uuidv7(), app_code: who.appCode, session_id: sessionId, id_number: `0${phone}`, face: null, reason: 'FC01', created_time: now, expires_time: now })
+    .execute();
+  ekycImages[who.appCode] = ekycKey;
   // The operator's side: a quota, and the usage of the calls above (reading the report writes the pending counts).
   const admin = { authorization: `Bearer ${PASSWORD}` };
   const quota = await call(t.url, 'PUT', `/console/api/apps/${who.appCode}/quotas`, { headers: admin, json: { service: 'tts', per_minute: 100, per_day: 1000 } });
@@ -109,6 +127,9 @@ async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
   const row = await db.selectFrom('tts_requests').select('blob_key').where('id', '=', requestId).executeTakeFirstOrThrow();
   return row.blob_key as string;
 }
+
+/** Each application's stored eKYC image. */
+const ekycImages: Record<string, string> = {};
 
 async function counts(t: TestApp, appCode: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
@@ -160,7 +181,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const { stdout } = await cli('app', 'delete', '--app', t.appCode, '--purge', '--json');
       const report = JSON.parse(stdout) as { deleted: boolean; rows: Record<string, number>; blobs: number };
       assert.equal(report.deleted, true);
-      assert.equal(report.blobs, 3, "the audio file, the NLU model and the enrolled face's aligned crop");
+      assert.equal(report.blobs, 4, "the audio file, the NLU model, the enrolled face's aligned crop and the eKYC session's image");
       // Each table was visited (a child's rows may already have gone with its parent's, by cascade).
       for (const table of Object.keys(a)) assert.ok(table in report.rows, table);
 
@@ -185,6 +206,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         JSON.stringify(after),
       );
       assert.equal(await t.deps.blobs.stat(blobKeys.a), undefined, "A's audio file is gone");
+      assert.equal(await t.deps.blobs.stat(ekycImages[t.appCode]), undefined, "A's eKYC image is gone");
       const app = await t.deps.store.db.selectFrom('applications').select('code').where('code', '=', t.appCode).executeTakeFirst();
       assert.equal(app, undefined);
       assert.equal((await call(t.url, 'GET', '/hmi/tts/v5/status/x', { headers: { api_key: t.apiKey } })).status, 401);
@@ -194,6 +216,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.ok((await scopes()).includes(b.appCode), "B's liveness threshold stays");
       assert.deepEqual(await counts(t, b.appCode), { ...bBefore, usage_daily: bBefore.usage_daily + 1 }, "B's rows (and B's late usage row)");
       assert.ok(await t.deps.blobs.stat(blobKeys.b), "B's audio file");
+      assert.ok(await t.deps.blobs.stat(ekycImages[b.appCode]), "B's eKYC image");
       assert.equal((await call(t.url, 'GET', '/api/v3/sample', { token: b.token })).body.length, 2);
       assert.equal((await call(t.url, 'POST', '/api/v3/predict', { token: b.token, json: { content: 'dữ liệu' } })).status, 200, "B's model stays");
 
