@@ -14,6 +14,8 @@ import type { TrainTask } from './engine/train-worker.js';
 import { ModelStore } from './model-store.js';
 import { ServedModels } from './model-cache.js';
 import { HistoryService, PredictionService } from './prediction.js';
+import { InboxService } from './inbox.js';
+import { InboxStore } from './inbox-store.js';
 import { createPredictor, type Predictor } from './predictor.js';
 import { modelFolder, TRAIN_QUEUE, TrainingService, type Trainer, type TrainJobPayload } from './training.js';
 import { nluRoutes } from './routes.js';
@@ -32,21 +34,25 @@ export interface NluModels {
   served: ServedModels;
   prediction: PredictionService;
   history: HistoryService;
+  inbox: InboxService;
 }
 
 /** Composition root of the model side, over the same `NluStore` as the training data. */
 export function createNluModels(
   data: NluStore,
   parts: { store: Store; jobs: JobQueue; blobs: BlobStore },
-  options: { recheckMs?: number; predictor?: Predictor; cachedModelChars?: number } = {},
+  options: { recheckMs?: number; predictor?: Predictor; cachedModelChars?: number; service?: NluService } = {},
 ): NluModels {
   const modelStore = new ModelStore(parts.store.db);
   const served = new ServedModels(modelStore, parts.blobs, options.recheckMs, options.predictor, options.cachedModelChars);
+  // Labels from the inbox are training-data writes: through the same service as the API's.
+  const inbox = new InboxService(new InboxStore(parts.store.db), options.service ?? new NluService(data, new SampleListCache()));
   return {
     training: new TrainingService(data, modelStore, parts.jobs, parts.blobs, served),
     served,
-    prediction: new PredictionService(modelStore, served),
+    prediction: new PredictionService(modelStore, served, inbox),
     history: new HistoryService(modelStore),
+    inbox,
   };
 }
 
@@ -93,7 +99,7 @@ export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Prom
   // Predictions of long texts run on worker threads (a thread starts with the first such prediction); short texts on the event loop.
   const predictor = createPredictor(config.predictThreads, config.predictInlineChars);
   deps.lifecycle.onClose('nlu-predict-pool', () => predictor.close());
-  const models = createNluModels(store, deps, { recheckMs: config.modelRecheckMs, predictor });
+  const models = createNluModels(store, deps, { recheckMs: config.modelRecheckMs, predictor, service });
   const log = app.log.child({ service: 'nlu' });
   if (deps.config.runWorkers) {
     const { trainer, close: closeTrainer } = threadTrainer();
@@ -111,7 +117,26 @@ export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Prom
     });
     deps.lifecycle.onClose('nlu-train-worker', () => worker.stop());
     deps.lifecycle.onClose('nlu-train-pool', closeTrainer);
+    // Reads of the inbox sweep their own application too; this catches applications nobody looks at.
+    const sweep = setInterval(() => {
+      models.inbox.sweepHistory().then(
+        (deleted) => deleted > 0 && log.info({ deleted }, 'nlu history retention sweep'),
+        (err: unknown) => log.error({ err }, 'nlu history retention sweep failed'),
+      );
+    }, config.historySweepSeconds * 1000);
+    sweep.unref();
+    deps.lifecycle.onClose('nlu-history-sweep', () => clearInterval(sweep));
   }
+  // The masking switch, offered to the console.
+  deps.appSettings?.register({
+    key: 'nlu.mask_history',
+    label: 'Mask saved NLU predictions',
+    description: 'Numbers, phone numbers, e-mail addresses and ids are masked before a prediction is saved in the history (and the inbox).',
+    get: async (appCode) => (await models.inbox.settings(appCode)).mask_history,
+    set: async (appCode, on) => {
+      await models.inbox.setSettings(appCode, { mask_history: on });
+    },
+  });
   deps.lifecycle.addReadiness('nlu', async () => ({ ok: true, training: await deps.jobs.counts(TRAIN_QUEUE), predicting: predictor.stats() }));
   await app.register(nluRoutes, { prefix: '/api/v3', service, models, credentials: deps.credentials, importBodyLimit: IMPORT_BODY_LIMIT });
 }

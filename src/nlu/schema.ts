@@ -97,6 +97,44 @@ export interface DataVersionRow {
   updated_time: string;
 }
 
+/** A saved prediction waiting in the inbox, or resolved there (migration 0002_nlu_05_inbox). */
+export interface InboxRow {
+  history_id: number | string;
+  app_code: string;
+  /** Comma-separated `InboxReason`s. */
+  reasons: string;
+  top_intent: string;
+  top_confidence: number;
+  second_intent: string;
+  second_confidence: number;
+  /** open, labelled, dismissed, out_of_scope. */
+  state: string;
+  /** What the end user said when reporting (empty otherwise). */
+  comment: string;
+  created_time: string;
+  resolved_time: string | null;
+  /** The sample a label made of it. */
+  sample_code: string | null;
+}
+
+/** Where a training sample came from, when not typed in: an inbox label of a saved prediction. */
+export interface SampleOriginRow {
+  sample_code: string;
+  app_code: string;
+  source: string;
+  history_id: number | string;
+  created_time: string;
+}
+
+export interface HistorySettingsRow {
+  app_code: string;
+  /** Days a saved prediction is kept (0: until deleted). */
+  retention_days: number;
+  /** 1: numbers, phone numbers, e-mail addresses and ids are masked before a text is saved. */
+  mask: number;
+  updated_time: string;
+}
+
 export type NluTables = {
   nlu_intents: IntentRow;
   nlu_samples: SampleRow;
@@ -108,4 +146,7 @@ export type NluTables = {
   nlu_settings: SettingsRow;
   nlu_history: HistoryRow;
   nlu_data_versions: DataVersionRow;
+  nlu_inbox: InboxRow;
+  nlu_sample_origins: SampleOriginRow;
+  nlu_history_settings: HistorySettingsRow;
 };
