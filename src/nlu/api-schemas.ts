@@ -347,3 +347,54 @@ export const SampleOrigin = Type.Object({
   history_id: Type.Integer(),
   created_time: Type.String(),
 });
+
+// Cross-validated reports of model versions
+
+const ScoreRow = { precision: Type.Number(), recall: Type.Number(), f1: Type.Number(), support: Type.Integer() };
+
+export const ModelReport = Type.Object({
+  model_code: Type.String(),
+  state: Type.Union([Type.Literal('waiting'), Type.Literal('ready'), Type.Literal('failed'), Type.Literal('stale')], {
+    description: 'stale: the training data changed before the report ran',
+  }),
+  message: Type.String(),
+  run_ms: Type.Integer({ description: 'how long the report job ran' }),
+  created_time: Type.String(),
+  finished_time: Type.String(),
+  folds: Type.Integer(),
+  samples: Type.Integer(),
+  intents: Type.Object({
+    accuracy: Type.Number(),
+    macro_f1: Type.Number(),
+    per_intent: Type.Array(Type.Object({ intent: Type.String(), ...ScoreRow }), { description: 'the weakest first' }),
+  }),
+  confusions: Type.Array(Type.Object({ expected: Type.String(), predicted: Type.String(), count: Type.Integer() }), { description: 'the commonest first' }),
+  entities: Type.Object({
+    micro: Type.Object(ScoreRow),
+    per_label: Type.Array(Type.Object({ entity: Type.String(), ...ScoreRow }), { description: 'exact spans; the weakest first' }),
+  }),
+  confused_samples: Type.Array(Type.Object({ text: Type.String(), expected: Type.String(), predicted: Type.String(), confidence: Type.Number() }), {
+    description: 'the most confidently wrong first',
+  }),
+});
+
+export const ModelReportQuery = Type.Object({ model_code: Type.Optional(Type.String({ maxLength: 200, description: 'the newest model when not given' })) });
+
+export const ReportCompareQuery = Type.Object({
+  from: Type.Optional(Type.String({ maxLength: 200, description: 'the model before `to` when not given' })),
+  to: Type.Optional(Type.String({ maxLength: 200, description: 'the newest model when not given' })),
+});
+
+const Change = { from: Type.Number(), to: Type.Number(), change: Type.Number() };
+
+export const ReportComparison = Type.Object({
+  from: Type.String({ description: 'model code' }),
+  to: Type.String(),
+  accuracy: Type.Object(Change),
+  macro_f1: Type.Object(Change),
+  entity_f1: Type.Object(Change),
+  intents: Type.Array(Type.Object({ intent: Type.String(), ...Change }), { description: 'F1 per intent in either, the largest change first (absent: 0)' }),
+  entities: Type.Array(Type.Object({ entity: Type.String(), ...Change }), { description: 'F1 per entity label' }),
+  confusions_gone: Type.Array(Type.Object({ expected: Type.String(), predicted: Type.String(), count: Type.Integer() })),
+  confusions_new: Type.Array(Type.Object({ expected: Type.String(), predicted: Type.String(), count: Type.Integer() })),
+});

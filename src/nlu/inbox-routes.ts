@@ -14,8 +14,13 @@ import {
   InboxResolved,
   InboxStats,
   InboxStatsQuery,
+  ModelReport,
+  ModelReportQuery,
+  ReportCompareQuery,
+  ReportComparison,
   SampleOrigin,
 } from './api-schemas.js';
+import type { ReportService } from './model-report.js';
 import type { InboxService } from './inbox.js';
 import type { NluService } from './service.js';
 
@@ -23,10 +28,10 @@ const tags = ['NLU inbox'];
 const security = [{ bearer: [] }];
 
 /**
- * The inbox's part of /api/v3 (Saola extension), registered by `nluRoutes` in its scope, so it shares its bearer
- * auth and error shapes: each route declares its contract and calls one service method.
+ * The inbox's and the model reports' part of /api/v3 (Saola extensions), registered by `nluRoutes` in its scope, so
+ * they share its bearer auth and error shapes: each route declares its contract and calls one service method.
  */
-export function inboxRoutes(scope: FastifyInstance, inbox: InboxService, service: NluService): void {
+export function inboxRoutes(scope: FastifyInstance, inbox: InboxService, service: NluService, reports: ReportService): void {
   const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/inbox',
@@ -99,5 +104,32 @@ export function inboxRoutes(scope: FastifyInstance, inbox: InboxService, service
     '/sample/:sample_code/origin',
     { schema: { tags, security, params: Type.Object({ sample_code: Type.String({ maxLength: 200 }) }), response: { 200: SampleOrigin } } },
     (req) => service.sampleOrigin(req.appCode, req.params.sample_code),
+  );
+  const reportTags = ['NLU training and prediction'];
+  app.get(
+    '/train/report',
+    {
+      schema: {
+        tags: reportTags,
+        security,
+        description: 'The k-fold cross-validated report of a model version, made by its own job after the model is ready (`state` says whether it is).',
+        querystring: ModelReportQuery,
+        response: { 200: ModelReport },
+      },
+    },
+    (req) => reports.report(req.appCode, req.query.model_code),
+  );
+  app.get(
+    '/train/report/compare',
+    {
+      schema: {
+        tags: reportTags,
+        security,
+        description: "What changed between two versions' reports (F1 per intent and entity label, confusion pairs gone and new).",
+        querystring: ReportCompareQuery,
+        response: { 200: ReportComparison },
+      },
+    },
+    (req) => reports.compare(req.appCode, req.query),
   );
 }

@@ -16,8 +16,9 @@ import { ServedModels } from './model-cache.js';
 import { HistoryService, PredictionService } from './prediction.js';
 import { InboxService } from './inbox.js';
 import { InboxStore } from './inbox-store.js';
+import { ReportService } from './model-report.js';
 import { createPredictor, type Predictor } from './predictor.js';
-import { modelFolder, TRAIN_QUEUE, TrainingService, type Trainer, type TrainJobPayload } from './training.js';
+import { modelFolder, REPORT_QUEUE, TRAIN_QUEUE, TrainingService, type Reporter, type ReportJobPayload, type Trainer, type TrainJobPayload } from './training.js';
 import { nluRoutes } from './routes.js';
 import { NluService } from './service.js';
 import { NluStore } from './store.js';
@@ -35,24 +36,26 @@ export interface NluModels {
   prediction: PredictionService;
   history: HistoryService;
   inbox: InboxService;
+  reports: ReportService;
 }
 
 /** Composition root of the model side, over the same `NluStore` as the training data. */
 export function createNluModels(
   data: NluStore,
   parts: { store: Store; jobs: JobQueue; blobs: BlobStore },
-  options: { recheckMs?: number; predictor?: Predictor; cachedModelChars?: number; service?: NluService } = {},
+  options: { recheckMs?: number; predictor?: Predictor; cachedModelChars?: number; service?: NluService; reports?: boolean } = {},
 ): NluModels {
   const modelStore = new ModelStore(parts.store.db);
   const served = new ServedModels(modelStore, parts.blobs, options.recheckMs, options.predictor, options.cachedModelChars);
   // Labels from the inbox are training-data writes: through the same service as the API's.
   const inbox = new InboxService(new InboxStore(parts.store.db), options.service ?? new NluService(data, new SampleListCache()));
   return {
-    training: new TrainingService(data, modelStore, parts.jobs, parts.blobs, served),
+    training: new TrainingService(data, modelStore, parts.jobs, parts.blobs, served, options.reports ?? true),
     served,
     prediction: new PredictionService(modelStore, served, inbox),
     history: new HistoryService(modelStore),
     inbox,
+    reports: new ReportService(modelStore),
   };
 }
 
@@ -65,16 +68,20 @@ const TRAIN_TIMEOUT_MS = 30 * 60 * 1000;
  * Trainings on one worker thread, started with the first: they are CPU-bound and rare, and requests keep the
  * other cores. The thread posts its progress on a port of its own; this end hears it on the event loop.
  */
-export function threadTrainer(): { trainer: Trainer; close: () => Promise<void> } {
+export function threadTrainer(): { trainer: Trainer; reporter: Reporter; close: () => Promise<void> } {
   let pool: WorkerPool<TrainTask, string> | undefined;
-  const trainer: Trainer = async (request, onProgress, signal) => {
-    pool ??= new WorkerPool<TrainTask, string>({
+  const thread = () =>
+    (pool ??= new WorkerPool<TrainTask, string>({
       filename: new URL('./engine/train-worker.js', import.meta.url),
       name: 'nlu-train',
       threads: 1,
       maxQueue: 64,
       timeoutMs: TRAIN_TIMEOUT_MS,
-    });
+    }));
+  // Reports take the same thread: they wait for trainings and never slow one down.
+  const reporter: Reporter = (request, signal) => thread().run({ ...request, crossValidate: true }, { signal });
+  const trainer: Trainer = async (request, onProgress, signal) => {
+    const pool = thread();
     if (!onProgress) return pool.run(request, { signal });
     const channel = new MessageChannel();
     channel.port1.on('message', (p: TrainProgress) => onProgress(p));
@@ -88,7 +95,7 @@ export function threadTrainer(): { trainer: Trainer; close: () => Promise<void> 
       channel.port1.close();
     }
   };
-  return { trainer, close: async () => pool?.close() };
+  return { trainer, reporter, close: async () => pool?.close() };
 }
 
 export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
@@ -99,10 +106,10 @@ export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Prom
   // Predictions of long texts run on worker threads (a thread starts with the first such prediction); short texts on the event loop.
   const predictor = createPredictor(config.predictThreads, config.predictInlineChars);
   deps.lifecycle.onClose('nlu-predict-pool', () => predictor.close());
-  const models = createNluModels(store, deps, { recheckMs: config.modelRecheckMs, predictor, service });
+  const models = createNluModels(store, deps, { recheckMs: config.modelRecheckMs, predictor, service, reports: config.reports });
   const log = app.log.child({ service: 'nlu' });
   if (deps.config.runWorkers) {
-    const { trainer, close: closeTrainer } = threadTrainer();
+    const { trainer, reporter, close: closeTrainer } = threadTrainer();
     const train = async (job: Job<TrainJobPayload>, ctx: JobContext) => {
       const started = Date.now();
       const about = { job_id: job.id, app_code: job.payload.app, training: job.payload.code, attempt: job.attempts };
@@ -116,6 +123,16 @@ export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Prom
       onError: (error, job) => log.warn({ job_id: job?.id, err: error }, 'nlu training attempt failed'),
     });
     deps.lifecycle.onClose('nlu-train-worker', () => worker.stop());
+    const reportWorker = deps.jobs.work<ReportJobPayload>(
+      REPORT_QUEUE,
+      async (job, ctx) => {
+        const result = await models.training.runReport(job.payload, reporter, job.attempts >= job.maxAttempts, ctx);
+        log.info({ job_id: job.id, app_code: job.payload.app, model: job.payload.code, ...(result as object) }, 'nlu report finished');
+        return result;
+      },
+      { concurrency: 1, onError: (error, job) => log.warn({ job_id: job?.id, err: error }, 'nlu report attempt failed') },
+    );
+    deps.lifecycle.onClose('nlu-report-worker', () => reportWorker.stop());
     deps.lifecycle.onClose('nlu-train-pool', closeTrainer);
     // Reads of the inbox sweep their own application too; this catches applications nobody looks at.
     const sweep = setInterval(() => {

@@ -173,4 +173,22 @@ export const nluMigrations: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+  /* Why: a k-fold cross-validated report per model version, made by its own job after the model is ready. */
+  '0002_nlu_06_model_reports': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('nlu_model_reports')
+        .addColumn('model_code', 'text', (c) => c.primaryKey().references('nlu_models.code').onDelete('cascade'))
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        // waiting, ready, failed, stale (the training data changed before the report ran).
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        // JSON of the report ({} until ready).
+        .addColumn('report', 'text', (c) => c.notNull())
+        .addColumn('run_ms', 'integer', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .addColumn('finished_time', 'text')
+        .execute();
+    },
+  },
 };

@@ -363,5 +363,5 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
     },
   );
 
-  inboxRoutes(scope, models.inbox, service);
+  inboxRoutes(scope, models.inbox, service, models.reports);
 }

@@ -135,6 +135,21 @@ export interface HistorySettingsRow {
   updated_time: string;
 }
 
+/** The cross-validated report of a model version (migration 0002_nlu_06_model_reports). */
+export interface ModelReportRow {
+  model_code: string;
+  app_code: string;
+  /** waiting, ready, failed, stale. */
+  state: string;
+  message: string;
+  /** JSON of `ModelReport` ({} until ready). */
+  report: string;
+  /** How long the report job ran (ms, wall clock on the training thread). */
+  run_ms: number;
+  created_time: string;
+  finished_time: string | null;
+}
+
 export type NluTables = {
   nlu_intents: IntentRow;
   nlu_samples: SampleRow;
@@ -149,4 +164,5 @@ export type NluTables = {
   nlu_inbox: InboxRow;
   nlu_sample_origins: SampleOriginRow;
   nlu_history_settings: HistorySettingsRow;
+  nlu_model_reports: ModelReportRow;
 };

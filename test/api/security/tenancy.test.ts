@@ -224,6 +224,17 @@ const probes: Record<string, () => Promise<number>> = {
   },
   'GET /api/v3/inbox/settings': async () => (assert.equal((await nlu(b, 'GET', '/inbox/settings')).status, 200), 1),
   'PUT /api/v3/inbox/settings': async () => (assert.equal((await nlu(b, 'PUT', '/inbox/settings', { mask_history: true, history_retention_days: 1 })).status, 200), 1),
+  'GET /api/v3/train/report': async () => {
+    const model = (await nlu(t, 'GET', '/train/status')).body.model_code;
+    assert.ok(model, 'A has a model');
+    notFound(await nlu(b, 'GET', `/train/report?model_code=${model}`), "A's report");
+    notFound(await nlu(b, 'GET', '/train/report'), 'the newest report');
+    return 2;
+  },
+  'GET /api/v3/train/report/compare': async () => {
+    const model = (await nlu(t, 'GET', '/train/status')).body.model_code;
+    return (notFound(await nlu(b, 'GET', `/train/report/compare?from=${model}&to=${model}`), "A's reports compared"), 1);
+  },
   'GET /api/v3/sample/:sample_code/origin': async () => (notFound(await nlu(b, 'GET', `/sample/${a.sample}/origin`), 'GET sample origin'), 1),
   'GET /api/v3/entity/:label/keywords': async () => (notFound(await nlu(b, 'GET', `/entity/${a.entity}/keywords`), 'GET keywords'), 1),
   'POST /api/v3/entity/:label/keywords': async () => (notFound(await nlu(b, 'POST', `/entity/${a.entity}/keywords`, { value: 'chiếm' }), 'POST keywords'), 1),

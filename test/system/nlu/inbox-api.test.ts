@@ -133,6 +133,29 @@ function inboxSuite(engine: 'sqlite' | 'postgres') {
       const answer = await api('POST', '/api/v3/predict/intent', { content: HOTEL[0] });
       assert.equal(answer.body.data.intents[0].label, 'book_hotel');
 
+      // Each version has its cross-validated report; comparing the two shows the new intent.
+      const report = await waitFor(
+        'report',
+        () => api('GET', '/api/v3/train/report'),
+        (r) => r.body.state !== 'waiting',
+      );
+      assert.equal(report.body.state, 'ready', report.text);
+      assert.equal(report.body.folds, 5);
+      assert.equal(report.body.samples, 18);
+      assert.deepEqual(report.body.intents.per_intent.map((r: any) => r.intent).sort(), ['book_flight', 'book_hotel', 'greeting', 'weather']);
+      assert.ok(report.body.entities.per_label.some((r: any) => r.entity === 'city'));
+      const compared = await waitFor(
+        'both reports',
+        () => api('GET', '/api/v3/train/report/compare'),
+        (r) => r.status !== 200 || r.body.intents.length > 0,
+      );
+      assert.equal(compared.status, 200, compared.text);
+      assert.equal(compared.body.to, report.body.model_code);
+      const hotelChange = compared.body.intents.find((r: any) => r.intent === 'book_hotel');
+      assert.equal(hotelChange.from, 0);
+      assert.equal(hotelChange.to, report.body.intents.per_intent.find((r: any) => r.intent === 'book_hotel').f1);
+      assert.equal((await api('GET', '/api/v3/train/report?model_code=nope')).body.code, 'REPORT_NOT_FOUND');
+
       // Tenancy: another application sees nothing and cannot touch these.
       const theirs = (m: string, p: string, json?: unknown) => call(t.url, m, p, { token: other.token, json });
       assert.equal((await theirs('GET', '/api/v3/inbox?state=labelled')).body.total_items, 0);
