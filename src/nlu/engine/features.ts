@@ -72,7 +72,6 @@ function classCounts(features: number, examples: { features: number[]; label: nu
   return spread;
 }
 
-
 function masked(masks: EntityMask[], token: number): boolean {
   for (const m of masks) if (m.hide && token >= m.first && token < m.last) return true;
   return false;
