@@ -15,6 +15,8 @@ export const CLOSE_SECOND_MARGIN = 0.1;
 const MAX_GROUPED = 2_000;
 /** How long a process uses an application's history settings before reading them again (ms), as models and thresholds. */
 const SETTINGS_RECHECK_MS = 1_000;
+/** What the per-day counts count: items in, reported, and each resolution. */
+const COUNTED = ['added', 'reported', 'labelled', 'dismissed', 'out_of_scope'] as const;
 const DEFAULT_SETTINGS: Static<typeof HistorySettings> = { history_retention_days: 0, mask_history: false };
 
 export interface RankedIntent {
@@ -231,7 +233,7 @@ export class InboxService {
     }
     for (const row of await this.store.dailyCounts(app, first)) {
       const entry = out.get(row.day);
-      if (entry && row.what in entry && row.what !== 'day') (entry as unknown as Record<string, number>)[row.what] = Number(row.n);
+      if (entry && (COUNTED as readonly string[]).includes(row.what)) entry[row.what as (typeof COUNTED)[number]] = Number(row.n);
     }
     return { days: [...out.values()] };
   }
