@@ -285,7 +285,7 @@ export const InboxQuery = Type.Object({
 
 export const InboxPage = Type.Object({
   total_items: Type.Integer({ description: 'items in this state (and reason), all of them' }),
-  grouped_items: Type.Integer({ description: 'the newest items grouped (at most 2,000)' }),
+  grouped_items: Type.Integer({ description: 'the newest items grouped (at most 1,000)' }),
   total_groups: Type.Integer(),
   similarity: Type.Number({ description: 'cosine of the engine features at which two texts share a group' }),
   groups: Type.Array(InboxGroup),

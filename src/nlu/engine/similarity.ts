@@ -43,28 +43,43 @@ export function cosine(a: TextVector, b: TextVector): number {
 }
 
 /**
- * Groups of indexes into `texts`, in the order of their first member. A text joins the first group whose first
- * member (the group's face) it resembles at `threshold` or more, else starts a group: one pass, each text
- * compared with the groups' faces only.
+ * Groups of indexes into `texts`, in the order of their first member. A text joins the group whose first member
+ * (the group's face) it resembles most, at `threshold` or more, else starts a group: one pass, each text scored
+ * against the faces through an index from feature to the faces holding it, so only faces sharing a feature cost.
  */
 export function groupSimilar(texts: string[], threshold = SIMILAR_AT): number[][] {
-  const faces: TextVector[] = [];
+  const postings = new Map<string, { face: number; weight: number }[]>();
+  const faceNorms: number[] = [];
   const groups: number[][] = [];
+  let dots = new Float64Array(16);
   texts.forEach((text, i) => {
     const v = textVector(text);
+    if (dots.length < faceNorms.length) dots = new Float64Array(faceNorms.length * 2);
+    dots.fill(0, 0, faceNorms.length);
+    for (const [f, w] of v.features) for (const p of postings.get(f) ?? []) dots[p.face]! += w * p.weight;
     let best = -1;
     let bestScore = threshold;
-    for (let g = 0; g < faces.length; g++) {
-      const score = cosine(v, faces[g]!);
-      if (score >= bestScore) {
-        best = g;
-        bestScore = score;
+    if (v.norm > 0) {
+      for (let g = 0; g < faceNorms.length; g++) {
+        if (dots[g] === 0) continue;
+        const score = dots[g]! / (v.norm * faceNorms[g]!);
+        if (score >= bestScore) {
+          best = g;
+          bestScore = score;
+        }
       }
     }
-    if (best >= 0) groups[best]!.push(i);
-    else {
-      faces.push(v);
-      groups.push([i]);
+    if (best >= 0) {
+      groups[best]!.push(i);
+      return;
+    }
+    const face = faceNorms.length;
+    faceNorms.push(v.norm);
+    groups.push([i]);
+    for (const [f, w] of v.features) {
+      const list = postings.get(f);
+      if (list) list.push({ face, weight: w });
+      else postings.set(f, [{ face, weight: w }]);
     }
   });
   return groups;
