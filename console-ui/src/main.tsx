@@ -5,6 +5,7 @@ import { AppsPage } from './apps';
 import { UsagePage } from './usage';
 import { AsrPlayground, CreditPlayground, FaceMatchPlayground, FaceSearchPlayground, IdCardPlayground, TtsPlayground } from './playgrounds';
 import { NluPlayground } from './nlu';
+import { NluInboxPage } from './nlu-inbox';
 import './style.css';
 
 interface Status {
@@ -93,6 +94,7 @@ const NAV = [
   ['#/play/asr', 'Speech to text'],
   ['#/play/credit', 'Credit scoring'],
   ['#/play/nlu', 'NLU training data'],
+  ['#/play/nlu-inbox', 'NLU inbox'],
 ] as const;
 
 function Shell({ services, onSignOut }: { services: string[]; onSignOut: () => void }) {
@@ -111,6 +113,7 @@ function Shell({ services, onSignOut }: { services: string[]; onSignOut: () => v
   else if (hash.startsWith('#/play/face-match')) page = <FaceMatchPlayground apps={live} />;
   else if (hash.startsWith('#/play/face-search')) page = <FaceSearchPlayground apps={live} />;
   else if (hash.startsWith('#/play/asr')) page = <AsrPlayground apps={live} />;
+  else if (hash.startsWith('#/play/nlu-inbox')) page = <NluInboxPage apps={live} />;
   else if (hash.startsWith('#/play/nlu')) page = <NluPlayground apps={live} />;
   else page = <AppsPage apps={apps} services={services} reload={reloadApps} />;
   return (

@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { safeJson, type Application } from './api';
+import { type Application } from './api';
+import { nluApi, type NluApi } from './nlu-api';
+import { ModelReportPanel } from './nlu-report';
 import { useKey } from './playgrounds';
 
 /** Samples the page lists, the oldest first; past it the heading says so (the export holds them all). */
@@ -120,6 +122,7 @@ interface TrainStatus {
   recall: number;
   f1: number;
   metrics: { intent?: { test_size: number }; entity?: { f1: number; test_spans: number } };
+  model_code: string;
 }
 interface Predicted {
   intents?: { label: string; confidence: number }[];
@@ -153,7 +156,7 @@ function Highlighted({ text, entities }: { text: string; entities: NonNullable<P
 }
 
 /** Train, the model's status and metrics, the threshold, and a box to try the model. */
-function ModelPanel({ api, token }: { api: <T = any>(method: string, path: string, body?: unknown) => Promise<T>; token: string }) {
+function ModelPanel({ api, token }: { api: NluApi; token: string }) {
   const [status, setStatus] = useState<TrainStatus | null>(null);
   const [threshold, setThreshold] = useState('');
   const [text, setText] = useState('');
@@ -224,6 +227,7 @@ function ModelPanel({ api, token }: { api: <T = any>(method: string, path: strin
           )}
         </p>
       )}
+      {status?.model_code && <ModelReportPanel api={api} modelCode={status.model_code} />}
       <form class="row" onSubmit={(e) => guard(() => saveThreshold(e))()}>
         <label>
           Threshold <input type="number" min="0" max="1" step="0.05" value={threshold} onInput={(e) => setThreshold(e.currentTarget.value)} aria-label="Threshold" />
@@ -270,16 +274,7 @@ export function NluPlayground({ apps }: { apps: Application[] }) {
   const [newLabel, setNewLabel] = useState('');
   const [message, setMessage] = useState('');
 
-  async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`/api/v3${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const parsed = safeJson(await res.text()) as any;
-    if (!res.ok) throw new Error(parsed?.message ?? `HTTP ${res.status}`);
-    return parsed as T;
-  }
+  const api = nluApi(token);
   const guard = (work: () => Promise<unknown>) => () => void work().catch((e) => setMessage((e as Error).message));
   async function load() {
     setMessage('');

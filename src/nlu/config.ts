@@ -1,4 +1,4 @@
-import { integerSetting, type Env } from '../platform/settings.js';
+import { booleanSetting, integerSetting, type Env } from '../platform/settings.js';
 import { DEFAULT_INLINE_CHARS, defaultPredictThreads } from './predictor.js';
 
 /** How long predictions use the model and threshold last read before reading them again (ms). */
@@ -11,6 +11,10 @@ export interface NluConfig {
   predictThreads: number;
   /** Texts up to this many characters are predicted on the event loop (a chat utterance costs the engine less than the hop). */
   predictInlineChars: number;
+  /** How often saved predictions past their application's retention are deleted (seconds). */
+  historySweepSeconds: number;
+  /** Whether each model version gets a cross-validated report, made after it is ready on the training thread. */
+  reports: boolean;
 }
 
 export function loadNluConfig(env: Env = process.env): NluConfig {
@@ -18,5 +22,7 @@ export function loadNluConfig(env: Env = process.env): NluConfig {
     modelRecheckMs: integerSetting(env, 'SAOLA_NLU_MODEL_RECHECK_MS', DEFAULT_RECHECK_MS, 0, 60_000),
     predictThreads: integerSetting(env, 'SAOLA_NLU_PREDICT_THREADS', defaultPredictThreads(), 0, 64),
     predictInlineChars: integerSetting(env, 'SAOLA_NLU_PREDICT_INLINE_CHARS', DEFAULT_INLINE_CHARS, 0, 1_000_000),
+    historySweepSeconds: integerSetting(env, 'SAOLA_NLU_HISTORY_SWEEP_SECONDS', 3600, 1, 7 * 24 * 3600),
+    reports: booleanSetting(env, 'SAOLA_NLU_REPORTS', true),
   };
 }

@@ -23,6 +23,9 @@ export const NluErrors = defineCatalogue({
   invalidImport: { code: 'INVALID_IMPORT', message: 'Import body must be an array of {intent, sample}', status: 400 },
 
   historyNotFound: { code: 'HISTORY_NOT_FOUND', message: 'History entry not found', status: 404 },
+  inboxItemNotFound: { code: 'INBOX_ITEM_NOT_FOUND', message: 'The inbox holds no such prediction', status: 404 },
+  sampleOriginNotFound: { code: 'SAMPLE_ORIGIN_NOT_FOUND', message: 'The sample was not made from a saved prediction', status: 404 },
+  reportNotFound: { code: 'REPORT_NOT_FOUND', message: 'No cross-validated report for this model', status: 404 },
   keywordNotFound: { code: 'KEYWORD_NOT_FOUND', message: 'The entity lists no such value', status: 404 },
   notEnoughData: { code: 'NOT_ENOUGH_DATA', message: 'Too little training data to learn from', status: 400 },
   invalidThreshold: { code: 'INVALID_THRESHOLD', message: 'threshold must be a number from 0 to 1', status: 400 },

@@ -10,7 +10,7 @@ import { SampleListCache } from './list-cache.js';
 import type { TrainProgress } from './engine/model.js';
 import type { TrainTask } from './engine/train-worker.js';
 import { createPredictor } from './predictor.js';
-import { modelFolder, TRAIN_QUEUE, type Trainer, type TrainJobPayload } from './training.js';
+import { modelFolder, REPORT_QUEUE, TRAIN_QUEUE, type Reporter, type ReportJobPayload, type Trainer, type TrainJobPayload } from './training.js';
 import { nluRoutes } from './routes.js';
 import { NluService } from './service.js';
 import { NluStore } from './store.js';
@@ -33,16 +33,20 @@ const TRAIN_TIMEOUT_MS = 30 * 60 * 1000;
  * Trainings on one worker thread, started with the first: they are CPU-bound and rare, and requests keep the
  * other cores. The thread posts its progress on a port of its own; this end hears it on the event loop.
  */
-export function threadTrainer(): { trainer: Trainer; close: () => Promise<void> } {
+export function threadTrainer(): { trainer: Trainer; reporter: Reporter; close: () => Promise<void> } {
   let pool: WorkerPool<TrainTask, string> | undefined;
-  const trainer: Trainer = async (request, onProgress, signal) => {
-    pool ??= new WorkerPool<TrainTask, string>({
+  const thread = () =>
+    (pool ??= new WorkerPool<TrainTask, string>({
       filename: new URL('./engine/train-worker.js', import.meta.url),
       name: 'nlu-train',
       threads: 1,
       maxQueue: 64,
       timeoutMs: TRAIN_TIMEOUT_MS,
-    });
+    }));
+  // Reports take the same thread: they wait for trainings and never slow one down.
+  const reporter: Reporter = (request, signal) => thread().run({ ...request, crossValidate: true }, { signal });
+  const trainer: Trainer = async (request, onProgress, signal) => {
+    const pool = thread();
     if (!onProgress) return pool.run(request, { signal });
     const channel = new MessageChannel();
     channel.port1.on('message', (p: TrainProgress) => onProgress(p));
@@ -56,7 +60,7 @@ export function threadTrainer(): { trainer: Trainer; close: () => Promise<void> 
       channel.port1.close();
     }
   };
-  return { trainer, close: async () => pool?.close() };
+  return { trainer, reporter, close: async () => pool?.close() };
 }
 
 export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
@@ -67,10 +71,10 @@ export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Prom
   // Predictions of long texts run on worker threads (a thread starts with the first such prediction); short texts on the event loop.
   const predictor = createPredictor(config.predictThreads, config.predictInlineChars);
   deps.lifecycle.onClose('nlu-predict-pool', () => predictor.close());
-  const models = createNluModels(store, deps, { recheckMs: config.modelRecheckMs, predictor });
+  const models = createNluModels(store, deps, { recheckMs: config.modelRecheckMs, predictor, service, reports: config.reports });
   const log = app.log.child({ service: 'nlu' });
   if (deps.config.runWorkers) {
-    const { trainer, close: closeTrainer } = threadTrainer();
+    const { trainer, reporter, close: closeTrainer } = threadTrainer();
     const train = async (job: Job<TrainJobPayload>, ctx: JobContext) => {
       const started = Date.now();
       const about = { job_id: job.id, app_code: job.payload.app, training: job.payload.code, attempt: job.attempts };
@@ -84,8 +88,37 @@ export async function registerNlu(app: FastifyInstance, deps: ServiceDeps): Prom
       onError: (error, job) => log.warn({ job_id: job?.id, err: error }, 'nlu training attempt failed'),
     });
     deps.lifecycle.onClose('nlu-train-worker', () => worker.stop());
+    const reportWorker = deps.jobs.work<ReportJobPayload>(
+      REPORT_QUEUE,
+      async (job, ctx) => {
+        const result = await models.training.runReport(job.payload, reporter, job.attempts >= job.maxAttempts, ctx);
+        log.info({ job_id: job.id, app_code: job.payload.app, model: job.payload.code, ...(result as object) }, 'nlu report finished');
+        return result;
+      },
+      { concurrency: 1, onError: (error, job) => log.warn({ job_id: job?.id, err: error }, 'nlu report attempt failed') },
+    );
+    deps.lifecycle.onClose('nlu-report-worker', () => reportWorker.stop());
     deps.lifecycle.onClose('nlu-train-pool', closeTrainer);
+    // Reads of the inbox sweep their own application too; this catches applications nobody looks at.
+    const sweep = setInterval(() => {
+      models.inbox.sweepHistory().then(
+        (deleted) => deleted > 0 && log.info({ deleted }, 'nlu history retention sweep'),
+        (err: unknown) => log.error({ err }, 'nlu history retention sweep failed'),
+      );
+    }, config.historySweepSeconds * 1000);
+    sweep.unref();
+    deps.lifecycle.onClose('nlu-history-sweep', () => clearInterval(sweep));
   }
+  // The masking switch, offered to the console.
+  deps.appSettings?.register({
+    key: 'nlu.mask_history',
+    label: 'Mask saved NLU predictions',
+    description: 'Numbers, phone numbers, e-mail addresses and ids are masked before a prediction is saved in the history (and the inbox).',
+    get: async (appCode) => (await models.inbox.settings(appCode)).mask_history,
+    set: async (appCode, on) => {
+      await models.inbox.setSettings(appCode, { mask_history: on });
+    },
+  });
   deps.lifecycle.addReadiness('nlu', async () => ({ ok: true, training: await deps.jobs.counts(TRAIN_QUEUE), predicting: predictor.stats() }));
   await app.register(nluRoutes, { prefix: '/api/v3', service, models, credentials: deps.credentials, importBodyLimit: IMPORT_BODY_LIMIT });
 }

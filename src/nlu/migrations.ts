@@ -112,4 +112,63 @@ export const nluMigrations: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+  /*
+   * Why: the inbox turns saved predictions the model was unsure about (or an end user reported) into training
+   * data; each item follows its history row (retention, deletes), while a sample keeps where it came from after
+   * the history row is gone. Settings of the history (retention, masking) are per application.
+   */
+  '0002_nlu_05_inbox': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('nlu_inbox')
+        .addColumn('history_id', 'bigint', (c) => c.primaryKey().references('nlu_history.id').onDelete('cascade'))
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        // Comma-separated reasons: low_confidence, close_second, no_intent, reported.
+        .addColumn('reasons', 'text', (c) => c.notNull())
+        .addColumn('top_intent', 'text', (c) => c.notNull())
+        .addColumn('top_confidence', 'double precision', (c) => c.notNull())
+        .addColumn('second_intent', 'text', (c) => c.notNull())
+        .addColumn('second_confidence', 'double precision', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('comment', 'text', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .addColumn('resolved_time', 'text')
+        .addColumn('sample_code', 'text')
+        .execute();
+      await db.schema.createIndex('nlu_inbox_app_state').on('nlu_inbox').columns(['app_code', 'state', 'created_time']).execute();
+      await db.schema
+        .createTable('nlu_sample_origins')
+        .addColumn('sample_code', 'text', (c) => c.primaryKey().references('nlu_samples.code').onDelete('cascade'))
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('history_id', 'bigint', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('nlu_history_settings')
+        .addColumn('app_code', 'text', (c) => c.primaryKey())
+        .addColumn('retention_days', 'integer', (c) => c.notNull())
+        .addColumn('mask', 'integer', (c) => c.notNull())
+        .addColumn('updated_time', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
+  /* Why: a k-fold cross-validated report per model version, made by its own job after the model is ready. */
+  '0002_nlu_06_model_reports': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('nlu_model_reports')
+        .addColumn('model_code', 'text', (c) => c.primaryKey().references('nlu_models.code').onDelete('cascade'))
+        .addColumn('app_code', 'text', (c) => c.notNull())
+        // waiting, ready, failed, stale (the training data changed before the report ran).
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        // JSON of the report ({} until ready).
+        .addColumn('report', 'text', (c) => c.notNull())
+        .addColumn('run_ms', 'integer', (c) => c.notNull())
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .addColumn('finished_time', 'text')
+        .execute();
+    },
+  },
 };

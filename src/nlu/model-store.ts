@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isUniqueViolation, serviceDb, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
-import type { HistoryRow, ModelRow, NluTables } from './schema.js';
+import type { HistoryRow, ModelReportRow, ModelRow, NluTables } from './schema.js';
 
 export type { HistoryRow, KeywordRow, ModelRow, SettingsRow } from './schema.js';
 
@@ -134,6 +134,41 @@ export class ModelStore {
   async modelFiles(app: string): Promise<string[]> {
     const rows = await this.db.selectFrom('nlu_models').select('model_file').where('app_code', '=', app).where('model_file', '!=', '').execute();
     return rows.map((r) => r.model_file);
+  }
+
+  /** The successful model finished before `code` (what a report compares with by default). */
+  previousSuccess(app: string, code: string): Promise<Pick<ModelRow, 'code'> | undefined> {
+    return this.db
+      .selectFrom('nlu_models as m')
+      .innerJoin('nlu_models as ref', (join) => join.on('ref.code', '=', code).on('ref.app_code', '=', app))
+      .select('m.code')
+      .where('m.app_code', '=', app)
+      .where('m.state', '=', TrainState.success)
+      .where((eb) =>
+        eb.or([eb('m.finished_time', '<', eb.ref('ref.finished_time')), eb.and([eb('m.finished_time', '=', eb.ref('ref.finished_time')), eb('m.code', '<', code)])]),
+      )
+      .orderBy('m.finished_time', 'desc')
+      .orderBy('m.code', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  // Cross-validated reports
+
+  async insertReport(row: ModelReportRow): Promise<void> {
+    await this.db
+      .insertInto('nlu_model_reports')
+      .values(row)
+      .onConflict((oc) => oc.column('model_code').doNothing())
+      .execute();
+  }
+
+  async finishReport(app: string, code: string, fields: Pick<ModelReportRow, 'state' | 'message' | 'report' | 'run_ms' | 'finished_time'>): Promise<void> {
+    await this.db.updateTable('nlu_model_reports').set(fields).where('app_code', '=', app).where('model_code', '=', code).execute();
+  }
+
+  report(app: string, code: string): Promise<ModelReportRow | undefined> {
+    return this.db.selectFrom('nlu_model_reports').selectAll().where('app_code', '=', app).where('model_code', '=', code).executeTakeFirst();
   }
 
   // Settings

@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import { ServiceError } from '../platform/http/errors.js';
 import type { HistoryPage, PredictAnswer } from './api-schemas.js';
 import { NluErrors } from './errors.js';
+import type { InboxService } from './inbox.js';
 import type { ServedModels } from './model-cache.js';
 import type { HistoryRow, ModelStore } from './model-store.js';
 import { now, type TrainPart } from './training.js';
@@ -21,6 +22,8 @@ export class PredictionService {
   constructor(
     private readonly models: ModelStore,
     private readonly served: ServedModels,
+    /** Saves predictions asked to be saved: masked per the application's settings, unsure ones into the inbox. */
+    private readonly history: Pick<InboxService, 'savePrediction'>,
   ) {}
 
   async predict(app: string, input: { content: string; save_history?: boolean }, part: TrainPart): Promise<Static<typeof PredictAnswer>> {
@@ -38,23 +41,10 @@ export class PredictionService {
     if (found.intents) data.intents = found.intents.filter((i) => i.confidence >= threshold);
     if (found.entities) data.entities = found.entities;
     if (input.save_history) {
-      data.history_id = await this.saveHistory(app, content, data);
+      // The inbox judges the intents as ranked before the threshold cut.
+      data.history_id = await this.history.savePrediction(app, content, data, found.intents, threshold);
     }
     return { status: { code: 200, message: PREDICT_MESSAGE[part], module: '', api_code: 0, err_code: 0 }, data };
-  }
-
-  private async saveHistory(app: string, content: string, data: PredictAnswerData): Promise<number> {
-    const answer = JSON.stringify({ intents: data.intents ?? [], entities: data.entities ?? [] });
-    for (let attempt = 0; ; attempt++) {
-      // Integer ids (clients read history_id as int64): milliseconds x 1000 + a random part, below 2^53.
-      const id = Date.now() * 1000 + Math.floor(Math.random() * 1000);
-      try {
-        await this.models.insertHistory({ id, app_code: app, content, answer, created_time: now() });
-        return id;
-      } catch (err) {
-        if (attempt >= 5) throw err;
-      }
-    }
   }
 
   threshold(app: string): Promise<number> {

@@ -31,6 +31,7 @@ import {
   TrainingSetImportResult,
 } from './api-schemas.js';
 import type { NluModels } from './models.js';
+import { inboxRoutes } from './inbox-routes.js';
 import type { TrainPart } from './training.js';
 import type { ImportRow, NluService } from './service.js';
 
@@ -361,4 +362,6 @@ export async function nluRoutes(scope: FastifyInstance, opts: NluRoutesOptions):
       return deleted('Keyword');
     },
   );
+
+  inboxRoutes(scope, models.inbox, service, models.reports);
 }

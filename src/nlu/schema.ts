@@ -97,6 +97,59 @@ export interface DataVersionRow {
   updated_time: string;
 }
 
+/** A saved prediction waiting in the inbox, or resolved there (migration 0002_nlu_05_inbox). */
+export interface InboxRow {
+  history_id: number | string;
+  app_code: string;
+  /** Comma-separated `InboxReason`s. */
+  reasons: string;
+  top_intent: string;
+  top_confidence: number;
+  second_intent: string;
+  second_confidence: number;
+  /** open, labelled, dismissed, out_of_scope. */
+  state: string;
+  /** What the end user said when reporting (empty otherwise). */
+  comment: string;
+  created_time: string;
+  resolved_time: string | null;
+  /** The sample a label made of it. */
+  sample_code: string | null;
+}
+
+/** Where a training sample came from, when not typed in: an inbox label of a saved prediction. */
+export interface SampleOriginRow {
+  sample_code: string;
+  app_code: string;
+  source: string;
+  history_id: number | string;
+  created_time: string;
+}
+
+export interface HistorySettingsRow {
+  app_code: string;
+  /** Days a saved prediction is kept (0: until deleted). */
+  retention_days: number;
+  /** 1: numbers, phone numbers, e-mail addresses and ids are masked before a text is saved. */
+  mask: number;
+  updated_time: string;
+}
+
+/** The cross-validated report of a model version (migration 0002_nlu_06_model_reports). */
+export interface ModelReportRow {
+  model_code: string;
+  app_code: string;
+  /** waiting, ready, failed, stale. */
+  state: string;
+  message: string;
+  /** JSON of `ModelReport` ({} until ready). */
+  report: string;
+  /** How long the report job ran (ms, wall clock on the training thread). */
+  run_ms: number;
+  created_time: string;
+  finished_time: string | null;
+}
+
 export type NluTables = {
   nlu_intents: IntentRow;
   nlu_samples: SampleRow;
@@ -108,4 +161,8 @@ export type NluTables = {
   nlu_settings: SettingsRow;
   nlu_history: HistoryRow;
   nlu_data_versions: DataVersionRow;
+  nlu_inbox: InboxRow;
+  nlu_sample_origins: SampleOriginRow;
+  nlu_history_settings: HistorySettingsRow;
+  nlu_model_reports: ModelReportRow;
 };

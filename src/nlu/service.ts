@@ -61,6 +61,107 @@ function cleanContent(content: string): string {
   return text;
 }
 
+/** The checks of a whole training set, before anything is written (every one passes or nothing is). */
+function checkTrainingSet(set: TrainingSet): void {
+  set.intents.forEach((i) => checkLabel(i.label));
+  set.entities.forEach((e) => {
+    checkLabel(e.label);
+    checkEntityType(e.type);
+  });
+  set.samples.forEach((s, n) => {
+    cleanContent(s.content);
+    if (s.intent && !LABEL.test(s.intent)) checkLabel(s.intent);
+    for (const tag of s.entities) {
+      const length = Array.from(s.content.trim()).length;
+      if (tag.start < 0 || tag.end > length || tag.start >= tag.end || !sameText(slice(s.content.trim(), tag.start, tag.end), tag.value)) {
+        throw new ServiceError(NluErrors.invalidSpan, `samples[${n}]: tag "${tag.entity}" at ${tag.start}-${tag.end} does not match "${tag.value}"`);
+      }
+    }
+  });
+}
+
+/**
+ * Writes a training set into the application's (in the caller's transaction): intents and entities created when
+ * missing, a sample skipped when the same text is already a sample with the same intent. Answers the counts and,
+ * per sample of the set, the code of the sample created (undefined when skipped).
+ */
+async function mergeTrainingSet(store: NluStore, app: string, set: TrainingSet): Promise<{ result: TrainingSetImportResult; sampleCodes: (string | undefined)[] }> {
+  const declaredIntents = new Set(set.intents.map((i) => i.label));
+  const declaredEntities = new Set(set.entities.map((e) => e.label));
+  const result: TrainingSetImportResult = { intents_created: 0, entities_created: 0, samples_created: 0, samples_skipped: 0, entity_links_created: 0 };
+  const sampleCodes: (string | undefined)[] = new Array<string | undefined>(set.samples.length).fill(undefined);
+  // Read and written in bulk, as the intent-sample import is (see there); the same decisions, row by row.
+  const sampleIntents = set.samples.map((x) => x.intent).filter(Boolean);
+  const sampleEntities = set.samples.flatMap((x) => x.entities.map((tag) => tag.entity));
+  const intents = new Map((await store.intentsByLabels(app, [...new Set([...declaredIntents, ...sampleIntents])])).map((i) => [i.label, i]));
+  const entities = new Map((await store.entitiesByLabels(app, [...new Set([...declaredEntities, ...sampleEntities])])).map((e) => [e.label, e]));
+  const newIntents: IntentRow[] = [];
+  for (const i of set.intents) {
+    if (intents.has(i.label)) continue;
+    const row = { code: uuidv7(), app_code: app, label: i.label, description: i.description, type: i.type, created_time: now() };
+    newIntents.push(row);
+    intents.set(i.label, row);
+    result.intents_created++;
+  }
+  const newEntities: EntityRow[] = [];
+  for (const e of set.entities) {
+    if (entities.has(e.label)) continue;
+    const row = { code: uuidv7(), app_code: app, label: e.label, description: e.description, type: e.type, created_time: now() };
+    newEntities.push(row);
+    entities.set(e.label, row);
+    result.entities_created++;
+  }
+  // A sample is skipped when the same text is already a sample with the same intent (or both without one).
+  const existing = await store.samplesByContents(app, [...new Set(set.samples.map((x) => x.content.trim()))]);
+  const intentOf = await store.intentsOfSamples(
+    app,
+    existing.map((e) => e.code),
+  );
+  const present = new Set(existing.map((e) => `${e.content}\u0000${intentOf.get(e.code) ?? ''}`));
+  const newSamples: SampleRow[] = [];
+  const newLinks: IntentSampleRow[] = [];
+  const newTags: EntitySampleRow[] = [];
+  for (const [n, s] of set.samples.entries()) {
+    const intent = s.intent ? intents.get(s.intent) : undefined;
+    if (s.intent && !intent) throw new ServiceError(NluErrors.intentNotFound, `samples[${n}]: unknown intent "${s.intent}"`);
+    const content = s.content.trim();
+    const key = `${content}\u0000${intent?.code ?? ''}`;
+    if (present.has(key)) {
+      result.samples_skipped++;
+      continue;
+    }
+    present.add(key);
+    const sampleCode = uuidv7();
+    sampleCodes[n] = sampleCode;
+    const created = now();
+    newSamples.push({ code: sampleCode, app_code: app, content, created_time: created });
+    result.samples_created++;
+    if (intent) newLinks.push({ code: uuidv7(), app_code: app, intent_code: intent.code, sample_code: sampleCode, created_time: created });
+    for (const tag of s.entities) {
+      const entity = entities.get(tag.entity);
+      if (!entity) throw new ServiceError(NluErrors.entityNotFound, `samples[${n}]: unknown entity "${tag.entity}"`);
+      newTags.push({
+        code: uuidv7(),
+        app_code: app,
+        entity_code: entity.code,
+        sample_code: sampleCode,
+        parent_code: '',
+        value: slice(content, tag.start, tag.end),
+        start: tag.start,
+        end: tag.end,
+        created_time: created,
+      });
+      result.entity_links_created++;
+    }
+  }
+  await store.insertIntents(newIntents);
+  await store.insertEntities(newEntities);
+  await store.insertManySamples(newSamples);
+  await store.insertIntentSamples(newLinks);
+  await store.insertEntitySamples(newTags);
+  return { result, sampleCodes };
+}
+
 function toEntity(row: EntityRow): Entity {
   return { code: row.code, app_code: row.app_code, label: row.label, type: row.type, description: row.description, created_time: row.created_time };
 }
@@ -484,96 +585,38 @@ export class NluService {
    * or nothing is written. `replace` deletes the application's set before.
    */
   async importTrainingSet(app: string, set: TrainingSet, mode: 'merge' | 'replace'): Promise<TrainingSetImportResult> {
-    const declaredIntents = new Set(set.intents.map((i) => i.label));
-    const declaredEntities = new Set(set.entities.map((e) => e.label));
-    set.intents.forEach((i) => checkLabel(i.label));
-    set.entities.forEach((e) => {
-      checkLabel(e.label);
-      checkEntityType(e.type);
-    });
-    set.samples.forEach((s, n) => {
-      cleanContent(s.content);
-      if (s.intent && !LABEL.test(s.intent)) checkLabel(s.intent);
-      for (const tag of s.entities) {
-        const length = Array.from(s.content.trim()).length;
-        if (tag.start < 0 || tag.end > length || tag.start >= tag.end || !sameText(slice(s.content.trim(), tag.start, tag.end), tag.value)) {
-          throw new ServiceError(NluErrors.invalidSpan, `samples[${n}]: tag "${tag.entity}" at ${tag.start}-${tag.end} does not match "${tag.value}"`);
-        }
-      }
-    });
-    const result: TrainingSetImportResult = { intents_created: 0, entities_created: 0, samples_created: 0, samples_skipped: 0, entity_links_created: 0 };
-    await this.write([app], async (store) => {
+    checkTrainingSet(set);
+    return this.write([app], async (store) => {
       if (mode === 'replace') await store.deleteEverything(app);
-      // Read and written in bulk, as the intent-sample import is (see there); the same decisions, row by row.
-      const sampleIntents = set.samples.map((x) => x.intent).filter(Boolean);
-      const sampleEntities = set.samples.flatMap((x) => x.entities.map((tag) => tag.entity));
-      const intents = new Map((await store.intentsByLabels(app, [...new Set([...declaredIntents, ...sampleIntents])])).map((i) => [i.label, i]));
-      const entities = new Map((await store.entitiesByLabels(app, [...new Set([...declaredEntities, ...sampleEntities])])).map((e) => [e.label, e]));
-      const newIntents: IntentRow[] = [];
-      for (const i of set.intents) {
-        if (intents.has(i.label)) continue;
-        const row = { code: uuidv7(), app_code: app, label: i.label, description: i.description, type: i.type, created_time: now() };
-        newIntents.push(row);
-        intents.set(i.label, row);
-        result.intents_created++;
-      }
-      const newEntities: EntityRow[] = [];
-      for (const e of set.entities) {
-        if (entities.has(e.label)) continue;
-        const row = { code: uuidv7(), app_code: app, label: e.label, description: e.description, type: e.type, created_time: now() };
-        newEntities.push(row);
-        entities.set(e.label, row);
-        result.entities_created++;
-      }
-      // A sample is skipped when the same text is already a sample with the same intent (or both without one).
-      const existing = await store.samplesByContents(app, [...new Set(set.samples.map((x) => x.content.trim()))]);
-      const intentOf = await store.intentsOfSamples(
-        app,
-        existing.map((e) => e.code),
-      );
-      const present = new Set(existing.map((e) => `${e.content}\u0000${intentOf.get(e.code) ?? ''}`));
-      const newSamples: SampleRow[] = [];
-      const newLinks: IntentSampleRow[] = [];
-      const newTags: EntitySampleRow[] = [];
-      for (const [n, s] of set.samples.entries()) {
-        const intent = s.intent ? intents.get(s.intent) : undefined;
-        if (s.intent && !intent) throw new ServiceError(NluErrors.intentNotFound, `samples[${n}]: unknown intent "${s.intent}"`);
-        const content = s.content.trim();
-        const key = `${content}\u0000${intent?.code ?? ''}`;
-        if (present.has(key)) {
-          result.samples_skipped++;
-          continue;
-        }
-        present.add(key);
-        const sampleCode = uuidv7();
-        const created = now();
-        newSamples.push({ code: sampleCode, app_code: app, content, created_time: created });
-        result.samples_created++;
-        if (intent) newLinks.push({ code: uuidv7(), app_code: app, intent_code: intent.code, sample_code: sampleCode, created_time: created });
-        for (const tag of s.entities) {
-          const entity = entities.get(tag.entity);
-          if (!entity) throw new ServiceError(NluErrors.entityNotFound, `samples[${n}]: unknown entity "${tag.entity}"`);
-          newTags.push({
-            code: uuidv7(),
-            app_code: app,
-            entity_code: entity.code,
-            sample_code: sampleCode,
-            parent_code: '',
-            value: slice(content, tag.start, tag.end),
-            start: tag.start,
-            end: tag.end,
-            created_time: created,
-          });
-          result.entity_links_created++;
-        }
-      }
-      await store.insertIntents(newIntents);
-      await store.insertEntities(newEntities);
-      await store.insertManySamples(newSamples);
-      await store.insertIntentSamples(newLinks);
-      await store.insertEntitySamples(newTags);
+      return (await mergeTrainingSet(store, app, set)).result;
     });
-    return result;
+  }
+
+  /**
+   * Labelled texts from elsewhere (the inbox) as training samples, merged as an import is (the intents created when
+   * missing, a text already there with the same intent skipped), each new sample with its origin, in one transaction.
+   */
+  async addLabelledSamples(
+    app: string,
+    set: TrainingSet,
+    origins: { source: string; history_id: number }[],
+  ): Promise<{ result: TrainingSetImportResult; sampleCodes: (string | undefined)[] }> {
+    checkTrainingSet(set);
+    return this.write([app], async (store) => {
+      const merged = await mergeTrainingSet(store, app, set);
+      const created = now();
+      await store.insertSampleOrigins(
+        merged.sampleCodes.flatMap((code, n) => (code ? [{ sample_code: code, app_code: app, ...origins[n]!, created_time: created }] : [])),
+      );
+      return merged;
+    });
+  }
+
+  async sampleOrigin(app: string, code: string): Promise<{ sample_code: string; source: string; history_id: number; created_time: string }> {
+    await this.requireSample(app, code);
+    const origin = await this.store.sampleOrigin(app, code);
+    if (!origin) throw new ServiceError(NluErrors.sampleOriginNotFound, `Sample "${code}" was not made from a saved prediction`);
+    return { sample_code: origin.sample_code, source: origin.source, history_id: Number(origin.history_id), created_time: origin.created_time };
   }
 
   // Lookups that answer 404 in the catalogue's words

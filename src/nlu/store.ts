@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type Kysely, type OnConflictBuilder } from 'kysely';
 import { serviceDb, type Dialect, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
-import type { DataVersionRow, EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, KeywordRow, NluTables, SampleRow } from './schema.js';
+import type { DataVersionRow, EntityRow, EntitySampleRow, IntentRow, IntentSampleRow, KeywordRow, NluTables, SampleOriginRow, SampleRow } from './schema.js';
 import type { EntitySample, Pagination, SampleListItem } from './api-schemas.js';
 
 /**
@@ -415,6 +415,16 @@ export class NluStore {
       .where('value', '=', value)
       .executeTakeFirst();
     return Number(result.numDeletedRows);
+  }
+
+  // Where samples came from
+
+  async insertSampleOrigins(rows: SampleOriginRow[]): Promise<void> {
+    if (rows.length > 0) await this.db.insertInto('nlu_sample_origins').values(rows).execute();
+  }
+
+  sampleOrigin(app: string, sampleCode: string): Promise<SampleOriginRow | undefined> {
+    return this.db.selectFrom('nlu_sample_origins').selectAll().where('app_code', '=', app).where('sample_code', '=', sampleCode).executeTakeFirst();
   }
 
   /** Every row of an application, for export. */

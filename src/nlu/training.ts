@@ -12,6 +12,8 @@ import { TrainState, TrainType, type ModelRow, type ModelStore } from './model-s
 import type { NluStore } from './store.js';
 
 export const TRAIN_QUEUE = 'nlu-train';
+/** Cross-validated reports, one job per model version, after the model is ready (so a training takes no longer). */
+export const REPORT_QUEUE = 'nlu-report';
 
 /** Successful models whose documents an application keeps (the newest; older ones are deleted after a training). */
 export const KEPT_MODEL_VERSIONS = 5;
@@ -26,6 +28,15 @@ export interface TrainJobPayload {
  * told how far it is as it goes; `signal` aborts it (the job's claim was lost to another worker).
  */
 export type Trainer = (request: TrainRequest, onProgress?: (p: TrainProgress) => void, signal?: AbortSignal) => Promise<string>;
+
+/** Runs the cross-validated report of a training set off the event loop; answers the report as JSON. */
+export type Reporter = (request: TrainRequest, signal?: AbortSignal) => Promise<string>;
+
+export interface ReportJobPayload {
+  app: string;
+  /** The model version the report is of. */
+  code: string;
+}
 
 /** How often a running training writes its progress to the store at most (each write is one indexed update). */
 const PROGRESS_EVERY_MS = 1_000;
@@ -123,6 +134,8 @@ export class TrainingService {
     private readonly jobs: JobQueue,
     private readonly blobs: BlobStore,
     private readonly served: ServedModels,
+    /** Whether a model's cross-validated report is made after it is ready. */
+    private readonly reports = true,
   ) {}
 
   async train(app: string, part: TrainPart): Promise<{ message: string; status: Static<typeof TrainJob>[] }> {
@@ -227,10 +240,80 @@ export class TrainingService {
       });
       this.served.forget(app);
       const pruned = await this.deleteOldModels(app);
-      return { model_file: key, samples: set.examples.length, ...pruned };
+      const report = this.reports ? await this.queueReport(app, code) : {};
+      return { model_file: key, samples: set.examples.length, ...pruned, ...report };
     } catch (err) {
       if (lastAttempt || err instanceof PermanentJobError) {
         await this.models.markFailed(app, code, `Training failed: ${(err as Error).message ?? String(err)}`, now());
+      }
+      throw err;
+    }
+  }
+
+  /** A waiting report row and its job; a failure to queue is written on the row and does not fail the training. */
+  private async queueReport(app: string, code: string): Promise<{ report_error?: string }> {
+    await this.models.insertReport({
+      model_code: code,
+      app_code: app,
+      state: 'waiting',
+      message: 'Waiting for the report',
+      report: '{}',
+      run_ms: 0,
+      created_time: now(),
+      finished_time: null,
+    });
+    try {
+      await this.jobs.enqueue(REPORT_QUEUE, { app, code } satisfies ReportJobPayload, { appCode: app, key: `report:${code}`, maxAttempts: 2 });
+      return {};
+    } catch (err) {
+      const message = (err as Error)?.message ?? String(err);
+      await this.models.finishReport(app, code, { state: 'failed', message: `Could not queue the report: ${message}`, report: '{}', run_ms: 0, finished_time: now() });
+      return { report_error: message };
+    }
+  }
+
+  /**
+   * The report queue's handler: the k-fold report of the training set model `code` learnt from. The set is read
+   * again; when it changed since (its fingerprint differs) the report says so instead of measuring other data.
+   */
+  async runReport(payload: ReportJobPayload, reporter: Reporter, lastAttempt: boolean, ctx?: JobContext): Promise<unknown> {
+    const { app, code } = payload;
+    const [model, current] = await Promise.all([this.models.find(app, code), this.models.report(app, code)]);
+    if (!model || !current || current.state !== 'waiting') return { skipped: true };
+    const set = await this.trainingSet(app);
+    if (set.fingerprint !== model.data_fingerprint) {
+      await this.models.finishReport(app, code, {
+        state: 'stale',
+        message: 'The training data changed before the report ran: the next training has a report of it',
+        report: '{}',
+        run_ms: 0,
+        finished_time: now(),
+      });
+      return { stale: true };
+    }
+    const part = (Object.keys(TYPE_OF) as TrainPart[]).find((p) => TYPE_OF[p] === model.type) ?? 'all';
+    const parts = { intent: part !== 'entity', entity: part !== 'intent' && set.entities.length > 0 };
+    const started = Date.now();
+    try {
+      const report = await reporter({ examples: set.examples, entities: set.entities, parts }, ctx?.signal);
+      const ms = Date.now() - started;
+      await this.models.finishReport(app, code, {
+        state: 'ready',
+        message: `Cross-validated on ${set.examples.length} samples`,
+        report,
+        run_ms: ms,
+        finished_time: now(),
+      });
+      return { samples: set.examples.length, ms };
+    } catch (err) {
+      if (lastAttempt) {
+        await this.models.finishReport(app, code, {
+          state: 'failed',
+          message: `Report failed: ${(err as Error)?.message ?? String(err)}`,
+          report: '{}',
+          run_ms: 0,
+          finished_time: now(),
+        });
       }
       throw err;
     }

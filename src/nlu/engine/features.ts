@@ -46,10 +46,15 @@ export function spreadWeights(vocabulary: string[], examples: { features: number
   const out = new Float32Array(vocabulary.length);
   const spread = classCounts(vocabulary.length, examples, classes);
   for (let f = 0; f < vocabulary.length; f++) {
-    const group = GROUP_WEIGHTS[featureGroup(vocabulary[f]!)] ?? 1;
+    const group = groupWeight(vocabulary[f]!);
     out[f] = group * (Math.log((classes + 1) / (spread[f]! + 1)) + 1);
   }
   return out;
+}
+
+/** The weight of a feature's group (`GROUP_WEIGHTS`). */
+export function groupWeight(feature: string): number {
+  return GROUP_WEIGHTS[featureGroup(feature)] ?? 1;
 }
 
 /** Per feature, the number of classes whose examples hold it. */
@@ -66,7 +71,6 @@ function classCounts(features: number, examples: { features: number[]; label: nu
   }
   return spread;
 }
-
 
 function masked(masks: EntityMask[], token: number): boolean {
   for (const m of masks) if (m.hide && token >= m.first && token < m.last) return true;

@@ -155,12 +155,17 @@ describe('console API: applications, credentials, quotas, deletion', () => {
     assert.equal((await call(app.url, 'PUT', `/console/api/apps/${code}/quotas`, { headers: admin, json: { service: 'nlu', per_day: -1 } })).status, 400);
     assert.equal((await call(app.url, 'PUT', `/console/api/apps/${code}/quotas`, { headers: admin, json: { service: 'weather', per_day: 5 } })).status, 400);
 
-    // The reader's features arrangement, through the registry the services fill.
+    // The NLU history's masking and the reader's features arrangement, through the registry the services fill.
     const settings = await call(app.url, 'GET', `/console/api/apps/${code}/settings`, { headers: admin });
     assert.deepEqual(
       settings.body.settings.map((x: { key: string; on: boolean }) => [x.key, x.on]),
-      [['reader.features', false]],
+      [
+        ['nlu.mask_history', false],
+        ['reader.features', false],
+      ],
     );
+    const masked = await call(app.url, 'PUT', `/console/api/apps/${code}/settings`, { headers: admin, json: { key: 'nlu.mask_history', on: true } });
+    assert.deepEqual(masked.body, { key: 'nlu.mask_history', on: true });
     const on = await call(app.url, 'PUT', `/console/api/apps/${code}/settings`, { headers: admin, json: { key: 'reader.features', on: true } });
     assert.deepEqual(on.body, { key: 'reader.features', on: true });
     assert.equal((await call(app.url, 'PUT', `/console/api/apps/${code}/settings`, { headers: admin, json: { key: 'nope', on: true } })).status, 400);
@@ -171,6 +176,7 @@ describe('console API: applications, credentials, quotas, deletion', () => {
     assert.equal(records.body.records.credentials, 3);
     assert.equal(records.body.records.usage_quotas, 1);
     assert.equal(records.body.records.reader_app_settings, 1);
+    assert.equal(records.body.records.nlu_history_settings, 1);
     assert.ok(records.body.records.usage_daily >= 1, 'usage rows are listed too');
 
     const gone = await call(app.url, 'DELETE', `/console/api/apps/${code}`, { headers: admin });

@@ -65,6 +65,8 @@ async function snapshotOfA() {
     export: (await nlu(t, 'GET', '/export')).body,
     entitySamples: (await nlu(t, 'GET', `/entity/${a.entity}/samples`)).body,
     history: (await nlu(t, 'GET', '/history')).body,
+    inbox: (await nlu(t, 'GET', '/inbox')).body,
+    inboxSettings: (await nlu(t, 'GET', '/inbox/settings')).body,
     settings: (await nlu(t, 'GET', '/settings')).body,
     trainStatus: (await nlu(t, 'GET', '/train/status')).body,
     keywords: (await nlu(t, 'GET', `/entity/${a.entity}/keywords`)).body,
@@ -217,6 +219,35 @@ const probes: Record<string, () => Promise<number>> = {
   'DELETE /api/v3/history/:history_id': async () => (notFound(await nlu(b, 'DELETE', `/history/${a.history}`), 'DELETE history item'), 1),
   'GET /api/v3/settings': async () => (assert.equal((await nlu(b, 'GET', '/settings')).body.threshold, 0.3, "B reads A's threshold"), 1),
   'PUT /api/v3/settings': async () => (assert.equal((await nlu(b, 'PUT', '/settings', { threshold: 0.9 })).status, 200), 1),
+  'GET /api/v3/inbox': async () => {
+    const r = await nlu(b, 'GET', '/inbox?reason=reported');
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.total_items, 0, "B lists A's inbox");
+    return 1;
+  },
+  'POST /api/v3/inbox/report': async () => (notFound(await nlu(b, 'POST', '/inbox/report', { history_id: Number(a.history) }), 'report'), 1),
+  'POST /api/v3/inbox/label': async () => (notFound(await nlu(b, 'POST', '/inbox/label', { intent: 'hijack', items: [{ history_id: Number(a.history) }] }), 'label'), 1),
+  'POST /api/v3/inbox/dismiss': async () => (notFound(await nlu(b, 'POST', '/inbox/dismiss', { history_ids: [Number(a.history)] }), 'dismiss'), 1),
+  'POST /api/v3/inbox/out-of-scope': async () => (notFound(await nlu(b, 'POST', '/inbox/out-of-scope', { history_ids: [Number(a.history)] }), 'out of scope'), 1),
+  'GET /api/v3/inbox/stats': async () => {
+    const r = await nlu(b, 'GET', '/inbox/stats?days=1');
+    assert.deepEqual(r.body.days[0] && [r.body.days[0].added, r.body.days[0].reported], [0, 0], "B counts A's inbox");
+    return 1;
+  },
+  'GET /api/v3/inbox/settings': async () => (assert.equal((await nlu(b, 'GET', '/inbox/settings')).status, 200), 1),
+  'PUT /api/v3/inbox/settings': async () => (assert.equal((await nlu(b, 'PUT', '/inbox/settings', { mask_history: true, history_retention_days: 1 })).status, 200), 1),
+  'GET /api/v3/train/report': async () => {
+    const model = (await nlu(t, 'GET', '/train/status')).body.model_code;
+    assert.ok(model, 'A has a model');
+    notFound(await nlu(b, 'GET', `/train/report?model_code=${model}`), "A's report");
+    notFound(await nlu(b, 'GET', '/train/report'), 'the newest report');
+    return 2;
+  },
+  'GET /api/v3/train/report/compare': async () => {
+    const model = (await nlu(t, 'GET', '/train/status')).body.model_code;
+    return (notFound(await nlu(b, 'GET', `/train/report/compare?from=${model}&to=${model}`), "A's reports compared"), 1);
+  },
+  'GET /api/v3/sample/:sample_code/origin': async () => (notFound(await nlu(b, 'GET', `/sample/${a.sample}/origin`), 'GET sample origin'), 1),
   'GET /api/v3/entity/:label/keywords': async () => (notFound(await nlu(b, 'GET', `/entity/${a.entity}/keywords`), 'GET keywords'), 1),
   'POST /api/v3/entity/:label/keywords': async () => (notFound(await nlu(b, 'POST', `/entity/${a.entity}/keywords`, { value: 'chiếm' }), 'POST keywords'), 1),
   'DELETE /api/v3/entity/:label/keywords': async () => (notFound(await nlu(b, 'DELETE', `/entity/${a.entity}/keywords?value=riêng`), 'DELETE keywords'), 1),
@@ -371,6 +402,8 @@ describe('tenancy over every endpoint', () => {
     const predicted = await nlu(t, 'POST', '/predict', { content: 'riêng của A', save_history: true });
     assert.equal(predicted.status, 200, predicted.text);
     a.history = String(predicted.body.data.history_id);
+    // In A's inbox whatever the model's confidence: B's inbox calls meet a real item of A's.
+    assert.equal((await nlu(t, 'POST', '/inbox/report', { history_id: Number(a.history) })).status, 200);
     assert.equal((await nlu(t, 'PUT', '/settings', { threshold: 0.55 })).status, 200);
     assert.equal((await nlu(t, 'POST', `/entity/${a.entity}/keywords`, { value: 'riêng', synonyms: ['rieng'] })).status, 200);
     const tts = await fetch(`${t.url}/hmi/tts/v5`, { method: 'POST', headers: { api_key: t.apiKey }, body: 'Dữ liệu của A.' });

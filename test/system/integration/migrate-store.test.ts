@@ -109,7 +109,13 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
       assert.equal((await api(url, 'POST', '/api/v3/intent-sample', tenant.token, { intent_code: cancel.body.code, sample_code: other.body.code })).status, 200);
       assert.equal((await api(url, 'POST', '/api/v3/train', tenant.token)).status, 200);
       await eventually(async () => (await api(url, 'GET', '/api/v3/train/status', tenant.token)).body.status === 2, { timeoutMs: 60_000, intervalMs: 200 });
-      assert.equal((await api(url, 'POST', '/api/v3/predict', tenant.token, { content: 'đặt vé đi Hà Nội', save_history: true })).status, 200);
+      const saved = await api(url, 'POST', '/api/v3/predict', tenant.token, { content: 'đặt vé đi Hà Nội', save_history: true });
+      assert.equal(saved.status, 200);
+      // The prediction reported into the inbox and labelled (a sample with its origin), the history's settings.
+      const historyId = saved.body.data.history_id;
+      assert.equal((await api(url, 'POST', '/api/v3/inbox/report', tenant.token, { history_id: historyId })).status, 200);
+      assert.equal((await api(url, 'POST', '/api/v3/inbox/label', tenant.token, { intent: 'cancel_ticket', items: [{ history_id: historyId }] })).status, 200);
+      assert.equal((await api(url, 'PUT', '/api/v3/inbox/settings', tenant.token, { history_retention_days: 30 })).status, 200);
       assert.equal((await api(url, 'PUT', '/api/v3/settings', tenant.token, { threshold: 0.4 })).status, 200);
       assert.equal((await api(url, 'POST', '/api/v3/entity/destination/keywords', tenant.token, { value: 'Hà Nội', synonyms: ['ha noi'] })).status, 200);
 

@@ -43,7 +43,12 @@ async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
   assert.equal((await nlu('PUT', '/settings', { threshold: 0.4 })).status, 200);
   assert.equal((await nlu('POST', '/train')).status, 200);
   for (let i = 0; i < 600 && (await nlu('GET', '/train/status')).body.status < 2; i++) await new Promise((r) => setTimeout(r, 100));
-  assert.equal((await nlu('POST', '/predict', { content: 'dữ liệu', save_history: true })).status, 200);
+  const saved = await nlu('POST', '/predict', { content: 'dữ liệu', save_history: true });
+  assert.equal(saved.status, 200);
+  // The prediction in the inbox (reported), labelled into a sample that records its origin; history settings.
+  assert.equal((await nlu('POST', '/inbox/report', { history_id: saved.body.data.history_id })).status, 200);
+  assert.equal((await nlu('POST', '/inbox/label', { intent: 'purge_intent', items: [{ history_id: saved.body.data.history_id }] })).status, 200);
+  assert.equal((await nlu('PUT', '/inbox/settings', { history_retention_days: 30 })).status, 200);
   const form = new FormData();
   form.append('collection', 'purge');
   form.append('id', 'u1');
@@ -217,7 +222,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await counts(t, b.appCode), { ...bBefore, usage_daily: bBefore.usage_daily + 1 }, "B's rows (and B's late usage row)");
       assert.ok(await t.deps.blobs.stat(blobKeys.b), "B's audio file");
       assert.ok(await t.deps.blobs.stat(ekycImages[b.appCode]), "B's eKYC image");
-      assert.equal((await call(t.url, 'GET', '/api/v3/sample', { token: b.token })).body.length, 2);
+      assert.equal((await call(t.url, 'GET', '/api/v3/sample', { token: b.token })).body.length, 3, 'two typed in, one labelled from the inbox');
       assert.equal((await call(t.url, 'POST', '/api/v3/predict', { token: b.token, json: { content: 'dữ liệu' } })).status, 200, "B's model stays");
 
       // Run again (an interrupted purge is finished by running it again): the application is gone now.
