@@ -44,7 +44,7 @@ describe('web console in chromium', { skip: missing }, () => {
   before(async () => {
     // A fresh clone builds the front end in `npm install` (prepare); build it here if that has not happened.
     if (!fs.existsSync(path.join(CONSOLE_UI_DIR, 'index.html'))) {
-      execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'console/vite.config.ts'], { stdio: 'inherit' });
+      execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--config', 'console-ui/vite.config.ts'], { stdio: 'inherit' });
     }
     fs.mkdirSync(SHOTS, { recursive: true });
     app = await startTestApp({ env: { SAOLA_ADMIN_PASSWORD: PASSWORD } });

@@ -190,6 +190,39 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
           created_time: now,
         })
         .execute();
+      // A face reindex in progress, a calibrated similarity map, an eKYC session with an image and a fraud-memory entry.
+      const db = app.deps.store.db as unknown as import('kysely').Kysely<any>;
+      const face = await db.selectFrom('face_embeddings').select(['id', 'collection_id', 'embedding']).executeTakeFirstOrThrow();
+      await db
+        .insertInto('face_staged_embeddings')
+        .values({ face_id: face.id, app_code: tenant.appCode, collection_id: face.collection_id, model: 'operator-model', embedding: face.embedding, created_at: now })
+        .execute();
+      await db.insertInto('face_similarity_maps').values({ model: 'operator-model', version: 'v1', knots: '[[0,0],[1,100]]', report: '{}', fitted_at: now }).execute();
+      const init = await fetch(`${url}/session/init`, {
+        method: 'POST',
+        headers: { api_key: tenant.apiKey, 'device-type': 'api', 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const sessionId = ((await init.json()) as Record<string, string>)['session-id'];
+      const ekycKey = `ekyc/${sessionId}/front-migrated.jpg`;
+      await app.deps.blobs.put(ekycKey, grace, { contentType: 'image/jpeg' });
+      await db
+        .insertInto('ekyc_images')
+        .values({ id: 'ekyc-image-1', app_code: tenant.appCode, session_id: sessionId, kind: 'front', blob_key: ekycKey, created_time: now })
+        .execute();
+      await db
+        .insertInto('ekyc_fraud_memory')
+        .values({
+          id: 'ekyc-fraud-1',
+          app_code: tenant.appCode,
+          session_id: sessionId,
+          id_number: '001099000001',
+          face: null,
+          reason: 'FC01',
+          created_time: now,
+          expires_time: now,
+        })
+        .execute();
     } finally {
       await app.close();
     }
@@ -258,7 +291,8 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
       assert.equal(again.code, 0, again.out + again.err);
       const report = JSON.parse(again.out);
       const inserted = Object.fromEntries(report.tables.filter((t: any) => t.inserted > 0).map((t: any) => [t.table, t.inserted]));
-      assert.deepEqual(inserted, { face_embeddings: faces.rowCount, credit_alpha_events: 100 });
+      // A staged embedding goes with its face (on delete cascade), so it is copied again too.
+      assert.deepEqual(inserted, { face_embeddings: faces.rowCount, face_staged_embeddings: 1, credit_alpha_events: 100 });
       assert.ok(report.tables.every((t: any) => t.ok));
       assert.equal(report.blobs.copied, 1);
       assert.equal(report.blobs.ok, true);
