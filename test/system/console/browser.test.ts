@@ -1,20 +1,18 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { CONSOLE_UI_DIR } from '../../../src/console/static.js';
 import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
+import { chromiumMissing, launchChromium, type Browser } from '../../support/chromium.js';
 import { eventually } from '../../support/wait.js';
 
 /**
  * The console in a real browser: Debian's chromium driven by playwright-core.
  * Screenshots go to test-screenshots/console/ (git-ignored) for a person to look at.
  */
-const CHROMIUM = process.env.SAOLA_CHROMIUM ?? '/usr/bin/chromium';
-const missing = fs.existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is not installed: apt-get install -y chromium (or set SAOLA_CHROMIUM)`;
 const SHOTS = path.resolve('test-screenshots/console');
 const PASSWORD = 'a long operator passphrase';
 const CARD = path.resolve('test/fixtures/reader/chip-front.jpg');
@@ -22,9 +20,9 @@ const FACE = path.resolve('test/fixtures/face/grace_hopper.jpg');
 const GROUP = path.resolve('test/fixtures/face/group.jpg');
 const OTHER_FACE = path.resolve('test/fixtures/face/person-a.jpg');
 
-describe('web console in chromium', { skip: missing }, () => {
+describe('web console in chromium', { skip: chromiumMissing }, () => {
   let app: TestApp;
-  let context: BrowserContext;
+  let browser: Browser | undefined;
   let page: Page;
   let profile: string;
   /** An input's value once it matches (the page fills some fields a moment after a change). */
@@ -48,15 +46,8 @@ describe('web console in chromium', { skip: missing }, () => {
     }
     fs.mkdirSync(SHOTS, { recursive: true });
     app = await startTestApp({ env: { SAOLA_ADMIN_PASSWORD: PASSWORD } });
-    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-chromium-'));
-    // A fresh profile each run (playwright passes it as --user-data-dir).
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 860 },
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchChromium();
+    ({ page, profile } = browser);
     // The console must work offline: anything not from the test server fails the test.
     const foreign: string[] = [];
     await page.route('**/*', (route) => {
@@ -69,9 +60,8 @@ describe('web console in chromium', { skip: missing }, () => {
   });
 
   after(async () => {
-    await context?.close();
+    await browser?.close();
     await app?.close();
-    if (profile) fs.rmSync(profile, { recursive: true, force: true });
   });
 
   test('sign in, create an app and a key, call the API, run the ID card and TTS playgrounds, see the usage count them', async () => {

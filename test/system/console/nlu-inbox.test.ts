@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { CONSOLE_UI_DIR } from '../../../src/console/static.js';
 import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { call } from '../../support/http.js';
-import { MISSING_PROGRAM } from '../../support/programs.js';
+import { chromiumMissing, launchChromium, type Browser } from '../../support/chromium.js';
 import { eventually } from '../../support/wait.js';
 
 /**
@@ -15,10 +14,6 @@ import { eventually } from '../../support/wait.js';
  * page, labelling one group adds samples, and a retrain from the NLU page changes the answer for those texts
  * (its cross-validated report lists the new intent). Screenshots go to test-screenshots/console/.
  */
-const CHROMIUM = process.env.SAOLA_CHROMIUM ?? '/usr/bin/chromium';
-const missing = fs.existsSync(CHROMIUM)
-  ? undefined
-  : `${MISSING_PROGRAM} chromium not found at ${CHROMIUM}; install with: sudo apt-get install -y chromium (or set SAOLA_CHROMIUM)`;
 const built = fs.existsSync(path.join(CONSOLE_UI_DIR, 'index.html')) ? undefined : `the console is not built (${CONSOLE_UI_DIR}): npm run build`;
 const SHOTS = path.resolve('test-screenshots/console');
 const PASSWORD = 'a long operator passphrase';
@@ -30,11 +25,10 @@ const DATA: Record<string, string[]> = {
 };
 const HOTEL = ['đặt phòng khách sạn ở Huế', 'đặt phòng khách sạn ở Hà Nội', 'mình muốn đặt phòng khách sạn ở Đà Nẵng'];
 
-describe('NLU inbox in chromium', { skip: missing ?? built }, () => {
+describe('NLU inbox in chromium', { skip: chromiumMissing ?? built }, () => {
   let t: TestApp;
-  let context: BrowserContext;
+  let browser: Browser | undefined;
   let page: Page;
-  let profile: string;
   const api = (method: string, p: string, json?: unknown) => call(t.url, method, `/api/v3${p}`, { token: t.token, json });
   async function trainAndWait(): Promise<string> {
     const before = (await api('GET', '/train/status')).body.model_code;
@@ -51,19 +45,12 @@ describe('NLU inbox in chromium', { skip: missing ?? built }, () => {
   before(async () => {
     fs.mkdirSync(SHOTS, { recursive: true });
     t = await startTestApp({ env: { SAOLA_ADMIN_PASSWORD: PASSWORD } });
-    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 860 },
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchChromium();
+    ({ page } = browser);
   });
   after(async () => {
-    await context?.close();
+    await browser?.close();
     await t?.close();
-    if (profile) fs.rmSync(profile, { recursive: true, force: true });
   });
 
   test('predictions appear grouped, labelling a group adds samples, a retrain changes the answer', async () => {
