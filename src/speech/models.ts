@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import type { CommandContext } from '../platform/cli.js';
 
 /**
  * What installing a sherpa-onnx model takes, for recognition and synthesis
@@ -30,6 +31,13 @@ export function modelFolder(dirArg: string, holds: string): string {
   }
   if (!stat.isDirectory()) throw new ModelError(`${dir} is not a folder: give the folder that holds ${holds}`);
   return dir;
+}
+
+/** The name a model is installed under (--name, else its folder's name), or undefined after saying why on stderr. */
+export function modelName(ctx: CommandContext, given: string | undefined, source: string): string | undefined {
+  const name = safeModelName(given ?? path.basename(source));
+  if (!name) ctx.stderr('Give the model a name with --name (letters, digits, . _ -)\n');
+  return name || undefined;
 }
 
 export function safeModelName(raw: string): string {

@@ -41,3 +41,16 @@ export async function eventually<T>(probe: () => T | Promise<T>, opts: Eventuall
     await delay(intervalMs);
   }
 }
+
+/** Reads `read` until `done` holds for its value and returns that value; the failure shows the last one read. */
+export async function waitForValue<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  let last: T | undefined;
+  const reached = await eventually(
+    async () => {
+      last = await read();
+      return done(last) ? { value: last } : undefined;
+    },
+    { timeoutMs, what: () => `${what}: ${JSON.stringify(last)}` },
+  );
+  return reached.value;
+}

@@ -13,17 +13,19 @@ export const ARCFACE_112: readonly Point2[] = [
 
 /** The 5 alignment points from the 68-point landmarks (iBUG order): eye centres, nose tip, mouth corners. */
 export function fivePoints(lm: Float32Array | number[]): Point2[] {
-  const p = (i: number): Point2 => [lm[2 * i], lm[2 * i + 1]];
-  const mean = (...idx: number[]): Point2 => {
-    let x = 0;
-    let y = 0;
-    for (const i of idx) {
-      x += lm[2 * i];
-      y += lm[2 * i + 1];
-    }
-    return [x / idx.length, y / idx.length];
-  };
-  return [mean(36, 37, 38, 39, 40, 41), mean(42, 43, 44, 45, 46, 47), p(30), mean(48, 60), mean(54, 64)];
+  const mean = (...idx: number[]) => landmarkMean(lm, idx);
+  return [mean(36, 37, 38, 39, 40, 41), mean(42, 43, 44, 45, 46, 47), mean(30), mean(48, 60), mean(54, 64)];
+}
+
+/** The centre of some landmarks (their indices in the flat x, y list). */
+export function landmarkMean(lm: Float32Array | readonly number[], idx: readonly number[]): Point2 {
+  let x = 0;
+  let y = 0;
+  for (const i of idx) {
+    x += lm[2 * i];
+    y += lm[2 * i + 1];
+  }
+  return [x / idx.length, y / idx.length];
 }
 
 /**

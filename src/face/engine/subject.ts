@@ -3,6 +3,7 @@
  * Pure functions over detector boxes and their 68 landmarks, so the rules are
  * unit-tested without the models; docs/face.md says why each rule is there.
  */
+import { landmarkMean } from './align.js';
 import { boxArea, type Box } from './detect.js';
 
 /** A detector box that got landmarks (pixels of the working image) and a sharpness measure. */
@@ -34,15 +35,7 @@ export const FACE_GEOMETRY = {
   maxCentreShift: 0.3,
 } as const;
 
-const mean = (lm: number[], idx: readonly number[]): [number, number] => {
-  let x = 0;
-  let y = 0;
-  for (const i of idx) {
-    x += lm[2 * i];
-    y += lm[2 * i + 1];
-  }
-  return [x / idx.length, y / idx.length];
-};
+const mean = landmarkMean;
 const LEFT_EYE = [36, 37, 38, 39, 40, 41];
 const RIGHT_EYE = [42, 43, 44, 45, 46, 47];
 const MOUTH = [48, 51, 54, 57];

@@ -14,15 +14,8 @@ import type { OcrWord } from './ocr.js';
 import { normaliseName, plausibleName } from './fields.js';
 import { foldKey, levenshtein } from './text.js';
 
-/** A word in flat-card pixels. */
-export interface CardWord {
-  text: string;
-  conf: number;
-  left: number;
-  top: number;
-  width: number;
-  height: number;
-}
+/** A word in flat-card pixels: an OCR word without its line key. */
+export type CardWord = Omit<OcrWord, 'line'>;
 
 /** One printed text line (words side by side, no wide gap between them). */
 export interface Segment {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseCommandArgs, type Command } from '../../platform/cli.js';
 import { loadAsrSettings } from './config.js';
-import { installFolder, safeModelName, writeJsonAtomic } from '../models.js';
+import { installFolder, modelName, writeJsonAtomic } from '../models.js';
 import { ACTIVE, MANIFEST, MODEL_KINDS, ModelError, detectModel, probeModel, type ModelKind } from './model.js';
 
 const USAGE = `usage: saola models add asr <folder> [--name NAME] [--kind ${MODEL_KINDS.join('|')}] [--force] [--no-activate] [--skip-probe]
@@ -35,11 +35,8 @@ export const asrModelsCommand: Command = async (ctx) => {
   }
   const settings = loadAsrSettings(ctx.config);
   const source = path.resolve(positionals[0]);
-  const name = safeModelName(values.name ?? path.basename(source));
-  if (!name) {
-    ctx.stderr('Give the model a name with --name (letters, digits, . _ -)\n');
-    return 2;
-  }
+  const name = modelName(ctx, values.name, source);
+  if (!name) return 2;
 
   let spec;
   try {

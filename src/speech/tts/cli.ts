@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseCommandArgs, type Command } from '../../platform/cli.js';
-import { ModelError, installFolder, safeModelName } from '../models.js';
+import { ModelError, installFolder, modelName, safeModelName } from '../models.js';
 import { TTS_MANIFEST, detectVitsModel, installedTtsModels, probeVitsModel, readVoiceMap, ttsModelsDir, writeVoiceMap, type VoiceMap } from './models.js';
 import { ALL_VOICES, VOICE_INFO, parseVoice, type Voice } from './voices.js';
 
@@ -58,11 +58,8 @@ export const ttsModelsAddCommand: Command = async (ctx) => {
     return 2;
   }
   const source = path.resolve(positionals[0]);
-  const name = safeModelName(values.name ?? path.basename(source));
-  if (!name) {
-    ctx.stderr('Give the model a name with --name (letters, digits, . _ -)\n');
-    return 2;
-  }
+  const name = modelName(ctx, values.name, source);
+  if (!name) return 2;
 
   let spec;
   try {

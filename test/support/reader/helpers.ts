@@ -18,6 +18,9 @@ export const truth = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'truth.json'
  */
 export const TEST_FONTS = ['DejaVu Sans', 'DejaVu Serif'];
 
+/** A card photographed close: it fills 70% of the frame, its edges leaving it, on a wood texture (the scene two reader suites use). */
+export const FILLS_FRAME_ON_WOOD = { rotation: 0, tightCrop: -0.004, texture: 'wood', glare: false, blurSigma: 0, width: 1300, cardFraction: 0.7 } as const;
+
 export const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name));
 
 export interface Envelope {

@@ -18,6 +18,12 @@ async function send(app: TestApp, method: string, path: string, parts: [string, 
 
 const S = '/dmp/facesearch/v2';
 
+/** A face search call that must answer code 200. */
+async function expectOk(app: TestApp, verb: string, parts: [string, string | Buffer][]) {
+  const answer = await send(app, 'POST', `${S}/${verb}`, parts);
+  assert.equal(answer.code, '200', JSON.stringify(answer));
+}
+
 describe('face search on PostgreSQL', () => {
   let db: TestDatabase;
   let app: TestApp | undefined;
@@ -31,46 +37,26 @@ describe('face search on PostgreSQL', () => {
 
   it('indexes, persists embeddings, searches, deletes', async () => {
     app = await startTestApp({ databaseUrl: db.url });
-    assert.equal(
-      (
-        await send(app, 'POST', `${S}/create`, [
-          ['collection', 'c'],
-          ['id', 'g'],
-          ['name', 'Grace'],
-        ])
-      ).code,
-      '200',
-    );
-    assert.equal(
-      (
-        await send(app, 'POST', `${S}/add`, [
-          ['collection', 'c'],
-          ['id', 'g'],
-          ['file', fixture('grace_hopper.jpg')],
-        ])
-      ).code,
-      '200',
-    );
-    assert.equal(
-      (
-        await send(app, 'POST', `${S}/add`, [
-          ['collection', 'c'],
-          ['id', 'g'],
-          ['file', (await augment(fixture('grace_hopper.jpg'))).mirrored],
-        ])
-      ).code,
-      '200',
-    );
-    assert.equal(
-      (
-        await send(app, 'POST', `${S}/add`, [
-          ['collection', 'c'],
-          ['id', 'p'],
-          ['file', fixture('person-c.jpg')],
-        ])
-      ).code,
-      '200',
-    );
+    await expectOk(app, 'create', [
+      ['collection', 'c'],
+      ['id', 'g'],
+      ['name', 'Grace'],
+    ]);
+    await expectOk(app, 'add', [
+      ['collection', 'c'],
+      ['id', 'g'],
+      ['file', fixture('grace_hopper.jpg')],
+    ]);
+    await expectOk(app, 'add', [
+      ['collection', 'c'],
+      ['id', 'g'],
+      ['file', (await augment(fixture('grace_hopper.jpg'))).mirrored],
+    ]);
+    await expectOk(app, 'add', [
+      ['collection', 'c'],
+      ['id', 'p'],
+      ['file', fixture('person-c.jpg')],
+    ]);
     // The embeddings are in the database (a fresh store handle reads them back as unit 512-d vectors).
     const store = new FaceStore(app.deps.store);
     const coll = await store.findCollection(app.appCode, 'c');

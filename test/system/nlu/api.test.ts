@@ -407,7 +407,10 @@ function nluSuite(engine: 'sqlite' | 'postgres') {
       assert.equal(refused.status, 400);
       const after = await call(t.url, 'GET', '/api/v3/export', { token: target.token });
       assert.equal(after.body.samples.length, exported.body.samples.length, 'a refused import writes nothing');
-      const unknown = { ...exported.body, samples: [...exported.body.samples, { content: 'mới tinh', intent: '', entities: [{ entity: 'no_such', value: 'mới', start: 0, end: 3 }] }] };
+      const unknown = {
+        ...exported.body,
+        samples: [...exported.body.samples, { content: 'mới tinh', intent: '', entities: [{ entity: 'no_such', value: 'mới', start: 0, end: 3 }] }],
+      };
       const notFound = await call(t.url, 'POST', '/api/v3/import?mode=replace', { token: target.token, json: unknown });
       assert.equal(notFound.body.code, 'ENTITY_NOT_FOUND', JSON.stringify(notFound.body));
       const kept = await call(t.url, 'GET', '/api/v3/export', { token: target.token });

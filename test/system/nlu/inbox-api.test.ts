@@ -5,6 +5,7 @@ import { purgeHooks } from '../../../src/services.js';
 import type { HistoryRow } from '../../../src/nlu/schema.js';
 import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
 import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
+import { waitForValue } from '../../support/wait.js';
 import { call } from '../../support/http.js';
 
 /**
@@ -21,16 +22,6 @@ const DATA: Record<string, string[]> = {
 const HOTEL = ['đặt phòng khách sạn ở Huế', 'đặt phòng khách sạn ở Hà Nội', 'mình muốn đặt phòng khách sạn ở Đà Nẵng'];
 const OTHER = ['mấy giờ ngân hàng mở cửa', 'kể chuyện cười đi'];
 
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 function inboxSuite(engine: 'sqlite' | 'postgres') {
   describe(`NLU inbox on ${engine}`, () => {
     let t: TestApp;
@@ -39,7 +30,7 @@ function inboxSuite(engine: 'sqlite' | 'postgres') {
     const api = (method: string, path: string, json?: unknown) => call(t.url, method, path, { token: t.token, json });
     const train = async () => {
       assert.equal((await api('POST', '/api/v3/train')).status, 200);
-      const done = await waitFor(
+      const done = await waitForValue(
         'training',
         () => api('GET', '/api/v3/train/status'),
         (r) => r.body.status >= 2 && r.body.trainable === false,
@@ -134,7 +125,7 @@ function inboxSuite(engine: 'sqlite' | 'postgres') {
       assert.equal(answer.body.data.intents[0].label, 'book_hotel');
 
       // Each version has its cross-validated report; comparing the two shows the new intent.
-      const report = await waitFor(
+      const report = await waitForValue(
         'report',
         () => api('GET', '/api/v3/train/report'),
         (r) => r.body.state !== 'waiting',
@@ -144,7 +135,7 @@ function inboxSuite(engine: 'sqlite' | 'postgres') {
       assert.equal(report.body.samples, 18);
       assert.deepEqual(report.body.intents.per_intent.map((r: any) => r.intent).sort(), ['book_flight', 'book_hotel', 'greeting', 'weather']);
       assert.ok(report.body.entities.per_label.some((r: any) => r.entity === 'city'));
-      const compared = await waitFor(
+      const compared = await waitForValue(
         'both reports',
         () => api('GET', '/api/v3/train/report/compare'),
         (r) => r.status !== 200 || r.body.intents.length > 0,
@@ -175,7 +166,7 @@ function inboxSuite(engine: 'sqlite' | 'postgres') {
         { intent: 'mail', sample: 'gửi email giúp tôi' },
       ]);
       assert.equal((await theirs('POST', '/api/v3/train')).status, 200);
-      await waitFor(
+      await waitForValue(
         'training',
         () => theirs('GET', '/api/v3/train/status'),
         (r) => r.body.status === 2,

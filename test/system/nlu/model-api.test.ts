@@ -9,6 +9,8 @@ import { trainModel } from '../../../src/nlu/engine/model.js';
 import { purgeApplication } from '../../../src/platform/purge.js';
 import { purgeHooks } from '../../../src/services.js';
 import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
+import { TRAVEL_BOT, TRAVEL_CITIES } from '../../../fixtures/nlu/travel-bot.js';
+import { waitForValue } from '../../support/wait.js';
 import { call } from '../../support/http.js';
 import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 
@@ -19,40 +21,8 @@ import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers
  * PostgreSQL; and a model trained by one process used by another.
  */
 
-const DATA: Record<string, string[]> = {
-  book_flight: [
-    'đặt vé máy bay đi Huế',
-    'mua vé bay ra Hà Nội',
-    'tôi muốn bay vào Sài Gòn',
-    'đặt chuyến bay đi Đà Nẵng',
-    'vé máy bay đi Huế giá bao nhiêu',
-    'book vé bay Hà Nội',
-    'còn vé máy bay đi Đà Nẵng không',
-    'tìm chuyến bay ra Hà Nội sáng mai',
-  ],
-  weather: [
-    'thời tiết Huế hôm nay',
-    'ngày mai Hà Nội có mưa không',
-    'trời Sài Gòn nóng không',
-    'dự báo thời tiết Đà Nẵng',
-    'nhiệt độ ở Huế bao nhiêu',
-    'Hà Nội có lạnh không',
-    'thời tiết cuối tuần ở Đà Nẵng',
-    'Sài Gòn hôm nay mưa không',
-  ],
-  greeting: ['xin chào', 'chào bạn', 'chào buổi sáng', 'hello bạn ơi', 'chào em nhé', 'xin chào trợ lý', 'chào nha', 'hi bạn'],
-};
-const CITIES = ['Huế', 'Hà Nội', 'Sài Gòn', 'Đà Nẵng'];
-
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const DATA = TRAVEL_BOT;
+const CITIES = TRAVEL_CITIES;
 
 /** Loads the data set through the public API: the import (creating the intents) and entity tags. */
 async function seed(url: string, token: string): Promise<void> {
@@ -143,7 +113,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       assert.ok([0, 1].includes(job.state));
       assert.equal(job.app_code, t.appCode);
 
-      const done = await waitFor(
+      const done = await waitForValue(
         'training',
         () => api('POST', '/api/v3/train/status'),
         (r) => r.body.status >= 2,
@@ -158,7 +128,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       const again = await api('POST', '/api/v3/train/intent');
       assert.notEqual(again.body.status[0].code, job.code);
       assert.equal(again.body.status[0].type, 1);
-      await waitFor(
+      await waitForValue(
         'second training',
         () => api('POST', '/api/v3/train/status'),
         (r) => r.body.status >= 2,
@@ -257,7 +227,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
         { intent: 'no', sample: 'không' },
       ]);
       await as(other, 'POST', '/api/v3/train');
-      await waitFor(
+      await waitForValue(
         'other training',
         () => as(other, 'GET', '/api/v3/train/status'),
         (r) => r.body.status >= 2,
@@ -339,7 +309,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
         throw new Error('engine exploded');
       };
       const run = service.training.runTraining({ app: tenant, code: row.code }, failing, true).catch((e: Error) => e);
-      await waitFor(
+      await waitForValue(
         'training state',
         () => api('GET', '/api/v3/train/status'),
         (r) => r.body.status === 1,
@@ -366,7 +336,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
       const fresh = await api('POST', '/api/v3/train');
       assert.notEqual(fresh.body.status[0].code, stale.code);
       assert.equal((await models.find(tenant, stale.code))!.state, TrainState.failed);
-      await waitFor(
+      await waitForValue(
         'the new training',
         () => api('GET', '/api/v3/train/status'),
         (r) => r.body.status >= 2,
@@ -386,7 +356,7 @@ function modelSuite(engine: 'sqlite' | 'postgres') {
         return JSON.stringify(trainModel(request));
       };
       const run = service.training.runTraining({ app: tenant, code: row.code }, held, true);
-      const seen = await waitFor(
+      const seen = await waitForValue(
         'progress',
         () => api('GET', '/api/v3/train/status'),
         (r) => r.body.progress === 42,
@@ -421,7 +391,7 @@ describe('NLU model pick-up across processes (PostgreSQL + Redis)', () => {
       await seed(worker.url, worker.token);
       // Asked on the server without workers: the worker process trains it.
       await api(server.url, 'POST', '/api/v3/train');
-      await waitFor(
+      await waitForValue(
         'training by the worker',
         () => api(server.url, 'GET', '/api/v3/train/status'),
         (r) => r.body.status >= 2,
@@ -436,7 +406,7 @@ describe('NLU model pick-up across processes (PostgreSQL + Redis)', () => {
         { intent: 'goodbye', sample: 'tạm biệt bạn' },
       ]);
       await api(server.url, 'POST', '/api/v3/train');
-      await waitFor(
+      await waitForValue(
         'second model',
         () => api(server.url, 'GET', '/api/v3/train/status'),
         (r) => r.body.status >= 2 && !r.body.trainable,

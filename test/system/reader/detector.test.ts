@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { makeSample } from '../../../fixtures/cards/synth.js';
+import { FILLS_FRAME_ON_WOOD } from '../../support/reader/helpers.js';
 import { detectText, turnedProbability } from '../../../src/reader/pipeline/detect.js';
 import { chooseOcrEngine } from '../../../src/reader/pipeline/ocr.js';
 import { detectedReading, readCard } from '../../../src/reader/pipeline/run.js';
@@ -63,15 +64,7 @@ describe('reading through the detector', () => {
   });
 
   it('reads a card that fills the frame on a textured background', async () => {
-    const s = await makeSample(731_003, 'cccd_chip_front', {
-      rotation: 0,
-      tightCrop: -0.004,
-      texture: 'wood',
-      glare: false,
-      blurSigma: 0,
-      width: 1300,
-      cardFraction: 0.7,
-    });
+    const s = await makeSample(731_003, 'cccd_chip_front', FILLS_FRAME_ON_WOOD);
     const r = await read(s.photo.jpeg);
     assert.ok(r.ok, !r.ok ? r.message : '');
     assert.equal(r.kind, 'cccd_chip_front');

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { makeSample } from '../../../fixtures/cards/synth.js';
+import { FILLS_FRAME_ON_WOOD } from '../../support/reader/helpers.js';
 import { cardShapedImage, frameRectangle, locateCard, textCutOff } from '../../../src/reader/pipeline/locate.js';
 import { chooseOcrEngine } from '../../../src/reader/pipeline/ocr.js';
 import { readCard } from '../../../src/reader/pipeline/run.js';
@@ -76,15 +77,7 @@ describe('reading without an outline: generated cards', () => {
   const read = (image: Buffer) => readCard({ image, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
 
   it('reads a card that fills the frame, its edges leaving it, on wood', async () => {
-    const s = await makeSample(730_001, 'cccd_chip_front', {
-      rotation: 0,
-      tightCrop: -0.004,
-      texture: 'wood',
-      glare: false,
-      blurSigma: 0,
-      width: 1300,
-      cardFraction: 0.7,
-    });
+    const s = await makeSample(730_001, 'cccd_chip_front', FILLS_FRAME_ON_WOOD);
     const r = await read(s.photo.jpeg);
     assert.ok(r.ok, !r.ok ? r.message : '');
     assert.equal(r.kind, 'cccd_chip_front');

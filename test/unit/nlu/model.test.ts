@@ -9,6 +9,7 @@ import { parseNumeral } from '../../../src/nlu/engine/numbers.js';
 import { systemEntities, type ReferenceTime } from '../../../src/nlu/engine/system-entities.js';
 import { PerceptronTagger, spansOf } from '../../../src/nlu/engine/tagger.js';
 import { foldText, prepare, slicePoints } from '../../../src/nlu/engine/text.js';
+import { TRAVEL_BOT, TRAVEL_CITIES } from '../../../fixtures/nlu/travel-bot.js';
 
 // Wednesday 25 November 2026, 20:00 in Vietnam.
 const REF: ReferenceTime = { now: new Date('2026-11-25T13:00:00Z'), offsetMinutes: 420 };
@@ -268,26 +269,9 @@ describe('metrics', () => {
 });
 
 describe('the whole model', () => {
-  const intents: Record<string, string[]> = {
-    book_flight: [
-      'đặt vé máy bay đi Huế',
-      'mua vé bay ra Hà Nội',
-      'tôi muốn bay vào Sài Gòn',
-      'đặt chuyến bay đi Đà Nẵng',
-      'vé máy bay đi Huế giá bao nhiêu',
-      'book vé bay Hà Nội',
-    ],
-    weather: [
-      'thời tiết Huế hôm nay',
-      'ngày mai Hà Nội có mưa không',
-      'trời Sài Gòn nóng không',
-      'dự báo thời tiết Đà Nẵng',
-      'nhiệt độ ở Huế bao nhiêu',
-      'Hà Nội có lạnh không',
-    ],
-    greeting: ['xin chào', 'chào bạn', 'chào buổi sáng', 'hello bạn ơi', 'chào em nhé', 'xin chào trợ lý'],
-  };
-  const cities = ['Huế', 'Hà Nội', 'Sài Gòn', 'Đà Nẵng'];
+  // The first six samples of each intent.
+  const intents = Object.fromEntries(Object.entries(TRAVEL_BOT).map(([intent, texts]) => [intent, texts.slice(0, 6)]));
+  const cities = TRAVEL_CITIES;
   const examples: TrainingExample[] = Object.entries(intents).flatMap(([intent, texts]) =>
     texts.map((text) => {
       const city = cities.find((c) => text.includes(c));
