@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { fileSha256, SHIPPED_RECOGNISER, shippedRecogniser, testFaceFile } from './engine/models.js';
 import { RecogniserError, type RecogniserManifest, type RecogniserSpec } from './engine/recogniser.js';
 import { validKnots, type SimilarityMap } from './engine/similarity.js';
+import { writeFolderAtomic, writeJsonAtomic } from '../platform/files.js';
 
 /**
  * Face recognisers an operator installs (`saola models add face`), side by
@@ -74,10 +75,7 @@ export function listFaceRecognisers(dataDir: string | undefined, shippedDir?: st
 }
 
 export function setActiveRecogniser(dataDir: string, name: string): void {
-  const file = path.join(faceModelsDir(dataDir), ACTIVE);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(`${file}.tmp`, `${JSON.stringify({ name, activatedAt: new Date().toISOString() }, null, 2)}\n`);
-  fs.renameSync(`${file}.tmp`, file);
+  writeJsonAtomic(path.join(faceModelsDir(dataDir), ACTIVE), { name, activatedAt: new Date().toISOString() });
 }
 
 /** The model file and manifest of a source folder (or a lone .onnx file). */
@@ -184,18 +182,14 @@ export async function installFaceRecogniser(dataDir: string, source: string, opt
     installedAt: new Date().toISOString(),
     ...(manifest.similarity ? { similarity: { version: `${name}-manifest`, knots: manifest.similarity as [number, number][] } } : {}),
   };
-  const staging = `${target}.partial-${process.pid}`;
-  fs.rmSync(staging, { recursive: true, force: true });
-  fs.mkdirSync(staging, { recursive: true });
-  try {
-    fs.copyFileSync(file, path.join(staging, base));
-    fs.writeFileSync(path.join(staging, FACE_MANIFEST), `${JSON.stringify(installed, null, 2)}\n`);
-    fs.rmSync(target, { recursive: true, force: true });
-    fs.renameSync(staging, target);
-  } catch (err) {
-    fs.rmSync(staging, { recursive: true, force: true });
-    throw err;
-  }
+  writeFolderAtomic(
+    target,
+    (staging) => {
+      fs.copyFileSync(file, path.join(staging, base));
+      fs.writeFileSync(path.join(staging, FACE_MANIFEST), `${JSON.stringify(installed, null, 2)}\n`);
+    },
+    { replace: true },
+  );
   if (opts.activate) setActiveRecogniser(dataDir, name);
   return { spec, norm, dir: target };
 }

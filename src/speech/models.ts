@@ -3,6 +3,9 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { CommandContext } from '../platform/cli.js';
+import { writeFolderAtomic } from '../platform/files.js';
+
+export { writeJsonAtomic } from '../platform/files.js';
 
 /**
  * What installing a sherpa-onnx model takes, for recognition and synthesis
@@ -54,11 +57,8 @@ export function installFolder(
   entries: Record<string, string | undefined>,
   manifest: { file: string; content: Record<string, unknown> },
 ): Record<string, string> {
-  const staging = `${target}.partial-${process.pid}`;
-  fs.rmSync(staging, { recursive: true, force: true });
-  fs.mkdirSync(staging, { recursive: true });
-  const copied: Record<string, string> = {};
-  try {
+  return writeFolderAtomic(target, (staging) => {
+    const copied: Record<string, string> = {};
     for (const [role, source] of Object.entries(entries)) {
       if (!source) continue;
       const base = path.basename(source);
@@ -66,19 +66,8 @@ export function installFolder(
       copied[role] = base;
     }
     fs.writeFileSync(path.join(staging, manifest.file), JSON.stringify({ ...manifest.content, files: copied }, null, 2) + '\n');
-    fs.renameSync(staging, target);
-  } catch (err) {
-    fs.rmSync(staging, { recursive: true, force: true });
-    throw err;
-  }
-  return copied;
-}
-
-/** Writes JSON through a temporary file and a rename, so a reader never sees half of it. */
-export function writeJsonAtomic(file: string, value: unknown): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(value, null, 2) + '\n');
-  fs.renameSync(`${file}.tmp`, file);
+    return copied;
+  });
 }
 
 /**
