@@ -23,9 +23,10 @@ export interface EkycConfig {
 }
 
 export function loadEkycConfig(env: Env = process.env): EkycConfig {
-  const retries = Object.fromEntries(
-    DEVICE_TYPES.map((d) => [d, integerSetting(env, `SAOLA_EKYC_RETRIES_${d.replace('-', '_').toUpperCase()}`, 5, 1, 100)]),
-  ) as Record<DeviceType, number>;
+  const retries = Object.fromEntries(DEVICE_TYPES.map((d) => [d, integerSetting(env, `SAOLA_EKYC_RETRIES_${d.replace('-', '_').toUpperCase()}`, 5, 1, 100)])) as Record<
+    DeviceType,
+    number
+  >;
   return {
     sessionLifetimeMs: integerSetting(env, 'SAOLA_EKYC_SESSION_MINUTES', 30, 1, 24 * 60) * 60_000,
     retentionMs: integerSetting(env, 'SAOLA_EKYC_RETENTION_DAYS', 30, 1, 3650) * 86_400_000,
@@ -40,7 +41,10 @@ export function loadEkycConfig(env: Env = process.env): EkycConfig {
 function documentTypesSetting(env: Env): readonly DocumentType[] {
   const raw = textSetting(env, 'SAOLA_EKYC_DOCUMENT_TYPES');
   if (raw === undefined) return DOCUMENT_TYPES;
-  const names = raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
   const wrong = names.filter((n) => !(DOCUMENT_TYPES as readonly string[]).includes(n));
   if (wrong.length > 0 || names.length === 0) throw new ConfigError(`SAOLA_EKYC_DOCUMENT_TYPES must list some of ${DOCUMENT_TYPES.join(', ')}; got "${raw}"`);
   return names as DocumentType[];

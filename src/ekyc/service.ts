@@ -31,7 +31,7 @@ import { DEVICE_TYPES, DOCUMENT_TYPES, type DeviceType, type DocumentType, type 
 import { dataItems, type DataItem } from './answer.js';
 import { EkycError, InitErrors, livenessMessage, OcrErrors, postCheckEntry, type EkycEntry, type Lang } from './errors.js';
 import type { EkycSessionRow } from './schema.js';
-import type { EkycStore } from './store.js';
+import { newSessionRow, type EkycStore } from './store.js';
 
 /** The stages of other services the flow runs. */
 export interface EkycStages {
@@ -101,23 +101,7 @@ export class EkycService {
     if (!isDeviceType(deviceType)) throw new EkycError(InitErrors.deviceType);
     const now = this.now();
     const id = uuidv7();
-    await this.store.createSession({
-      id,
-      app_code: appCode,
-      device_type: deviceType,
-      client_uuid: clientUuid ?? null,
-      status: 'open',
-      document_type: null,
-      front: null,
-      back: null,
-      id_number: null,
-      document_face: null,
-      attempts: 0,
-      result: null,
-      created_time: now.toISOString(),
-      expires_time: new Date(now.getTime() + this.cfg.sessionLifetimeMs).toISOString(),
-      completed_time: null,
-    });
+    await this.store.createSession(newSessionRow(id, appCode, deviceType, clientUuid ?? null, now, this.cfg.sessionLifetimeMs));
     return { code: '200', message: 'success', 'session-id': id, sdk_config: sdkConfig(this.cfg.retries[deviceType]) };
   }
 
@@ -172,7 +156,14 @@ export class EkycService {
   }
 
   /** Runs one side's checks; stores it and answers undefined when it passed, else the refusal's answer. */
-  private async acceptSide(appCode: string, session: EkycSessionRow, documentType: DocumentType, side: Side, image: Buffer, lang: Lang): Promise<Record<string, unknown> | undefined> {
+  private async acceptSide(
+    appCode: string,
+    session: EkycSessionRow,
+    documentType: DocumentType,
+    side: Side,
+    image: Buffer,
+    lang: Lang,
+  ): Promise<Record<string, unknown> | undefined> {
     const refuse = (entry: EkycEntry) => ({ data: [], errorCode: entry.code, errorMessage: lang === 'vi' ? entry.vi : entry.message, total_data: [] });
     const quality = await this.readerStep(() => this.stages.reader.checkQuality(image), lang);
     if (!qualityPassed(quality)) return refuse(qualityEntry(quality));
@@ -235,7 +226,13 @@ export class EkycService {
     }
     if (documentType === 'dlr') {
       const card = await this.stages.reader.readLicence(image);
-      return { kind: card.kind, side: card.kind.endsWith('_back') ? 'back' : 'front', item: licenceItem(card), fields: valuesOf(card.fields), idNumber: card.fields.id?.value };
+      return {
+        kind: card.kind,
+        side: card.kind.endsWith('_back') ? 'back' : 'front',
+        item: licenceItem(card),
+        fields: valuesOf(card.fields),
+        idNumber: card.fields.id?.value,
+      };
     }
     const card = await this.stages.reader.read(image, false, appCode);
     // The back's MRZ number goes with its fields for the same-card rule (E30).
@@ -327,7 +324,9 @@ export class EkycService {
     const complete = passed || code.startsWith('DB') || attempts >= this.cfg.retries[session.device_type as DeviceType];
     const answer: Record<string, unknown> = {
       code,
-      message: livenessMessage(code, lang) ?? (code === OcrErrors.knownFraudFace.code ? (lang === 'vi' ? OcrErrors.knownFraudFace.vi : OcrErrors.knownFraudFace.message) : body.message),
+      message:
+        livenessMessage(code, lang) ??
+        (code === OcrErrors.knownFraudFace.code ? (lang === 'vi' ? OcrErrors.knownFraudFace.vi : OcrErrors.knownFraudFace.message) : body.message),
       liveness: { ...body.liveness, error_frame_url: NA },
       face_match: body.face_match,
       video_face_url: NA,

@@ -3,10 +3,33 @@ import { serviceDb, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
 import type { EkycFraudMemoryRow, EkycImageRow, EkycSessionRow, EkycTables } from './schema.js';
 
+/** A session as it starts: no side, no selfie yet. */
+export function newSessionRow(id: string, appCode: string, deviceType: string, clientUuid: string | null, created: Date, lifetimeMs: number): EkycSessionRow {
+  return {
+    id,
+    app_code: appCode,
+    device_type: deviceType,
+    client_uuid: clientUuid,
+    status: 'open',
+    document_type: null,
+    front: null,
+    back: null,
+    id_number: null,
+    document_face: null,
+    attempts: 0,
+    result: null,
+    created_time: created.toISOString(),
+    expires_time: new Date(created.getTime() + lifetimeMs).toISOString(),
+    completed_time: null,
+  };
+}
+
 export type EkycDb = ServiceDb<EkycTables>;
 
 /** The session columns a step may change. */
-export type SessionChange = Partial<Pick<EkycSessionRow, 'status' | 'document_type' | 'front' | 'back' | 'id_number' | 'document_face' | 'attempts' | 'result' | 'completed_time'>>;
+export type SessionChange = Partial<
+  Pick<EkycSessionRow, 'status' | 'document_type' | 'front' | 'back' | 'id_number' | 'document_face' | 'attempts' | 'result' | 'completed_time'>
+>;
 
 /** What the eKYC flow keeps. Every method takes the application: nothing reads or touches another's sessions. */
 export interface EkycStore {
@@ -47,7 +70,12 @@ export class SqlEkycStore implements EkycStore {
     return this.db.selectFrom('ekyc_sessions').selectAll().where('app_code', '=', appCode).where('id', '=', id).executeTakeFirst();
   }
 
-  async updateSession(appCode: string, id: string, expect: Partial<Pick<EkycSessionRow, 'status' | 'attempts' | 'front' | 'back'>>, change: SessionChange): Promise<boolean> {
+  async updateSession(
+    appCode: string,
+    id: string,
+    expect: Partial<Pick<EkycSessionRow, 'status' | 'attempts' | 'front' | 'back'>>,
+    change: SessionChange,
+  ): Promise<boolean> {
     let query = this.db.updateTable('ekyc_sessions').set(change).where('app_code', '=', appCode).where('id', '=', id);
     for (const [column, value] of Object.entries(expect) as [keyof typeof expect, string | number | null][]) {
       query = value === null ? query.where(column, 'is', null) : query.where(column, '=', value);

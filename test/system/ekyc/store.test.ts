@@ -3,25 +3,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SqlEkycStore } from '../../../src/ekyc/index.js';
 import type { EkycSessionRow } from '../../../src/ekyc/schema.js';
+import { newSessionRow } from '../../../src/ekyc/store.js';
 import { useMigratedStore } from '../../support/store.js';
 
-const session = (id: string, app: string, created: string): EkycSessionRow => ({
-  id,
-  app_code: app,
-  device_type: 'api',
-  client_uuid: null,
-  status: 'open',
-  document_type: null,
-  front: null,
-  back: null,
-  id_number: null,
-  document_face: null,
-  attempts: 0,
-  result: null,
-  created_time: created,
-  expires_time: new Date(Date.parse(created) + 1800_000).toISOString(),
-  completed_time: null,
-});
+const session = (id: string, app: string, created: string): EkycSessionRow => newSessionRow(id, app, 'api', null, new Date(created), 1800_000);
 
 for (const engine of ['sqlite', 'postgres'] as const) {
   describe(`eKYC store on ${engine}`, () => {
@@ -44,7 +29,16 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const store = SqlEkycStore.over(opened().db);
       const now = Date.parse('2026-01-01T12:00:00Z');
       const at = (ms: number) => new Date(now + ms).toISOString();
-      await store.remember({ id: 'm1', app_code: 'app1', session_id: 's1', id_number: '001090000001', face: 'AAAA', reason: 'FC01', created_time: at(0), expires_time: at(6 * 3600_000) });
+      await store.remember({
+        id: 'm1',
+        app_code: 'app1',
+        session_id: 's1',
+        id_number: '001090000001',
+        face: 'AAAA',
+        reason: 'FC01',
+        created_time: at(0),
+        expires_time: at(6 * 3600_000),
+      });
       assert.equal((await store.rememberedId('app1', '001090000001', at(3600_000)))?.reason, 'FC01');
       assert.equal(await store.rememberedId('app2', '001090000001', at(3600_000)), undefined);
       assert.equal(await store.rememberedId('app1', '001090000001', at(7 * 3600_000)), undefined);
