@@ -62,7 +62,7 @@ function serviceBoundaries() {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/', '**/dist/', 'node_modules/', 'models/', 'data/', '.bench/', 'scratch/', 'test-screenshots/'] },
+  { ignores: ['dist/', '**/dist/', 'node_modules/', 'models/', 'data/', '.bench/', 'scratch/', 'test-screenshots/', '.test-src-*/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

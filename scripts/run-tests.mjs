@@ -15,6 +15,14 @@
 // `npm test -- nlu platform` runs files whose path has either word. SAOLA_TEST_CONCURRENCY sets how
 // many api/system files run at once.
 //
+// Time: at the end the run lists each file's CPU time (user+sys, its child processes included) and wall
+// time (scripts/test-usage.mjs records them); compare CPU between runs, since wall time on a shared machine
+// says more about the neighbours. api and system files start longest first, by the wall times recorded in
+// test/durations.json (`--record` rewrites the entries of the files that ran and passed; record on a quiet
+// machine with a full `npm test -- --record`), so that the run does not end on one long file alone. Before
+// the system files start, src/ is transpiled once (scripts/transpile-src.mjs) and the `saola` child
+// processes the suites start run that JavaScript rather than the sources under tsx.
+//
 // A test that needs a Debian program the machine lacks (tesseract, ffmpeg, espeak-ng) is skipped with a
 // reason starting "native engine missing:" (test/support/programs.ts). Those skips are listed at the end;
 // under CI (CI=true), where .ci/run installs the programs, any of them fails the run.
@@ -40,8 +48,10 @@ const args = process.argv.slice(2);
 const tiers = [];
 const filters = [];
 let checks = false;
+let record = false;
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--checks') checks = true;
+  else if (args[i] === '--record') record = true;
   else if (args[i] === '--tier') {
     const tier = args[++i];
     if (!TIERS.includes(tier)) {
@@ -62,35 +72,47 @@ if (chosen.every((t) => t.files.length === 0)) {
   process.exit(1);
 }
 
-/**
- * The api and system files that take longest (over a minute each on a 2-core machine), slowest first: they
- * start first, so the run does not end on one of them running alone while the other core idles.
- */
-const SLOWEST = [
-  'test/api/face/liveness.test.ts',
-  'test/api/reader/passport.test.ts',
-  'test/api/reader/idr.test.ts',
-  'test/api/reader/licence.test.ts',
-  'test/api/security/fuzz.test.ts',
-  'test/system/face/liveness-units.test.ts',
-  'test/api/reader/fraud-check.test.ts',
-  'test/api/reader/passport-any-state.test.ts',
-  'test/api/speech/asr/http.test.ts',
-  'test/api/speech/tts/api.test.ts',
-  'test/api/reader/quality-check.test.ts',
-];
-const rank = (file) => {
-  const i = SLOWEST.indexOf(file.split(path.sep).join('/'));
-  return i === -1 ? SLOWEST.length : i;
-};
+/** Recorded wall seconds per file, `{ "test/api/...": { "wall": 61, "cpu": 58 } }`: the order api and system files start in. */
+const DURATIONS = path.join('test', 'durations.json');
+const durations = fs.existsSync(DURATIONS) ? JSON.parse(fs.readFileSync(DURATIONS, 'utf8')) : {};
+/** A file not recorded yet (new) is taken for a middling one. */
+const UNRECORDED_SECONDS = 30;
+const posix = (file) => file.split(path.sep).join('/');
+const expectedSeconds = (file) => durations[posix(file)]?.wall ?? UNRECORDED_SECONDS;
 
 const unit = chosen.find((t) => t.tier === 'unit')?.files ?? [];
 // One run for both tiers, so that a slow system file (crash harness, topology) overlaps api files.
-const servers = ['api', 'system'].flatMap((tier) => chosen.find((t) => t.tier === tier)?.files ?? []).sort((a, b) => rank(a) - rank(b));
+const servers = ['api', 'system'].flatMap((tier) => chosen.find((t) => t.tier === tier)?.files ?? []).sort((a, b) => expectedSeconds(b) - expectedSeconds(a));
 const serverConcurrency = Number(process.env.SAOLA_TEST_CONCURRENCY) || Math.max(2, cores);
 
 // The usual report on the terminal, and a TAP copy to read the skip reasons from.
 const tapDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-tests-'));
+// Each test file's wall and CPU time (scripts/test-usage.mjs writes one record per file here).
+const usageDir = path.join(tapDir, 'usage');
+fs.mkdirSync(usageDir);
+const USAGE_HOOK = path.join(import.meta.dirname, 'test-usage.mjs');
+
+/**
+ * The JavaScript of src/ for the system suites' `saola` child processes (fixtures/servers/saola-process.ts
+ * reads SAOLA_TEST_ENTRY), in a folder of this run beside src/; folders left by runs that died are removed.
+ */
+const ROOT = path.resolve(import.meta.dirname, '..');
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+for (const entry of fs.readdirSync(ROOT)) {
+  const m = /^\.test-src-(\d+)$/.exec(entry);
+  if (m && !alive(Number(m[1]))) fs.rmSync(path.join(ROOT, entry), { recursive: true, force: true });
+}
+const transpiled = path.join(ROOT, `.test-src-${process.pid}`);
+process.on('exit', () => fs.rmSync(transpiled, { recursive: true, force: true }));
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
+let entry;
 
 /** Runs files in one `node --test` with `concurrency` files at a time; resolves to its exit status. */
 function runFiles(name, files, concurrency) {
@@ -101,6 +123,8 @@ function runFiles(name, files, concurrency) {
     [
       '--import',
       'tsx',
+      '--import',
+      USAGE_HOOK,
       '--test',
       `--test-concurrency=${concurrency}`,
       // A hang detector, not a speed check: a heavy file beside others on a loaded 2-core machine takes longer.
@@ -114,7 +138,10 @@ function runFiles(name, files, concurrency) {
     // Servers the suites start as child processes shed load on a late event loop, or a full worker pool,
     // only where a test asks (test/system/reliability/overload.test.ts): on a loaded 2-core machine a
     // starved main thread would otherwise answer 429 to a suite that checks another code.
-    { stdio: 'inherit', env: { SAOLA_MAX_EVENT_LOOP_DELAY_MS: '0', SAOLA_POOL_MAX_WAIT_MS: '0', ...process.env, SAOLA_TEST: '1' } },
+    {
+      stdio: 'inherit',
+      env: { SAOLA_MAX_EVENT_LOOP_DELAY_MS: '0', SAOLA_POOL_MAX_WAIT_MS: '0', ...process.env, SAOLA_TEST: '1', SAOLA_TEST_USAGE_DIR: usageDir, ...(entry ? { SAOLA_TEST_ENTRY: entry } : {}) },
+    },
   );
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }
@@ -123,6 +150,7 @@ function runFiles(name, files, concurrency) {
 function missingProgramSkips() {
   return fs
     .readdirSync(tapDir)
+    .filter((f) => f.endsWith('.tap'))
     .flatMap((f) => fs.readFileSync(path.join(tapDir, f), 'utf8').split('\n'))
     .filter((line) => /^\s*ok \d+ - /.test(line) && line.includes(`# SKIP ${MISSING_PROGRAM}`))
     .map((line) => line.trim().replace(/^ok \d+ - /, ''));
@@ -155,8 +183,28 @@ const testsStarted = Date.now();
 let status = await runFiles('unit', unit, cores);
 const unitTime = seconds(testsStarted);
 const serversStarted = Date.now();
+if (servers.some((f) => posix(f).startsWith('test/system/'))) {
+  const { transpileSources } = await import('./transpile-src.mjs');
+  entry = transpileSources(transpiled);
+}
 status = (await runFiles('api+system', servers, serverConcurrency)) || status;
 if (unit.length > 0 && servers.length > 0) console.log(`# ${checks ? `checks ${seconds(started, testsStarted)}, ` : ''}unit ${unitTime}, api+system ${seconds(serversStarted)}, total ${seconds(started)}`);
+
+const usage = fs.readdirSync(usageDir).map((f) => JSON.parse(fs.readFileSync(path.join(usageDir, f), 'utf8')));
+if (usage.length > 0) {
+  usage.sort((a, b) => b.cpu - a.cpu);
+  console.log('# per file: CPU s (user+sys, children included), wall s');
+  for (const u of usage) console.log(`# ${String(u.cpu).padStart(7)} ${String(Math.round(u.wall)).padStart(5)}  ${u.file}`);
+  console.log(`# total CPU ${Math.round(usage.reduce((n, u) => n + u.cpu, 0))} s in ${usage.length} file(s)`);
+  if (process.env.SAOLA_TEST_USAGE_OUT) fs.writeFileSync(process.env.SAOLA_TEST_USAGE_OUT, JSON.stringify(usage, null, 1) + '\n');
+  if (record) {
+    const recorded = { ...durations };
+    for (const u of usage) if (u.code === 0 && !u.file.startsWith('test/unit/')) recorded[u.file] = { wall: Math.round(u.wall), cpu: Math.round(u.cpu) };
+    const sorted = Object.fromEntries(Object.entries(recorded).sort(([a], [b]) => a.localeCompare(b)));
+    fs.writeFileSync(DURATIONS, JSON.stringify(sorted, null, 2) + '\n');
+    console.log(`# recorded the wall and CPU times of the files that passed in ${DURATIONS}`);
+  }
+}
 
 const skips = missingProgramSkips();
 fs.rmSync(tapDir, { recursive: true, force: true });
