@@ -1,15 +1,15 @@
 /**
- * Crash safety: the real `saola serve` runs as a child process while writers
- * create NLU samples, entities and sample links, face users with a face, and
- * TTS requests (jobs), while `saola credit import` runs beside it on the same
- * store (some imports killed with SIGKILL mid-way); the server is killed with SIGKILL at a random moment, started
- * again on the same data, and killed again, a few rounds. Then every write the
- * server acknowledged must be there, every accepted TTS job must have finished
- * exactly once (one job per request, done, its audio served), and no partial
- * record may stay (a request nobody will ever finish, a link to a missing
- * sample, an import with only some of its rows). Found: a kill between a TTS request's row and its job left a
- * request "queued" forever; the TTS sweep now removes such rows after a minute. On the embedded default (SQLite, SQL job table, files) and on
- * PostgreSQL + Redis (BullMQ).
+ * Crash safety, the harness of crash-embedded.test.ts and crash-postgres.test.ts: the real `saola serve` runs as
+ * a child process while writers create NLU samples, entities and sample links, face users with a face, and
+ * TTS requests (jobs), while `saola credit import` runs beside it on the same store; the server is killed with
+ * SIGKILL at a random moment, started again on the same data, and killed again, a few rounds. The imports
+ * take turns in three fates: killed with SIGKILL at a random moment (mostly while the CLI starts), killed once
+ * they have staged rows (mid-import, or during the commit), and run to the end; the imports go on after the
+ * last round until each fate has come at least once. Then every write the server acknowledged must be there,
+ * every accepted TTS job must have finished exactly once (one job per request, done, its audio served), and no
+ * partial record may stay (a request nobody will ever finish, a link to a missing sample, an import with only
+ * some of its rows). Found: a kill between a TTS request's row and its job left a request "queued" forever; the
+ * TTS sweep now removes such rows after a minute.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -19,9 +19,8 @@ import { after, describe, it } from 'node:test';
 import { seededRandom } from '../../../src/platform/random.js';
 import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 import { runSaola, spawnSaola, startSaola, type SaolaProcess } from '../../../fixtures/servers/saola-process.js';
-import { sleep } from '../../support/wait.js';
+import { sleep } from '../wait.js';
 
-const ROUNDS = Number(process.env.SAOLA_CRASH_ROUNDS ?? 3);
 const grace = fs.readFileSync(new URL('../../fixtures/face/grace_hopper.jpg', import.meta.url));
 
 interface Acked {
@@ -64,9 +63,13 @@ function writeImportFiles(dir: string): Map<string, string[]> {
   return files;
 }
 
+/** How an import of the harness ends, in turn: killed at a random moment, killed once it has staged rows, or run to its end. */
+const FATES = ['killed at a random moment', 'killed once staged', 'run to the end'] as const;
+
 /**
- * Runs `saola credit import` on the files in turn until stopped, killing some imports with SIGKILL
- * at a random moment (the CLI writes to the store directly, so the server's kill does not stop it).
+ * Runs `saola credit import` on the files in turn until the rounds are over and each fate has come once,
+ * killing some imports with SIGKILL (the CLI writes to the store directly, so the server's kill does not stop
+ * it).
  */
 async function importUntilStopped(
   env: Record<string, string>,
@@ -74,10 +77,12 @@ async function importUntilStopped(
   files: string[],
   random: () => number,
   acked: Acked,
-  stopped: () => boolean,
+  roundsOver: () => boolean,
   stagedRows: () => Promise<number>,
 ) {
-  for (let i = 0; !stopped(); i++) {
+  let ended = 0;
+  const stopped = () => roundsOver() && ended >= FATES.length;
+  for (let i = 0; !stopped(); i++, ended++) {
     const file = files[Math.floor(random() * files.length)];
     const before = await stagedRows();
     const child = spawnSaola(['credit', 'import', 'alpha', file, '--app', appCode, '--json'], { env: { ...env, SAOLA_LOG_LEVEL: 'warn' } });
@@ -91,11 +96,11 @@ async function importUntilStopped(
         child.kill('SIGKILL');
       }
     };
-    // A third are killed at a random moment (mostly while the CLI starts), a third once they have staged rows
-    // (mid-import, or during the commit), a third run to the end unless the rounds end first.
-    const fate = random();
-    const timer = fate < 1 / 3 ? setTimeout(kill, 500 + random() * 6000) : undefined;
-    if (fate >= 1 / 3 && fate < 2 / 3) {
+    // Killed at a random moment (mostly while the CLI starts), once it has staged rows (mid-import, or during
+    // the commit), or run to the end unless the imports are over first.
+    const fate = FATES[i % FATES.length];
+    const timer = fate === 'killed at a random moment' ? setTimeout(kill, 500 + random() * 6000) : undefined;
+    if (fate === 'killed once staged') {
       const extra = random() * 300;
       void (async () => {
         while (child.exitCode === null && !killed) {
@@ -276,8 +281,12 @@ async function verifyImports(acked: Acked, files: Map<string, string[]>, sqlCoun
   void sqlCount;
 }
 
-for (const engine of ['embedded', 'postgres+redis'] as const) {
-  if (process.env.SAOLA_CRASH_ENGINE && process.env.SAOLA_CRASH_ENGINE !== engine) continue;
+/**
+ * The suite on one engine: `rounds` server kills (SAOLA_CRASH_ROUNDS sets it for both engines), the kill moments
+ * seeded by SAOLA_CRASH_SEED.
+ */
+export function crashSuite(engine: 'embedded' | 'postgres+redis', defaultRounds: number): void {
+  const ROUNDS = Number(process.env.SAOLA_CRASH_ROUNDS ?? defaultRounds);
   describe(`crash safety on ${engine}`, () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-crash-'));
     let pg: TestDatabase | undefined;
