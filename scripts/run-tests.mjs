@@ -193,9 +193,15 @@ if (unit.length > 0 && servers.length > 0) console.log(`# ${checks ? `checks ${s
 const usage = fs.readdirSync(usageDir).map((f) => JSON.parse(fs.readFileSync(path.join(usageDir, f), 'utf8')));
 if (usage.length > 0) {
   usage.sort((a, b) => b.cpu - a.cpu);
-  console.log('# per file: CPU s (user+sys, children included), wall s');
-  for (const u of usage) console.log(`# ${String(u.cpu).padStart(7)} ${String(Math.round(u.wall)).padStart(5)}  ${u.file}`);
-  console.log(`# total CPU ${Math.round(usage.reduce((n, u) => n + u.cpu, 0))} s in ${usage.length} file(s)`);
+  const cpu = (list) => Math.round(list.reduce((n, u) => n + u.cpu, 0));
+  const unitUsage = usage.filter((u) => u.file.startsWith('test/unit/'));
+  const serverUsage = usage.filter((u) => !u.file.startsWith('test/unit/'));
+  if (serverUsage.length > 0) {
+    console.log('# api and system files: CPU s (user+sys, child processes included), wall s');
+    for (const u of serverUsage) console.log(`# ${String(u.cpu).padStart(7)} ${String(Math.round(u.wall)).padStart(5)}  ${u.file}`);
+  }
+  if (unitUsage.length > 0) console.log(`# unit: CPU ${cpu(unitUsage)} s in ${unitUsage.length} file(s); slowest ${unitUsage.slice(0, 3).map((u) => `${u.file} ${u.cpu} s`).join(', ')}`);
+  console.log(`# total CPU ${cpu(usage)} s in ${usage.length} file(s)`);
   if (process.env.SAOLA_TEST_USAGE_OUT) fs.writeFileSync(process.env.SAOLA_TEST_USAGE_OUT, JSON.stringify(usage, null, 1) + '\n');
   if (record) {
     const recorded = { ...durations };
