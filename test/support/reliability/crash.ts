@@ -63,6 +63,12 @@ function writeImportFiles(dir: string): Map<string, string[]> {
   return files;
 }
 
+/**
+ * A hang detector for a server's start: a restart on what a kill left, beside credit imports starting and
+ * committing, has taken over two minutes on a 2-core machine loaded by other suites.
+ */
+const READY_TIMEOUT_MS = 300_000;
+
 /** How an import of the harness ends, in turn: killed at a random moment, killed once it has staged rows, or run to its end. */
 const FATES = ['killed at a random moment', 'killed once staged', 'run to the end'] as const;
 
@@ -79,9 +85,11 @@ async function importUntilStopped(
   acked: Acked,
   roundsOver: () => boolean,
   stagedRows: () => Promise<number>,
+  failed: () => boolean,
 ) {
   let ended = 0;
-  const stopped = () => roundsOver() && ended >= FATES.length;
+  // A failed round stops the imports at once (else they would go on until the file's time-out).
+  const stopped = () => failed() || (roundsOver() && ended >= FATES.length);
   for (let i = 0; !stopped(); i++, ended++) {
     const file = files[Math.floor(random() * files.length)];
     const before = await stagedRows();
@@ -306,8 +314,7 @@ export function crashSuite(engine: 'embedded' | 'postgres+redis', defaultRounds:
         env.SAOLA_REDIS_URL = process.env.SAOLA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
         env.SAOLA_REDIS_PREFIX = `saola-crash-${process.pid}-${Date.now()}`;
       }
-      const cli = async (...args: string[]) =>
-        JSON.parse((await runSaola([...args, '--json'], { env })).stdout);
+      const cli = async (...args: string[]) => JSON.parse((await runSaola([...args, '--json'], { env })).stdout);
       const creds = await cli('app', 'create', '--name', 'crash');
       const acked: Acked = { samples: new Map(), entities: new Set(), links: new Map(), faces: new Set(), tts: new Set(), imports: [], importsKilled: 0 };
       const files = writeImportFiles(dir);
@@ -315,32 +322,52 @@ export function crashSuite(engine: 'embedded' | 'postgres+redis', defaultRounds:
       const importRandom = seededRandom(Number(process.env.SAOLA_CRASH_SEED ?? 7) + 1);
       // The imports run beside every round (the CLI takes seconds to start), until the last round ends.
       let roundsOver = false;
+      let failed = false;
       const { openStore } = await import('../../../src/platform/db/database.js');
       const { sql } = await import('kysely');
       const watch = openStore(pg ? pg.url : `sqlite:${path.join(dir, 'saola.db')}`);
       const stagedRows = async () => Number(((await sql.raw('select count(*) as n from credit_import_staging').execute(watch.db)).rows[0] as { n: string | number }).n);
-      const importing = importUntilStopped(env, creds.app_code, [...files.keys()], importRandom, acked, () => roundsOver, stagedRows).finally(() => watch.close());
-      for (let round = 0; round < ROUNDS; round++) {
-        server = await startSaola({ dataDir: dir, env });
-        let killed = false;
-        // The first face add loads the face models (seconds), and a credit import's CLI starts in seconds,
-        // so rounds last long enough to see some of both.
-        const killAfter = 6000 + Math.floor(random() * 6000);
-        const facesBefore = acked.faces.size;
-        const writing = writeUntilKilled(server, creds, round, acked, () => killed);
-        await sleep(killAfter);
-        // On a busy machine loading the face models can outlast the round: the kill then waits for the round's
-        // first face (at most a minute), and comes at a random moment in the next 2 s.
-        for (let waited = 0; acked.faces.size === facesBefore && waited < 60_000; waited += 100) await sleep(100);
-        if (acked.faces.size > facesBefore) await sleep(Math.floor(random() * 2000));
-        const crashed = server.kill();
-        killed = true;
-        await crashed;
-        await writing;
+      const importing = importUntilStopped(
+        env,
+        creds.app_code,
+        [...files.keys()],
+        importRandom,
+        acked,
+        () => roundsOver,
+        stagedRows,
+        () => failed,
+      ).finally(() => watch.close());
+      /** The rounds: a server started on the data the last kill left, written to, killed. */
+      const rounds = async () => {
+        for (let round = 0; round < ROUNDS; round++) {
+          server = await startSaola({ dataDir: dir, env, readyTimeoutMs: READY_TIMEOUT_MS });
+          let killed = false;
+          // The first face add loads the face models (seconds), and a credit import's CLI starts in seconds,
+          // so rounds last long enough to see some of both.
+          const killAfter = 6000 + Math.floor(random() * 6000);
+          const facesBefore = acked.faces.size;
+          const writing = writeUntilKilled(server, creds, round, acked, () => killed);
+          await sleep(killAfter);
+          // On a busy machine loading the face models can outlast the round: the kill then waits for the round's
+          // first face (at most a minute), and comes at a random moment in the next 2 s.
+          for (let waited = 0; acked.faces.size === facesBefore && waited < 60_000; waited += 100) await sleep(100);
+          if (acked.faces.size > facesBefore) await sleep(Math.floor(random() * 2000));
+          const crashed = server.kill();
+          killed = true;
+          await crashed;
+          await writing;
+        }
+      };
+      try {
+        await rounds();
+      } catch (err) {
+        failed = true;
+        await importing.catch(() => undefined);
+        throw err;
       }
       roundsOver = true;
       await importing;
-      server = await startSaola({ dataDir: dir, env });
+      server = await startSaola({ dataDir: dir, env, readyTimeoutMs: READY_TIMEOUT_MS });
       const store = openStore(pg ? pg.url : `sqlite:${path.join(dir, 'saola.db')}`);
       try {
         const sqlCount = async (q: string) => Number(((await sql.raw(q).execute(store.db)).rows[0] as { n: string | number }).n);
