@@ -96,7 +96,10 @@ describe('@saola/client against a running server', () => {
     const item = (await bot.nlu.inbox.list({ state: 'labelled' })).groups[0]!.items[0]!;
     const origin = await bot.nlu.sampleOrigin(item.sample_code);
     assert.deepEqual([origin.source, origin.history_id], ['inbox', answer.data.history_id]);
-    assert.equal((await bot.nlu.inbox.stats(2)).days.reduce((n, d) => n + d.labelled, 0), 1);
+    assert.equal(
+      (await bot.nlu.inbox.stats(2)).days.reduce((n, d) => n + d.labelled, 0),
+      1,
+    );
     assert.deepEqual(await bot.nlu.inbox.setSettings({ history_retention_days: 30 }), { history_retention_days: 30, mask_history: false });
     assert.equal((await bot.nlu.inbox.settings()).history_retention_days, 30);
     assert.deepEqual(await bot.nlu.inbox.dismiss([answer.data.history_id]), { resolved: 1 });
