@@ -165,7 +165,10 @@ export interface PredictedEntity {
   start: number;
   end: number;
   value: string;
-  /** The canonical value (a listed value for a synonym; a number, or an ISO date or time, for system entities). */
+  /**
+   * The canonical value: a listed value for a synonym; for system entities a number (sys_number, sys_percent,
+   * sys_temperature in degrees Celsius), an ISO date or time, money as "2500000 VND", an ISO 8601 duration ("PT2H").
+   */
   real_value: string | number;
   entity: string;
   subentities: PredictedEntity[];

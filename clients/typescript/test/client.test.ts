@@ -82,6 +82,16 @@ describe('@saola/client against a running server', () => {
     const city = answer.data.entities?.find((e) => e.entity === 'city');
     assert.deepEqual([city?.value, city?.real_value], ['tphcm', 'Hồ Chí Minh']);
     assert.equal((await bot.nlu.predict('thời tiết Huế', { part: 'intent' })).data.entities, undefined);
+    const measures = (await bot.nlu.predict('vé 2 triệu đồng, bay 2 tiếng', { part: 'entity' })).data.entities ?? [];
+    assert.deepEqual(
+      measures.map((e) => [e.entity, e.value, e.real_value, e.subentities.map((s) => [s.entity, s.real_value])]),
+      [
+        ['sys_money', '2 triệu đồng', '2000000 VND', [['sys_number', 2000000]]],
+        ['sys_number', '2 triệu', 2000000, []],
+        ['sys_duration', '2 tiếng', 'PT2H', [['sys_number', 2]]],
+        ['sys_number', '2', 2, []],
+      ],
+    );
 
     // The inbox: the saved prediction reported, listed, labelled into a sample that records its origin.
     const reported = await bot.nlu.inbox.report(answer.data.history_id, 'sai rồi');
