@@ -165,7 +165,10 @@ export interface PredictedEntity {
   start: number;
   end: number;
   value: string;
-  /** The canonical value (a listed value for a synonym; a number, or an ISO date or time, for system entities). */
+  /**
+   * The canonical value: a listed value for a synonym; for system entities a number (sys_number, sys_percent,
+   * sys_temperature in degrees Celsius), an ISO date or time, money as "2500000 VND", an ISO 8601 duration ("PT2H").
+   */
   real_value: string | number;
   entity: string;
   subentities: PredictedEntity[];
@@ -184,6 +187,111 @@ export interface Page {
 }
 export interface StatusMessage {
   message: string;
+}
+
+// ---- NLU inbox and model reports (Saola extensions) ----
+
+export type InboxReason = 'low_confidence' | 'close_second' | 'no_intent' | 'reported';
+export type InboxState = 'open' | 'labelled' | 'dismissed' | 'out_of_scope';
+/** A saved prediction the model was unsure about, that hit no intent, or that an end user reported. */
+export interface InboxItem {
+  history_id: number;
+  /** As saved (masked when the application masks its history). */
+  content: string;
+  reasons: InboxReason[];
+  /** The top two intents as ranked before the threshold cut; "" when none. */
+  top_intent: string;
+  top_confidence: number;
+  second_intent: string;
+  second_confidence: number;
+  state: InboxState;
+  /** The end user's words when reported. */
+  comment: string;
+  created_time: string;
+  /** "" while open. */
+  resolved_time: string;
+  /** The sample a label made of it; "" otherwise. */
+  sample_code: string;
+}
+export interface InboxPage {
+  total_items: number;
+  grouped_items: number;
+  total_groups: number;
+  similarity: number;
+  /** Largest first; `group_id` is the history_id of the group's first item. */
+  groups: { group_id: number; size: number; suggested_intent: string; items: InboxItem[] }[];
+}
+export interface InboxQuery {
+  state?: InboxState;
+  reason?: InboxReason;
+  /** Groups per page (1-500). */
+  limit?: number;
+  offset?: number;
+}
+export interface InboxLabelResult {
+  labelled: number;
+  samples_created: number;
+  /** The same text was already a sample of this intent. */
+  samples_skipped: number;
+  intents_created: number;
+}
+export interface InboxStats {
+  days: { day: string; added: number; reported: number; labelled: number; dismissed: number; out_of_scope: number }[];
+}
+export interface HistorySettings {
+  /** Saved predictions older than this are deleted; 0 keeps them. */
+  history_retention_days: number;
+  /** Digits, phone numbers, ids and e-mail addresses are masked before a text is saved. */
+  mask_history: boolean;
+}
+export interface SampleOrigin {
+  sample_code: string;
+  source: string;
+  history_id: number;
+  created_time: string;
+}
+interface ScoreRow {
+  precision: number;
+  recall: number;
+  f1: number;
+  support: number;
+}
+interface Confusion {
+  expected: string;
+  predicted: string;
+  count: number;
+}
+/** A model version's k-fold cross-validated report (`state` "ready" once made; the figures are 0 before). */
+export interface ModelReport {
+  model_code: string;
+  /** stale: the training data changed before the report ran. */
+  state: 'waiting' | 'ready' | 'failed' | 'stale';
+  message: string;
+  run_ms: number;
+  created_time: string;
+  finished_time: string;
+  folds: number;
+  samples: number;
+  intents: { accuracy: number; macro_f1: number; per_intent: ({ intent: string } & ScoreRow)[] };
+  confusions: Confusion[];
+  entities: { micro: ScoreRow; per_label: ({ entity: string } & ScoreRow)[] };
+  confused_samples: { text: string; expected: string; predicted: string; confidence: number }[];
+}
+interface Change {
+  from: number;
+  to: number;
+  change: number;
+}
+export interface ReportComparison {
+  from: string;
+  to: string;
+  accuracy: Change;
+  macro_f1: Change;
+  entity_f1: Change;
+  intents: ({ intent: string } & Change)[];
+  entities: ({ entity: string } & Change)[];
+  confusions_gone: Confusion[];
+  confusions_new: Confusion[];
 }
 
 // ---- Recognition ----
@@ -536,6 +644,48 @@ export class Saola {
     export: () => this.request<TrainingSet>({ method: 'GET', path: '/api/v3/export', auth: 'token', repeatable: true }),
     import: (set: TrainingSet, mode: 'merge' | 'replace' = 'merge') =>
       this.request<TrainingSetImportResult>({ method: 'POST', path: '/api/v3/import', auth: 'token', query: { mode }, json: set, repeatable: mode === 'replace' }),
+    /** Where a sample came from: 404 (a SaolaError) for a sample typed in rather than labelled from the inbox. */
+    sampleOrigin: (sampleCode: string) =>
+      this.request<SampleOrigin>({ method: 'GET', path: `/api/v3/sample/${enc(sampleCode)}/origin`, auth: 'token', repeatable: true }),
+    /** Saved predictions the model was unsure about, that hit no intent, or that were reported, grouped by similarity. */
+    inbox: {
+      list: (query: InboxQuery = {}) => this.request<InboxPage>({ method: 'GET', path: '/api/v3/inbox', auth: 'token', query: { ...query }, repeatable: true }),
+      /** An end user's report that the answer to a saved prediction was wrong (reopens a dismissed item). */
+      report: (historyId: number, comment?: string) =>
+        this.request<InboxItem>({ method: 'POST', path: '/api/v3/inbox/report', auth: 'token', json: { history_id: historyId, comment }, repeatable: true }),
+      /** Makes each item a sample of `intent` (created when missing) with its entity spans (code points of the text as the inbox shows it). */
+      label: (intent: string, items: { history_id: number; entities?: { entity: string; start: number; end: number }[] }[]) =>
+        this.request<InboxLabelResult>({ method: 'POST', path: '/api/v3/inbox/label', auth: 'token', json: { intent, items }, repeatable: true }),
+      dismiss: (historyIds: number[]) =>
+        this.request<{ resolved: number }>({ method: 'POST', path: '/api/v3/inbox/dismiss', auth: 'token', json: { history_ids: historyIds }, repeatable: true }),
+      outOfScope: (historyIds: number[]) =>
+        this.request<{ resolved: number }>({ method: 'POST', path: '/api/v3/inbox/out-of-scope', auth: 'token', json: { history_ids: historyIds }, repeatable: true }),
+      /** Counts per UTC day, the last `days` (1-366, default 30). */
+      stats: (days?: number) => this.request<InboxStats>({ method: 'GET', path: '/api/v3/inbox/stats', auth: 'token', query: { days }, repeatable: true }),
+      settings: () => this.request<HistorySettings>({ method: 'GET', path: '/api/v3/inbox/settings', auth: 'token', repeatable: true }),
+      setSettings: (change: Partial<HistorySettings>) =>
+        this.request<HistorySettings>({ method: 'PUT', path: '/api/v3/inbox/settings', auth: 'token', json: change, repeatable: true }),
+    },
+    /** The cross-validated reports of model versions. */
+    reports: {
+      /** A model's report (the newest model's without a code); `state` says whether it is made yet. */
+      get: (modelCode?: string) =>
+        this.request<ModelReport>({ method: 'GET', path: '/api/v3/train/report', auth: 'token', query: { model_code: modelCode }, repeatable: true }),
+      /** What changed between two versions (by default the newest model and the one before it). */
+      compare: (versions: { from?: string; to?: string } = {}) =>
+        this.request<ReportComparison>({ method: 'GET', path: '/api/v3/train/report/compare', auth: 'token', query: { ...versions }, repeatable: true }),
+      /** Polls until the report of a model (the newest without a code) is ready; throws if it failed or went stale. */
+      waitFor: async (modelCode?: string, opts: { pollMs?: number; waitMs?: number } = {}): Promise<ModelReport> => {
+        const deadline = Date.now() + (opts.waitMs ?? 30 * 60_000);
+        for (;;) {
+          const report = await this.nlu.reports.get(modelCode);
+          if (report.state === 'ready') return report;
+          if (report.state !== 'waiting') throw new SaolaError(200, `Report ${report.state}: ${report.message}`, report, undefined);
+          if (Date.now() > deadline) throw new SaolaError(0, `Report not ready after ${opts.waitMs ?? 30 * 60_000} ms`, report, undefined);
+          await sleep(opts.pollMs ?? 1_000);
+        }
+      },
+    },
   };
 
   // ---------------------------------------------------------------- Recognition

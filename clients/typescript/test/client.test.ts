@@ -82,6 +82,45 @@ describe('@saola/client against a running server', () => {
     const city = answer.data.entities?.find((e) => e.entity === 'city');
     assert.deepEqual([city?.value, city?.real_value], ['tphcm', 'Hồ Chí Minh']);
     assert.equal((await bot.nlu.predict('thời tiết Huế', { part: 'intent' })).data.entities, undefined);
+    const measures = (await bot.nlu.predict('vé 2 triệu đồng, bay 2 tiếng', { part: 'entity' })).data.entities ?? [];
+    assert.deepEqual(
+      measures.map((e) => [e.entity, e.value, e.real_value, e.subentities.map((s) => [s.entity, s.real_value])]),
+      [
+        ['sys_money', '2 triệu đồng', '2000000 VND', [['sys_number', 2000000]]],
+        ['sys_number', '2 triệu', 2000000, []],
+        ['sys_duration', '2 tiếng', 'PT2H', [['sys_number', 2]]],
+        ['sys_number', '2', 2, []],
+      ],
+    );
+
+    // The inbox: the saved prediction reported, listed, labelled into a sample that records its origin.
+    const reported = await bot.nlu.inbox.report(answer.data.history_id, 'sai rồi');
+    assert.deepEqual([reported.state, reported.reasons.includes('reported'), reported.comment], ['open', true, 'sai rồi']);
+    const inbox = await bot.nlu.inbox.list({ reason: 'reported' });
+    assert.equal(inbox.total_items, 1);
+    assert.equal(inbox.groups[0]!.items[0]!.history_id, answer.data.history_id);
+    const start = 'cho mình vé bay vào '.length;
+    const labelled = await bot.nlu.inbox.label('book_flight', [{ history_id: answer.data.history_id, entities: [{ entity: 'city', start, end: start + 5 }] }]);
+    assert.deepEqual([labelled.labelled, labelled.samples_created, labelled.intents_created], [1, 1, 0]);
+    assert.equal((await bot.nlu.inbox.list()).total_items, 0, 'no open item left');
+    const item = (await bot.nlu.inbox.list({ state: 'labelled' })).groups[0]!.items[0]!;
+    const origin = await bot.nlu.sampleOrigin(item.sample_code);
+    assert.deepEqual([origin.source, origin.history_id], ['inbox', answer.data.history_id]);
+    assert.equal(
+      (await bot.nlu.inbox.stats(2)).days.reduce((n, d) => n + d.labelled, 0),
+      1,
+    );
+    assert.deepEqual(await bot.nlu.inbox.setSettings({ history_retention_days: 30 }), { history_retention_days: 30, mask_history: false });
+    assert.equal((await bot.nlu.inbox.settings()).history_retention_days, 30);
+    assert.deepEqual(await bot.nlu.inbox.dismiss([answer.data.history_id]), { resolved: 1 });
+    assert.equal((await bot.nlu.inbox.list({ state: 'dismissed' })).total_items, 1);
+
+    // The model's cross-validated report; no version before it to compare with.
+    const report = await bot.nlu.reports.waitFor(undefined, { pollMs: 50 });
+    assert.equal(report.model_code, done.model_code);
+    assert.equal(report.samples, rows.length);
+    assert.deepEqual(report.intents.per_intent.map((r) => r.intent).sort(), ['book_flight', 'weather']);
+    await assert.rejects(bot.nlu.reports.compare(), (err: SaolaError) => err.status === 404 && (err.body as { code: string }).code === 'REPORT_NOT_FOUND');
 
     assert.deepEqual(await bot.nlu.settings.setThreshold(1), { threshold: 1 });
     assert.deepEqual((await bot.nlu.predict('thời tiết', { part: 'intent' })).data.intents, [], 'under the threshold');

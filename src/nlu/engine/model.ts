@@ -2,6 +2,7 @@ import { KeywordDictionary, type KeywordEntry } from './dictionary.js';
 import { FEATURE_SET, FeatureIndex, featureStrings, spreadWeights, Vocabulary, type EntityMask, type FeatureSetName, type FeatureView } from './features.js';
 import { DEFAULT_LINEAR, scores, softmaxInPlace, trainLinear, type EpochReport, type LinearModel, type LinearOptions } from './linear.js';
 import { classificationMetrics, spanMetrics, stratifiedSplit, type Span } from './metrics.js';
+import { measureEntities } from './measures.js';
 import { systemEntities, VIETNAM_OFFSET_MINUTES, type ReferenceTime, type SystemEntityMatch } from './system-entities.js';
 import { PerceptronTagger, spansOf, type TaggedSentence, type TaggerData, type TaggerDecoder } from './tagger.js';
 import { normalisedSpan, prepare, slicePoints, type PreparedText } from './text.js';
@@ -362,7 +363,9 @@ export class NluModel {
   constructor(readonly data: NluModelData) {
     if (data.intent) {
       if (data.intent.featureSet !== FEATURE_SET || data.intent.kind !== 'softmax') {
-        throw new Error(`The model's intents were trained with features "${data.intent.featureSet}" and a "${data.intent.kind}" classifier, which this version does not read: train the model again`);
+        throw new Error(
+          `The model's intents were trained with features "${data.intent.featureSet}" and a "${data.intent.kind}" classifier, which this version does not read: train the model again`,
+        );
       }
       this.features = new FeatureIndex(data.intent.vocabulary);
       this.intentDictionary = data.intent.keywords.length > 0 ? new KeywordDictionary(data.intent.keywords) : undefined;
@@ -510,25 +513,25 @@ export class NluModel {
       const value = units ? original.slice(from, to) : (points ??= Array.from(original)).slice(from, to).join('');
       return { entity, start: from, end: to, value, real_value: real, subentities };
     };
-    if (kept.length === 0) {
-      const out: PredictedEntity[] = new Array<PredictedEntity>(system.length);
-      for (let k = 0; k < system.length; k++) out[k] = entityAt(system[k]!.entity, system[k]!.start, system[k]!.end, system[k]!.realValue, []);
-      return out.sort((a, b) => a.start - b.start || b.end - a.end);
+    const systemOut: PredictedEntity[] = new Array<PredictedEntity>(system.length);
+    for (let k = 0; k < system.length; k++) systemOut[k] = entityAt(system[k]!.entity, system[k]!.start, system[k]!.end, system[k]!.realValue, []);
+    // Money, durations and temperatures: answered beside their number, which is also their subentity.
+    const measures = text.tokens.length > 1 ? measureEntities(text, system) : [];
+    /** Spans of the normalised text of `systemOut`, in its order. */
+    const systemSpans: { start: number; end: number }[] = [...system];
+    for (const m of measures) {
+      const number = m.number ? [entityAt(m.number.entity, m.number.start, m.number.end, m.number.realValue, [])] : [];
+      systemOut.push(entityAt(m.entity, m.start, m.end, m.realValue, number));
+      systemSpans.push(m);
     }
-    const systemOut: PredictedEntity[] = system.map((s) => entityAt(s.entity, s.start, s.end, s.realValue, []));
+    if (kept.length === 0) return systemOut.sort((a, b) => a.start - b.start || b.end - a.end);
     const ownOut: PredictedEntity[] = kept.map((c) => {
       const start = text.tokens[c.first]!.start;
       const end = text.tokens[c.last - 1]!.end;
       const written = text.chars.slice(start, end).join('');
       const real = c.value ?? this.entities!.dictionary.canonical(c.entity, written) ?? written;
-      const inside = system.filter((s) => s.start >= start && s.end <= end);
-      return entityAt(
-        c.entity,
-        start,
-        end,
-        real,
-        inside.map((s) => entityAt(s.entity, s.start, s.end, s.realValue, [])),
-      );
+      const inside = systemOut.filter((_, k) => systemSpans[k]!.start >= start && systemSpans[k]!.end <= end);
+      return entityAt(c.entity, start, end, real, inside);
     });
     return [...ownOut, ...systemOut].sort((a, b) => a.start - b.start || b.end - a.end);
   }
