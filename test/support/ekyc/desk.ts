@@ -2,7 +2,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SqlEkycStore } from '../../../src/ekyc/index.js';
+import { ReviewStore, SqlEkycStore } from '../../../src/ekyc/index.js';
 import { newSessionRow } from '../../../src/ekyc/store.js';
 import { uuidv7 } from '../../../src/platform/ids.js';
 import type { TestApp } from '../../../fixtures/servers/app.js';
@@ -127,4 +127,29 @@ export function signatureValid(hook: ReceivedHook, secret: string): boolean {
   const expected = createHmac('sha256', secret).update(`${timestamp}.${hook.body}`).digest();
   const actual = Buffer.from(given.slice(3), 'hex');
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** One row in each of the desk's tables for a session (a decision with its audit row, a webhook, a delivery): the purge and migrate-store suites. */
+export async function fillDeskTables(t: Pick<TestApp, 'deps'>, appCode: string, sessionId: string): Promise<void> {
+  const store = ReviewStore.over(t.deps.store.db);
+  const now = new Date().toISOString();
+  await store.decide(
+    { id: uuidv7(), app_code: appCode, session_id: sessionId, decision: 'approved', reason: 'checked', reviewer: 'Reviewer', decided_time: now },
+    { id: uuidv7(), app_code: appCode, session_id: sessionId, actor: 'Reviewer', action: 'approve', detail: '{"reason":"checked"}', created_time: now },
+  );
+  await store.setWebhook({ id: appCode, app_code: appCode, url: 'https://hooks.example.com/ekyc', secret: 'a webhook secret of some length', created_time: now, updated_time: now });
+  await store.addDelivery({
+    id: uuidv7(),
+    app_code: appCode,
+    session_id: sessionId,
+    event: 'session.reviewed',
+    url: 'https://hooks.example.com/ekyc',
+    body: '{}',
+    status: 'delivered',
+    attempts: 1,
+    response_status: 200,
+    last_error: null,
+    created_time: now,
+    updated_time: now,
+  });
 }
