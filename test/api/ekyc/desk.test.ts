@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { EkycWebhooks, ReviewStore, SqlEkycStore, WebhookSettingsError } from '../../../src/ekyc/index.js';
 import { loadWebhookConfig } from '../../../src/ekyc/webhooks.js';
+import { PermanentJobError } from '../../../src/platform/jobs/queue.js';
 import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { call } from '../../support/http.js';
 import { face } from '../../support/ekyc/cards.js';
@@ -60,6 +61,45 @@ describe('eKYC review desk and webhooks', () => {
     for (const url of ['http://127.0.0.1:9/x', 'http://10.1.2.3/x', 'http://[::1]/x', 'http://169.254.169.254/latest'])
       await assert.rejects(webhooks.set('ssrf-app', url, undefined), WebhookSettingsError, url);
     assert.equal(await webhooks.settings('ssrf-app'), null);
+  });
+
+  it('a try to a private address (the setting off at delivery, or a host that now resolves there) fails at once', async () => {
+    const store = ReviewStore.over(t.deps.store.db);
+    const webhooks = new EkycWebhooks(store, t.deps.jobs, { ...loadWebhookConfig({}), attempts: 5 });
+    const tenant = await t.newTenant('ssrf-delivery');
+    const s = await seedEndedSession(t, tenant.appCode, photos);
+    const now = new Date().toISOString();
+    await store.setWebhook({ id: tenant.appCode, app_code: tenant.appCode, url: receiver.url, secret: 'a secret of some length', created_time: now, updated_time: now });
+    const id = 'ssrf-delivery-1';
+    await store.addDelivery({
+      id,
+      app_code: tenant.appCode,
+      session_id: s.id,
+      event: 'session.completed',
+      url: receiver.url,
+      body: '{"event":"session.completed"}',
+      status: 'pending',
+      attempts: 0,
+      response_status: null,
+      last_error: null,
+      created_time: now,
+      updated_time: now,
+    });
+    const before = receiver.received.length;
+    const job = {
+      id: 'j',
+      queue: 'ekyc-webhook',
+      appCode: tenant.appCode,
+      key: id,
+      payload: { appCode: tenant.appCode, deliveryId: id },
+      attempts: 1,
+      maxAttempts: 5,
+    } as never;
+    await assert.rejects(webhooks.deliver(job, { signal: new AbortController().signal, progress: async () => undefined }), PermanentJobError);
+    const row = await store.delivery(tenant.appCode, id);
+    assert.equal(row?.status, 'failed');
+    assert.match(row?.last_error ?? '', /FetchGuardError/);
+    assert.equal(receiver.received.length, before, 'nothing reached the receiver');
   });
 
   it('a session ending in the selfie step sends a signed session.completed, retried after a 500', async () => {
