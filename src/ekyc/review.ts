@@ -9,7 +9,7 @@ import type { BlobStore } from '../platform/blobs/store.js';
 import { uuidv7 } from '../platform/ids.js';
 import type { DataItem } from './answer.js';
 import { DOCUMENT_TYPES, type DocumentType } from './config.js';
-import type { EkycAuditRow, ReviewDecision } from './review-schema.js';
+import type { EkycAuditRow, EkycWebhookDeliveryRow, ReviewDecision } from './review-schema.js';
 import type { ReviewStore, SessionFilter } from './review-store.js';
 import type { EkycSessionRow, SessionStatus } from './schema.js';
 import type { EkycWebhooks } from './webhooks.js';
@@ -220,7 +220,8 @@ function auditView(row: EkycAuditRow) {
   return { id: row.id, session_id: row.session_id, actor: row.actor, action: row.action, detail: JSON.parse(row.detail) as unknown, created_time: row.created_time };
 }
 
-function deliveryView(row: import('./review-schema.js').EkycWebhookDeliveryRow) {
+/** A delivery as the console shows it: not its body (the event's data is in the session's page). */
+function deliveryView(row: EkycWebhookDeliveryRow) {
   const { body: _body, app_code: _app, ...rest } = row;
   return rest;
 }
