@@ -137,7 +137,14 @@ export async function fillDeskTables(t: Pick<TestApp, 'deps'>, appCode: string, 
     { id: uuidv7(), app_code: appCode, session_id: sessionId, decision: 'approved', reason: 'checked', reviewer: 'Reviewer', decided_time: now },
     { id: uuidv7(), app_code: appCode, session_id: sessionId, actor: 'Reviewer', action: 'approve', detail: '{"reason":"checked"}', created_time: now },
   );
-  await store.setWebhook({ id: appCode, app_code: appCode, url: 'https://hooks.example.com/ekyc', secret: 'a webhook secret of some length', created_time: now, updated_time: now });
+  await store.setWebhook({
+    id: appCode,
+    app_code: appCode,
+    url: 'https://hooks.example.com/ekyc',
+    secret: 'a webhook secret of some length',
+    created_time: now,
+    updated_time: now,
+  });
   await store.addDelivery({
     id: uuidv7(),
     app_code: appCode,
