@@ -6,6 +6,7 @@ import { UsagePage } from './usage';
 import { AsrPlayground, CreditPlayground, FaceMatchPlayground, FaceSearchPlayground, IdCardPlayground, TtsPlayground } from './playgrounds';
 import { NluPlayground } from './nlu';
 import { NluInboxPage } from './nlu-inbox';
+import { EkycDeskPage } from './ekyc-desk';
 import './style.css';
 
 interface Status {
@@ -87,6 +88,7 @@ function Disabled({ how }: { how: string }) {
 const NAV = [
   ['#/apps', 'Applications'],
   ['#/usage', 'Usage'],
+  ['#/ekyc', 'eKYC review'],
   ['#/play/idcard', 'ID card'],
   ['#/play/tts', 'Text to speech'],
   ['#/play/face-match', 'Face match'],
@@ -107,6 +109,7 @@ function Shell({ services, onSignOut }: { services: string[]; onSignOut: () => v
   const live = apps.filter((a) => !a.revoked);
   let page;
   if (hash.startsWith('#/usage')) page = <UsagePage apps={live} services={services} />;
+  else if (hash.startsWith('#/ekyc')) page = <EkycDeskPage apps={live} hash={hash} />;
   else if (hash.startsWith('#/play/idcard')) page = <IdCardPlayground apps={live} />;
   else if (hash.startsWith('#/play/tts')) page = <TtsPlayground apps={live} />;
   else if (hash.startsWith('#/play/credit')) page = <CreditPlayground apps={live} />;
@@ -123,13 +126,13 @@ function Shell({ services, onSignOut }: { services: string[]; onSignOut: () => v
           <span class="logo">◆</span> Saola
         </div>
         <div class="group">Manage</div>
-        {NAV.slice(0, 2).map(([href, label]) => (
+        {NAV.slice(0, 3).map(([href, label]) => (
           <a key={href} href={href} class={hash.startsWith(href) ? 'active' : ''}>
             {label}
           </a>
         ))}
         <div class="group">Playgrounds</div>
-        {NAV.slice(2).map(([href, label]) => (
+        {NAV.slice(3).map(([href, label]) => (
           <a key={href} href={href} class={hash.startsWith(href) ? 'active' : ''}>
             {label}
           </a>

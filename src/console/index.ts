@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { ekycReviewDesk } from '../ekyc/index.js';
 import type { ServiceDeps } from '../platform/deps.js';
 import { AppSettingsRegistry } from '../platform/app-settings.js';
 import { PlaygroundTools } from '../platform/playground-tools.js';
@@ -27,6 +28,12 @@ export async function registerConsole(app: FastifyInstance, deps: ServiceDeps, c
     // Likewise: the face service offers its engine's boxes for the face match playground.
     playground: (deps.playground ??= new PlaygroundTools()),
   });
-  await app.register(consoleRoutes, { prefix: '/console/api', sessions, service, secureCookie: deps.config.publicUrl.startsWith('https:') });
+  await app.register(consoleRoutes, {
+    prefix: '/console/api',
+    sessions,
+    service,
+    secureCookie: deps.config.publicUrl.startsWith('https:'),
+    ekycDesk: ekycReviewDesk(deps),
+  });
   serveConsoleFiles(app, CONSOLE_UI_DIR);
 }

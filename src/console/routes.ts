@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { ServiceError } from '../platform/http/errors.js';
 import { useServiceErrors } from '../platform/http/service.js';
+import type { ReviewDesk } from '../ekyc/index.js';
+import { ekycDeskRoutes } from './ekyc-routes.js';
 import { ConsoleErrors, consoleErrorShape } from './errors.js';
 import type { ConsoleService } from './service.js';
 import { sameSecret, type ConsoleSessions } from './sessions.js';
@@ -11,6 +13,8 @@ export interface ConsoleRoutesOptions {
   service: ConsoleService;
   /** https public URL: the cookie gets Secure. */
   secureCookie: boolean;
+  /** The eKYC review desk and webhook settings. */
+  ekycDesk: ReviewDesk;
 }
 
 // The request bodies. A sign-in's password is checked (and a wrong one counted) whatever its type.
@@ -164,4 +168,6 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
   scope.put<AppParams & { Body: Static<typeof Setting> }>('/apps/:code/settings', { schema: { body: Setting } }, async (request) =>
     service.setAppSetting(request.params.code, request.body.key, request.body.on),
   );
+
+  await scope.register(ekycDeskRoutes, { desk: opts.ekycDesk, service });
 }

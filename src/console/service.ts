@@ -81,6 +81,11 @@ export class ConsoleService {
     });
   }
 
+  /** The application named `code` (404 in the console's shape when there is none). */
+  async application(code: string) {
+    return admin(() => this.deps.credentials.findApp(code));
+  }
+
   async renameApp(code: string, name: string) {
     return { application: await admin(() => this.deps.credentials.renameApp(code, name)) };
   }

@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import { createAppTable } from '../platform/db/tables.js';
+import { ekycReviewMigrations } from './review-migrations.js';
 
 /** The eKYC tables. Append new migrations; never edit one that has shipped. */
 export const ekycMigrations: Readonly<Record<string, Migration>> = {
@@ -42,4 +43,5 @@ export const ekycMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex('ekyc_fraud_memory_lookup').on('ekyc_fraud_memory').columns(['app_code', 'expires_time']).execute();
     },
   },
+  ...ekycReviewMigrations,
 };

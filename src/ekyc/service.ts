@@ -42,6 +42,17 @@ export interface EkycStages {
 
 export type Side = 'front' | 'back';
 
+/** A session that just ended, as its `session.completed` event tells it. */
+export interface EndedSession {
+  appCode: string;
+  id: string;
+  status: 'complete' | 'failed';
+  /** The selfie step's code (200 passed). */
+  code: string;
+  documentType: string | null;
+  completedTime: string;
+}
+
 /** A side as read: its kind (the reader's) and its fields' values. */
 interface DocumentSide {
   kind: string;
@@ -95,6 +106,8 @@ export class EkycService {
     private readonly stages: EkycStages,
     private readonly cfg: EkycConfig,
     private readonly now: () => Date = () => new Date(),
+    /** Told once a session ends (complete or failed): the webhook's `session.completed`. */
+    private readonly onSessionEnded: (session: EndedSession) => Promise<void> = async () => undefined,
   ) {}
 
   async init(appCode: string, deviceType: string | undefined, clientUuid: string | undefined): Promise<Record<string, unknown>> {
@@ -348,6 +361,7 @@ export class EkycService {
     if (!(await this.store.updateSession(appCode, session.id, { status: 'open', attempts: session.attempts }, change))) {
       throw new EkycError(OcrErrors.sessionExpired, lang);
     }
+    if (complete) await this.onSessionEnded({ appCode, id: session.id, status: change.status!, code, documentType: session.document_type, completedTime: now });
     return answer;
   }
 }

@@ -24,6 +24,7 @@ import { startTestApp, type TestApp, type Tenant } from '../../../fixtures/serve
 import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 import { startS3rverBucket } from '../../../fixtures/servers/s3rver.js';
 import { eventually } from '../../support/wait.js';
+import { fillDeskTables } from '../../support/ekyc/desk.js';
 
 const FIXTURES = new URL('../../fixtures/face/', import.meta.url);
 
@@ -190,7 +191,7 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
           created_time: now,
         })
         .execute();
-      // A face reindex in progress, a calibrated similarity map, an eKYC session with an image and a fraud-memory entry.
+      // A face reindex in progress, a calibrated similarity map, an eKYC session with an image, a fraud-memory entry and the review desk's rows.
       const db = app.deps.store.db as unknown as import('kysely').Kysely<any>;
       const face = await db.selectFrom('face_embeddings').select(['id', 'collection_id', 'embedding']).executeTakeFirstOrThrow();
       await db
@@ -223,6 +224,7 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
           expires_time: now,
         })
         .execute();
+      await fillDeskTables(app, tenant.appCode, sessionId);
     } finally {
       await app.close();
     }

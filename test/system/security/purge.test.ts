@@ -20,6 +20,7 @@ import { LivenessThresholds } from '../../../src/liveness/store.js';
 import { UsageStore, utcDay } from '../../../src/platform/usage/index.js';
 import { startTestApp, type Tenant, type TestApp } from '../../../fixtures/servers/app.js';
 import { call } from '../../support/http.js';
+import { fillDeskTables } from '../../support/ekyc/desk.js';
 import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
 import { runSaola } from '../../../fixtures/servers/saola-process.js';
 import { historyCsv, importCsv } from '../../support/credit/support.js';
@@ -104,7 +105,7 @@ async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
       created_time: new Date().toISOString(),
     })
     .execute();
-  // An eKYC session with a stored image and a fraud-memory entry.
+  // An eKYC session with a stored image, a fraud-memory entry, a decision, a webhook and a delivery.
   const init = await call(t.url, 'POST', '/session/init', { headers: { api_key: who.apiKey, 'device-type': 'api' }, json: {} });
   assert.equal(init.status, 200, init.text);
   const sessionId = init.body['session-id'] as string;
@@ -121,6 +122,7 @@ async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
     .values({ id: uuidv7(), app_code: who.appCode, session_id: sessionId, id_number: `0${phone}`, face: null, reason: 'FC01', created_time: now, expires_time: now })
     .execute();
   ekycImages[who.appCode] = ekycKey;
+  await fillDeskTables(t, who.appCode, sessionId);
   // The operator's side: a quota, and the usage of the calls above (reading the report writes the pending counts).
   const admin = { authorization: `Bearer ${PASSWORD}` };
   const quota = await call(t.url, 'PUT', `/console/api/apps/${who.appCode}/quotas`, { headers: admin, json: { service: 'tts', per_minute: 100, per_day: 1000 } });
