@@ -214,7 +214,7 @@ def main():
                 os.replace(ckpt + '.tmp', ckpt)
                 print('time budget spent at step', step, flush=True)
                 break
-    print('held-out', json.dumps(evaluate(model, HELD_OUT_SEED, 480)), flush=True)
+    print('held-out', json.dumps(evaluate(model, HELD_OUT_SEED, 320)), flush=True)
     print('exported', export(model, a.out), flush=True)
 
 

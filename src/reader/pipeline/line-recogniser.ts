@@ -22,7 +22,7 @@ export interface LineRecogniser {
 /** The committed network and its alphabet (scripts/line-recogniser/train.py writes both and SHA256SUMS). */
 export const LINE_MODEL = {
   file: 'vi-line-crnn.onnx',
-  sha256: 'PENDING',
+  sha256: 'dad31757a9aefb2198da33208dc3a79cd7146808aa45841af41d231401d0d060',
   charset: 'charset.txt',
 } as const;
 /** The network's input height, and the widest input (a longer line is squeezed into it), as it was trained. */
@@ -159,12 +159,4 @@ export class OnnxLineRecogniser implements LineRecogniser {
     // Each line's own steps only (a quarter of its width, as trained), not the padding after it.
     return inputs.map((input, n) => ctcGreedy(probs, n * steps * k, Math.min(steps, Math.floor(input.width / 4)), k, names));
   }
-}
-
-let shared: OnnxLineRecogniser | undefined;
-
-/** The committed recogniser, one per thread. */
-export function lineRecogniser(): LineRecogniser {
-  shared ??= new OnnxLineRecogniser();
-  return shared;
 }

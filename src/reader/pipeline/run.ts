@@ -27,7 +27,7 @@ import { fold } from './text.js';
 import { detectText, turnedProbability, type TextBox } from './detect.js';
 import { readLines, turnBoxes } from './lines.js';
 import { readDigitsAgain } from './digits.js';
-import { lineRecogniser, type LineRecogniser } from './line-recogniser.js';
+import type { LineRecogniser } from './line-recogniser.js';
 import { readNameAgain } from './name-line.js';
 import type { LineReading } from './recognise.js';
 import { fieldSpan, onlyRows, spanRows, spliceRows } from './missing-bands.js';
@@ -514,9 +514,13 @@ export interface NameStageView {
   network?: LineReading;
 }
 
-/** How `readCard` reads lines beyond Tesseract: its line recogniser (null: none), and a look at the name stage (evaluations). */
+/**
+ * How `readCard` reads lines beyond Tesseract: the line recogniser the name stage runs (none by default: the
+ * committed network does not yet read real cards' names as well as Tesseract, docs/reader.md), and a look at the
+ * name stage (evaluations).
+ */
 export interface ReadOptions {
-  lineRecogniser?: LineRecogniser | null;
+  lineRecogniser?: LineRecogniser;
   onNameStage?: (view: NameStageView) => void;
 }
 
@@ -573,7 +577,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
       lap('digits');
     }
     // The name read again by the line recogniser on its detected line (name-line.ts).
-    const recogniser = options.lineRecogniser === undefined ? lineRecogniser() : options.lineRecogniser;
+    const recogniser = options.lineRecogniser;
     if (detected && words === detected.words && recogniser && anchored.name) {
       const tesseract = raw;
       const named = await readNameAgain(recogniser, flat.gray, CARD_WIDTH, CARD_HEIGHT, detected.lines, anchored, raw);
