@@ -10,7 +10,9 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { LINE_MODEL, lineInput, lineModelDir, OnnxLineRecogniser } from '../../../src/reader/pipeline/line-recogniser.js';
-import { combineName } from '../../../src/reader/pipeline/name-line.js';
+import { combineName, readNameAgain } from '../../../src/reader/pipeline/name-line.js';
+import type { AnchoredValue } from '../../../src/reader/pipeline/anchors.js';
+import type { Box } from '../../../src/reader/layouts.js';
 import type { LineReading } from '../../../src/reader/pipeline/recognise.js';
 import { levenshtein } from '../../../src/reader/pipeline/text.js';
 
@@ -118,5 +120,33 @@ describe('name from two readers', () => {
     const only = combineName(undefined, reading('ĐỖ MINH TÂM'));
     assert.equal(only.name?.text, 'ĐỖ MINH TÂM');
     assert.equal(only.name?.unsure, true);
+  });
+});
+
+describe('name stage', () => {
+  const name = { lineBoxes: [{ x: 300, y: 200, w: 320, h: 30 }] } as unknown as AnchoredValue;
+  const lines = [{ x: 290, y: 198, w: 360, h: 34 }];
+
+  it("reads the name line on its detected line and combines the reading with Tesseract's", async () => {
+    const seen: Box[] = [];
+    const fake = {
+      readLines: async (_gray: Buffer | Uint8Array, _w: number, _h: number, boxes: readonly Box[]) => {
+        seen.push(...boxes);
+        return [reading('VŨ HOÀNG ANH', 96)];
+      },
+    };
+    const out = await readNameAgain(fake, Buffer.alloc(1000 * 630), 1000, 630, lines, { name }, { name: { text: 'VŨ HOÀNG ANH', conf: 71 } });
+    assert.equal(seen.length, 1);
+    // From just left of the value to the detected line's end, on the value's row.
+    assert.ok(seen[0].x < 300 && seen[0].x >= 290 && seen[0].x + seen[0].w === 650, JSON.stringify(seen[0]));
+    assert.equal(out.agreed, true);
+    assert.deepEqual(out.raw.name, { text: 'VŨ HOÀNG ANH', conf: 96, unsure: false });
+  });
+
+  it("keeps Tesseract's reading when the network cannot run, and does nothing without a placed name", async () => {
+    const broken = { readLines: async () => Promise.reject(new Error('model missing')) };
+    const raw = { name: { text: 'VŨ HOÀNG ANH', conf: 71 } };
+    assert.deepEqual(await readNameAgain(broken, Buffer.alloc(1000 * 630), 1000, 630, lines, { name }, raw), { raw, agreed: false });
+    assert.deepEqual(await readNameAgain(broken, Buffer.alloc(1000 * 630), 1000, 630, lines, {}, raw), { raw, agreed: false });
   });
 });
