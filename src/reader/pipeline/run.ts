@@ -27,6 +27,9 @@ import { fold } from './text.js';
 import { detectText, turnedProbability, type TextBox } from './detect.js';
 import { readLines, turnBoxes } from './lines.js';
 import { readDigitsAgain } from './digits.js';
+import type { LineRecogniser } from './line-recogniser.js';
+import { readNameAgain } from './name-line.js';
+import type { LineReading } from './recognise.js';
 import { fieldSpan, onlyRows, spanRows, spliceRows } from './missing-bands.js';
 
 export interface ReadTask {
@@ -501,7 +504,27 @@ async function cardImages(task: ReadTask, layout: CardLayout, flat: Flat): Promi
   return { face, card };
 }
 
-export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResult> {
+/** What the name stage saw: the flat card, its detected lines, the anchored values, Tesseract's and the network's readings. */
+export interface NameStageView {
+  kind: CardKind;
+  gray: Buffer;
+  lines: readonly TextBox[];
+  anchored: Anchored;
+  tesseract: Fields;
+  network?: LineReading;
+}
+
+/**
+ * How `readCard` reads lines beyond Tesseract: the line recogniser the name stage runs (none by default: the
+ * committed network does not yet read real cards' names as well as Tesseract, docs/reader.md), and a look at the
+ * name stage (evaluations).
+ */
+export interface ReadOptions {
+  lineRecogniser?: LineRecogniser;
+  onNameStage?: (view: NameStageView) => void;
+}
+
+export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOptions = {}): Promise<ReadResult> {
   const { timings, lap } = stageTimer();
   try {
     const image = await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels);
@@ -552,6 +575,18 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       // tone mark read the same way twice on the same pixels): unsure, unless the network read it the same.
       for (const f of recovered) if (normal.fields[f] && !digits.agreed.includes(f)) normal.fields[f].unsure = true;
       lap('digits');
+    }
+    // The name read again by the line recogniser on its detected line (name-line.ts).
+    const recogniser = options.lineRecogniser;
+    if (detected && words === detected.words && recogniser && anchored.name) {
+      const tesseract = raw;
+      const named = await readNameAgain(recogniser, flat.gray, CARD_WIDTH, CARD_HEIGHT, detected.lines, anchored, raw);
+      options.onNameStage?.({ kind, gray: flat.gray, lines: detected.lines, anchored, tesseract, network: named.network });
+      raw = named.raw;
+      // Only the name changes: the other fields keep what the digit stage made of them.
+      const name = normaliseFields(layout, raw).fields.name;
+      if (name) normal.fields.name = { ...name, unsure: named.agreed ? false : name.unsure || recovered.includes('name') || undefined };
+      lap('name');
     }
     // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.
     let mrz = card.mrz;

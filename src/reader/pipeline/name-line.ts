@@ -1,0 +1,69 @@
+/**
+ * The name read a second time by the reader's own line recogniser (line-recogniser.ts) on the detected line that
+ * holds it, beside Tesseract's readings of it: two readers of different kinds that spell the same name vouch for
+ * it; where they differ, the one whose reading is a plausible name wins.
+ */
+import type { Box, IdCardField } from '../layouts.js';
+import type { AnchoredValue } from './anchors.js';
+import { digitLineBox } from './digits.js';
+import { fold } from './text.js';
+import { nameOf, plausibleName, type RawField } from './fields.js';
+import type { LineRecogniser } from './line-recogniser.js';
+import type { LineReading } from './recognise.js';
+
+/** The name's line box (the detected lines on its first value line's row, from just left of its first word). */
+export function nameLineBox(name: Pick<AnchoredValue, 'lineBoxes'>, lines: readonly Box[]): Box {
+  return digitLineBox(name, lines);
+}
+
+/** Which reader's marks a name takes when both read the same letters and differ only in tone marks. */
+export const MARKS_FROM: 'network' | 'tesseract' = 'network';
+
+/**
+ * Tesseract's name (`tesseract`, already voted between its two readings) and the network's reading of the line
+ * made one. They spell the same name: it stands, sure (`agreed`), with the surer reader's confidence. They differ:
+ * the network's when only it is a plausible name (a family name, Vietnamese syllables), or when both are and they
+ * differ only in marks and `marks` says the network's marks are taken; else Tesseract's; unsure either way. Only the network read one: its reading, unsure, when a plausible name.
+ */
+export function combineName(
+  tesseract: RawField | undefined,
+  net: LineReading | undefined,
+  marks: 'network' | 'tesseract' = MARKS_FROM,
+): { name?: RawField; agreed: boolean } {
+  const read: RawField | undefined = net?.text ? { text: net.text, conf: net.conf } : undefined;
+  const n = nameOf(read);
+  const t = nameOf(tesseract);
+  if (!read || !n) return { name: tesseract, agreed: false };
+  if (!tesseract || !t) return plausibleName(n) ? { name: { ...read, unsure: true }, agreed: false } : { name: tesseract, agreed: false };
+  if (n === t) return { name: { ...tesseract, conf: Math.max(tesseract.conf, read.conf), unsure: false }, agreed: true };
+  const netWins = plausibleName(n) && (!plausibleName(t) || (marks === 'network' && fold(n) === fold(t)));
+  return { name: netWins ? { ...read, unsure: true } : { ...tesseract, unsure: true }, agreed: false };
+}
+
+/**
+ * The name stage: the name's line read by the network and combined with Tesseract's reading (combineName). Answers
+ * the fields' raw readings, whether the two agreed, and what the network read (undefined when it could not run).
+ */
+export async function readNameAgain(
+  recogniser: LineRecogniser,
+  gray: Buffer,
+  width: number,
+  height: number,
+  lines: readonly Box[],
+  anchored: Partial<Record<IdCardField, AnchoredValue>>,
+  raw: Partial<Record<IdCardField, RawField>>,
+): Promise<{ raw: Partial<Record<IdCardField, RawField>>; agreed: boolean; network?: LineReading }> {
+  const value = anchored.name;
+  if (!value || value.lineBoxes.length === 0) return { raw, agreed: false };
+  let network: LineReading;
+  try {
+    [network] = await recogniser.readLines(gray, width, height, [nameLineBox(value, lines)]);
+  } catch {
+    // The network's model missing or unloadable: Tesseract's reading stands.
+    return { raw, agreed: false };
+  }
+  const { name, agreed } = combineName(raw.name, network);
+  const out = { ...raw };
+  if (name) out.name = name;
+  return { raw: out, agreed, network };
+}
