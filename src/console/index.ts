@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServiceDeps } from '../platform/deps.js';
 import { AppSettingsRegistry } from '../platform/app-settings.js';
 import { PlaygroundTools } from '../platform/playground-tools.js';
+import { CorsOrigins } from '../platform/http/cors.js';
 import type { ServiceContext } from '../platform/service-module.js';
 import { loadConsoleConfig } from './config.js';
 import { consoleRoutes } from './routes.js';
@@ -26,6 +27,7 @@ export async function registerConsole(app: FastifyInstance, deps: ServiceDeps, c
     appSettings: (deps.appSettings ??= new AppSettingsRegistry()),
     // Likewise: the face service offers its engine's boxes for the face match playground.
     playground: (deps.playground ??= new PlaygroundTools()),
+    corsOrigins: (deps.corsOrigins ??= new CorsOrigins(deps.store.db)),
   });
   await app.register(consoleRoutes, { prefix: '/console/api', sessions, service, secureCookie: deps.config.publicUrl.startsWith('https:') });
   serveConsoleFiles(app, CONSOLE_UI_DIR);

@@ -42,4 +42,15 @@ export const ekycMigrations: Readonly<Record<string, Migration>> = {
       await db.schema.createIndex('ekyc_fraud_memory_lookup').on('ekyc_fraud_memory').columns(['app_code', 'expires_time']).execute();
     },
   },
+  '0009_ekyc_02_app_settings': {
+    async up(db: Kysely<any>) {
+      // One row per application that overrides a flow setting; no row: the deployment's SAOLA_EKYC_* values.
+      await db.schema
+        .createTable('ekyc_app_settings')
+        .addColumn('app_code', 'text', (c) => c.primaryKey().references('applications.code'))
+        .addColumn('settings', 'text', (c) => c.notNull())
+        .addColumn('updated_time', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };

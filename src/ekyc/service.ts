@@ -31,6 +31,7 @@ import { DEVICE_TYPES, DOCUMENT_TYPES, type DeviceType, type DocumentType, type 
 import { dataItems, type DataItem } from './answer.js';
 import { EkycError, InitErrors, livenessMessage, OcrErrors, postCheckEntry, type EkycEntry, type Lang } from './errors.js';
 import type { EkycSessionRow } from './schema.js';
+import type { FlowSettings, FlowSettingsSource } from './settings.js';
 import { newSessionRow, type EkycStore } from './store.js';
 
 /** The stages of other services the flow runs. */
@@ -94,9 +95,15 @@ function decodeFace(text: string): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
-/** The SDK's settings answered at init: Saola's defaults until per-application flow settings exist. */
-function sdkConfig(limit: number) {
-  return { is_show_ekyc_result: true, ekyc_flow: 1, liveness_type: 1, is_skip_nfc: true, limit };
+/** The SDK's settings answered at init: the application's flow settings, `limit` its device type's selfie attempts. */
+function sdkConfig(flow: FlowSettings, deviceType: DeviceType) {
+  return {
+    is_show_ekyc_result: flow.is_show_ekyc_result,
+    ekyc_flow: flow.ekyc_flow,
+    liveness_type: flow.liveness_type,
+    is_skip_nfc: flow.is_skip_nfc,
+    limit: flow.retries[deviceType],
+  };
 }
 
 export class EkycService {
@@ -105,6 +112,8 @@ export class EkycService {
     private readonly blobs: BlobStore,
     private readonly stages: EkycStages,
     private readonly cfg: EkycConfig,
+    /** Each application's flow settings (its overrides over the deployment's). */
+    private readonly settings: FlowSettingsSource,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -112,8 +121,9 @@ export class EkycService {
     if (!isDeviceType(deviceType)) throw new EkycError(InitErrors.deviceType);
     const now = this.now();
     const id = uuidv7();
-    await this.store.createSession(newSessionRow(id, appCode, deviceType, clientUuid ?? null, now, this.cfg.sessionLifetimeMs));
-    return { code: '200', message: 'success', 'session-id': id, sdk_config: sdkConfig(this.cfg.retries[deviceType]) };
+    const flow = await this.settings.effective(appCode);
+    await this.store.createSession(newSessionRow(id, appCode, deviceType, clientUuid ?? null, now, flow.session_minutes * 60_000));
+    return { code: '200', message: 'success', 'session-id': id, sdk_config: sdkConfig(flow, deviceType) };
   }
 
   /** The open session named by the headers, or the guide's refusal. */
@@ -291,7 +301,9 @@ export class EkycService {
 
   /** Keeps an ID number and a face of a fraud or spoof result for the fraud-memory window. */
   private async remember(appCode: string, sessionId: string, reason: string, idNumber: string | undefined, face: Float32Array | undefined): Promise<void> {
-    if (this.cfg.fraudMemoryMs === 0 || (!idNumber && !face)) return;
+    if (!idNumber && !face) return;
+    const windowMs = (await this.settings.effective(appCode)).fraud_memory_hours * 3_600_000;
+    if (windowMs === 0) return;
     const now = this.now();
     await this.store.remember({
       id: uuidv7(),
@@ -301,7 +313,7 @@ export class EkycService {
       face: face ? encodeFace(face) : null,
       reason,
       created_time: now.toISOString(),
-      expires_time: new Date(now.getTime() + this.cfg.fraudMemoryMs).toISOString(),
+      expires_time: new Date(now.getTime() + windowMs).toISOString(),
     });
   }
 
@@ -343,7 +355,8 @@ export class EkycService {
     }
     const attempts = session.attempts + 1;
     const passed = code === '200';
-    const complete = passed || code.startsWith('DB') || attempts >= this.cfg.retries[session.device_type as DeviceType];
+    const retries = (await this.settings.effective(appCode)).retries[session.device_type as DeviceType];
+    const complete = passed || code.startsWith('DB') || attempts >= retries;
     const answer: Record<string, unknown> = {
       code,
       message:

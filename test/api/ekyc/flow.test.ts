@@ -165,7 +165,7 @@ describe('eKYC full flow', () => {
     const keys = await store.imageKeysOfApp(app.appCode);
     assert.ok(keys.length >= 3);
     // Nothing is old yet.
-    assert.equal(await sweepEkyc(store, app.deps.blobs, 30 * 86_400_000), 0);
+    assert.equal(await sweepEkyc(store, app.deps.blobs, { defaultMs: 30 * 86_400_000, byApp: new Map() }), 0);
     const tenant = await app.newTenant('purged');
     const sid = (await post('/session/init', { 'device-type': 'ios' }, [], tenant.apiKey)).body['session-id'];
     await store.addImage({ id: `img-${sid}`, app_code: tenant.appCode, session_id: sid, kind: 'front', blob_key: `ekyc/${sid}/front.jpg`, created_time: new Date().toISOString() });
@@ -175,7 +175,7 @@ describe('eKYC full flow', () => {
     assert.equal(report.rows.ekyc_sessions, 1);
     assert.equal(await app.deps.blobs.stat(`ekyc/${sid}/front.jpg`), undefined);
     // A year on, every session of this application is past retention.
-    const swept = await sweepEkyc(store, app.deps.blobs, 30 * 86_400_000, new Date(Date.now() + 365 * 86_400_000));
+    const swept = await sweepEkyc(store, app.deps.blobs, { defaultMs: 30 * 86_400_000, byApp: new Map() }, new Date(Date.now() + 365 * 86_400_000));
     assert.ok(swept >= 5, String(swept));
     for (const key of keys) assert.equal(await app.deps.blobs.stat(key), undefined, key);
     assert.deepEqual(await store.imageKeysOfApp(app.appCode), []);

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
 import { loadEkycConfig } from '../../../src/ekyc/config.js';
 import { EkycService, type EkycStages } from '../../../src/ekyc/service.js';
+import { deploymentFlowSettings, EkycSettingsStore } from '../../../src/ekyc/settings.js';
 import { SqlEkycStore } from '../../../src/ekyc/store.js';
 import { FsBlobStore } from '../../../src/platform/blobs/fs-store.js';
 import type { CardKind, QualityResult, ReadCard } from '../../../src/reader/index.js';
@@ -137,7 +138,9 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
   beforeEach(() => {
     APP = `app${++tests}`;
     script = { quality: {}, cards: [], colourSpread: 60, moire: 0, documentFace: faceAlong(0) };
-    service = new EkycService(SqlEkycStore.over(opened().db), new FsBlobStore(dir), fakeStages(() => script), loadEkycConfig({}));
+    const cfg = loadEkycConfig({});
+    const settings = new EkycSettingsStore(opened().db, deploymentFlowSettings(cfg));
+    service = new EkycService(SqlEkycStore.over(opened().db), new FsBlobStore(dir), fakeStages(() => script), cfg, settings);
   });
 
   const session = async () => (await service.init(APP, 'api', undefined))['session-id'] as string;
