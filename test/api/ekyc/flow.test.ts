@@ -70,7 +70,7 @@ describe('eKYC full flow', () => {
     assert.deepEqual(await post('/ocr', ocrHeaders(sid, 'front'), files, other.apiKey), refusal('400', 'uuid must be provided'));
   });
 
-  it('input errors 1 and 7 (HTTP 400) and the quality check (QC01)', async () => {
+  it('input errors 1 and 7 (HTTP 400) and the quality check (QC01, QC03, QC04)', async () => {
     const sid = await init();
     const input = (errorCode: string, errorMessage: string) => ({ status: 400, body: { data: [], errorCode, errorMessage, total_data: [] } });
     assert.deepEqual(await post('/ocr', ocrHeaders(sid, 'front')), input('1', 'Invalid Parameters or Values'));
@@ -78,6 +78,11 @@ describe('eKYC full flow', () => {
     const small = await sharp(card.front).resize(400).jpeg().toBuffer();
     const low = await post('/ocr', ocrHeaders(sid, 'front'), [['files', small]]);
     assert.deepEqual(low, { status: 200, body: { data: [], errorCode: 'QC01', errorMessage: 'Image resolution is too low', total_data: [] } });
+    // The real quality check on the generated card blurred, then darkened: QC03, QC04.
+    const blurred = await sharp(card.front).blur(12).jpeg().toBuffer();
+    assert.equal((await post('/ocr', ocrHeaders(sid, 'front'), [['files', blurred]])).body.errorCode, 'QC03');
+    const dark = await sharp(card.front).linear(0.12, 0).jpeg().toBuffer();
+    assert.equal((await post('/ocr', ocrHeaders(sid, 'front'), [['files', dark]])).body.errorCode, 'QC04');
   });
 
   it('a session: front, E103, back with both sides, the selfie (lang vi), then 403 on the ended session', async () => {
