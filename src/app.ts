@@ -15,6 +15,7 @@ import { services } from './services.js';
 import { ServicePaths, type ServiceContext, type ServiceModule } from './platform/service-module.js';
 import { AppSettingsRegistry } from './platform/app-settings.js';
 import { PlaygroundTools } from './platform/playground-tools.js';
+import { CorsOrigins, installCors } from './platform/http/cors.js';
 import { setImageThreads } from './platform/vision/image-threads.js';
 import { setPoolIdleTimeout } from './platform/pool/index.js';
 
@@ -112,6 +113,8 @@ export async function buildApp(deps: ServiceDeps, modules: readonly ServiceModul
   const metering = await installMetering(app, deps, servicePaths);
   deps.appSettings ??= new AppSettingsRegistry();
   deps.playground ??= new PlaygroundTools();
+  deps.corsOrigins ??= new CorsOrigins(deps.store.db);
+  installCors(app, deps.corsOrigins, deps.credentials);
   const context: ServiceContext = { metering, purgeHooks, meteredServices: servicePaths.names };
   for (const service of modules) await service.register(app, deps, context);
   return app;

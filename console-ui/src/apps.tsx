@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { consoleApi, rememberKey, type Application, type CredentialInfo, type Quota } from './api';
+import { AllowedOrigins, SettingsSections } from './app-sections';
 
 export function CopyField({ label, value }: { label: string; value: string }) {
   const [copied, setCopied] = useState(false);
@@ -301,6 +302,8 @@ function AppDetail({ app, services, reload, onDeleted }: { app: Application; ser
       <Credentials app={app} />
       <Quotas app={app} services={services} />
       <Settings app={app} />
+      <SettingsSections app={app} />
+      <AllowedOrigins app={app} />
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { ekycReviewDesk } from '../ekyc/index.js';
 import type { ServiceDeps } from '../platform/deps.js';
 import { AppSettingsRegistry } from '../platform/app-settings.js';
 import { PlaygroundTools } from '../platform/playground-tools.js';
+import { CorsOrigins } from '../platform/http/cors.js';
 import type { ServiceContext } from '../platform/service-module.js';
 import { loadConsoleConfig } from './config.js';
 import { consoleRoutes } from './routes.js';
@@ -27,6 +28,7 @@ export async function registerConsole(app: FastifyInstance, deps: ServiceDeps, c
     appSettings: (deps.appSettings ??= new AppSettingsRegistry()),
     // Likewise: the face service offers its engine's boxes for the face match playground.
     playground: (deps.playground ??= new PlaygroundTools()),
+    corsOrigins: (deps.corsOrigins ??= new CorsOrigins(deps.store.db)),
   });
   await app.register(consoleRoutes, {
     prefix: '/console/api',

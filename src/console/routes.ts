@@ -24,6 +24,10 @@ const NewCredential = Type.Object({ kind: Type.Union([Type.Literal('api_key'), T
 const Limit = Type.Optional(Type.Union([Type.Integer(), Type.String(), Type.Null()]));
 const Quota = Type.Object({ service: Type.String(), per_minute: Limit, per_day: Limit });
 const Setting = Type.Object({ key: Type.String(), on: Type.Boolean() });
+/** A settings section's overrides; the section's own schema checks them (AppSection.check). */
+const SectionValues = Type.Object({ values: Type.Unknown() });
+/** Checked by the platform's CORS rules (originsError), which name the wrong origin. */
+const Origins = Type.Object({ allowed_origins: Type.Unknown() });
 /** The playgrounds send a photo as base64 (a data: URL is accepted too). */
 const Photo = Type.Object({ image_base64: Type.String({ minLength: 16 }) });
 const UsageQuery = Type.Object({ days: Type.Optional(Type.String()), service: Type.Optional(Type.String()) });
@@ -170,4 +174,18 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
   );
 
   await scope.register(ekycDeskRoutes, { desk: opts.ekycDesk, service });
+
+  scope.get<AppParams>('/apps/:code/origins', async (request) => service.appOrigins(request.params.code));
+
+  scope.put<AppParams & { Body: Static<typeof Origins> }>('/apps/:code/origins', { schema: { body: Origins } }, async (request) =>
+    service.setAppOrigins(request.params.code, request.body.allowed_origins),
+  );
+
+  scope.get<AppParams>('/apps/:code/sections', async (request) => service.appSections(request.params.code));
+
+  scope.put<{ Params: { code: string; key: string }; Body: Static<typeof SectionValues> }>(
+    '/apps/:code/sections/:key',
+    { schema: { body: SectionValues } },
+    async (request) => service.setAppSection(request.params.code, request.params.key, request.body.values),
+  );
 }

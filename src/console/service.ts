@@ -1,4 +1,5 @@
 import { applicationRecords } from '../platform/auth/app-data.js';
+import { originsError, type CorsOrigins } from '../platform/http/cors.js';
 import { AuthAdminError, type Credentials } from '../platform/auth/credentials.js';
 import type { AppSettingsRegistry } from '../platform/app-settings.js';
 import type { BlobStore } from '../platform/blobs/store.js';
@@ -23,6 +24,8 @@ export interface ConsoleServiceDeps {
   appSettings: AppSettingsRegistry;
   /** Functions the services offer the playgrounds (the face engine's boxes). */
   playground: PlaygroundTools;
+  /** The origins each application lets browsers call the API from (CORS). */
+  corsOrigins: CorsOrigins;
 }
 
 /** A quota as the console sends it: a limit is a whole number, a numeric text, or empty/null for none. */
@@ -195,6 +198,48 @@ export class ConsoleService {
       );
     await entry.set(app.app_code, on);
     return { key: entry.key, on: await entry.get(app.app_code) };
+  }
+
+  /** Per-application settings documents the services offer (the eKYC flow's...): schema, defaults, overrides. */
+  async appSections(code: string) {
+    const app = await admin(() => this.deps.credentials.findApp(code));
+    const sections = await Promise.all(
+      this.deps.appSettings.listSections().map(async (s) => ({
+        key: s.key,
+        label: s.label,
+        description: s.description,
+        schema: s.schema,
+        defaults: s.defaults,
+        values: await s.get(app.app_code),
+      })),
+    );
+    return { sections };
+  }
+
+  async setAppSection(code: string, key: string, values: unknown) {
+    const app = await admin(() => this.deps.credentials.findApp(code));
+    const section = this.deps.appSettings.findSection(key);
+    if (!section) {
+      const keys = this.deps.appSettings.listSections().map((s) => s.key);
+      throw new ServiceError(ConsoleErrors.notFound, `No settings section ${key}; there are: ${keys.join(', ') || '(none)'}`);
+    }
+    const wrong = section.check(values);
+    if (wrong) throw new ServiceError(ConsoleErrors.invalid, wrong);
+    await section.set(app.app_code, values as Record<string, unknown>);
+    return { key: section.key, values: await section.get(app.app_code) };
+  }
+
+  /** The origins browsers may call the API from with this application's key. */
+  async appOrigins(code: string) {
+    const app = await admin(() => this.deps.credentials.findApp(code));
+    return { allowed_origins: await this.deps.corsOrigins.list(app.app_code) };
+  }
+
+  async setAppOrigins(code: string, origins: unknown) {
+    const app = await admin(() => this.deps.credentials.findApp(code));
+    const wrong = originsError(origins);
+    if (wrong) throw new ServiceError(ConsoleErrors.invalid, wrong);
+    return { allowed_origins: await this.deps.corsOrigins.replace(app.app_code, origins as string[]) };
   }
 
   private checkService(service: string): void {

@@ -22,6 +22,11 @@ export const InitErrors = defineCatalogue({
   badRequest: entry(400, '400', 'Invalid request', 'Yêu cầu không hợp lệ'),
 });
 
+/** GET and PUT /session/settings (Saola's own: the guide has no settings endpoint). */
+export const SettingsErrors = defineCatalogue({
+  invalid: entry(400, '400', 'Invalid settings', 'Cài đặt không hợp lệ'),
+});
+
 /** POST /ocr and the refusals /face/liveness shares with it (session, order). */
 export const OcrErrors = defineCatalogue({
   apiKey: entry(200, '400', 'api-key must be provided', 'Thiếu hoặc sai API key'),
@@ -152,11 +157,11 @@ function platform(unauthorized: EkycEntry, invalidRequest: EkycEntry): Record<Pl
 /** The message an error is answered with: the catalogue's, in the request's language (details carry it). */
 const answerMessage = (e: CatalogueEntry, details: unknown): string => messageOf(e, (details as { lang?: Lang } | undefined)?.lang ?? 'en');
 
-/** /session/init: `{code, message}`. */
+/** /session/init and /session/settings: `{code, message}`; a settings refusal says which setting is wrong. */
 export const initErrorShape: ServiceErrorShape = {
   service: 'ekyc',
   platform: platform(InitErrors.apiKey, InitErrors.badRequest),
-  render: (e, _message, details) => ({ code: String(e.code), message: answerMessage(e, details) }),
+  render: (e, message, details) => ({ code: String(e.code), message: e === SettingsErrors.invalid ? message : answerMessage(e, details) }),
 };
 
 /** /ocr: the recognition envelope of the guide, `{data, errorCode, errorMessage, total_data}`. */

@@ -44,4 +44,15 @@ export const ekycMigrations: Readonly<Record<string, Migration>> = {
     },
   },
   ...ekycReviewMigrations,
+  '0009_ekyc_02_app_settings': {
+    async up(db: Kysely<any>) {
+      // One row per application that overrides a flow setting; no row: the deployment's SAOLA_EKYC_* values.
+      await db.schema
+        .createTable('ekyc_app_settings')
+        .addColumn('app_code', 'text', (c) => c.primaryKey().references('applications.code'))
+        .addColumn('settings', 'text', (c) => c.notNull())
+        .addColumn('updated_time', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };

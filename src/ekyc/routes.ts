@@ -10,9 +10,11 @@ import { readForm, useMultipart } from '../platform/http/form.js';
 import { useServiceErrors } from '../platform/http/service.js';
 import { EkycError, initErrorShape, livenessErrorShape, OcrErrors, ocrErrorShape, type Lang } from './errors.js';
 import type { EkycService } from './service.js';
+import { FlowSettingsSchema, type FlowSettingsApi } from './settings.js';
 
 export interface EkycRoutesOptions {
   service: EkycService;
+  settings: FlowSettingsApi;
   credentials: Credentials;
   maxImageBytes: number;
 }
@@ -50,6 +52,18 @@ export async function ekycRoutes(root: FastifyInstance, opts: EkycRoutesOptions)
         '/init',
         { onRequest: auth, schema: { tags, security, summary: 'Start an eKYC session (headers device-type, optional client_uuid)' } },
         async (request) => service.init(request.appCode, header(request, 'device-type')?.toLowerCase(), header(request, 'client_uuid')),
+      );
+      const summary = "The calling application's flow settings: sdk_config, selfie attempts, lifetime, retention, fraud memory (docs/ekyc.md)";
+      scope.get('/settings', { onRequest: auth, schema: { tags, security, summary } }, async (request) => opts.settings.view(request.appCode));
+      scope.put(
+        '/settings',
+        // Checked by the service rather than by the route's validator, which would drop unknown fields instead of naming them.
+        {
+          onRequest: auth,
+          validatorCompiler: () => () => true,
+          schema: { tags, security, summary: 'Replace the overrides of those settings (and, when sent, allowed_origins)', body: FlowSettingsSchema },
+        },
+        async (request) => opts.settings.replace(request.appCode, request.body),
       );
     },
     { prefix: '/session' },

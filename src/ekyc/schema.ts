@@ -52,7 +52,15 @@ export interface EkycFraudMemoryRow {
   expires_time: string;
 }
 
+/** An application's flow settings overrides (settings.ts), JSON. */
+export interface EkycAppSettingsRow {
+  app_code: string;
+  settings: string;
+  updated_time: string;
+}
+
 export type EkycTables = {
+  ekyc_app_settings: EkycAppSettingsRow;
   ekyc_sessions: EkycSessionRow;
   ekyc_images: EkycImageRow;
   ekyc_fraud_memory: EkycFraudMemoryRow;

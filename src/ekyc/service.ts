@@ -31,6 +31,7 @@ import { DEVICE_TYPES, DOCUMENT_TYPES, type DeviceType, type DocumentType, type 
 import { dataItems, type DataItem } from './answer.js';
 import { EkycError, InitErrors, livenessMessage, OcrErrors, postCheckEntry, type EkycEntry, type Lang } from './errors.js';
 import type { EkycSessionRow } from './schema.js';
+import type { FlowSettings, FlowSettingsSource } from './settings.js';
 import { newSessionRow, type EkycStore } from './store.js';
 
 /** The stages of other services the flow runs. */
@@ -68,6 +69,17 @@ interface AcceptedSide {
   image: string;
 }
 
+/** A side that passed its checks up to the post-check, before it is stored. */
+interface ExaminedSide {
+  side: Side;
+  read: DocumentSide & { item: Record<string, unknown>; idNumber?: string };
+  documentFace?: Float32Array;
+  image: Buffer;
+}
+
+/** An /ocr refusal: HTTP 200, the code in errorCode. */
+const refusal = (entry: EkycEntry, lang: Lang) => ({ data: [], errorCode: entry.code, errorMessage: lang === 'vi' ? entry.vi : entry.message, total_data: [] });
+
 export interface OcrRequest {
   sessionId?: string;
   deviceType?: string;
@@ -94,9 +106,15 @@ function decodeFace(text: string): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
-/** The SDK's settings answered at init: Saola's defaults until per-application flow settings exist. */
-function sdkConfig(limit: number) {
-  return { is_show_ekyc_result: true, ekyc_flow: 1, liveness_type: 1, is_skip_nfc: true, limit };
+/** The SDK's settings answered at init: the application's flow settings, `limit` its device type's selfie attempts. */
+function sdkConfig(flow: FlowSettings, deviceType: DeviceType) {
+  return {
+    is_show_ekyc_result: flow.is_show_ekyc_result,
+    ekyc_flow: flow.ekyc_flow,
+    liveness_type: flow.liveness_type,
+    is_skip_nfc: flow.is_skip_nfc,
+    limit: flow.retries[deviceType],
+  };
 }
 
 export class EkycService {
@@ -105,6 +123,8 @@ export class EkycService {
     private readonly blobs: BlobStore,
     private readonly stages: EkycStages,
     private readonly cfg: EkycConfig,
+    /** Each application's flow settings (its overrides over the deployment's). */
+    private readonly settings: FlowSettingsSource,
     private readonly now: () => Date = () => new Date(),
     /** Told once a session ends (complete or failed): the webhook's `session.completed`. */
     private readonly onSessionEnded: (session: EndedSession) => Promise<void> = async () => undefined,
@@ -114,8 +134,9 @@ export class EkycService {
     if (!isDeviceType(deviceType)) throw new EkycError(InitErrors.deviceType);
     const now = this.now();
     const id = uuidv7();
-    await this.store.createSession(newSessionRow(id, appCode, deviceType, clientUuid ?? null, now, this.cfg.sessionLifetimeMs));
-    return { code: '200', message: 'success', 'session-id': id, sdk_config: sdkConfig(this.cfg.retries[deviceType]) };
+    const flow = await this.settings.effective(appCode);
+    await this.store.createSession(newSessionRow(id, appCode, deviceType, clientUuid ?? null, now, flow.session_minutes * 60_000));
+    return { code: '200', message: 'success', 'session-id': id, sdk_config: sdkConfig(flow, deviceType) };
   }
 
   /** The open session named by the headers, or the guide's refusal. */
@@ -141,9 +162,19 @@ export class EkycService {
     if (session.document_type !== null && session.document_type !== documentType) throw new EkycError(OcrErrors.documentTypeUnsupported, lang);
     const sides = this.sidesOf(documentType, req.sideType as Side | undefined, req.files.length, session, lang);
     if (req.files.length !== sides.length || req.files.some((f) => f.length === 0)) throw new EkycError(OcrErrors.invalidParameters, lang);
+    const examined: ExaminedSide[] = [];
     for (let i = 0; i < sides.length; i++) {
-      const refusal = await this.acceptSide(appCode, session, documentType, sides[i], req.files[i], lang);
-      if (refusal) return refusal;
+      const outcome = await this.examineSide(appCode, session, documentType, sides[i], req.files[i], lang);
+      if ('refusal' in outcome) return refusal(outcome.refusal, lang);
+      examined.push(outcome);
+    }
+    // The post-check sees the sides together: a front sent with its back is checked as a pair (E16, not E01).
+    const stored = session.front ? (JSON.parse(session.front) as AcceptedSide) : undefined;
+    const post = this.postCheck(documentType, [...(stored ? [{ kind: stored.kind, fields: stored.fields }] : []), ...examined.map((e) => e.read)]);
+    if (post) return refusal(post, lang);
+    for (const side of examined) {
+      const lost = await this.storeSide(appCode, session, documentType, side);
+      if (lost) return refusal(lost, lang);
       session = (await this.store.session(appCode, session.id))!;
     }
     // The back's answer carries the front's fields too.
@@ -168,48 +199,50 @@ export class EkycService {
     return ['front', 'back'];
   }
 
-  /** Runs one side's checks; stores it and answers undefined when it passed, else the refusal's answer. */
-  private async acceptSide(
+  /** Runs one side's checks up to the post-check; answers the side as examined, or the refusal. */
+  private async examineSide(
     appCode: string,
     session: EkycSessionRow,
     documentType: DocumentType,
     side: Side,
     image: Buffer,
     lang: Lang,
-  ): Promise<Record<string, unknown> | undefined> {
-    const refuse = (entry: EkycEntry) => ({ data: [], errorCode: entry.code, errorMessage: lang === 'vi' ? entry.vi : entry.message, total_data: [] });
+  ): Promise<ExaminedSide | { refusal: EkycEntry }> {
     const quality = await this.readerStep(() => this.stages.reader.checkQuality(image), lang);
-    if (!qualityPassed(quality)) return refuse(qualityEntry(quality));
+    if (!qualityPassed(quality)) return { refusal: qualityEntry(quality) };
     const read = await this.readerStep(() => this.readDocument(appCode, documentType, image), lang);
-    if (read.side !== side) return refuse(OcrErrors.wrongSide);
+    if (read.side !== side) return { refusal: OcrErrors.wrongSide };
     const idNumber = read.idNumber;
     let documentFace: Float32Array | undefined;
     if (side === 'front') {
       const analysed = await this.stages.faces.analyze(image, { checkCard: false });
       documentFace = analysed.ok ? analysed.primary?.embedding : undefined;
-      if (!documentFace) return this.refuseFraud(appCode, session, OcrErrors.missingFace, idNumber, undefined, refuse);
+      if (!documentFace) return { refusal: await this.refuseFraud(appCode, session, OcrErrors.missingFace, idNumber, undefined) };
     }
     if (read.card) {
       const fraud = checkingResult(read.card, await this.readerStep(() => this.stages.reader.measureFraud(image), lang));
       const found = fraudEntry(read.card, fraud);
-      if (found) return this.refuseFraud(appCode, session, found, idNumber, documentFace, refuse);
+      if (found) return { refusal: await this.refuseFraud(appCode, session, found, idNumber, documentFace) };
     }
     const remembered = await this.rememberedFraud(appCode, idNumber, documentFace);
-    if (remembered) return refuse(remembered);
-    const front = session.front ? (JSON.parse(session.front) as AcceptedSide) : undefined;
-    const post = this.postCheck(documentType, side === 'front' ? [read] : [{ kind: front!.kind, fields: front!.fields }, read]);
-    if (post) return refuse(post);
+    if (remembered) return { refusal: remembered };
+    return { side, read, documentFace, image };
+  }
+
+  /** Keeps a side that passed: its image in the blob store, its fields on the session. Answers the refusal when another request stored it first. */
+  private async storeSide(appCode: string, session: EkycSessionRow, documentType: DocumentType, examined: ExaminedSide): Promise<EkycEntry | undefined> {
+    const { side, read, documentFace, image } = examined;
     const key = `ekyc/${session.id}/${side}-${randomUUID()}.jpg`;
     await this.blobs.put(key, image, { contentType: 'image/jpeg' });
     await this.store.addImage({ id: uuidv7(), app_code: appCode, session_id: session.id, kind: side, blob_key: key, created_time: this.now().toISOString() });
     const accepted: AcceptedSide = { kind: read.kind, items: dataItems(documentType, side, read.item), fields: read.fields, image: key };
     const change =
       side === 'front'
-        ? { front: JSON.stringify(accepted), document_type: documentType, id_number: idNumber ?? null, document_face: documentFace ? encodeFace(documentFace) : null }
+        ? { front: JSON.stringify(accepted), document_type: documentType, id_number: read.idNumber ?? null, document_face: documentFace ? encodeFace(documentFace) : null }
         : { back: JSON.stringify(accepted) };
     // Two requests racing with the same side: the first stored wins, the other is told the side is already in.
     if (!(await this.store.updateSession(appCode, session.id, { status: 'open', [side]: null }, change))) {
-      return refuse(side === 'front' ? OcrErrors.rearNeeded : OcrErrors.wrongSide);
+      return side === 'front' ? OcrErrors.rearNeeded : OcrErrors.wrongSide;
     }
     return undefined;
   }
@@ -274,15 +307,16 @@ export class EkycService {
     entry: EkycEntry,
     idNumber: string | undefined,
     face: Float32Array | undefined,
-    refuse: (e: EkycEntry) => Record<string, unknown>,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<EkycEntry> {
     await this.remember(appCode, session.id, entry.code, idNumber ?? session.id_number ?? undefined, face);
-    return refuse(entry);
+    return entry;
   }
 
   /** Keeps an ID number and a face of a fraud or spoof result for the fraud-memory window. */
   private async remember(appCode: string, sessionId: string, reason: string, idNumber: string | undefined, face: Float32Array | undefined): Promise<void> {
-    if (this.cfg.fraudMemoryMs === 0 || (!idNumber && !face)) return;
+    if (!idNumber && !face) return;
+    const windowMs = (await this.settings.effective(appCode)).fraud_memory_hours * 3_600_000;
+    if (windowMs === 0) return;
     const now = this.now();
     await this.store.remember({
       id: uuidv7(),
@@ -292,7 +326,7 @@ export class EkycService {
       face: face ? encodeFace(face) : null,
       reason,
       created_time: now.toISOString(),
-      expires_time: new Date(now.getTime() + this.cfg.fraudMemoryMs).toISOString(),
+      expires_time: new Date(now.getTime() + windowMs).toISOString(),
     });
   }
 
@@ -334,7 +368,8 @@ export class EkycService {
     }
     const attempts = session.attempts + 1;
     const passed = code === '200';
-    const complete = passed || code.startsWith('DB') || attempts >= this.cfg.retries[session.device_type as DeviceType];
+    const retries = (await this.settings.effective(appCode)).retries[session.device_type as DeviceType];
+    const complete = passed || code.startsWith('DB') || attempts >= retries;
     const answer: Record<string, unknown> = {
       code,
       message:

@@ -26,6 +26,12 @@ export function newSessionRow(id: string, appCode: string, deviceType: string, c
 
 export type EkycDb = ServiceDb<EkycTables>;
 
+/** Which sessions a retention cut applies to: one application's, or every one's but those named. */
+export interface RetentionScope {
+  app?: string;
+  exceptApps?: readonly string[];
+}
+
 /** The session columns a step may change. */
 export type SessionChange = Partial<
   Pick<EkycSessionRow, 'status' | 'document_type' | 'front' | 'back' | 'id_number' | 'document_face' | 'attempts' | 'result' | 'completed_time'>
@@ -43,8 +49,11 @@ export interface EkycStore {
   addImage(row: EkycImageRow): Promise<void>;
   /** The blob keys of an application's images (purge). */
   imageKeysOfApp(appCode: string): Promise<string[]>;
-  /** Sessions started before `before` (retention): their images' blob keys, then the sessions themselves. */
-  expiredImageKeys(before: string, limit: number): Promise<{ sessionIds: string[]; keys: string[] }>;
+  /**
+   * Sessions started before `before` (retention), of one application or of every application but some: their
+   * images' blob keys, then the sessions themselves.
+   */
+  expiredImageKeys(before: string, limit: number, scope?: RetentionScope): Promise<{ sessionIds: string[]; keys: string[] }>;
   deleteSessions(ids: string[]): Promise<number>;
   remember(row: EkycFraudMemoryRow): Promise<void>;
   /** The memory in force at `now` for an ID number (the newest first). */
@@ -93,8 +102,11 @@ export class SqlEkycStore implements EkycStore {
     return rows.map((r) => r.blob_key);
   }
 
-  async expiredImageKeys(before: string, limit: number): Promise<{ sessionIds: string[]; keys: string[] }> {
-    const sessions = await this.db.selectFrom('ekyc_sessions').select('id').where('created_time', '<', before).orderBy('created_time').limit(limit).execute();
+  async expiredImageKeys(before: string, limit: number, scope: RetentionScope = {}): Promise<{ sessionIds: string[]; keys: string[] }> {
+    let query = this.db.selectFrom('ekyc_sessions').select('id').where('created_time', '<', before);
+    if (scope.app !== undefined) query = query.where('app_code', '=', scope.app);
+    if (scope.exceptApps?.length) query = query.where('app_code', 'not in', scope.exceptApps);
+    const sessions = await query.orderBy('created_time').limit(limit).execute();
     const sessionIds = sessions.map((s) => s.id);
     if (sessionIds.length === 0) return { sessionIds, keys: [] };
     const images = await this.db.selectFrom('ekyc_images').select('blob_key').where('session_id', 'in', sessionIds).execute();

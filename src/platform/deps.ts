@@ -1,5 +1,6 @@
 import type { AppSettingsRegistry } from './app-settings.js';
 import type { PlaygroundTools } from './playground-tools.js';
+import type { CorsOrigins } from './http/cors.js';
 import type { Credentials } from './auth/credentials.js';
 import type { BlobStore } from './blobs/store.js';
 import type { Config } from './config.js';
@@ -60,4 +61,6 @@ export interface ServiceDeps {
   appSettings?: AppSettingsRegistry;
   /** Functions services offer the console's playgrounds (the face engine's boxes); buildApp provides it. */
   playground?: PlaygroundTools;
+  /** The origins each application lets browsers call from (CORS); buildApp provides it. */
+  corsOrigins?: CorsOrigins;
 }

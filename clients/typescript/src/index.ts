@@ -423,6 +423,67 @@ export interface CreditScore {
 
 type Auth = 'key' | 'token' | 'none';
 
+// ---- eKYC full flow (/session/init, /ocr, /face/liveness) ----
+
+export type EkycDeviceType = 'android' | 'ios' | 'web-sdk' | 'api';
+export type EkycDocumentType = 'idr' | 'dlr' | 'passport';
+
+export interface EkycSdkConfig {
+  is_show_ekyc_result: boolean;
+  ekyc_flow: number;
+  liveness_type: number;
+  is_skip_nfc: boolean;
+  /** Selfie attempts this session has. */
+  limit: number;
+}
+
+/** One field read from the document (`value` "N/A" where not read). */
+export interface EkycItem {
+  key: string;
+  locale: string;
+  name: string;
+  score: string;
+  value: string;
+}
+
+/** /ocr's answer: errorCode "0" when the side passed, else the guide's code (QC..., FC..., E..., DB...). */
+export interface EkycDocumentAnswer {
+  data: EkycItem[];
+  errorCode: string;
+  errorMessage: string;
+  total_data: unknown[];
+}
+
+/** /face/liveness's answer: code "200" when the selfie passed; `is_complete_session` once the session takes no more calls. */
+export interface EkycSelfieAnswer {
+  code: string;
+  message: string;
+  liveness?: Record<string, string>;
+  face_match?: Record<string, string>;
+  video_face_url?: string;
+  compared_face_url?: string;
+  is_complete_session?: boolean;
+}
+
+/** An application's flow settings as /session/settings answers them (docs/ekyc.md). */
+export interface EkycSettings {
+  settings: Record<string, unknown>;
+  overrides: Record<string, unknown>;
+  updated_time: string | null;
+  allowed_origins: string[];
+}
+
+/** A started session: send the document's sides, then selfies. */
+export interface EkycSession {
+  id: string;
+  deviceType: EkycDeviceType;
+  sdkConfig: EkycSdkConfig;
+  /** POST /ocr: one side (`side`), a passport's page, or an ID card's front and back together (two images, in order). */
+  document(type: EkycDocumentType, images: Bytes | Bytes[], opts?: { side?: 'front' | 'back'; lang?: 'en' | 'vi' }): Promise<EkycDocumentAnswer>;
+  /** POST /face/liveness: one to five selfies. */
+  selfie(images: Bytes | Bytes[], opts?: { lang?: 'en' | 'vi' }): Promise<EkycSelfieAnswer>;
+}
+
 interface Call {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
@@ -797,6 +858,47 @@ export class Saola {
         headers: { 'content-type': 'application/octet-stream' },
         repeatable: true,
       }),
+  };
+
+  // ---------------------------------------------------------------- eKYC
+  readonly ekyc = {
+    /**
+     * POST /session/init: starts a session. An error answer is a SaolaError; the steps' refusals (QC01, E101,
+     * 303...) come back in the answers, as the guide's HTTP 200 with a code.
+     */
+    start: async (opts: { deviceType?: EkycDeviceType; clientUuid?: string } = {}): Promise<EkycSession> => {
+      const deviceType = opts.deviceType ?? 'api';
+      const started = await this.request<{ 'session-id': string; sdk_config: EkycSdkConfig }>({
+        method: 'POST',
+        path: '/session/init',
+        auth: 'key',
+        headers: { 'device-type': deviceType, ...(opts.clientUuid ? { client_uuid: opts.clientUuid } : {}) },
+        repeatable: false,
+      });
+      const id = started['session-id'];
+      const step = (lang: string | undefined) => ({ 'session-id': id, 'device-type': deviceType, ...(lang ? { lang } : {}) });
+      return {
+        id,
+        deviceType,
+        sdkConfig: started.sdk_config,
+        document: (type, images, options = {}) => {
+          const form = new FormData();
+          for (const image of Array.isArray(images) ? images : [images]) form.append('files', toBlob(image, 'image/jpeg'), 'document.jpg');
+          const headers = { ...step(options.lang), 'document-type': type, ...(options.side ? { 'side-type': options.side } : {}) };
+          return this.request<EkycDocumentAnswer>({ method: 'POST', path: '/ocr', auth: 'key', headers, body: form, repeatable: false });
+        },
+        selfie: (images, options = {}) => {
+          const form = new FormData();
+          for (const image of Array.isArray(images) ? images : [images]) form.append('selfies', toBlob(image, 'image/jpeg'), 'selfie.jpg');
+          return this.request<EkycSelfieAnswer>({ method: 'POST', path: '/face/liveness', auth: 'key', headers: step(options.lang), body: form, repeatable: false });
+        },
+      };
+    },
+    /** GET /session/settings: the application's flow settings, its overrides and its allowed origins (CORS). */
+    settings: () => this.request<EkycSettings>({ method: 'GET', path: '/session/settings', auth: 'key', repeatable: true }),
+    /** PUT /session/settings: replaces the overrides (and, when given, the allowed origins). */
+    updateSettings: (overrides: Record<string, unknown>) =>
+      this.request<EkycSettings>({ method: 'PUT', path: '/session/settings', auth: 'key', json: overrides, repeatable: true }),
   };
 
   // ---------------------------------------------------------------- Credit

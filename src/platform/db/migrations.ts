@@ -50,6 +50,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('jobs_claim').on('jobs').columns(['queue', 'status', 'run_at']).execute();
     },
   },
+  '0001_platform_02_cors_origins': {
+    async up(db: Kysely<any>) {
+      // One row per application that lets browsers in; no row: no CORS header for it (src/platform/http/cors.ts).
+      await db.schema
+        .createTable('app_cors_origins')
+        .addColumn('app_code', 'text', (c) => c.primaryKey().references('applications.code'))
+        .addColumn('origins', 'text', (c) => c.notNull())
+        .addColumn('updated_time', 'text', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 export const platformMigrations: Readonly<Record<string, Migration>> = migrations;

@@ -65,7 +65,15 @@ export interface QuotaRow {
   updated_time: string;
 }
 
+/** The origins an application lets browsers call from (CORS), JSON array of `scheme://host[:port]`. */
+export interface CorsOriginsRow {
+  app_code: string;
+  origins: string;
+  updated_time: string;
+}
+
 export interface Database {
+  app_cors_origins: CorsOriginsRow;
   applications: ApplicationRow;
   credentials: CredentialRow;
   jobs: JobRow;

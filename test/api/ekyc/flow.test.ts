@@ -70,7 +70,7 @@ describe('eKYC full flow', () => {
     assert.deepEqual(await post('/ocr', ocrHeaders(sid, 'front'), files, other.apiKey), refusal('400', 'uuid must be provided'));
   });
 
-  it('input errors 1 and 7 (HTTP 400) and the quality check (QC01)', async () => {
+  it('input errors 1 and 7 (HTTP 400) and the quality check (QC01, QC03, QC04)', async () => {
     const sid = await init();
     const input = (errorCode: string, errorMessage: string) => ({ status: 400, body: { data: [], errorCode, errorMessage, total_data: [] } });
     assert.deepEqual(await post('/ocr', ocrHeaders(sid, 'front')), input('1', 'Invalid Parameters or Values'));
@@ -78,6 +78,11 @@ describe('eKYC full flow', () => {
     const small = await sharp(card.front).resize(400).jpeg().toBuffer();
     const low = await post('/ocr', ocrHeaders(sid, 'front'), [['files', small]]);
     assert.deepEqual(low, { status: 200, body: { data: [], errorCode: 'QC01', errorMessage: 'Image resolution is too low', total_data: [] } });
+    // The real quality check on the generated card blurred, then darkened: QC03, QC04.
+    const blurred = await sharp(card.front).blur(12).jpeg().toBuffer();
+    assert.equal((await post('/ocr', ocrHeaders(sid, 'front'), [['files', blurred]])).body.errorCode, 'QC03');
+    const dark = await sharp(card.front).linear(0.12, 0).jpeg().toBuffer();
+    assert.equal((await post('/ocr', ocrHeaders(sid, 'front'), [['files', dark]])).body.errorCode, 'QC04');
   });
 
   it('a session: front, E103, back with both sides, the selfie (lang vi), then 403 on the ended session', async () => {
@@ -165,7 +170,7 @@ describe('eKYC full flow', () => {
     const keys = await store.imageKeysOfApp(app.appCode);
     assert.ok(keys.length >= 3);
     // Nothing is old yet.
-    assert.equal(await sweepEkyc(store, app.deps.blobs, 30 * 86_400_000), 0);
+    assert.equal(await sweepEkyc(store, app.deps.blobs, { defaultMs: 30 * 86_400_000, byApp: new Map() }), 0);
     const tenant = await app.newTenant('purged');
     const sid = (await post('/session/init', { 'device-type': 'ios' }, [], tenant.apiKey)).body['session-id'];
     await store.addImage({ id: `img-${sid}`, app_code: tenant.appCode, session_id: sid, kind: 'front', blob_key: `ekyc/${sid}/front.jpg`, created_time: new Date().toISOString() });
@@ -175,7 +180,7 @@ describe('eKYC full flow', () => {
     assert.equal(report.rows.ekyc_sessions, 1);
     assert.equal(await app.deps.blobs.stat(`ekyc/${sid}/front.jpg`), undefined);
     // A year on, every session of this application is past retention.
-    const swept = await sweepEkyc(store, app.deps.blobs, 30 * 86_400_000, new Date(Date.now() + 365 * 86_400_000));
+    const swept = await sweepEkyc(store, app.deps.blobs, { defaultMs: 30 * 86_400_000, byApp: new Map() }, new Date(Date.now() + 365 * 86_400_000));
     assert.ok(swept >= 5, String(swept));
     for (const key of keys) assert.equal(await app.deps.blobs.stat(key), undefined, key);
     assert.deepEqual(await store.imageKeysOfApp(app.appCode), []);

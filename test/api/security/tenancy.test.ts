@@ -347,6 +347,21 @@ const probes: Record<string, () => Promise<number>> = {
     assert.equal(r.body.errorCode, '400', `B reaches A's eKYC session: ${r.text}`);
     return 1;
   },
+  'GET /session/settings': async () => {
+    assert.equal((await call(t.url, 'PUT', '/session/settings', { headers: { api_key: t.apiKey }, json: { ekyc_flow: 3, allowed_origins: ['https://a.example'] } })).status, 200);
+    const r = await call(t.url, 'GET', '/session/settings', { headers: { api_key: b.apiKey } });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual([r.body.overrides, r.body.settings.ekyc_flow, r.body.allowed_origins], [{}, 1, []], "B sees A's settings");
+    return 1;
+  },
+  'PUT /session/settings': async () => {
+    const ofA = async () => (await call(t.url, 'GET', '/session/settings', { headers: { api_key: t.apiKey } })).body;
+    const before = await ofA();
+    const r = await call(t.url, 'PUT', '/session/settings', { headers: { api_key: b.apiKey }, json: { ekyc_flow: 4, allowed_origins: ['https://b.example'] } });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(await ofA(), before, "B's settings changed A's");
+    return 1;
+  },
   'POST /face/liveness': async () => {
     const r = await call(t.url, 'POST', '/face/liveness', { headers: { api_key: b.apiKey, 'session-id': await ekycSessionOfA(), 'device-type': 'api' }, json: {} });
     assert.equal(r.body.code, '400', `B reaches A's eKYC session: ${r.text}`);

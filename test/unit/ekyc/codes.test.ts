@@ -1,0 +1,296 @@
+/**
+ * Every code of the guide's /ocr and /face/liveness tables that a stage's
+ * verdict decides, reached through the service with the stages' public
+ * results driven by fakes (the seam: `EkycStages`). The real post-check,
+ * fraud verdict (`checkingResult` on the measures) and liveness rendering
+ * (`renderV3`) run on them. The API and system suites reach the codes that
+ * generated cards and faces provoke through the real engines.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, beforeEach, describe, it } from 'node:test';
+import { loadEkycConfig } from '../../../src/ekyc/config.js';
+import { EkycService, type EkycStages } from '../../../src/ekyc/service.js';
+import { deploymentFlowSettings, EkycSettingsStore } from '../../../src/ekyc/settings.js';
+import { SqlEkycStore } from '../../../src/ekyc/store.js';
+import { FsBlobStore } from '../../../src/platform/blobs/fs-store.js';
+import type { CardKind, QualityResult, ReadCard } from '../../../src/reader/index.js';
+import type { LivenessResult } from '../../../src/liveness/index.js';
+import { useMigratedStore } from '../../support/store.js';
+
+type Fields = Partial<Record<string, string>>;
+type Likelihood = 'likely' | 'unlikely';
+
+/** Each test runs as its own application, so one test's fraud memory never answers another's. */
+let tests = 0;
+let APP = 'app0';
+const IMAGE = Buffer.from('image bytes: the fakes do not decode them');
+
+/** A face embedding pointing along one axis: two of the same axis match, two different axes do not. */
+function faceAlong(axis: number): Float32Array {
+  const v = new Float32Array(512);
+  v[axis] = 1;
+  return v;
+}
+
+/** A card as the reader answers it, from its kind and fields (prob 99). */
+function readCard(kind: CardKind, fields: Fields, mrz?: ReadCard['mrz']): ReadCard {
+  const withProb = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { value: v!, prob: 99 }]));
+  return { ok: true, kind, fields: withProb, overall: 99, corners: [], timings: {}, ...(mrz ? { mrz } : {}) };
+}
+
+/** A man born 01/01/1990 in Hà Nội (province 001) with a valid citizen card; `over` changes fields. */
+const FRONT: Fields = {
+  id: '001090000001',
+  name: 'NGUYEN VAN A',
+  dob: '01/01/1990',
+  sex: 'Nam',
+  nationality: 'Việt Nam',
+  home: 'Hà Nội',
+  address: 'Hà Nội',
+  doe: '01/01/2030',
+};
+const BACK: Fields = { features: 'Nốt ruồi', issue_date: '01/06/2015' };
+/** A chip back's MRZ as read, valid, naming the number `id`. */
+const mrz = (id: string): ReadCard['mrz'] => ({ id, dob: '900101', doe: '300101', sex: 'NAM', valid: true });
+const CHIP_BACK: Fields = { features: 'Nốt ruồi', issue_date: '01/06/2021' };
+
+/** What each fake stage answers next; a test sets the parts it needs. */
+interface Script {
+  quality: Partial<Record<'lowResolutionLikelihood' | 'havingBrightSpotsLikelihood' | 'blurredLikelihood' | 'badLumimanceLikelihood', Likelihood>>;
+  /** The reader's cards, one per side read, in order. */
+  cards: ReadCard[];
+  passport?: { fields: Fields };
+  colourSpread: number;
+  moire: number;
+  /** The document portrait's embedding; undefined: no face found. */
+  documentFace?: Float32Array;
+  liveness?: LivenessResult;
+  selfieFace?: Float32Array;
+}
+
+function fakeStages(script: () => Script): EkycStages {
+  const reader = {
+    async checkQuality(): Promise<QualityResult> {
+      const q = script().quality;
+      const l = (k: keyof Script['quality']): Likelihood => q[k] ?? 'unlikely';
+      return {
+        bright_spots_score: '0',
+        blur_score: '0',
+        luminance_score: '0',
+        resolution: '1400x900',
+        final_result: {
+          lowResolutionLikelihood: l('lowResolutionLikelihood'),
+          havingBrightSpotsLikelihood: l('havingBrightSpotsLikelihood'),
+          blurredLikelihood: l('blurredLikelihood'),
+          badLumimanceLikelihood: l('badLumimanceLikelihood'),
+        },
+      };
+    },
+    async read(): Promise<ReadCard> {
+      const card = script().cards.shift();
+      if (!card) throw new Error('the script has no card to read');
+      return card;
+    },
+    async readPassport() {
+      const fields = script().passport?.fields ?? {};
+      return { ok: true, kind: 'passport', overall: 99, timings: {}, fields: Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, { value: v, prob: 99 }])) };
+    },
+    async readLicence() {
+      throw new Error('not in these tests');
+    },
+    async measureFraud() {
+      return { cardFound: true, colourSpread: script().colourSpread, moire: script().moire };
+    },
+  };
+  const faces = {
+    async analyze() {
+      const embedding = script().documentFace;
+      return { ok: true, faces: [], rejected: [], rotation: 0, scale: 1, tiled: false, format: 'jpeg', width: 1, height: 1, ms: 1, primary: embedding && { embedding } };
+    },
+  };
+  const liveness = {
+    async check(_v: number, _files: unknown, trace: { analysis?: { embedding?: Float32Array } }) {
+      trace.analysis = { embedding: script().selfieFace };
+      return script().liveness!;
+    },
+  };
+  return { reader, faces, liveness } as unknown as EkycStages;
+}
+
+const live = (similarity: number): LivenessResult => ({
+  entry: { code: 200, message: 'Success', status: 200 },
+  detail: '',
+  decision: { prob: 0.95, isLive: true, needToReview: false },
+  faceMatch: { isMatch: similarity >= 80, similarity },
+  warnings: [],
+});
+const spoof: LivenessResult = { ...live(95), decision: { prob: 0.1, isLive: false, needToReview: false } };
+
+describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
+  const opened = useMigratedStore('sqlite', 'saola-ekyc-codes-');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-ekyc-codes-blobs-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  let script: Script;
+  let service: EkycService;
+  beforeEach(() => {
+    APP = `app${++tests}`;
+    script = { quality: {}, cards: [], colourSpread: 60, moire: 0, documentFace: faceAlong(0) };
+    const cfg = loadEkycConfig({});
+    const settings = new EkycSettingsStore(opened().db, deploymentFlowSettings(cfg));
+    service = new EkycService(SqlEkycStore.over(opened().db), new FsBlobStore(dir), fakeStages(() => script), cfg, settings);
+  });
+
+  const session = async () => (await service.init(APP, 'api', undefined))['session-id'] as string;
+  const ocr = (sid: string, files: number, documentType = 'idr', sideType?: string) =>
+    service.ocr(APP, { sessionId: sid, deviceType: 'api', documentType, sideType, lang: 'en', files: Array.from({ length: files }, () => IMAGE) });
+  const codeOf = async (p: Promise<Record<string, unknown>>) => (await p).errorCode;
+  /** A front alone with these fields. */
+  const frontCode = async (fields: Fields, kind: CardKind = 'cccd_12_front') => {
+    script.cards = [readCard(kind, fields)];
+    return codeOf(ocr(await session(), 1, 'idr', 'front'));
+  };
+  /** A front and a back sent together. */
+  const pairCode = async (front: Fields, back: Fields, kinds: [CardKind, CardKind] = ['cccd_12_front', 'cccd_12_back'], mrz?: ReadCard['mrz']) => {
+    script.cards = [readCard(kinds[0], front), readCard(kinds[1], back, mrz)];
+    return codeOf(ocr(await session(), 2));
+  };
+
+  it('a valid front and back pass (the fakes are a valid card)', async () => {
+    assert.equal(await pairCode(FRONT, BACK), '0');
+  });
+
+  it('the quality criteria in the guide order: QC01, QC02, QC03, QC04', async () => {
+    const q = ['lowResolutionLikelihood', 'havingBrightSpotsLikelihood', 'blurredLikelihood', 'badLumimanceLikelihood'] as const;
+    for (const [i, code] of ['QC01', 'QC02', 'QC03', 'QC04'].entries()) {
+      // This criterion and every later one fail: the first is answered.
+      script.quality = Object.fromEntries(q.slice(i).map((k) => [k, 'likely']));
+      assert.equal(await frontCode(FRONT), code);
+    }
+  });
+
+  it('E110: the side read is not the side named', async () => {
+    assert.equal(await frontCode(BACK, 'cccd_12_back'), 'E110');
+  });
+
+  it('fraud: FC01 photocopy, FC02 recapture, FC05 no portrait, FC07 chip back without its MRZ', async () => {
+    script.colourSpread = 0;
+    assert.equal(await frontCode(FRONT), 'FC01');
+    script.colourSpread = 60;
+    script.moire = 10;
+    assert.equal(await frontCode({ ...FRONT, id: '001090000002' }), 'FC02');
+    script.moire = 0;
+    script.documentFace = undefined;
+    assert.equal(await frontCode({ ...FRONT, id: '001090000003' }), 'FC05');
+    script.documentFace = faceAlong(1);
+    assert.equal(await pairCode({ ...FRONT, id: '001090000004' }, CHIP_BACK, ['cccd_chip_front', 'cccd_chip_back']), 'FC07');
+    assert.equal(
+      await pairCode({ ...FRONT, id: '001090000005' }, CHIP_BACK, ['cccd_chip_front', 'cccd_chip_back'], mrz('090000005')),
+      '0',
+    );
+  });
+
+  it('the fraud memory: DB01 for a remembered number, DB02 for a remembered portrait', async () => {
+    script.colourSpread = 0;
+    script.documentFace = faceAlong(7);
+    assert.equal(await frontCode({ ...FRONT, id: '001090000010' }), 'FC01');
+    script.colourSpread = 60;
+    // The same number on a clean card, another face: DB01.
+    script.documentFace = faceAlong(8);
+    assert.equal(await frontCode({ ...FRONT, id: '001090000010' }), 'DB01');
+    // Another number, the remembered face: DB02.
+    script.documentFace = faceAlong(7);
+    assert.equal(await frontCode({ ...FRONT, id: '001090000011' }), 'DB02');
+  });
+
+  it('the post-check of a front alone: E01-E11', async () => {
+    const now = new Date().getFullYear();
+    // Born on 1 January of `year`, a man: the id's century digit and year agree (E07, E08 pass).
+    const born = (year: number): Fields => ({ dob: `01/01/${year}`, id: `001${year >= 2000 ? 2 : 0}${String(year).slice(2)}000001` });
+    const cases: [string, Fields][] = [
+      ['E01', { ...FRONT, home: '' }],
+      ['E02', { ...FRONT, id: '999090000001' }],
+      ['E03', { ...FRONT, dob: '1990-01-01' }],
+      ['E04', { ...FRONT, ...born(now + 1) }],
+      ['E05', { ...FRONT, ...born(now - 5) }],
+      ['E06', { ...FRONT, nationality: 'Lào' }],
+      ['E07', { ...FRONT, dob: '01/01/1991' }],
+      ['E08', { ...FRONT, sex: 'Nữ' }],
+      ['E09', { ...FRONT, doe: '2030-01-01' }],
+      ['E10', { ...FRONT, doe: '01/01/2020' }],
+      ['E11', { ...FRONT, doe: 'Không thời hạn' }],
+    ];
+    for (const [code, fields] of cases) assert.equal(await frontCode(fields), code, code);
+  });
+
+  it('the post-check of a back and of both sides: E12, E13, E15-E22, E30, E32', async () => {
+    const now = new Date().getFullYear();
+    const cases: [string, Fields, Fields, [CardKind, CardKind]?, ReadCard['mrz']?][] = [
+      ['E12', FRONT, { ...BACK, issue_date: '2015' }],
+      ['E13', FRONT, { ...BACK, issue_date: `01/01/${now + 1}` }],
+      ['E15', FRONT, BACK, ['cccd_12_front', 'cmnd_09_back']],
+      // Sent with its back, a front's blank field is E16.
+      ['E16', { ...FRONT, home: '' }, BACK],
+      ['E17', FRONT, { ...BACK, issue_date: '01/01/2000' }],
+      ['E18', FRONT, BACK, ['cmnd_12_front', 'cmnd_12_back']],
+      ['E19', { ...FRONT, doe: '01/01/2030' }, { ...BACK, issue_date: '01/06/2010' }],
+      ['E20', { ...FRONT, doe: '01/01/2031' }, BACK],
+      ['E21', { ...FRONT, dob: '01/01/1970', id: '001070000001', doe: '01/01/2031' }, BACK],
+      ['E22', { ...FRONT, dob: '01/01/1950', id: '001050000001', doe: '01/01/2031' }, { ...BACK, issue_date: '01/06/2015' }],
+      ['E30', FRONT, CHIP_BACK, ['cccd_chip_front', 'cccd_chip_back'], mrz('099999999')],
+      ['E32', FRONT, { ...CHIP_BACK, issue_date: '01/06/2019' }, ['cccd_chip_front', 'cccd_chip_back'], mrz('090000001')],
+    ];
+    for (const [code, front, back, kinds, mrz] of cases) {
+      // Each case its own number and face, so the fraud memory of one never answers another.
+      script.documentFace = faceAlong(100 + Number(code.slice(1)));
+      assert.equal(await pairCode({ ...front }, back, kinds, mrz), code, code);
+    }
+  });
+
+  it('the passport rules: E23, E24, E25; E-1 when the post-check cannot run', async () => {
+    const page = { passport_number: 'C1234567', name: 'NGUYEN VAN A', doe: '01/01/2035', dob: '01/01/1990' };
+    const passport = async (fields: Fields) => {
+      script.passport = { fields };
+      return codeOf(ocr(await session(), 1, 'passport'));
+    };
+    assert.equal(await passport(page), '0');
+    assert.equal(await passport({ ...page, doe: '01/01/2020' }), 'E23');
+    assert.equal(await passport({ ...page, passport_number: '1234' }), 'E24');
+    assert.equal(await passport({ ...page, name: 'nguyen van 4' }), 'E25');
+    // A field the post-check cannot read (not text): the check throws, the flow answers E-1.
+    assert.equal(await frontCode({ ...FRONT, home: 42 as unknown as string }), 'E-1');
+  });
+
+  it('the selfie: 301 spoof (remembered), 303 not matching, DB02 for a remembered selfie face, 200 otherwise', async () => {
+    const ready = async (id: string, face: number) => {
+      script.documentFace = faceAlong(face);
+      script.cards = [readCard('cccd_12_front', { ...FRONT, id }), readCard('cccd_12_back', BACK)];
+      const sid = await session();
+      assert.equal(await codeOf(ocr(sid, 2)), '0');
+      return sid;
+    };
+    const selfie = (sid: string) => service.selfie(APP, { sessionId: sid, deviceType: 'api', lang: 'en', files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: IMAGE }] });
+    let sid = await ready('001090000201', 201);
+    script.liveness = spoof;
+    script.selfieFace = faceAlong(202);
+    const spoofed = await selfie(sid);
+    assert.equal(spoofed.code, '301');
+    assert.equal(spoofed.is_complete_session, false);
+    sid = await ready('001090000203', 203);
+    script.liveness = live(20);
+    script.selfieFace = faceAlong(204);
+    assert.equal((await selfie(sid)).code, '303');
+    // The spoofed selfie's face again, on a live selfie of a new session: DB02, and the session ends.
+    sid = await ready('001090000205', 205);
+    script.liveness = live(95);
+    script.selfieFace = faceAlong(202);
+    const known = await selfie(sid);
+    assert.deepEqual([known.code, known.message, known.is_complete_session], ['DB02', 'Face matches a recent fraudulent session', true]);
+    sid = await ready('001090000206', 206);
+    script.selfieFace = faceAlong(206);
+    const passed = await selfie(sid);
+    assert.deepEqual([passed.code, passed.is_complete_session], ['200', true]);
+  });
+});
