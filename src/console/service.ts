@@ -167,6 +167,14 @@ export class ConsoleService {
   }
 
   /** Per-application switches the services offer (the reader's features arrangement...). */
+  /** The face search playground lists the application's collections and the recogniser each is embedded by (the face service offers them). */
+  async faceCollections(code: string) {
+    const app = await admin(() => this.deps.credentials.findApp(code));
+    const list = this.deps.playground.faceCollectionLister();
+    if (!list) throw new ServiceError(ConsoleErrors.unavailable, 'The face service is not running on this server');
+    return list(app.app_code);
+  }
+
   async appSettings(code: string) {
     const app = await admin(() => this.deps.credentials.findApp(code));
     const settings = await Promise.all(
