@@ -166,7 +166,6 @@ export class ConsoleService {
     return faces;
   }
 
-  /** Per-application switches the services offer (the reader's features arrangement...). */
   /** The face search playground lists the application's collections and the recogniser each is embedded by (the face service offers them). */
   async faceCollections(code: string) {
     const app = await admin(() => this.deps.credentials.findApp(code));
@@ -175,6 +174,7 @@ export class ConsoleService {
     return list(app.app_code);
   }
 
+  /** Per-application switches the services offer (the reader's features arrangement...). */
   async appSettings(code: string) {
     const app = await admin(() => this.deps.credentials.findApp(code));
     const settings = await Promise.all(
