@@ -608,8 +608,90 @@ export function AsrPlayground({ apps }: { apps: Application[] }) {
   );
 }
 
+/** GET /console/api/apps/:code/face-collections: the active recogniser and where each collection stands with it. */
+interface FaceCollectionsView {
+  recogniser: { name: string; embedding: number; similarityMap: string; installed: string[] };
+  collections: {
+    name: string;
+    recogniser: string;
+    similarityMap: string | null;
+    faces: number;
+    users: number;
+    withoutCrop: number;
+    notSearchable: number;
+    state: 'current' | 'reindex' | 'missing';
+  }[];
+}
+
+/** What the operator does about one collection, in words. */
+function collectionAction(c: FaceCollectionsView['collections'][number], active: string): string {
+  const enrol = (n: number, why: string) => (n > 0 ? ` ${n} face(s) ${why}: their users enrol again.` : '');
+  if (c.state === 'missing') return `Embedded by ${c.recogniser}, which this server does not have: install it here (saola models add face) or its requests fail.`;
+  if (c.state === 'reindex')
+    return `Embedded by ${c.recogniser}: searched with it until saola face reindex --model ${active} moves it.${enrol(c.withoutCrop, 'have no kept photo and hold the reindex back (or it drops them from search with --force)')}`;
+  return `Embedded by the active recogniser.${enrol(c.notSearchable, 'kept another recogniser\'s vectors and are not searched')}`;
+}
+
+/** The application's face collections, each with the recogniser that embedded it; a click picks one. */
+function FaceCollections({ code, refresh, onPick }: { code: string; refresh: number; onPick: (name: string) => void }) {
+  const [view, setView] = useState<FaceCollectionsView | null>(null);
+  const [error, setError] = useState('');
+  useEffect(() => {
+    if (!code) return;
+    setError('');
+    consoleApi<FaceCollectionsView>('GET', `/apps/${code}/face-collections`)
+      .then(setView)
+      .catch((err) => setError((err as Error).message));
+  }, [code, refresh]);
+  if (error) return <p class="error">{error}</p>;
+  if (!view) return null;
+  const r = view.recogniser;
+  return (
+    <section class="card" data-testid="face-collections">
+      <h3>Collections</h3>
+      <p class="muted" data-testid="face-recogniser">
+        Active recogniser: <strong>{r.name}</strong> ({r.embedding}-d embeddings, similarity map <code>{r.similarityMap}</code>); installed:{' '}
+        {r.installed.join(', ')}. New collections and face match use it.
+      </p>
+      {view.collections.length === 0 ? (
+        <p class="muted">No collections yet: the first add creates one.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Collection</th>
+              <th>Users</th>
+              <th>Faces</th>
+              <th>Recogniser</th>
+              <th>State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {view.collections.map((c) => (
+              <tr key={c.name} data-state={c.state}>
+                <td>
+                  <button class="link" onClick={() => onPick(c.name)}>
+                    {c.name}
+                  </button>
+                </td>
+                <td>{c.users}</td>
+                <td>{c.faces}</td>
+                <td>
+                  <code>{c.recogniser}</code>
+                </td>
+                <td class={c.state === 'current' && c.notSearchable === 0 ? 'ok' : 'error'}>{collectionAction(c, r.name)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
 export function FaceSearchPlayground({ apps }: { apps: Application[] }) {
-  const { key, picker } = useKey(apps);
+  const { code, key, picker } = useKey(apps);
+  const [refresh, setRefresh] = useState(0);
   const [collection, setCollection] = useState('demo');
   const [users, setUsers] = useState<{ id: string; name?: string }[] | null>(null);
   const [userId, setUserId] = useState('');
@@ -636,6 +718,7 @@ export function FaceSearchPlayground({ apps }: { apps: Application[] }) {
     e.preventDefault();
     const r = await call('POST', 'add', { collection, id: userId, name: userName }, addFile);
     setMessage(`add: ${r.body.code} ${typeof r.body.data === 'string' ? r.body.data : ''}`);
+    setRefresh((n) => n + 1);
     await list();
   }
   async function search() {
@@ -653,6 +736,7 @@ export function FaceSearchPlayground({ apps }: { apps: Application[] }) {
         </p>
       </header>
       {picker}
+      <FaceCollections code={code} refresh={refresh} onPick={setCollection} />
       <div class="card row">
         <label class="inline">
           Collection
@@ -677,7 +761,7 @@ export function FaceSearchPlayground({ apps }: { apps: Application[] }) {
                     </td>
                     <td>{u.name ?? ''}</td>
                     <td>
-                      <button class="link danger" onClick={guard(async () => (await call('DELETE', 'delete', { collection, id: u.id }), await list()))}>
+                      <button class="link danger" onClick={guard(async () => (await call('DELETE', 'delete', { collection, id: u.id }), setRefresh((n) => n + 1), await list()))}>
                         Delete
                       </button>
                     </td>

@@ -1,7 +1,9 @@
 /**
- * `npm run eval:face -- --labels <dir or labels.csv> [--group-prefix] [--save-embeddings <file.json>]`:
+ * `npm run eval:face -- --labels <dir or labels.csv> [--group-prefix] [--save-embeddings <file.json>] [--data-dir DIR]`:
  * face verification and search on labelled people with the shipped engine and
- * similarity map. Every pair of photos is scored (genuine within a person,
+ * similarity map, or with --data-dir the active recogniser of that Saola data
+ * folder (`saola models add face`) and its map (manifest or uncalibrated; a
+ * calibration stored in a database is not read). Every pair of photos is scored (genuine within a person,
  * impostor across people); prints TAR/FAR at the API thresholds, the cosine
  * distributions and histogram, TAR at FAR 1e-3 and at zero impostors, search
  * top-1, per-group rows (a `group` column, or with --group-prefix the
@@ -24,29 +26,31 @@ import {
   scoreAllPairs,
   summariseIdentities,
 } from './identity.js';
-import { SIMILARITY_MAP } from '../../src/face/engine/similarity.js';
-import { EMBEDDING_MODEL } from '../../src/face/engine/index.js';
+import { FaceRecognisers } from '../../src/face/recognisers.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { labels: { type: 'string' }, 'group-prefix': { type: 'boolean' }, 'save-embeddings': { type: 'string' }, fit: { type: 'boolean' } },
+  options: { labels: { type: 'string' }, 'group-prefix': { type: 'boolean' }, 'save-embeddings': { type: 'string' }, fit: { type: 'boolean' }, 'data-dir': { type: 'string' } },
   allowPositionals: false,
 });
 if (!values.labels) {
-  console.error('usage: npm run eval:face -- --labels <folder with labels.csv (file, identity[, group]) or pairs.csv> [--group-prefix] [--save-embeddings FILE] [--fit]');
+  console.error('usage: npm run eval:face -- --labels <folder with labels.csv (file, identity[, group]) or pairs.csv> [--group-prefix] [--save-embeddings FILE] [--fit] [--data-dir DIR]');
   process.exit(2);
 }
 const { dir, photos, from } = readLabels(values.labels);
 if (values['group-prefix']) for (const p of photos) p.group ??= p.identity.split('-')[0];
-console.log(`labels: ${from}; model ${EMBEDDING_MODEL}, similarity map ${SIMILARITY_MAP.version}`);
-const embedded = await embedWithEngine(dir, photos, (l) => console.error(l));
+const recognisers = new FaceRecognisers(values['data-dir']);
+const recogniser = recognisers.active;
+const map = recognisers.similarityMap(recogniser.name);
+console.log(`labels: ${from}; model ${recogniser.name}, similarity map ${map.version}`);
+const embedded = await embedWithEngine(dir, photos, (l) => console.error(l), recogniser);
 if (values['save-embeddings']) {
   fs.writeFileSync(
     values['save-embeddings'],
-    JSON.stringify({ model: EMBEDDING_MODEL, photos: embedded.photos.map((p) => ({ ...p, embedding: p.embedding ? Array.from(p.embedding) : null })) }),
+    JSON.stringify({ model: recogniser.name, photos: embedded.photos.map((p) => ({ ...p, embedding: p.embedding ? Array.from(p.embedding) : null })) }),
   );
 }
-const summary = summariseIdentities(embedded.photos);
+const summary = summariseIdentities(embedded.photos, { knots: map.knots });
 console.log(formatIdentitySummary(summary, dir));
 console.log(histogram(summary.genuine, summary.impostor).join('\n'));
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);

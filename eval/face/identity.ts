@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { cosineToSimilarity, dot } from '../../src/face/engine/similarity.js';
+import type { RecogniserSpec } from '../../src/face/engine/recogniser.js';
 import { distribution, fitSimilarityMap, scoreAllPairs, type Distribution, type EmbeddedPhoto, type LabelledPhoto, type MapFit } from '../../src/face/calibration.js';
 import { seededRandom } from '../../src/platform/random.js';
 
@@ -213,6 +214,7 @@ export async function embedWithEngine(
   dir: string,
   photos: LabelledPhoto[],
   log: (line: string) => void = () => {},
+  recogniser?: RecogniserSpec,
 ): Promise<{ photos: EmbeddedPhoto[]; cpuMs: number[]; wallMs: number[] }> {
   const { analyze } = await import('../../src/face/engine/worker.js');
   const { loadFaceConfig } = await import('../../src/face/config.js');
@@ -231,6 +233,7 @@ export async function embedWithEngine(
       detectThreshold: cfg.detectThreshold,
       checkCard: false,
       subject: { centreWeight: cfg.subjectCentreWeight, secondFaceSharpness: cfg.secondFaceSharpness },
+      ...(recogniser ? { recogniser } : {}),
     });
     const used = process.cpuUsage(cpu);
     wallMs.push(performance.now() - t);

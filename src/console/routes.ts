@@ -167,6 +167,8 @@ export async function consoleRoutes(scope: FastifyInstance, opts: ConsoleRoutesO
     service.facesInPhoto(photoBytes(request.body)),
   );
 
+  scope.get<AppParams>('/apps/:code/face-collections', async (request) => service.faceCollections(request.params.code));
+
   scope.get<AppParams>('/apps/:code/settings', async (request) => service.appSettings(request.params.code));
 
   scope.put<AppParams & { Body: Static<typeof Setting> }>('/apps/:code/settings', { schema: { body: Setting } }, async (request) =>

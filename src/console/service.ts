@@ -174,6 +174,14 @@ export class ConsoleService {
     return faces;
   }
 
+  /** The face search playground lists the application's collections and the recogniser each is embedded by (the face service offers them). */
+  async faceCollections(code: string) {
+    const app = await admin(() => this.deps.credentials.findApp(code));
+    const list = this.deps.playground.faceCollectionLister();
+    if (!list) throw new ServiceError(ConsoleErrors.unavailable, 'The face service is not running on this server');
+    return list(app.app_code);
+  }
+
   /** Per-application switches the services offer (the reader's features arrangement...). */
   async appSettings(code: string) {
     const app = await admin(() => this.deps.credentials.findApp(code));

@@ -4,7 +4,7 @@ import { EMBEDDING_MODEL, processFaceEngine } from './engine/index.js';
 import { faceMatchRoutes, faceSearchRoutes } from './routes.js';
 import { FaceIndexCache, searchEngine } from './search/index-cache.js';
 import { BlobIndexSnapshots } from './search/snapshot.js';
-import { facesInPhoto, FaceMatchService, FaceSearchService } from './service.js';
+import { faceCollectionsView, facesInPhoto, FaceMatchService, FaceSearchService } from './service.js';
 import { FaceStore } from './store.js';
 import { FaceCrops } from './crops.js';
 
@@ -49,4 +49,6 @@ export async function registerFace(app: FastifyInstance, deps: ServiceDeps): Pro
   await app.register(faceMatchRoutes, { prefix: '/dmp/checkface/v1', ...common, service: new FaceMatchService(engine, cfg) });
   // The console's face match playground draws the boxes the engine chose (the console never imports this folder).
   deps.playground?.offerFaceFinder((image) => facesInPhoto(engine, cfg, image));
+  // ...and lists an application's collections with the recogniser each is embedded by.
+  deps.playground?.offerFaceCollections((appCode) => faceCollectionsView(store, engine.recognisers, appCode));
 }

@@ -76,14 +76,18 @@ export async function reindexFaces(o: ReindexOptions): Promise<ReindexOutcome[]>
       o.report(`${where}: ${done}/${total} face(s) re-embedded by ${o.model} (${rate}/s)\n`);
     };
     if (resumed > 0) o.report(`${where}: resuming, ${resumed} face(s) already re-embedded\n`);
+    // Seqs only grow, so faces after the cursor are the ones not yet looked at; a failed switch looks again from the start.
+    let afterSeq = 0;
     for (;;) {
-      const next = await o.store.facesToReembed(coll.app_code, coll.id, o.model, batch);
+      const next = await o.store.facesToReembed(coll.app_code, coll.id, o.model, batch, afterSeq);
       if (next.length === 0) {
         if (await o.store.switchCollection(coll.app_code, coll.id, o.model)) break;
         // Faces were added since the last batch: re-embed them, then try again.
         total = (await o.store.reindexProgress(coll.app_code, coll.id, o.model)).faces;
+        afterSeq = 0;
         continue;
       }
+      afterSeq = next[next.length - 1].seq;
       const staged: { faceId: string; embedding: Float32Array }[] = [];
       for (const face of next) {
         let png: Buffer;

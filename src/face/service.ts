@@ -1,5 +1,5 @@
 import { PlatformError, ServiceError } from '../platform/http/errors.js';
-import type { FacesInPhoto, PhotoBox } from '../platform/playground-tools.js';
+import type { FaceCollectionsView, FacesInPhoto, PhotoBox } from '../platform/playground-tools.js';
 import type { FaceConfig } from './config.js';
 import {
   assessFace,
@@ -295,5 +295,34 @@ export async function facesInPhoto(engine: FaceEngine, cfg: FaceConfig, image: B
     others: others.map((f) => toPhotoBox(f, r)),
     rejected: r.rejected.map((x) => ({ ...toPhotoBox(x.box, r), reason: x.reason })),
     rotation: r.rotation,
+  };
+}
+
+/**
+ * The console's view of one application's collections: the active
+ * recogniser, and for each collection the recogniser its faces are embedded
+ * by and whether it is the active one ("current"), another one installed here
+ * ("reindex": `saola face reindex` moves it) or one this host lacks
+ * ("missing"), with the faces a reindex cannot move (no kept crop) and those
+ * search no longer reads (left by a forced reindex): their users enrol again.
+ */
+export async function faceCollectionsView(store: FaceStore, recognisers: FaceRecognisers, appCode: string): Promise<FaceCollectionsView> {
+  const active = recognisers.active;
+  const collections = (await store.collectionSummaries(appCode)).map((c) => {
+    const installed = recognisers.get(c.model) !== undefined;
+    return {
+      name: c.name,
+      recogniser: c.model,
+      similarityMap: installed ? recognisers.similarityMap(c.model).version : null,
+      faces: c.faces,
+      users: c.users,
+      withoutCrop: c.withoutCrop,
+      notSearchable: c.otherModel,
+      state: !installed ? ('missing' as const) : c.model === active.name ? ('current' as const) : ('reindex' as const),
+    };
+  });
+  return {
+    recogniser: { name: active.name, embedding: active.output.size, similarityMap: recognisers.similarityMap(active.name).version, installed: recognisers.names() },
+    collections,
   };
 }

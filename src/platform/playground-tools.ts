@@ -38,8 +38,39 @@ export interface FacesInPhoto {
 /** The photo's faces, or null when the bytes are not a decodable image. */
 export type FindFaces = (image: Buffer) => Promise<FacesInPhoto | null>;
 
+/** Where one face collection stands with the deployment's recognisers. */
+export interface FaceCollectionState {
+  name: string;
+  /** The recogniser that embedded the faces its search reads. */
+  recogniser: string;
+  /** That recogniser's similarity map version (null when this host lacks the recogniser). */
+  similarityMap: string | null;
+  faces: number;
+  users: number;
+  /** Faces without a kept crop: a reindex cannot re-embed them (their users enrol again). */
+  withoutCrop: number;
+  /** Faces whose vectors are another recogniser's (left by a forced reindex): search does not read them until their users enrol again. */
+  notSearchable: number;
+  /**
+   * "current": embedded by the active recogniser; "reindex": by another one
+   * installed here (`saola face reindex` moves it); "missing": by a recogniser
+   * this host does not have (its requests fail until it is installed).
+   */
+  state: 'current' | 'reindex' | 'missing';
+}
+
+/** The active face recogniser and every collection of one application. */
+export interface FaceCollectionsView {
+  recogniser: { name: string; embedding: number; similarityMap: string; installed: string[] };
+  collections: FaceCollectionState[];
+}
+
+/** One application's face collections (by its app code). */
+export type ListFaceCollections = (appCode: string) => Promise<FaceCollectionsView>;
+
 export class PlaygroundTools {
   private findFaces?: FindFaces;
+  private faceCollections?: ListFaceCollections;
 
   /** The face service offers its engine's view of a photo (one provider; a second registration replaces the first). */
   offerFaceFinder(fn: FindFaces): void {
@@ -48,5 +79,14 @@ export class PlaygroundTools {
 
   faceFinder(): FindFaces | undefined {
     return this.findFaces;
+  }
+
+  /** The face service offers its collections and the recogniser each is embedded by. */
+  offerFaceCollections(fn: ListFaceCollections): void {
+    this.faceCollections = fn;
+  }
+
+  faceCollectionLister(): ListFaceCollections | undefined {
+    return this.faceCollections;
   }
 }

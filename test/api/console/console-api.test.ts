@@ -230,6 +230,37 @@ describe('console API: the face match playground boxes', () => {
     assert.ok(s.score > 0.5 && s.score <= 1);
   });
 
+  test("the face search playground's collections: the active recogniser, and each collection's faces embedded by it", async () => {
+    const { appCode, apiKey } = await app.newTenant('faces-console');
+    const collections = (headers: Record<string, string> = admin, code = appCode) =>
+      call(app.url, 'GET', `/console/api/apps/${code}/face-collections`, { headers });
+    const empty = await collections();
+    assert.equal(empty.status, 200, empty.text);
+    assert.deepEqual(empty.body, {
+      recogniser: { name: 'faceplugin-fr_feature-512', embedding: 512, similarityMap: 'fr_feature-2026-11-v1', installed: ['faceplugin-fr_feature-512'] },
+      collections: [],
+    });
+    const form = new FormData();
+    form.append('collection', 'staff');
+    form.append('id', 'grace');
+    form.append('file', new Blob([new Uint8Array(photo('grace_hopper.jpg'))], { type: 'image/jpeg' }), 'g.jpg');
+    const added = await fetch(`${app.url}/dmp/facesearch/v2/add`, { method: 'POST', headers: { api_key: apiKey }, body: form });
+    assert.equal(((await added.json()) as { code: string }).code, '200');
+    const created = new FormData();
+    created.append('collection', 'staff');
+    created.append('id', 'nobody-yet');
+    created.append('name', 'No face yet');
+    await fetch(`${app.url}/dmp/facesearch/v2/create`, { method: 'POST', headers: { api_key: apiKey }, body: created });
+    const one = await collections();
+    assert.deepEqual(one.body.collections, [
+      { name: 'staff', recogniser: 'faceplugin-fr_feature-512', similarityMap: 'fr_feature-2026-11-v1', faces: 1, users: 2, withoutCrop: 0, notSearchable: 0, state: 'current' },
+    ]);
+    // Another application's collections are not listed; unknown applications and unsigned calls are refused.
+    assert.deepEqual((await collections(admin, app.appCode)).body.collections, []);
+    assert.equal((await collections(admin, 'no-such-app')).status, 404);
+    assert.equal((await collections({})).status, 401);
+  });
+
   test("a photo turned by 90 degrees: the box is turned with it (not left in the engine's upright view)", async () => {
     const image = photo('grace_hopper.jpg');
     const upright = (await faces(image)).body;

@@ -218,6 +218,11 @@ describe('web console in chromium', { skip: chromiumMissing }, () => {
     await page.getByLabel('Face to search').setInputFiles(FACE);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByText('similarity 1').waitFor({ timeout: 60_000 });
+    // The collection is listed with the recogniser that embedded it (the active one).
+    assert.match((await page.getByTestId('face-recogniser').textContent()) ?? '', /Active recogniser: faceplugin-fr_feature-512 \(512-d/);
+    const demo = page.getByTestId('face-collections').getByRole('row', { name: /^demo/ });
+    await demo.waitFor();
+    assert.match((await demo.textContent()) ?? '', /faceplugin-fr_feature-512Embedded by the active recogniser\.$/);
     await shot('07-face-search-playground');
 
     // Usage: 1 credit + 1 ID card + 1 TTS create + at least one status poll, all under "Shop demo".

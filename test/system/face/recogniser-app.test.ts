@@ -12,6 +12,7 @@ import { buildTinyRecogniser } from '../../../fixtures/faces/tiny-recogniser.js'
 import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 
 const S = '/dmp/facesearch/v2';
+const ADMIN = 'operator passphrase for the recogniser test';
 
 async function send(app: TestApp, apiKey: string, route: string, parts: [string, string | Buffer][], method = 'POST') {
   const form = new FormData();
@@ -47,7 +48,7 @@ describe('an installed recogniser in a running server', () => {
 
   it('keeps crops at enrolment, serves old collections with the shipped recogniser until reindexed, new ones with the active one', async () => {
     app = await startTestApp({ dataDir });
-    const { apiKey } = await app.newTenant('faces');
+    const { apiKey, appCode } = await app.newTenant('faces');
     assert.equal((await readyFace(app)).recogniser, 'faceplugin-fr_feature-512');
     const grace = fixture('grace_hopper.jpg');
     assert.equal(
@@ -80,7 +81,10 @@ describe('an installed recogniser in a running server', () => {
     app = undefined;
 
     await installFaceRecogniser(dataDir, buildTinyRecogniser(path.join(dataDir, 'source')), { name: 'tiny', activate: true });
-    app = await startTestApp({ dataDir });
+    app = await startTestApp({ dataDir, env: { SAOLA_ADMIN_PASSWORD: ADMIN } });
+    // The console names the recogniser and which collections still wait for a reindex.
+    const consoleView = async () =>
+      (await (await fetch(`${app!.url}/console/api/apps/${appCode}/face-collections`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as any;
     const face = await readyFace(app);
     assert.equal(face.recogniser, 'tiny');
     assert.equal(face.similarityMap, 'uncalibrated-arcface-v1');
@@ -112,12 +116,28 @@ describe('an installed recogniser in a running server', () => {
       ['threshold', '0.5'],
     ]);
     assert.equal(visitorHit.data?.id, 'a', JSON.stringify(visitorHit));
+    const before = await consoleView();
+    assert.equal(before.recogniser.name, 'tiny');
+    assert.deepEqual(
+      before.collections.map((c: any) => [c.name, c.recogniser, c.state, c.faces]),
+      [
+        ['staff', 'faceplugin-fr_feature-512', 'reindex', 2],
+        ['visitors', 'tiny', 'current', 1],
+      ],
+    );
 
     // Reindexing while the server runs: the next search reads the new embeddings.
     let out = '';
     const code = await faceReindexCommand({ config: app.deps.config, migrations, args: ['--model', 'tiny'], stdout: (t) => (out += t), stderr: (t) => (out += t) });
     assert.equal(code, 0, out);
     assert.match(out, /collection "staff": switched to tiny/);
+    assert.deepEqual(
+      (await consoleView()).collections.map((c: any) => [c.name, c.state]),
+      [
+        ['staff', 'current'],
+        ['visitors', 'current'],
+      ],
+    );
     const reindexed = await send(app, apiKey, `${S}/search`, [
       ['collection', 'staff'],
       ['file', grace],

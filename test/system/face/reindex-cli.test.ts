@@ -10,7 +10,9 @@ import { cropKey, FaceCrops, purgeFaceBlobs } from '../../../src/face/crops.js';
 import { embedCrop, recogniserSession, CROP_SIZE, type RecogniserSpec } from '../../../src/face/engine/recogniser.js';
 import type { RgbImage } from '../../../src/face/engine/image.js';
 import { EMBEDDING_MODEL } from '../../../src/face/engine/similarity.js';
-import { installFaceRecogniser } from '../../../src/face/models.js';
+import { installFaceRecogniser, setActiveRecogniser } from '../../../src/face/models.js';
+import { FaceRecognisers } from '../../../src/face/recognisers.js';
+import { faceCollectionsView } from '../../../src/face/service.js';
 import { reindexFaces } from '../../../src/face/reindex.js';
 import { CollectionModelChanged, FaceStore } from '../../../src/face/store.js';
 import { FsBlobStore } from '../../../src/platform/blobs/fs-store.js';
@@ -129,6 +131,18 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         const late = served.find((f) => f.seq === 11)!;
         assert.ok(late.embedding.every((x, i) => Math.abs(x - expected[i]) < 1e-6));
 
+        // The console's view: staff is tiny's (not the active recogniser here: reindex), visitors the shipped one's with a face a reindex cannot move.
+        const states = async (app: string, recognisers = new FaceRecognisers(dir)) =>
+          (await faceCollectionsView(faces, recognisers, app)).collections.map((c) => [c.name, c.recogniser, c.state, c.faces, c.users, c.withoutCrop, c.notSearchable]);
+        assert.deepEqual(await states('app1'), [['staff', 'tiny', 'reindex', 11, 11, 0, 0]]);
+        assert.deepEqual(await states('app2'), [['visitors', EMBEDDING_MODEL, 'current', 2, 2, 1, 0]]);
+        assert.deepEqual(await states('app1', new FaceRecognisers(undefined)), [['staff', 'tiny', 'missing', 11, 11, 0, 0]]);
+        setActiveRecogniser(dir, 'tiny');
+        const view = await faceCollectionsView(faces, new FaceRecognisers(dir), 'app1');
+        assert.deepEqual(view.recogniser, { name: 'tiny', embedding: 512, similarityMap: 'uncalibrated-arcface-v1', installed: [EMBEDDING_MODEL, 'tiny'] });
+        assert.deepEqual(view.collections[0].state, 'current');
+        assert.deepEqual(await states('app3'), []);
+
         // An add that analysed the photo with the old recogniser is refused once the collection switched.
         await assert.rejects(enrol('app1', staff.id, 'racing', 11, false), CollectionModelChanged);
 
@@ -136,6 +150,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         assert.match(out, /collection "staff": already served by tiny/);
         assert.match(out, /collection "visitors": switched to tiny/);
         assert.equal((await faces.listFaces('app2', visitors.id, { model: 'tiny' })).length, 1);
+        // The legacy face kept the shipped vector, which search no longer reads: its user enrols again.
+        assert.deepEqual(await states('app2'), [['visitors', 'tiny', 'current', 2, 2, 1, 1]]);
         assert.equal(await run(['--model', 'nope']), 1);
         assert.equal(await run(['--bogus']), 2);
 
