@@ -27,6 +27,8 @@ import { fold } from './text.js';
 import { detectText, turnedProbability, type TextBox } from './detect.js';
 import { readLines, turnBoxes } from './lines.js';
 import { readDigitsAgain } from './digits.js';
+import { readCardQr } from './qr.js';
+import { applyChipQr, parseChipQr } from './chip-qr.js';
 import { fieldSpan, onlyRows, spanRows, spliceRows } from './missing-bands.js';
 
 export interface ReadTask {
@@ -49,6 +51,11 @@ export interface ReadCard {
   addressEntities?: { province: string; district: string; ward: string; street: string };
   overall: number;
   mrz?: Pick<MrzReading, 'id' | 'dob' | 'doe' | 'sex' | 'valid'>;
+  /**
+   * The chip front's QR code when read in the card's format: its text unchanged, the issue date it holds
+   * (dd/mm/yyyy), and the fields whose printed value, read with confidence, the code contradicts.
+   */
+  qr?: { text: string; issueDate: string; disagree: IdCardField[] };
   /** JPEG of the portrait, when asked for and the side has one. */
   face?: Uint8Array;
   /** JPEG of the flattened card, upright, when asked for (cropCard). */
@@ -222,7 +229,7 @@ type Anchored = Partial<Record<IdCardField, AnchoredValue>>;
 type Flat = { gray: Buffer; rgb?: Buffer };
 
 /** Where the card is: its corners, and whether it was read without an outline (the card fills the frame). */
-interface Placed {
+export interface Placed {
   corners: [Point, Point, Point, Point];
   withoutOutline: boolean;
   /** A card-shaped outline ran off the frame: a card is there, so an unreadable one is cut off (2), not missing (3). */
@@ -230,7 +237,7 @@ interface Placed {
 }
 
 /** The card's outline, refined; a card running off the frame is read as far as the photo holds it. */
-async function placeCard(image: DecodedImage, minCardArea: number): Promise<Placed> {
+export async function placeCard(image: DecodedImage, minCardArea: number): Promise<Placed> {
   const located = await locateCard(image.gray, image.width, image.height, minCardArea, { readWithoutOutline: true });
   const corners = located.whole ? located.corners : refineCorners(image.gray, image.width, image.height, located.corners);
   // A card running off the frame: what of it the photo holds is read, and its words say whether text is cut off.
@@ -561,6 +568,14 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       if (mrz) crossCheckMrz(normal.fields, mrz, wanted);
     }
     markDroppedPlaces(normal, anchored, placeWords);
+    // The chip front's QR code: exact where OCR guesses, so its values are the answer's (chip-qr.ts).
+    let qr: ReadCard['qr'];
+    if (kind === 'cccd_chip_front') {
+      const text = await readCardQr({ data: image.gray, width: image.width, height: image.height }, corners, flat !== upright);
+      const parsed = text === undefined ? undefined : parseChipQr(text);
+      if (parsed) qr = { text: parsed.text, issueDate: parsed.issueDate, disagree: applyChipQr(layout, normal, parsed, fieldProbability) };
+      lap('qr');
+    }
     const fields: ReadCard['fields'] = {};
     for (const f of wanted) {
       const v = normal.fields[f];
@@ -579,6 +594,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
         : undefined,
       overall: overallScore(probs),
       mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid } : undefined,
+      qr,
       face: images.face,
       card: images.card,
       printed: printedTexts(words, kind),
