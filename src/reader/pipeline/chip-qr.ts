@@ -43,8 +43,12 @@ export function parseChipQr(text: string): ChipQr | undefined {
   return { text, id, oldId, name, dob: dobDate, sex, address, issueDate };
 }
 
-/** The fields the code carries, as the front prints them. */
-export const QR_FIELDS = ['id', 'name', 'dob', 'sex', 'address'] as const satisfies readonly IdCardField[];
+/**
+ * The fields the code carries as the front prints them. Not the address: the code holds it in the register's
+ * wording ("Số Nhà 18 Đường ..." for a printed "18 ...", another hamlet word), not as printed (dev set: 7 of 16
+ * chip fronts whose code was read would have answered a confident address unlike the printed one).
+ */
+export const QR_FIELDS = ['id', 'name', 'dob', 'sex'] as const satisfies readonly IdCardField[];
 type QrField = (typeof QR_FIELDS)[number];
 
 /** A printed value at this probability or more was vouched for by a validator: one the code contradicts is a disagreement. */
@@ -57,10 +61,9 @@ const SURE = 80;
 const comparable = (s: string) => fold(s.normalize('NFC')).toUpperCase().replace(/\s+/g, ' ').trim();
 
 /**
- * The code's values put in place of the printed readings in `normal` (in place), normalised as a reading is
- * (the address through the gazetteer, for its entities), each vouched for. `probability` is the answer's
- * `_prob` of a printed value. Returns the fields whose confident printed value the code contradicts; the
- * address is not compared (the code holds it in the register's own wording, the card in its printed lines).
+ * The code's values put in place of the printed readings in `normal` (in place), normalised as a reading is,
+ * each vouched for. `probability` is the answer's `_prob` of a printed value. Returns the fields whose
+ * confident printed value the code contradicts.
  */
 export function applyChipQr(
   layout: CardLayout,
@@ -73,7 +76,6 @@ export function applyChipQr(
     name: { text: qr.name, conf: 99 },
     dob: { text: qr.dob, conf: 99 },
     sex: { text: qr.sex, conf: 99 },
-    address: { text: qr.address, conf: 99 },
   };
   const fromQr = normaliseFields(layout, raw);
   const disagree: QrField[] = [];
@@ -81,9 +83,8 @@ export function applyChipQr(
     const v = fromQr.fields[f];
     if (!v || !layout.fields.includes(f)) continue;
     const printed = normal.fields[f];
-    if (f !== 'address' && printed && probability(printed) >= SURE && comparable(printed.value) !== comparable(v.value)) disagree.push(f);
+    if (printed && probability(printed) >= SURE && comparable(printed.value) !== comparable(v.value)) disagree.push(f);
     normal.fields[f] = { ...v, conf: 99, valid: true, invalid: false, unsure: false };
   }
-  if (fromQr.address && normal.fields.address) normal.address = fromQr.address;
   return disagree;
 }
