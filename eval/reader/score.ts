@@ -202,6 +202,16 @@ const TRUTH_KINDS: Record<string, string> = {
 };
 
 /**
+ * A printed value in the answer's form: sex upper case, a date printed with dashes or dots (the 9-digit card's
+ * "dd-mm-yyyy") as dd/mm/yyyy (docs/api-contract.md#value-formats).
+ */
+function answerForm(field: string, printed: string): string {
+  if (field === 'sex') return printed.toUpperCase();
+  const date = /^(\d{2})[-.](\d{2})[-.](\d{4})$/.exec(printed.trim());
+  return ['dob', 'doe', 'issue_date'].includes(field) && date ? `${date[1]}/${date[2]}/${date[3]}` : printed;
+}
+
+/**
  * Reads `DIR/truth.jsonl`. Each line: `{"file": "a.jpg", "kind": "cccd_chip_front", "id": "...", "name": "...", ...}`
  * (the fields at the top level or under `fields`); blank lines and lines starting with `#` are skipped.
  */
@@ -228,7 +238,7 @@ export function readTruthFile(dir: string): RealEntry[] {
     const strings = Object.fromEntries(
       Object.entries(all)
         .filter(([k, v]) => typeof v === 'string' && ANSWER_FIELDS.has(k))
-        .map(([k, v]) => [k, k === 'sex' ? (v as string).toUpperCase() : (v as string)]),
+        .map(([k, v]) => [k, answerForm(k, v as string)]),
     ) as Record<string, string>;
     // A back's MRZ is scored on its own fields (the answer carries no id: the MRZ does).
     if (Array.isArray(rest.mrz) && rest.mrz.length === 3) {

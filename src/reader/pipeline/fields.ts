@@ -457,7 +457,9 @@ function normaliseValue(kind: CardKind, field: IdCardField, r: RawField): FieldV
       // Every word must be a Vietnamese syllable, a measure ("1,5cm") or the position code ("C:"): "bhải" is not.
       const words = v.split(' ');
       const plausible = words.every((w) => /^[\d,.]+(cm|mm)?[,.;:]?$/i.test(w) || /^C[:.]?$/.test(w) || vietnameseWord(w));
-      return { value: v, conf, valid: /^(Sẹo|Nốt|Vết|Bớt|Xăm)\b/u.test(v) && words.length >= 3 && plausible };
+      // Read once, and the vocabulary vouches for its words, not for the measure or spacing between them: it
+      // stays under 80 (unsure) even when it checks out.
+      return { value: v, conf, valid: /^(Sẹo|Nốt|Vết|Bớt|Xăm)\b/u.test(v) && words.length >= 3 && plausible, unsure: true };
     }
     default:
       return { value: tidy(r.text), conf };
@@ -540,9 +542,9 @@ function crossCheckId(id: FieldValue, fields: NormalisedCard['fields'], placePro
     // were read, is most likely a misread digit (3, 5 and 8 swap) that still names a real province: unsure.
     const code = provinceByIdCode(id.value.slice(0, 3))?.name;
     if (id.valid && code && placeProvinces.length > 0 && !placeProvinces.includes(code)) id.unsure = true;
-  } else if (id.value.length === 9) {
-    id.valid = true;
   }
+  // The 9-digit number has no check digit and nothing else on the card to check it against: only a second
+  // reader of another kind reading the same digits confirms it (run.ts, after digits.ts).
 }
 
 /**

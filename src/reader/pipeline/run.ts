@@ -554,7 +554,13 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       const digits = await readDigitsAgain(flat.gray, detected.lines, anchored, layout, raw, normal, words);
       raw = digits.raw;
       normal = normaliseFields(layout, raw);
-      for (const f of digits.agreed) if (normal.fields[f]) normal.fields[f].unsure = false;
+      for (const f of digits.agreed) {
+        const v = normal.fields[f];
+        if (!v) continue;
+        v.unsure = false;
+        // The 9-digit number has no validator: two readers of different kinds agreeing is its confirmation.
+        if (f === 'id' && v.value.length === 9 && !v.invalid) v.valid = true;
+      }
       // A field the detected lines missed and only the rows' sparse reading found is a hard case (a wrong
       // tone mark read the same way twice on the same pixels): unsure, unless the network read it the same.
       for (const f of recovered) if (normal.fields[f] && !digits.agreed.includes(f)) normal.fields[f].unsure = true;
