@@ -98,3 +98,19 @@ export function checkingResult(card: ReadCard, m: FraudMeasures): Record<string,
     low_score_result: low,
   };
 }
+
+/**
+ * A card's two sides sent together: a chip front's QR code against the back's MRZ. The MRZ's check digits
+ * prove its number's last 9 digits and the code is exact, so a number they do not share is a fraud signal:
+ * the front's `check_QRcode` fails. `checks` are each side's `checking_result`, in the order of `cards`.
+ */
+export function checkQrAgainstBack(cards: readonly ReadCard[], checks: Record<string, unknown>[]): void {
+  const f = cards.findIndex((c) => c.kind === 'cccd_chip_front' && c.qr);
+  const back = cards.find((c) => c.kind === 'cccd_chip_back');
+  const qr = f >= 0 ? cards[f].qr : undefined;
+  if (!qr || !back?.mrz?.valid || !back.mrz.id) return;
+  if (qr.text.split('|')[0].endsWith(back.mrz.id.slice(-9))) return;
+  checks[f].check_QRcode_result = 'failed';
+  checks[f].check_QRcode_prob = '0.00';
+}
+

@@ -9,6 +9,8 @@ import sharp from 'sharp';
 import { applyChipQr, parseChipQr } from '../../../src/reader/pipeline/chip-qr.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import { readCardQr } from '../../../src/reader/pipeline/qr.js';
+import { checkQrAgainstBack } from '../../../src/reader/fraud-check.js';
+import type { ReadCard } from '../../../src/reader/pipeline/run.js';
 import { LAYOUTS, CARD_HEIGHT, CARD_WIDTH } from '../../../src/reader/layouts.js';
 import { chipQrText, qrPng } from '../../../fixtures/cards/qr.js';
 import type { NormalisedCard } from '../../../src/reader/pipeline/fields.js';
@@ -118,5 +120,27 @@ describe('finding the code on the card', () => {
       { x: 0, y: 200 },
     ];
     assert.equal(await readCardQr(p.gray, wrong, false), TEXT);
+  });
+});
+
+describe("the QR code against the back's MRZ", () => {
+  const front = { ok: true, kind: 'cccd_chip_front', fields: {}, overall: 0, corners: [], timings: {}, qr: { text: TEXT, issueDate: '14/03/2022', disagree: [] } } as unknown as ReadCard;
+  const back = (id: string, valid = true) => ({ ok: true, kind: 'cccd_chip_back', fields: {}, overall: 0, corners: [], timings: {}, mrz: { id, dob: '', doe: '', sex: '', valid } }) as unknown as ReadCard;
+  const checks = () => [{ check_QRcode_result: 'passed', check_QRcode_prob: '1.00' }, { check_QRcode_result: 'N/A' }];
+
+  it("fails the front's QR check when a valid MRZ names another number", () => {
+    const c = checks();
+    checkQrAgainstBack([front, back('001203004568')], c);
+    assert.equal(c[0].check_QRcode_result, 'failed');
+    assert.equal(c[0].check_QRcode_prob, '0.00');
+  });
+
+  it('leaves it when the numbers agree (the MRZ proves the last 9 digits), or the MRZ is not valid', () => {
+    const same = checks();
+    checkQrAgainstBack([back('203004567'), front], [same[1], same[0]]);
+    assert.equal(same[0].check_QRcode_result, 'passed');
+    const unproven = checks();
+    checkQrAgainstBack([front, back('001203004568', false)], unproven);
+    assert.equal(unproven[0].check_QRcode_result, 'passed');
   });
 });
