@@ -57,6 +57,8 @@ export class Scores {
   readonly labelPieceValues = { total: 0, confident: 0 };
   cards = 0;
   found = 0;
+  /** Chip fronts read, and how many of them had their QR code read. */
+  readonly chipQr = { fronts: 0, read: 0 };
   /** Per kind: photos, cards found, and answers with `_prob` >= 80 (how many wrong). */
   readonly perKind = new Map<string, { cards: number; found: number; confident: number; confidentWrong: number }>();
   sideRight = 0;
@@ -93,6 +95,10 @@ export class Scores {
     }
     this.found++;
     k.found++;
+    if (kind === 'cccd_chip_front') {
+      this.chipQr.fronts++;
+      if ('qr' in r && r.qr) this.chipQr.read++;
+    }
     if (sameSide(r.kind, kind)) this.sideRight++;
     else this.miss(`${kind} ${name}: read as ${r.kind}`);
     for (const [f, want] of Object.entries(fields)) {
@@ -129,6 +135,7 @@ export class Scores {
     const out = [
       `card found: ${((100 * this.found) / Math.max(1, this.cards)).toFixed(1)}% (${this.found}/${this.cards}); side and type right: ${((100 * this.sideRight) / Math.max(1, this.cards)).toFixed(1)}%`,
       `answers with _prob >= 80 that are wrong: ${((100 * wrong) / Math.max(1, this.confident.total)).toFixed(2)}% (${wrong}/${this.confident.total}); label read as a value: ${this.labelLeaks}; values holding label words: ${this.labelPieceValues.total} (${this.labelPieceValues.confident} at >= 80)`,
+      ...(this.chipQr.fronts > 0 ? [`chip fronts read: QR code read on ${this.chipQr.read} of ${this.chipQr.fronts}`] : []),
       'exact match per field:',
       ...[...this.perField.entries()].sort().map(([f, t]) => `  ${f.padEnd(18)} ${pct(t)}`),
       'per kind:',

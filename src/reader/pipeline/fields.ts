@@ -542,9 +542,11 @@ function crossCheckId(id: FieldValue, fields: NormalisedCard['fields'], placePro
     // were read, is most likely a misread digit (3, 5 and 8 swap) that still names a real province: unsure.
     const code = provinceByIdCode(id.value.slice(0, 3))?.name;
     if (id.valid && code && placeProvinces.length > 0 && !placeProvinces.includes(code)) id.unsure = true;
+  } else if (id.value.length === 9) {
+    // Nine digits is all the 9-digit number can be checked for (no check digit): run.ts keeps it under 80
+    // unless the recognition network reads the same digits (digits.ts reads every such id again).
+    id.valid = true;
   }
-  // The 9-digit number has no check digit and nothing else on the card to check it against: only a second
-  // reader of another kind reading the same digits confirms it (run.ts, after digits.ts).
 }
 
 /**

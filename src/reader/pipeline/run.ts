@@ -550,17 +550,13 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
     }
     // The id and dates read again by the recognition network (digits.ts).
     const { detected } = card;
+    let agreedDigits: IdCardField[] = [];
     if (detected && words === detected.words) {
       const digits = await readDigitsAgain(flat.gray, detected.lines, anchored, layout, raw, normal, words);
       raw = digits.raw;
       normal = normaliseFields(layout, raw);
-      for (const f of digits.agreed) {
-        const v = normal.fields[f];
-        if (!v) continue;
-        v.unsure = false;
-        // The 9-digit number has no validator: two readers of different kinds agreeing is its confirmation.
-        if (f === 'id' && v.value.length === 9 && !v.invalid) v.valid = true;
-      }
+      agreedDigits = digits.agreed;
+      for (const f of digits.agreed) if (normal.fields[f]) normal.fields[f].unsure = false;
       // A field the detected lines missed and only the rows' sparse reading found is a hard case (a wrong
       // tone mark read the same way twice on the same pixels): unsure, unless the network read it the same.
       for (const f of recovered) if (normal.fields[f] && !digits.agreed.includes(f)) normal.fields[f].unsure = true;
@@ -573,6 +569,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine): Promise<ReadResu
       // A field the back prints and the MRZ carries, lost by the visual zone's reading (its label unread), is the MRZ's.
       if (mrz) crossCheckMrz(normal.fields, mrz, wanted);
     }
+    // The 9-digit number has no check digit: two readers of different kinds agreeing is its only confirmation.
+    if (normal.fields.id?.value.length === 9 && !(detected && words === detected.words && agreedDigits.includes('id'))) normal.fields.id.unsure = true;
     markDroppedPlaces(normal, anchored, placeWords);
     // The chip front's QR code: exact where OCR guesses, so its values are the answer's (chip-qr.ts).
     let qr: ReadCard['qr'];
