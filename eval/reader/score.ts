@@ -57,6 +57,8 @@ export class Scores {
   readonly labelPieceValues = { total: 0, confident: 0 };
   cards = 0;
   found = 0;
+  /** Chip fronts read, and how many of them had their QR code read. */
+  readonly chipQr = { fronts: 0, read: 0 };
   /** Per kind: photos, cards found, and answers with `_prob` >= 80 (how many wrong). */
   readonly perKind = new Map<string, { cards: number; found: number; confident: number; confidentWrong: number }>();
   sideRight = 0;
@@ -93,6 +95,10 @@ export class Scores {
     }
     this.found++;
     k.found++;
+    if (kind === 'cccd_chip_front') {
+      this.chipQr.fronts++;
+      if ('qr' in r && r.qr) this.chipQr.read++;
+    }
     if (sameSide(r.kind, kind)) this.sideRight++;
     else this.miss(`${kind} ${name}: read as ${r.kind}`);
     for (const [f, want] of Object.entries(fields)) {
@@ -129,6 +135,7 @@ export class Scores {
     const out = [
       `card found: ${((100 * this.found) / Math.max(1, this.cards)).toFixed(1)}% (${this.found}/${this.cards}); side and type right: ${((100 * this.sideRight) / Math.max(1, this.cards)).toFixed(1)}%`,
       `answers with _prob >= 80 that are wrong: ${((100 * wrong) / Math.max(1, this.confident.total)).toFixed(2)}% (${wrong}/${this.confident.total}); label read as a value: ${this.labelLeaks}; values holding label words: ${this.labelPieceValues.total} (${this.labelPieceValues.confident} at >= 80)`,
+      ...(this.chipQr.fronts > 0 ? [`chip fronts read: QR code read on ${this.chipQr.read} of ${this.chipQr.fronts}`] : []),
       'exact match per field:',
       ...[...this.perField.entries()].sort().map(([f, t]) => `  ${f.padEnd(18)} ${pct(t)}`),
       'per kind:',
@@ -202,6 +209,16 @@ const TRUTH_KINDS: Record<string, string> = {
 };
 
 /**
+ * A printed value in the answer's form: sex upper case, a date printed with dashes or dots (the 9-digit card's
+ * "dd-mm-yyyy") as dd/mm/yyyy (docs/api-contract.md#value-formats).
+ */
+function answerForm(field: string, printed: string): string {
+  if (field === 'sex') return printed.toUpperCase();
+  const date = /^(\d{2})[-.](\d{2})[-.](\d{4})$/.exec(printed.trim());
+  return ['dob', 'doe', 'issue_date'].includes(field) && date ? `${date[1]}/${date[2]}/${date[3]}` : printed;
+}
+
+/**
  * Reads `DIR/truth.jsonl`. Each line: `{"file": "a.jpg", "kind": "cccd_chip_front", "id": "...", "name": "...", ...}`
  * (the fields at the top level or under `fields`); blank lines and lines starting with `#` are skipped.
  */
@@ -228,7 +245,7 @@ export function readTruthFile(dir: string): RealEntry[] {
     const strings = Object.fromEntries(
       Object.entries(all)
         .filter(([k, v]) => typeof v === 'string' && ANSWER_FIELDS.has(k))
-        .map(([k, v]) => [k, k === 'sex' ? (v as string).toUpperCase() : (v as string)]),
+        .map(([k, v]) => [k, answerForm(k, v as string)]),
     ) as Record<string, string>;
     // A back's MRZ is scored on its own fields (the answer carries no id: the MRZ does).
     if (Array.isArray(rest.mrz) && rest.mrz.length === 3) {

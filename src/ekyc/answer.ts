@@ -34,8 +34,8 @@ const ID_FRONT: Source[] = [
   ['Home', 'Quê quán', 'home'],
   ['Address', 'Nơi thường trú', 'address'],
   ['Expired Date', 'Có giá trị đến', 'doe'],
-  // The reader does not decode the chip card's QR code.
-  ['QRcode', 'Mã QR', () => NA],
+  // The chip front's QR text (the reader's), unchanged; N/A where none was read.
+  ['QRcode', 'Mã QR', (item) => (typeof item.QRcode === 'string' ? item.QRcode : NA)],
   ['Type', 'Loại giấy tờ', type],
   ['Province', 'Tỉnh/Thành phố', entity('province')],
   ['District', 'Quận/Huyện', entity('district')],

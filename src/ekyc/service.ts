@@ -283,7 +283,9 @@ export class EkycService {
     const card = await this.stages.reader.read(image, false, appCode);
     // The back's MRZ number goes with its fields for the same-card rule (E30).
     const fields = { ...valuesOf(card.fields), ...(card.mrz?.valid && card.mrz.id ? { mrz_id: card.mrz.id } : {}) };
-    return { kind: card.kind, side: LAYOUTS[card.kind].side, item: idrItem(card), fields, idNumber: card.fields.id?.value, card };
+    // The chip front's QR text, as the guide answers it (`QRcode`).
+    const item = card.qr ? { ...idrItem(card), QRcode: card.qr.text } : idrItem(card);
+    return { kind: card.kind, side: LAYOUTS[card.kind].side, item, fields, idNumber: card.fields.id?.value, card };
   }
 
   /** The guide's post-check of the sides so far; undefined when it passed. */

@@ -3,8 +3,9 @@
  * only from what Saola measures: the photocopy and recapture checks from the
  * image (fraud-measures.ts), the MRZ check from the reader's MRZ reading, the
  * headline and title checks from the words the reader's OCR read on a front,
+ * the QR check from the chip front's code (pipeline/chip-qr.ts),
  * the low-score list from the fields' probabilities. Checks nothing here measures
- * (edited, corner cut, emblem, fingerprint, stamp, QR code,
+ * (edited, corner cut, emblem, fingerprint, stamp, a QR code not read,
  * chip, covering, embossed stamp, border) answer "N/A", as the guide does for
  * checks that do not apply: never a made-up probability. docs/reader.md.
  */
@@ -57,6 +58,8 @@ export function checkingResult(card: ReadCard, m: FraudMeasures): Record<string,
   const titleLines = printed ? printed.title.filter((x): x is boolean => x !== undefined) : [];
   // The guide's thresholds: 0.7, or 0.1 on a chip card.
   const pass = card.kind === 'cccd_chip_front' ? 0.1 : 0.7;
+  // The chip front's QR code, when read: passed when no printed value read with confidence contradicts it.
+  const qr = card.qr ? (card.qr.disagree.length === 0 ? { result: 'passed', prob: '1.00' } : { result: 'failed', prob: '0.00' }) : { result: NA, prob: NA };
   const low = layout.fields.filter((f: IdCardField) => {
     const v = card.fields[f];
     return v !== undefined && v.prob < LOW_SCORE;
@@ -80,8 +83,8 @@ export function checkingResult(card: ReadCard, m: FraudMeasures): Record<string,
     check_fingerprint_prob: [],
     check_stamp_result: NA,
     check_stamp_prob: [],
-    check_QRcode_result: NA,
-    check_QRcode_prob: NA,
+    check_QRcode_result: qr.result,
+    check_QRcode_prob: qr.prob,
     check_chip_result: NA,
     check_chip_prob: NA,
     check_mrz_result: mrz.result,
@@ -95,3 +98,19 @@ export function checkingResult(card: ReadCard, m: FraudMeasures): Record<string,
     low_score_result: low,
   };
 }
+
+/**
+ * A card's two sides sent together: a chip front's QR code against the back's MRZ. The MRZ's check digits
+ * prove its number's last 9 digits and the code is exact, so a number they do not share is a fraud signal:
+ * the front's `check_QRcode` fails. `checks` are each side's `checking_result`, in the order of `cards`.
+ */
+export function checkQrAgainstBack(cards: readonly ReadCard[], checks: Record<string, unknown>[]): void {
+  const f = cards.findIndex((c) => c.kind === 'cccd_chip_front' && c.qr);
+  const back = cards.find((c) => c.kind === 'cccd_chip_back');
+  const qr = f >= 0 ? cards[f].qr : undefined;
+  if (!qr || !back?.mrz?.valid || !back.mrz.id) return;
+  if (qr.text.split('|')[0].endsWith(back.mrz.id.slice(-9))) return;
+  checks[f].check_QRcode_result = 'failed';
+  checks[f].check_QRcode_prob = '0.00';
+}
+

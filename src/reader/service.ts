@@ -18,7 +18,7 @@ import type { ReadPassport } from './documents/passport/passport.js';
 import type { ReadLicence } from './documents/licence/licence.js';
 import { qualityResult, type QualityResult } from './quality-check.js';
 import type { FraudMeasures } from './fraud-measures.js';
-import { checkingResult } from './fraud-check.js';
+import { checkingResult, checkQrAgainstBack } from './fraud-check.js';
 import { postCheck, type PostCheckResult, type ReadSide } from './post-check.js';
 import { wrongAnswer, type OcrEngineName, type ReaderResult, type ReaderTask } from './tasks.js';
 
@@ -111,6 +111,7 @@ export class ReaderService {
     };
     const items: Record<string, unknown>[] = [];
     const sides: ReadSide[] = [];
+    const cards: ReadCard[] = [];
     for (const image of images) {
       const measures = await this.measureFraud(image);
       const card = await this.read(image, face, appCode, { cropCard: true });
@@ -121,7 +122,13 @@ export class ReaderService {
       const values: Record<string, string> = {};
       for (const [k, v] of Object.entries(card.fields)) if (v) values[k] = v.value;
       sides.push({ kind: card.kind, fields: values });
+      cards.push(card);
     }
+    // A chip front's QR code against its back's MRZ, when both sides came.
+    checkQrAgainstBack(
+      cards,
+      items.map((item) => item.checking_result as Record<string, unknown>),
+    );
     const post: { post_check_result: PostCheckResult } = { post_check_result: postCheck(sides) };
     return [...items, post];
   }

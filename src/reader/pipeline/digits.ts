@@ -41,12 +41,15 @@ export function digitLineBox(value: Pick<AnchoredValue, 'lineBoxes'>, lines: rea
 
 /**
  * The digit fields worth a second reader: placed on the card, and Tesseract's value missing, or under 80 (no
- * validator confirmed it, or its two readings disagreed). A value already at 80 or more is not read again: on the
+ * validator confirmed it, or its two readings disagreed), and every 9-digit id (no check digit confirms it). Any
+ * other value already at 80 or more is not read again: on the
  * development set the network changed none of those (it agreed on all but one, which it misread), and each line
  * costs about 0.05 s of CPU.
  */
 export function doubtfulDigitFields(layout: CardLayout, normal: NormalisedCard, anchored: Partial<Record<IdCardField, AnchoredValue>>): IdCardField[] {
-  return DIGIT_FIELDS.filter((f) => layout.fields.includes(f) && anchored[f] && !(normal.fields[f] && fieldProbability(normal.fields[f]) >= 80));
+  // A 9-digit id has no check digit: only another reader's agreement confirms it, so it is always read again.
+  const nineDigits = (f: IdCardField) => f === 'id' && normal.fields.id?.value.length === 9;
+  return DIGIT_FIELDS.filter((f) => layout.fields.includes(f) && anchored[f] && (nineDigits(f) || !(normal.fields[f] && fieldProbability(normal.fields[f]) >= 80)));
 }
 
 /** The network's reading of each of `fields` (anchored on the card), as raw field text. */

@@ -30,6 +30,8 @@ import { readDigitsAgain } from './digits.js';
 import type { LineRecogniser } from './line-recogniser.js';
 import { readNameAgain } from './name-line.js';
 import type { LineReading } from './recognise.js';
+import { readCardQr } from './qr.js';
+import { applyChipQr, parseChipQr } from './chip-qr.js';
 import { fieldSpan, onlyRows, spanRows, spliceRows } from './missing-bands.js';
 
 export interface ReadTask {
@@ -52,6 +54,11 @@ export interface ReadCard {
   addressEntities?: { province: string; district: string; ward: string; street: string };
   overall: number;
   mrz?: Pick<MrzReading, 'id' | 'dob' | 'doe' | 'sex' | 'valid'>;
+  /**
+   * The chip front's QR code when read in the card's format: its text unchanged, the issue date it holds
+   * (dd/mm/yyyy), and the fields whose printed value, read with confidence, the code contradicts.
+   */
+  qr?: { text: string; issueDate: string; disagree: IdCardField[] };
   /** JPEG of the portrait, when asked for and the side has one. */
   face?: Uint8Array;
   /** JPEG of the flattened card, upright, when asked for (cropCard). */
@@ -225,7 +232,7 @@ type Anchored = Partial<Record<IdCardField, AnchoredValue>>;
 type Flat = { gray: Buffer; rgb?: Buffer };
 
 /** Where the card is: its corners, and whether it was read without an outline (the card fills the frame). */
-interface Placed {
+export interface Placed {
   corners: [Point, Point, Point, Point];
   withoutOutline: boolean;
   /** A card-shaped outline ran off the frame: a card is there, so an unreadable one is cut off (2), not missing (3). */
@@ -233,7 +240,7 @@ interface Placed {
 }
 
 /** The card's outline, refined; a card running off the frame is read as far as the photo holds it. */
-async function placeCard(image: DecodedImage, minCardArea: number): Promise<Placed> {
+export async function placeCard(image: DecodedImage, minCardArea: number): Promise<Placed> {
   const located = await locateCard(image.gray, image.width, image.height, minCardArea, { readWithoutOutline: true });
   const corners = located.whole ? located.corners : refineCorners(image.gray, image.width, image.height, located.corners);
   // A card running off the frame: what of it the photo holds is read, and its words say whether text is cut off.
@@ -566,10 +573,12 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
     }
     // The id and dates read again by the recognition network (digits.ts).
     const { detected } = card;
+    let agreedDigits: IdCardField[] = [];
     if (detected && words === detected.words) {
       const digits = await readDigitsAgain(flat.gray, detected.lines, anchored, layout, raw, normal, words);
       raw = digits.raw;
       normal = normaliseFields(layout, raw);
+      agreedDigits = digits.agreed;
       for (const f of digits.agreed) if (normal.fields[f]) normal.fields[f].unsure = false;
       // A field the detected lines missed and only the rows' sparse reading found is a hard case (a wrong
       // tone mark read the same way twice on the same pixels): unsure, unless the network read it the same.
@@ -595,7 +604,17 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
       // A field the back prints and the MRZ carries, lost by the visual zone's reading (its label unread), is the MRZ's.
       if (mrz) crossCheckMrz(normal.fields, mrz, wanted);
     }
+    // The 9-digit number has no check digit: two readers of different kinds agreeing is its only confirmation.
+    if (normal.fields.id?.value.length === 9 && !(detected && words === detected.words && agreedDigits.includes('id'))) normal.fields.id.unsure = true;
     markDroppedPlaces(normal, anchored, placeWords);
+    // The chip front's QR code: exact where OCR guesses, so its values are the answer's (chip-qr.ts).
+    let qr: ReadCard['qr'];
+    if (kind === 'cccd_chip_front') {
+      const text = await readCardQr({ data: image.gray, width: image.width, height: image.height }, corners, flat !== upright);
+      const parsed = text === undefined ? undefined : parseChipQr(text);
+      if (parsed) qr = { text: parsed.text, issueDate: parsed.issueDate, disagree: applyChipQr(layout, normal, parsed, fieldProbability) };
+      lap('qr');
+    }
     const fields: ReadCard['fields'] = {};
     for (const f of wanted) {
       const v = normal.fields[f];
@@ -614,6 +633,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
         : undefined,
       overall: overallScore(probs),
       mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid } : undefined,
+      qr,
       face: images.face,
       card: images.card,
       printed: printedTexts(words, kind),
