@@ -225,7 +225,8 @@ const lcfg = loadLivenessConfig(process.env, 1);
 const faces = new FaceEngine(cfg, { maxQueue: 16, timeoutMs: 120_000 });
 const engines: LivenessEngine[] = [];
 const service = (antispoofModel?: string, antispoofInput: AntispoofInput = lcfg.antispoofInput) => {
-  const l = { ...lcfg, ...(antispoofModel ? { antispoofModel } : {}), antispoofInput, threads: 1 };
+  // No analysis cache: each check's CPU is measured, v2 and v3 of one video included.
+  const l = { ...lcfg, ...(antispoofModel ? { antispoofModel } : {}), antispoofInput, threads: 1, analysisCache: 0 };
   const engine = new LivenessEngine(cfg, l, { maxQueue: 16, timeoutMs: 120_000 });
   engines.push(engine);
   return { svc: new LivenessService(cfg, l, faces, engine, () => locateFfmpeg(l.ffmpeg)), engine };
