@@ -75,7 +75,8 @@ export async function conform(ffmpeg: string, src: string, dst: string, start = 
   const fit = `scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1,fps=30`;
   const encode = ['-an', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-pix_fmt', 'yuv420p', '-r', '30'];
   if (p.seconds >= start + want) {
-    await run(ffmpeg, ['-hide_banner', '-nostdin', '-y', '-i', src, '-vf', `trim=start=${start}:duration=${want},setpts=PTS-STARTPTS,${fit}`, ...encode, dst], {
+    // Seeking the input (not a trim filter) starts the copy's timestamps at 0, so its container says 5.5 s.
+    await run(ffmpeg, ['-hide_banner', '-nostdin', '-y', '-ss', String(start), '-i', src, '-t', String(want), '-vf', fit, ...encode, dst], {
       maxBuffer: 1 << 24,
     });
     return;

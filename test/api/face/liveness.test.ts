@@ -53,8 +53,11 @@ describe('liveness over HTTP with generated videos', () => {
   before(async () => {
     tmpdir.own = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-liveness-test-'));
     process.env.TMPDIR = tmpdir.own;
-    // A generous decode time limit: the suite runs files side by side on few cores (the limit itself is tested in liveness-units).
-    app = await startTestApp({ env: { SAOLA_LIVENESS_MAX_VIDEO_BYTES: String(3 * 1024 * 1024), SAOLA_LIVENESS_DECODE_TIMEOUT_MS: '120000' } });
+    // Generous time limits for decoding and for a pool task: the suite runs files side by side on few cores
+    // (the limits themselves are tested in liveness-units and the platform's pool suite).
+    app = await startTestApp({
+      env: { SAOLA_LIVENESS_MAX_VIDEO_BYTES: String(3 * 1024 * 1024), SAOLA_LIVENESS_DECODE_TIMEOUT_MS: '120000', SAOLA_POOL_TIMEOUT_MS: '600000' },
+    });
     shaken = await video('shake');
   });
   after(async () => {
