@@ -56,7 +56,13 @@ describe('liveness over HTTP with generated videos', () => {
     // Generous time limits for decoding and for a pool task: the suite runs files side by side on few cores
     // (the limits themselves are tested in liveness-units and the platform's pool suite).
     app = await startTestApp({
-      env: { SAOLA_LIVENESS_MAX_VIDEO_BYTES: String(3 * 1024 * 1024), SAOLA_LIVENESS_DECODE_TIMEOUT_MS: '120000', SAOLA_POOL_TIMEOUT_MS: '600000' },
+      // Room for every distinct video of the file (about 30), so a video used again is never analysed twice.
+      env: {
+        SAOLA_LIVENESS_MAX_VIDEO_BYTES: String(3 * 1024 * 1024),
+        SAOLA_LIVENESS_DECODE_TIMEOUT_MS: '120000',
+        SAOLA_POOL_TIMEOUT_MS: '600000',
+        SAOLA_LIVENESS_ANALYSIS_CACHE: '64',
+      },
     });
     shaken = await video('shake');
   });
