@@ -41,6 +41,10 @@ const { values } = parseArgs({
     real: { type: 'string' },
     /** With --real: send spec-conforming copies (5.5 s, 1280x720 / 720x1280, 30 fps, H.264) made here. */
     conform: { type: 'boolean', default: false },
+    /** With --real --conform: every 5.5 s window of each video. */
+    windows: { type: 'boolean', default: false },
+    /** With --real: the versions checked (comma-separated; default 2,3). */
+    versions: { type: 'string', default: '2,3' },
   },
 });
 const fixtures = path.resolve('test/fixtures/face');
@@ -225,7 +229,8 @@ const lcfg = loadLivenessConfig(process.env, 1);
 const faces = new FaceEngine(cfg, { maxQueue: 16, timeoutMs: 120_000 });
 const engines: LivenessEngine[] = [];
 const service = (antispoofModel?: string, antispoofInput: AntispoofInput = lcfg.antispoofInput) => {
-  const l = { ...lcfg, ...(antispoofModel ? { antispoofModel } : {}), antispoofInput, threads: 1 };
+  // No analysis cache: each check's CPU is measured, v2 and v3 of one video included.
+  const l = { ...lcfg, ...(antispoofModel ? { antispoofModel } : {}), antispoofInput, threads: 1, analysisCache: 0 };
   const engine = new LivenessEngine(cfg, l, { maxQueue: 16, timeoutMs: 120_000 });
   engines.push(engine);
   return { svc: new LivenessService(cfg, l, faces, engine, () => locateFfmpeg(l.ffmpeg)), engine };
@@ -237,9 +242,10 @@ if (values.real) {
   const rows = await evalReal({
     dir: path.resolve(values.real),
     conform: values.conform!,
+    windows: values.windows!,
     ffmpeg: (await locateFfmpeg('auto')).binary,
     svc: main.svc,
-    versions: [2, 3],
+    versions: values.versions!.split(',').map(Number) as LivenessVersion[],
     cpuSeconds,
   });
   if (values.dump)
@@ -250,6 +256,7 @@ if (values.real) {
           .filter((r) => r.version === 3)
           .map((r) => ({
             file: r.video.file,
+            start: r.start,
             label: r.video.label,
             code: r.result.entry.code,
             cues: r.trace.verdict?.cues,

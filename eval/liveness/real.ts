@@ -25,6 +25,8 @@ export interface RealVideo {
 
 export interface RealRow {
   video: RealVideo;
+  /** Seconds into the original where the conforming copy starts. */
+  start: number;
   version: LivenessVersion;
   result: LivenessResult;
   trace: LivenessTrace;
@@ -52,17 +54,29 @@ async function probe(ffmpeg: string, file: string): Promise<{ seconds: number; w
   return { seconds, width, height };
 }
 
-/** The spec-conforming copy of one video (see the file's comment). */
-export async function conform(ffmpeg: string, src: string, dst: string): Promise<void> {
+/** Seconds of each spec-conforming copy. */
+const WANT = 5.5;
+
+/** Start times of the spec-conforming copies of a video: 0.5 s, then (with `windows`) every 5.5 s that still fits a whole copy. */
+export async function windowStarts(ffmpeg: string, src: string, windows: boolean): Promise<number[]> {
+  if (!windows) return [0.5];
+  const { seconds } = await probe(ffmpeg, src);
+  const starts = [0.5];
+  while (starts.at(-1)! + 2 * WANT <= seconds) starts.push(starts.at(-1)! + WANT);
+  return starts;
+}
+
+/** The spec-conforming copy of one video (see the file's comment), from `start` seconds in. */
+export async function conform(ffmpeg: string, src: string, dst: string, start = 0.5): Promise<void> {
   const p = await probe(ffmpeg, src);
   const portrait = p.height > p.width;
   const [w, h] = portrait ? [720, 1280] : [1280, 720];
-  const start = 0.5;
-  const want = 5.5;
+  const want = WANT;
   const fit = `scale=${w}:${h}:force_original_aspect_ratio=increase,crop=${w}:${h},setsar=1,fps=30`;
   const encode = ['-an', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-pix_fmt', 'yuv420p', '-r', '30'];
   if (p.seconds >= start + want) {
-    await run(ffmpeg, ['-hide_banner', '-nostdin', '-y', '-i', src, '-vf', `trim=start=${start}:duration=${want},setpts=PTS-STARTPTS,${fit}`, ...encode, dst], {
+    // Seeking the input (not a trim filter) starts the copy's timestamps at 0, so its container says 5.5 s.
+    await run(ffmpeg, ['-hide_banner', '-nostdin', '-y', '-ss', String(start), '-i', src, '-t', String(want), '-vf', fit, ...encode, dst], {
       maxBuffer: 1 << 24,
     });
     return;
@@ -105,6 +119,8 @@ const frac = (n: number, d: number) => `${n}/${d}${d ? ` (${((100 * n) / d).toFi
 export async function evalReal(opts: {
   dir: string;
   conform: boolean;
+  /** With `conform`: every 5.5 s window of each video, not only the first (more real frames, the same people). */
+  windows?: boolean;
   ffmpeg: string;
   svc: LivenessService;
   versions: LivenessVersion[];
@@ -115,24 +131,28 @@ export async function evalReal(opts: {
   const rows: RealRow[] = [];
   try {
     for (const v of truth) {
-      let file = path.join(opts.dir, v.file);
-      if (opts.conform) {
-        const out = path.join(tmp, `${rows.length}-${path.basename(v.file).replace(/\.\w+$/, '')}.mp4`);
-        await conform(opts.ffmpeg, file, out);
-        file = out;
-      }
-      const data = fs.readFileSync(file);
-      for (const version of opts.versions) {
-        const trace: LivenessTrace = {};
-        const c0 = opts.cpuSeconds();
-        const result = await opts.svc.check(version, [{ field: 'video', filename: path.basename(file), mimetype: 'video/mp4', data }], trace);
-        rows.push({ video: v, version, result, trace, cpu: opts.cpuSeconds() - c0 });
+      const original = path.join(opts.dir, v.file);
+      for (const start of opts.conform ? await windowStarts(opts.ffmpeg, original, opts.windows === true) : [0]) {
+        let file = original;
+        if (opts.conform) {
+          file = path.join(tmp, `${rows.length}-${path.basename(v.file).replace(/\.\w+$/, '')}.mp4`);
+          await conform(opts.ffmpeg, original, file, start);
+        }
+        const data = fs.readFileSync(file);
+        for (const version of opts.versions) {
+          const trace: LivenessTrace = {};
+          const c0 = opts.cpuSeconds();
+          const result = await opts.svc.check(version, [{ field: 'video', filename: path.basename(file), mimetype: 'video/mp4', data }], trace);
+          rows.push({ video: v, start, version, result, trace, cpu: opts.cpuSeconds() - c0 });
+        }
       }
     }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
-  console.log(`Real videos: ${opts.dir} (${truth.length} videos, ${opts.conform ? 'spec-conforming copies' : 'as they are'})\n`);
+  console.log(
+    `Real videos: ${opts.dir} (${truth.length} videos, ${opts.conform ? `spec-conforming copies${opts.windows ? ', every 5.5 s window' : ''}` : 'as they are'})\n`,
+  );
   for (const version of opts.versions) {
     const vr = rows.filter((r) => r.version === version);
     const live = vr.filter((r) => r.video.label === 'live');
@@ -143,7 +163,7 @@ export async function evalReal(opts: {
       `v${version}: APCER ${frac(att.filter(isLive).length, att.length)} (attacks answered live; without review ${att.filter(sure).length}); BPCER ${frac(live.filter((r) => !sure(r)).length, live.length)} (live not accepted without review); review rate ${frac(vr.filter(review).length, vr.length)}; live accepted without review ${live.filter(sure).length}/${live.length}; codes ${[...codes].map(([c, n]) => `${c}x${n}`).join(' ')}`,
     );
   }
-  console.log('\nvideo | label | version | code | is_live | review | prob | cues | reason | CPU s');
+  console.log('\nvideo | label | version | code | is_live | review | prob | cues | reason | near limits | CPU s');
   for (const r of rows) {
     const c = r.trace.verdict?.cues;
     const cues = c
@@ -151,7 +171,7 @@ export async function evalReal(opts: {
       : '-';
     const d = r.result.decision;
     console.log(
-      `${r.video.file} | ${r.video.label} | v${r.version} | ${r.result.entry.code} | ${d ? d.isLive : '-'} | ${d ? d.needToReview : '-'} | ${d ? d.prob.toFixed(3) : '-'} | ${cues} | ${r.trace.verdict?.reason ?? r.result.detail} | ${r.cpu.toFixed(2)}`,
+      `${r.video.file}@${r.start} | ${r.video.label} | v${r.version} | ${r.result.entry.code} | ${d ? d.isLive : '-'} | ${d ? d.needToReview : '-'} | ${d ? d.prob.toFixed(3) : '-'} | ${cues} | ${r.trace.verdict?.reason ?? r.result.detail} | ${r.trace.verdict?.near.join('; ') || '-'} | ${r.cpu.toFixed(2)}`,
     );
   }
   const cpu = rows.map((r) => r.cpu).sort((a, b) => a - b);

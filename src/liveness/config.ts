@@ -38,6 +38,8 @@ export interface LivenessConfig {
   antispoofInput: AntispoofInput;
   /** Worker threads for liveness analysis. */
   threads: number;
+  /** Analyses kept per process, keyed by the decoded frames' digest (0: none). */
+  analysisCache: number;
 }
 
 export function loadLivenessConfig(env: Env = process.env, poolThreads = 2): LivenessConfig {
@@ -66,5 +68,6 @@ export function loadLivenessConfig(env: Env = process.env, poolThreads = 2): Liv
     antispoofModel,
     antispoofInput: choiceSetting(env, 'SAOLA_LIVENESS_ANTISPOOF_INPUT', 'minifasnet', ANTISPOOF_INPUTS),
     threads: integerSetting(env, 'SAOLA_LIVENESS_THREADS', Math.max(1, Math.min(poolThreads, 2)), 1, 64),
+    analysisCache: integerSetting(env, 'SAOLA_LIVENESS_ANALYSIS_CACHE', 16, 0, 1024),
   };
 }

@@ -44,6 +44,7 @@ export function processLiveness(deps: ServiceDeps, log: FastifyBaseLogger): { se
     ),
     antispoof,
     pool: engine.stats(),
+    analysisCache: engine.cacheStats(),
   }));
   const made = { service: new LivenessService(cfg, lcfg, faces, engine, findFfmpeg, new LivenessThresholds(deps.store.db)), lcfg };
   processServices.set(deps, made);

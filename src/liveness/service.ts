@@ -176,6 +176,8 @@ export class LivenessService {
       selfies,
     });
     trace.verdict = verdict;
+    // v3's `warning` names the checks that passed near their limit.
+    for (const w of verdict.near) warnings.push(`Near the limit: ${w}`);
     const entry = OUTCOME_ENTRY[verdict.outcome];
     if (verdict.outcome !== 'ok' || !verdict.decision) return { entry, detail: entry.message, warnings };
     const result: LivenessResult = { entry, detail: entry.message, decision: verdict.decision, warnings };

@@ -60,6 +60,12 @@ export function evidence(c: LivenessCues): Record<keyof typeof FUSION.weights, n
   };
 }
 
+/** What the fusion's choice fits (eval/liveness/fit.ts): the bias and the weights; the evidence shapes stay fixed. */
+export interface FusionModel {
+  bias: number;
+  weights: Record<keyof typeof FUSION.weights, number>;
+}
+
 export interface LivenessDecision {
   /** Probability that the face is live, 0-1. */
   prob: number;
@@ -75,7 +81,7 @@ export interface LivenessDecision {
  * a photo or a screen moved in front of the camera moves exactly like that,
  * and a confident wrong "live" is the worst answer.
  */
-export function decide(c: LivenessCues, threshold: number, margin: number, opts: { selfies?: boolean } = {}): LivenessDecision {
+export function decide(c: LivenessCues, threshold: number, margin: number, opts: { selfies?: boolean; model?: FusionModel } = {}): LivenessDecision {
   const e = evidence(c);
   // Selfie images have no motion: their motion cues say nothing either way.
   if (opts.selfies) {
@@ -83,9 +89,10 @@ export function decide(c: LivenessCues, threshold: number, margin: number, opts:
     e.blink = 0;
     e.scene = 0;
   }
-  const w = FUSION.weights;
+  const model = opts.model ?? FUSION;
+  const w = model.weights;
   const z =
-    FUSION.bias +
+    model.bias +
     w.antispoof * e.antispoof +
     w.nonRigidity * e.nonRigidity +
     w.blink * e.blink +

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { LRUCache } from 'lru-cache';
 import { WorkerPool } from '../../platform/pool/index.js';
 import type { FaceConfig } from '../../face/index.js';
 import type { LivenessConfig } from '../config.js';
@@ -38,9 +39,23 @@ export function antispoofInfo(lcfg: LivenessConfig): AntispoofInfo {
   return { file: lcfg.antispoofModel, sha256: createHash('sha256').update(bytes).digest('hex'), input: spec.describe };
 }
 
-/** Liveness analysis off the event loop: its own worker pool over the face engine's models plus the anti-spoof model. */
+/** The digest of decoded frames: what an analysis is a function of (the engine's models and settings are fixed per process). */
+export function framesDigest(frames: DecodedFrames): string {
+  return createHash('sha256').update(`${frames.width}x${frames.height}x${frames.count}:`).update(frames.data).digest('hex');
+}
+
+/**
+ * Liveness analysis off the event loop: its own worker pool over the face
+ * engine's models plus the anti-spoof model. The same frames (a client
+ * retrying, v2 and v3 of one video) are analysed once: a bounded LRU of
+ * analyses keyed by the frames' digest (`SAOLA_LIVENESS_ANALYSIS_CACHE`
+ * entries). Only the analysis is shared; each request's answer (threshold,
+ * codes, `cmnd`) is still worked out from it.
+ */
 export class LivenessEngine {
   private readonly pool: WorkerPool<LivenessTask, LivenessAnalysis>;
+  private readonly cache?: LRUCache<string, Promise<LivenessAnalysis>>;
+  private hits = 0;
 
   constructor(
     private readonly cfg: FaceConfig,
@@ -55,9 +70,29 @@ export class LivenessEngine {
       maxWaitMs: pool.maxWaitMs,
       timeoutMs: pool.timeoutMs,
     });
+    if (lcfg.analysisCache > 0) this.cache = new LRUCache({ max: lcfg.analysisCache });
   }
 
+  /** The analysis of `frames`, from the cache when the same frames were analysed before (with the embedding when asked). */
   analyze(frames: DecodedFrames, opts: { embed: boolean }): Promise<LivenessAnalysis> {
+    if (!this.cache) return this.run(frames, opts.embed);
+    const key = framesDigest(frames);
+    const cached = this.cache.get(key);
+    if (cached) {
+      this.hits++;
+      return cached;
+    }
+    // The embedding costs nothing extra (the best frame is embedded for the mask rule anyway), so a cached analysis serves `cmnd` too.
+    const running = this.run(frames, true);
+    this.cache.set(key, running);
+    // A failed analysis (busy, timeout) is not remembered.
+    running.catch(() => {
+      if (this.cache?.get(key) === running) this.cache.delete(key);
+    });
+    return running;
+  }
+
+  private run(frames: DecodedFrames, embed: boolean): Promise<LivenessAnalysis> {
     return this.pool.run({
       frames: frames.data,
       width: frames.width,
@@ -68,12 +103,17 @@ export class LivenessEngine {
       ...(this.lcfg.antispoofModel ? { antispoofModel: this.lcfg.antispoofModel } : {}),
       antispoofInput: this.lcfg.antispoofInput,
       topFrames: 3,
-      embed: opts.embed,
+      embed,
     });
   }
 
   stats() {
     return this.pool.stats();
+  }
+
+  /** Analyses held and answers served from them (/readyz). */
+  cacheStats(): { entries: number; hits: number } {
+    return { entries: this.cache?.size ?? 0, hits: this.hits };
   }
 
   close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { boxArea, EYES_DARK_RATIO, EYES_HIDDEN_PROB, MASK_LOWER_SKIN, MASK_UPPER_SKIN } from '../../face/index.js';
+import { boxArea, type Box, EYES_DARK_RATIO, EYES_HIDDEN_PROB, MASK_LOWER_SKIN, MASK_UPPER_SKIN } from '../../face/index.js';
 import { countBlinks, decide, type LivenessCues, type LivenessDecision } from './fusion.js';
 import { interOcular, nonRigidity } from './motion.js';
 import { COVER, eyesCovered } from './occlusion.js';
@@ -19,27 +19,47 @@ export interface VerdictRules {
   selfies?: boolean;
 }
 
-/** Fixed rule constants (not settings: each is a property of the measurement, see docs/face.md). */
+/**
+ * The input checks' criteria (not settings: each is a property of the measurement; docs/liveness.md, "Input
+ * checks", states each with its reason). Frames are the sampled ones (SAOLA_LIVENESS_SAMPLE_FPS, 5 a second).
+ */
 export const RULES = {
-  /** Share of face frames with a second face (>= secondFaceRatio of the largest's area) that makes "several faces". */
+  /** 408: a second face (>= secondFaceRatio of the largest's area) in this share of the face frames. */
   severalShare: 0.3,
-  /** A still image: no thumbnail moves by this much (mean absolute difference, 0-255) and no landmark by more than this many inter-ocular distances (compression makes them jitter by a few hundredths). */
+  /**
+   * 413, a still image: the 90th percentile of the frames' thumbnail differences (against the previous and the
+   * first frame, mean absolute, 0-255) below stillDiff, and the 90th percentile of the landmarks' distance from
+   * their median position below stillLandmarks inter-ocular distances. Percentiles, not maxima: one frame of
+   * encoder noise or one jittery landmark fit does not make a still photo move.
+   */
   stillDiff: 1.0,
   stillLandmarks: 0.08,
-  /** Share of frames without a face that makes the face "lost"; only runs of at least lostRun sampled frames count (0.4 s at 5 fps), so scattered detector misses never do. */
+  /** 410 (face lost): no face in runs of at least lostRun sampled frames (0.6 s at 5 fps) adding up to more than lostShare of the frames; a hand passing in front of the face for a moment is not a lost face. */
   lostShare: 0.2,
-  lostRun: 2,
-  /** A box within this share of the frame's side from an edge touches it. */
+  lostRun: 3,
+  /**
+   * 423: the face box is cut by the frame's edge (within edgeMargin of the frame's long side) and the part cut off
+   * is at least outShare of the face (its width or height against the face's own uncut proportions), in runs of at
+   * least outRun frames adding up to more than outFrames of the frames. A close-up selfie whose chin or forehead
+   * touches the edge loses a few percent of the box, not a quarter.
+   */
   edgeMargin: 0.01,
-  /** Frontal: |yaw| at most this many degrees (v3)... */
+  outShare: 0.25,
+  outRun: 2,
+  outFrames: 0.2,
+  /** The detector box's width over its height on an uncut face, when every frame's box touches an edge (measured on the test photos: 0.74-0.82). */
+  boxAspect: 0.78,
+  /** 422: |yaw| at most this many degrees... */
   frontalDegrees: 25,
   /** ...and |pitch| at most this many: the landmark pitch reads a frontal phone selfie (camera below the eyes) at 26-29 degrees. */
   frontalPitch: 35,
   /** ...in at least this share of the face frames (and at least 2 frames). */
   frontalShare: 0.1,
-  /** Poor quality (v3): median face brightness outside this range (0-255). */
-  darkBelow: 45,
-  brightAbove: 220,
+  /** 406 (v3): median brightness of the aligned face (0-255) below darkBelow or above brightAbove. */
+  darkBelow: 30,
+  brightAbove: 225,
+  /** A check is "near its limit" (v3 `warning`) within this share of the limit on the passing side. */
+  nearShare: 0.25,
 } as const;
 
 export interface Verdict {
@@ -48,6 +68,8 @@ export interface Verdict {
   reason: string;
   cues?: LivenessCues;
   decision?: LivenessDecision;
+  /** Checks that passed near their limit, in words (v3 `warning`). */
+  near: string[];
 }
 
 const median = (v: number[]) => {
@@ -56,60 +78,91 @@ const median = (v: number[]) => {
   return s[Math.floor(s.length / 2)];
 };
 
+const percentile = (v: number[], p: number) => {
+  if (v.length === 0) return 0;
+  const s = [...v].sort((a, b) => a - b);
+  return s[Math.floor(p * (s.length - 1))];
+};
+
 /** Turns the per-frame analysis into one outcome of the code table, then (when every check passes) the live decision. */
 export function judge(a: LivenessAnalysis, rules: VerdictRules): Verdict {
+  const near: string[] = [];
+  const refuse = (outcome: LivenessOutcome, reason: string): Verdict => ({ outcome, reason, near });
+  /** Whether `value`, above its lower `limit`, is within RULES.nearShare of it. */
+  const close = (value: number, limit: number) => value <= limit * (1 + RULES.nearShare);
   const n = a.frames.length;
   const faced = a.frames.filter((f) => f.face);
-  if (faced.length === 0) return { outcome: 'noFace', reason: 'no face in any sampled frame' };
+  if (faced.length === 0) return refuse('noFace', 'no face in any sampled frame');
   const several = faced.filter((f) => f.faces.slice(1).some((b) => boxArea(b) >= rules.secondFaceRatio * boxArea(f.faces[0]))).length;
-  if (several >= Math.max(1, RULES.severalShare * faced.length)) return { outcome: 'severalFaces', reason: `a second face in ${several} of ${faced.length} frames` };
+  const severalLimit = Math.max(1, RULES.severalShare * faced.length);
+  if (several >= severalLimit) return refuse('severalFaces', `a second face in ${several} of ${faced.length} frames`);
+  if (several > 0) near.push(`a second face in ${several} of ${faced.length} frames (refused from ${Math.ceil(severalLimit)})`);
   const shortSide = Math.min(a.width, a.height);
   // The box's height: a turned head keeps it while its width shrinks.
   const faceRatio = median(faced.map((f) => (f.face!.box.y2 - f.face!.box.y1) / shortSide));
-  if (faceRatio < rules.minFaceRatio) return { outcome: 'faceTooSmall', reason: `face ${faceRatio.toFixed(3)} of the frame, below ${rules.minFaceRatio}` };
+  if (faceRatio < rules.minFaceRatio) return refuse('faceTooSmall', `face ${faceRatio.toFixed(3)} of the frame, below ${rules.minFaceRatio}`);
+  if (close(faceRatio, rules.minFaceRatio)) near.push(`face small: ${faceRatio.toFixed(2)} of the frame's short side (refused below ${rules.minFaceRatio})`);
   const blur = median(faced.map((f) => f.face!.blur));
-  if (rules.minBlurVariance > 0 && blur < rules.minBlurVariance) return { outcome: 'faceBlurry', reason: `sharpness ${blur.toFixed(1)}, below ${rules.minBlurVariance}` };
+  if (rules.minBlurVariance > 0 && blur < rules.minBlurVariance) return refuse('faceBlurry', `sharpness ${blur.toFixed(1)}, below ${rules.minBlurVariance}`);
+  if (rules.minBlurVariance > 0 && close(blur, rules.minBlurVariance)) near.push(`face blurry: sharpness ${blur.toFixed(0)} (refused below ${rules.minBlurVariance})`);
   const brightness = median(faced.map((f) => f.face!.brightness));
-  if (rules.version === 3 && (brightness < RULES.darkBelow || brightness > RULES.brightAbove)) {
-    return { outcome: 'poorQuality', reason: `face brightness ${brightness.toFixed(0)} outside ${RULES.darkBelow}-${RULES.brightAbove}` };
-  }
   if (rules.version === 3) {
+    if (brightness < RULES.darkBelow || brightness > RULES.brightAbove)
+      return refuse('poorQuality', `face brightness ${brightness.toFixed(0)} outside ${RULES.darkBelow}-${RULES.brightAbove}`);
+    if (close(brightness, RULES.darkBelow)) near.push(`face dark: brightness ${brightness.toFixed(0)} (refused below ${RULES.darkBelow})`);
+    if (brightness > RULES.brightAbove - RULES.nearShare * (255 - RULES.brightAbove))
+      near.push(`face bright: brightness ${brightness.toFixed(0)} (refused above ${RULES.brightAbove})`);
     const covered = coveredFrames(a);
     if (covered.count > a.cueFrames.length / 2)
-      return { outcome: 'poorQuality', reason: `face covered (${covered.what}) in ${covered.count} of the ${a.cueFrames.length} best frames` };
+      return refuse('poorQuality', `face covered (${covered.what}) in ${covered.count} of the ${a.cueFrames.length} best frames`);
     // The eye model misses some lenses: the pixels themselves (occlusion.ts), over every frame with a face.
     const shaded = faced.filter((f) => eyesCovered(f.face!.cover)).length;
     if (shaded > COVER.frames * faced.length)
-      return { outcome: 'poorQuality', reason: `both eyes dark and flat against the cheeks (dark glasses) in ${shaded} of ${faced.length} frames` };
+      return refuse('poorQuality', `both eyes dark and flat against the cheeks (dark glasses) in ${shaded} of ${faced.length} frames`);
   }
-  const maxDiff = Math.max(...a.frames.map((f) => Math.max(f.diff, f.diffFirst)));
   const lms = faced.map((f) => f.face!.landmarks);
-  const spread = landmarkSpread(lms);
-  if (!rules.selfies && maxDiff < RULES.stillDiff && spread < RULES.stillLandmarks)
-    return { outcome: 'stillImage', reason: `largest frame difference ${maxDiff.toFixed(2)}, landmark spread ${spread.toFixed(4)}` };
-  const margin = RULES.edgeMargin * Math.max(a.width, a.height);
-  const atEdge = a.frames.map((f) => {
-    const b = f.face?.box;
-    return !!b && (b.x1 <= margin || b.y1 <= margin || b.x2 >= a.width - margin || b.y2 >= a.height - margin);
-  });
-  const missing = inRuns(
-    a.frames.map((f) => !f.face),
-    RULES.lostRun,
+  const moved = Math.max(
+    percentile(
+      a.frames.map((f) => f.diff),
+      0.9,
+    ),
+    percentile(
+      a.frames.map((f) => f.diffFirst),
+      0.9,
+    ),
   );
-  const touching = inRuns(atEdge, RULES.lostRun);
-  if (!rules.selfies && (missing > RULES.lostShare * n || touching > RULES.lostShare * n)) {
-    // v3 tells "left the frame" (the face reached an edge) from "lost"; v2 has one code for both.
-    const left = atEdge.some(Boolean);
-    const outcome = rules.version === 3 && left ? 'faceLeftFrame' : 'faceLost';
-    return { outcome, reason: `no face in ${missing} of ${n} frames, face at the frame's edge in ${touching}` };
+  const spread = landmarkSpread(lms);
+  if (!rules.selfies && moved < RULES.stillDiff && spread < RULES.stillLandmarks)
+    return refuse('stillImage', `frame difference ${moved.toFixed(2)} (90th percentile), landmark spread ${spread.toFixed(4)}`);
+  if (!rules.selfies) {
+    const missing = inRuns(
+      a.frames.map((f) => !f.face),
+      RULES.lostRun,
+    );
+    const cut = outOfFrame(a);
+    const out = inRuns(
+      cut.map((c) => c >= RULES.outShare),
+      RULES.outRun,
+    );
+    // The face vanished right after a frame where the edge cut a part of it: it left through the edge.
+    const leftThrough = a.frames.some((f, i) => !f.face && i > 0 && cut[i - 1] >= RULES.outShare / 2);
+    if (out > RULES.outFrames * n)
+      return refuse(rules.version === 3 ? 'faceLeftFrame' : 'faceLost', `a quarter of the face or more out of the frame in ${out} of ${n} frames`);
+    if (missing > RULES.lostShare * n)
+      return refuse(rules.version === 3 && leftThrough ? 'faceLeftFrame' : 'faceLost', `no face in ${missing} of ${n} frames${leftThrough ? ', after it reached the edge' : ''}`);
+    if (missing > (RULES.lostShare * n) / 2) near.push(`face lost: no face in ${missing} of ${n} frames (refused above ${Math.floor(RULES.lostShare * n)})`);
+    const edgy = cut.filter((c) => c >= RULES.outShare * (1 - RULES.nearShare)).length;
+    if (edgy > 0) near.push(`face at the frame's edge: part of it out of the frame in ${edgy} of ${n} frames`);
   }
   if (rules.version === 3) {
     // The pose is noisy: one frontal-looking frame among turned ones is an outlier, not a frontal face.
     // Yaw: the median of the landmarks', the outline's and the detector box's estimates (pose.ts).
     const frontal = faced.filter((f) => Math.abs(f.face!.yaw.yaw) <= RULES.frontalDegrees && Math.abs(f.face!.pose.pitch) <= RULES.frontalPitch).length;
-    if (frontal < Math.max(rules.selfies ? 1 : 2, RULES.frontalShare * faced.length)) {
-      return { outcome: 'notFrontal', reason: `${frontal} of ${faced.length} frames with |yaw| <= ${RULES.frontalDegrees} and |pitch| <= ${RULES.frontalPitch} degrees` };
+    const needed = Math.max(rules.selfies ? 1 : 2, RULES.frontalShare * faced.length);
+    if (frontal < needed) {
+      return refuse('notFrontal', `${frontal} of ${faced.length} frames with |yaw| <= ${RULES.frontalDegrees} and |pitch| <= ${RULES.frontalPitch} degrees`);
     }
+    if (frontal < 2 * needed) near.push(`face turned: frontal in ${frontal} of ${faced.length} frames (refused below ${Math.ceil(needed)})`);
   }
   const bestInFaced = a.best === undefined ? 0 : Math.max(0, faced.indexOf(a.frames[a.best]));
   const cues: LivenessCues = {
@@ -122,7 +175,39 @@ export function judge(a: LivenessAnalysis, rules: VerdictRules): Verdict {
     scene: a.scene?.score ?? 0,
   };
   const decision = decide(cues, rules.liveThreshold, rules.reviewMargin, { selfies: rules.selfies });
-  return { outcome: 'ok', reason: `live probability ${decision.prob.toFixed(4)}`, cues, decision };
+  return { outcome: 'ok', reason: `live probability ${decision.prob.toFixed(4)}`, cues, decision, near };
+}
+
+/**
+ * Per frame, the share of the face the frame's edge cut off (0 when the box touches no edge or there is no face):
+ * the detector's boxes stop at the frame, so a box touching an edge is shorter along that axis than the face.
+ * Its uncut length comes from the other axis and the face's own width/height ratio, the median over frames
+ * whose box touches no edge (RULES.boxAspect when there are none).
+ */
+export function outOfFrame(a: LivenessAnalysis): number[] {
+  const margin = RULES.edgeMargin * Math.max(a.width, a.height);
+  const touches = (b: Box) => ({
+    x: b.x1 <= margin || b.x2 >= a.width - margin,
+    y: b.y1 <= margin || b.y2 >= a.height - margin,
+  });
+  const free = a.frames.flatMap((f) => {
+    const b = f.face?.box;
+    if (!b) return [];
+    const t = touches(b);
+    return t.x || t.y ? [] : [(b.x2 - b.x1) / Math.max(1, b.y2 - b.y1)];
+  });
+  const aspect = free.length ? median(free) : RULES.boxAspect;
+  return a.frames.map((f) => {
+    const b = f.face?.box;
+    if (!b) return 0;
+    const t = touches(b);
+    const w = b.x2 - b.x1;
+    const h = b.y2 - b.y1;
+    if (t.x && t.y) return Math.max(0, 1 - (w * h) / (Math.max(w, h * aspect) * Math.max(h, w / aspect)));
+    if (t.x) return Math.max(0, 1 - w / (h * aspect));
+    if (t.y) return Math.max(0, 1 - h / (w / aspect));
+    return 0;
+  });
 }
 
 /** How many flags are true in runs of at least `run` consecutive frames. */
@@ -139,14 +224,17 @@ export function inRuns(flags: boolean[], run: number): number {
   return total;
 }
 
-/** Largest distance any landmark moves from its position in the first face frame, in inter-ocular distances. */
+/** The 90th percentile over frames of the largest distance of a landmark from its median position, in inter-ocular distances. */
 function landmarkSpread(lms: number[][]): number {
   if (lms.length < 2) return 0;
-  const ref = lms[0];
-  const unit = Math.max(1, interOcular(ref));
-  let max = 0;
-  for (const lm of lms) for (let i = 0; i < lm.length; i += 2) max = Math.max(max, Math.hypot(lm[i] - ref[i], lm[i + 1] - ref[i + 1]));
-  return max / unit;
+  const centre = lms[0].map((_, i) => median(lms.map((lm) => lm[i])));
+  const unit = Math.max(1, interOcular(centre));
+  const far = lms.map((lm) => {
+    let max = 0;
+    for (let i = 0; i < lm.length; i += 2) max = Math.max(max, Math.hypot(lm[i] - centre[i], lm[i + 1] - centre[i + 1]));
+    return max / unit;
+  });
+  return percentile(far, 0.9);
 }
 
 /**

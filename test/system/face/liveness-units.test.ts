@@ -383,9 +383,86 @@ describe('liveness: verdict and bodies', () => {
     // One selfie image: no still-image rule, one frontal frame is enough.
     assert.equal(judge(analysis([frame({ diff: 0, diffFirst: 0 })]), { ...rules, selfies: true }).outcome, 'ok');
     assert.equal(judge(analysis([frame({ diff: 0, diffFirst: 0 }), frame({ diff: 0, diffFirst: 0 })]), rules).outcome, 'stillImage');
-    const edge = gone.map((f, i) => (i === 6 ? frame({}, 239) : f));
+    // The face vanished right after the frame's edge cut a part of it: it left the frame (v3), v2 has one code.
+    const edge = gone.map((f, i) => (i === 6 ? boxed(f, { x1: 560, x2: 640 }) : f));
     assert.equal(judge(analysis(edge), rules).outcome, 'faceLeftFrame');
     assert.equal(judge(analysis(edge), { ...rules, version: 2 }).outcome, 'faceLost');
+  });
+
+  /** The frame with its face box replaced (every detected box too). */
+  const boxed = (f: FrameResult, b: Partial<{ x1: number; y1: number; x2: number; y2: number }>): FrameResult => {
+    const box = { ...f.face!.box, ...b };
+    return { ...f, faces: [box], face: { ...f.face!, box } };
+  };
+
+  it('each input check at its limit: refused just past it, passed with a warning naming it just inside', () => {
+    const n = 10;
+    const ok = Array.from({ length: n }, (_, i) => frame({}, i));
+    const each = (over: Partial<NonNullable<FrameResult['face']>>) => ok.map((f) => ({ ...f, face: { ...f.face!, ...over } }));
+    const at = (frames: FrameResult[], r: VerdictRules = rules) => judge(analysis(frames), r);
+    assert.deepEqual(at(ok).near, [], 'nothing near a limit');
+    // 411: the face box's height over the frame's short side (360), median over frames; limit 0.2 (72 px).
+    const tall = (h: number) => ok.map((f) => boxed(f, { y2: 100 + h }));
+    assert.equal(at(tall(71.5)).outcome, 'faceTooSmall');
+    let v = at(tall(72.5));
+    assert.equal(v.outcome, 'ok');
+    assert.match(v.near.join(), /face small/);
+    assert.deepEqual(at(tall(92)).near, []);
+    // 412: median Laplacian variance of the aligned face; limit 30.
+    assert.equal(at(each({ blur: 29.5 })).outcome, 'faceBlurry');
+    assert.match(at(each({ blur: 30.5 })).near.join(), /face blurry/);
+    // 406 (v3): median face brightness below 30 or above 225.
+    assert.equal(at(each({ brightness: 29.5 })).outcome, 'poorQuality');
+    v = at(each({ brightness: 31 }));
+    assert.equal(v.outcome, 'ok');
+    assert.match(v.near.join(), /face dark: brightness 31 \(refused below 30\)/);
+    assert.equal(at(each({ brightness: 226 })).outcome, 'poorQuality');
+    assert.match(at(each({ brightness: 224 })).near.join(), /face bright/);
+    // A dim webcam (brightness 40) is neither refused nor warned about.
+    assert.deepEqual(at(each({ brightness: 40 })).near, []);
+    // 413: the 90th percentile of frame differences below 1.0 and of landmark distances below 0.08 inter-ocular.
+    const still = Array.from({ length: n }, () => frame({ diff: 0.3, diffFirst: 0.3 }));
+    assert.equal(at(still).outcome, 'stillImage');
+    // One frame of encoder noise, or one jittery landmark fit, does not make a still photo move.
+    assert.equal(at(still.map((f, i) => (i === 4 ? { ...f, diff: 6, diffFirst: 6 } : f))).outcome, 'stillImage');
+    assert.equal(at(still.map((f, i) => (i === 4 ? frame({ diff: 0.3, diffFirst: 0.3 }, 30) : f))).outcome, 'stillImage');
+    // Two frames of ten that differ (a blink, a word) are motion.
+    assert.equal(at(still.map((f, i) => (i >= 8 ? { ...f, diff: 1.5, diffFirst: 1.5 } : f))).outcome, 'ok');
+    // 410 (face lost): no face in runs of 3 frames or more, adding up to more than 20% of the frames.
+    const drop = (frames: number[]) => ok.map((f, i) => (frames.includes(i) ? { ...f, faces: [], face: undefined } : f));
+    assert.equal(at(drop([3, 4, 5])).outcome, 'faceLost');
+    assert.equal(at(drop([3, 4, 5]), { ...rules, version: 2 }).outcome, 'faceLost');
+    // A hand in front of the face for two frames, twice (0.8 s in all): not lost.
+    v = at(drop([2, 3, 6, 7]));
+    assert.equal(v.outcome, 'ok');
+    // Two frames (0.4 s) of ten: within the limit, and at half of it, not warned about.
+    assert.equal(at(drop([3, 4])).outcome, 'ok');
+    // 423: a quarter of the face cut off by the frame's edge, in runs of 2 frames adding up to more than 20% of the frames.
+    // The uncut face is 150 px wide: at the right edge (x2 640) a box 112 px wide has lost 25%.
+    const cut = (width: number, frames: number[]) => ok.map((f, i) => (frames.includes(i) ? boxed(f, { x1: 640 - width, x2: 640 }) : f));
+    assert.equal(at(cut(110, [4, 5, 6])).outcome, 'faceLeftFrame');
+    assert.equal(at(cut(110, [4, 5, 6]), { ...rules, version: 2 }).outcome, 'faceLost');
+    v = at(cut(116, [4, 5, 6]));
+    assert.equal(v.outcome, 'ok', 'a fifth of the face out of the frame is not refused');
+    assert.match(v.near.join(), /frame's edge/);
+    // Only 2 frames of 10 cut: not more than 20%.
+    assert.equal(at(cut(100, [4, 5])).outcome, 'ok');
+    // A close-up selfie whose chin touches the bottom edge in every frame (the box 5% shorter than the face): not refused.
+    assert.equal(at(ok.map((f) => boxed(f, { y1: 192, y2: 360 }))).outcome, 'ok');
+    // The face's proportions when every box touches an edge: a face cut in half at the left edge in all frames is out.
+    assert.equal(at(ok.map((f) => boxed(f, { x1: 0, x2: 70, y1: 100, y2: 280 }))).outcome, 'faceLeftFrame');
+    // 422: frontal (|yaw| <= 25 and |pitch| <= 35 degrees) in at least max(2, 10%) of the face frames.
+    const turned = (frontal: number) =>
+      ok.map((f, i) => (i < frontal ? f : { ...f, face: { ...f.face!, yaw: { landmarks: 40, contour: 40, box: 40, yaw: 40 } } }));
+    assert.equal(at(turned(1)).outcome, 'notFrontal');
+    v = at(turned(2));
+    assert.equal(v.outcome, 'ok');
+    assert.match(v.near.join(), /face turned/);
+    // 408: a second face in at least 30% of the face frames; fewer is warned about.
+    const second = (frames: number[]) =>
+      ok.map((f, i) => (frames.includes(i) ? { ...f, faces: [...f.faces, { x1: 10, y1: 10, x2: 140, y2: 170, score: 0.9 }] } : f));
+    assert.equal(at(second([1, 2, 3])).outcome, 'severalFaces');
+    assert.match(at(second([1, 2])).near.join(), /second face in 2 of 10/);
   });
 
   it('v2 and v3 bodies', () => {
