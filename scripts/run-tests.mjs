@@ -140,7 +140,14 @@ function runFiles(name, files, concurrency) {
     // starved main thread would otherwise answer 429 to a suite that checks another code.
     {
       stdio: 'inherit',
-      env: { SAOLA_MAX_EVENT_LOOP_DELAY_MS: '0', SAOLA_POOL_MAX_WAIT_MS: '0', ...process.env, SAOLA_TEST: '1', SAOLA_TEST_USAGE_DIR: usageDir, ...(entry ? { SAOLA_TEST_ENTRY: entry } : {}) },
+      env: {
+        SAOLA_MAX_EVENT_LOOP_DELAY_MS: '0',
+        SAOLA_POOL_MAX_WAIT_MS: '0',
+        ...process.env,
+        SAOLA_TEST: '1',
+        SAOLA_TEST_USAGE_DIR: usageDir,
+        ...(entry ? { SAOLA_TEST_ENTRY: entry } : {}),
+      },
     },
   );
   return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
@@ -188,7 +195,8 @@ if (servers.some((f) => posix(f).startsWith('test/system/'))) {
   entry = transpileSources(transpiled);
 }
 status = (await runFiles('api+system', servers, serverConcurrency)) || status;
-if (unit.length > 0 && servers.length > 0) console.log(`# ${checks ? `checks ${seconds(started, testsStarted)}, ` : ''}unit ${unitTime}, api+system ${seconds(serversStarted)}, total ${seconds(started)}`);
+if (unit.length > 0 && servers.length > 0)
+  console.log(`# ${checks ? `checks ${seconds(started, testsStarted)}, ` : ''}unit ${unitTime}, api+system ${seconds(serversStarted)}, total ${seconds(started)}`);
 
 const usage = fs.readdirSync(usageDir).map((f) => JSON.parse(fs.readFileSync(path.join(usageDir, f), 'utf8')));
 if (usage.length > 0) {
@@ -200,7 +208,13 @@ if (usage.length > 0) {
     console.log('# api and system files: CPU s (user+sys, child processes included), wall s');
     for (const u of serverUsage) console.log(`# ${String(u.cpu).padStart(7)} ${String(Math.round(u.wall)).padStart(5)}  ${u.file}`);
   }
-  if (unitUsage.length > 0) console.log(`# unit: CPU ${cpu(unitUsage)} s in ${unitUsage.length} file(s); slowest ${unitUsage.slice(0, 3).map((u) => `${u.file} ${u.cpu} s`).join(', ')}`);
+  if (unitUsage.length > 0)
+    console.log(
+      `# unit: CPU ${cpu(unitUsage)} s in ${unitUsage.length} file(s); slowest ${unitUsage
+        .slice(0, 3)
+        .map((u) => `${u.file} ${u.cpu} s`)
+        .join(', ')}`,
+    );
   console.log(`# total CPU ${cpu(usage)} s in ${usage.length} file(s)`);
   if (process.env.SAOLA_TEST_USAGE_OUT) fs.writeFileSync(process.env.SAOLA_TEST_USAGE_OUT, JSON.stringify(usage, null, 1) + '\n');
   if (record) {

@@ -629,7 +629,7 @@ function collectionAction(c: FaceCollectionsView['collections'][number], active:
   if (c.state === 'missing') return `Embedded by ${c.recogniser}, which this server does not have: install it here (saola models add face) or its requests fail.`;
   if (c.state === 'reindex')
     return `Embedded by ${c.recogniser}: searched with it until saola face reindex --model ${active} moves it.${enrol(c.withoutCrop, 'have no kept photo and hold the reindex back (or it drops them from search with --force)')}`;
-  return `Embedded by the active recogniser.${enrol(c.notSearchable, 'kept another recogniser\'s vectors and are not searched')}`;
+  return `Embedded by the active recogniser.${enrol(c.notSearchable, "kept another recogniser's vectors and are not searched")}`;
 }
 
 /** The application's face collections, each with the recogniser that embedded it; a click picks one. */
@@ -650,8 +650,8 @@ function FaceCollections({ code, refresh, onPick }: { code: string; refresh: num
     <section class="card" data-testid="face-collections">
       <h3>Collections</h3>
       <p class="muted" data-testid="face-recogniser">
-        Active recogniser: <strong>{r.name}</strong> ({r.embedding}-d embeddings, similarity map <code>{r.similarityMap}</code>); installed:{' '}
-        {r.installed.join(', ')}. New collections and face match use it.
+        Active recogniser: <strong>{r.name}</strong> ({r.embedding}-d embeddings, similarity map <code>{r.similarityMap}</code>); installed: {r.installed.join(', ')}. New
+        collections and face match use it.
       </p>
       {view.collections.length === 0 ? (
         <p class="muted">No collections yet: the first add creates one.</p>
@@ -761,7 +761,10 @@ export function FaceSearchPlayground({ apps }: { apps: Application[] }) {
                     </td>
                     <td>{u.name ?? ''}</td>
                     <td>
-                      <button class="link danger" onClick={guard(async () => (await call('DELETE', 'delete', { collection, id: u.id }), setRefresh((n) => n + 1), await list()))}>
+                      <button
+                        class="link danger"
+                        onClick={guard(async () => (await call('DELETE', 'delete', { collection, id: u.id }), setRefresh((n) => n + 1), await list()))}
+                      >
                         Delete
                       </button>
                     </td>

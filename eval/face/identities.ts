@@ -30,11 +30,19 @@ import { FaceRecognisers } from '../../src/face/recognisers.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { labels: { type: 'string' }, 'group-prefix': { type: 'boolean' }, 'save-embeddings': { type: 'string' }, fit: { type: 'boolean' }, 'data-dir': { type: 'string' } },
+  options: {
+    labels: { type: 'string' },
+    'group-prefix': { type: 'boolean' },
+    'save-embeddings': { type: 'string' },
+    fit: { type: 'boolean' },
+    'data-dir': { type: 'string' },
+  },
   allowPositionals: false,
 });
 if (!values.labels) {
-  console.error('usage: npm run eval:face -- --labels <folder with labels.csv (file, identity[, group]) or pairs.csv> [--group-prefix] [--save-embeddings FILE] [--fit] [--data-dir DIR]');
+  console.error(
+    'usage: npm run eval:face -- --labels <folder with labels.csv (file, identity[, group]) or pairs.csv> [--group-prefix] [--save-embeddings FILE] [--fit] [--data-dir DIR]',
+  );
   process.exit(2);
 }
 const { dir, photos, from } = readLabels(values.labels);

@@ -100,8 +100,7 @@ for (const bias of [-1, -0.5, 0, 0.5, 1, 1.5, 2])
   for (const nonRigidity of [0, 0.25, 0.5])
     for (const blink of [0, 0.4, 0.8])
       for (const scene of [1.5, 2.5])
-        for (const margin of [0.05, 0.1, 0.15, 0.2])
-          grid.push({ model: { bias, weights: { ...FUSION.weights, nonRigidity, blink, scene } }, margin });
+        for (const margin of [0.05, 0.1, 0.15, 0.2]) grid.push({ model: { bias, weights: { ...FUSION.weights, nonRigidity, blink, scene } }, margin });
 
 const ruleWeight = (c: Choice) => c.model.weights.nonRigidity + c.model.weights.blink + c.model.weights.scene;
 /** Lexicographic: the first differing entry decides, smaller is better. */
@@ -125,12 +124,21 @@ const describe = (c: Choice) =>
   `bias ${c.model.bias}, weights antispoof ${c.model.weights.antispoof} nonRigidity ${c.model.weights.nonRigidity} blink ${c.model.weights.blink} scene ${c.model.weights.scene}, review band +-${c.margin}`;
 
 const real = rows.filter((r) => r.source === 'real');
-console.log(`v${version}: ${real.filter((r) => r.live).length} live windows, ${real.filter((r) => !r.live).length} replay windows, ${rows.length - real.length} generated attacks`);
+console.log(
+  `v${version}: ${real.filter((r) => r.live).length} live windows, ${real.filter((r) => !r.live).length} replay windows, ${rows.length - real.length} generated attacks`,
+);
 console.log('\nInput checks on real live windows:');
 for (const r of real.filter((x) => x.live)) console.log(`  ${r.name}: ${r.outcome}${r.near.length ? ` (near: ${r.near.join('; ')})` : ''}`);
 
 const shipped: Choice = { model: FUSION, margin: 0.2 };
-console.log(`\nShipped fusion (${describe(shipped)}):\n  real: ${fmt(rates(real, () => shipped))}\n  generated: ${fmt(rates(rows.filter((r) => r.source === 'generated'), () => shipped))}`);
+console.log(
+  `\nShipped fusion (${describe(shipped)}):\n  real: ${fmt(rates(real, () => shipped))}\n  generated: ${fmt(
+    rates(
+      rows.filter((r) => r.source === 'generated'),
+      () => shipped,
+    ),
+  )}`,
+);
 
 const people = [...new Set(real.map((r) => r.person))];
 const held = new Map<string, Choice>();
@@ -141,8 +149,17 @@ for (const p of people) console.log(`  without ${p}: ${describe(held.get(p)!)}`)
 
 const all = choose(rows);
 console.log(`\nChosen on everything: ${describe(all)}`);
-console.log(`  real: ${fmt(rates(real, () => all))}\n  generated: ${fmt(rates(rows.filter((r) => r.source === 'generated'), () => all))}`);
+console.log(
+  `  real: ${fmt(rates(real, () => all))}\n  generated: ${fmt(
+    rates(
+      rows.filter((r) => r.source === 'generated'),
+      () => all,
+    ),
+  )}`,
+);
 for (const r of rows) {
   const a = answer(r, all);
-  console.log(`  ${r.name} | ${r.live ? 'live' : 'attack'} | ${r.outcome} | ${a.prob === undefined ? '-' : a.prob.toFixed(3)} | ${a.live ? 'live' : 'not live'}${a.review ? ', review' : ''}`);
+  console.log(
+    `  ${r.name} | ${r.live ? 'live' : 'attack'} | ${r.outcome} | ${a.prob === undefined ? '-' : a.prob.toFixed(3)} | ${a.live ? 'live' : 'not live'}${a.review ? ', review' : ''}`,
+  );
 }

@@ -41,7 +41,9 @@ export async function registerEkyc(app: FastifyInstance, deps: ServiceDeps): Pro
   const store = SqlEkycStore.over(deps.store.db);
   const settings = new EkycSettingsStore(deps.store.db, deploymentFlowSettings(cfg));
   const sweep = setInterval(() => {
-    void (async () => sweepEkyc(store, deps.blobs, { defaultMs: cfg.retentionMs, byApp: await settings.retentionOverrides() }))().catch((err: unknown) => app.log.warn({ err, service: 'ekyc' }, 'eKYC retention sweep failed'));
+    void (async () => sweepEkyc(store, deps.blobs, { defaultMs: cfg.retentionMs, byApp: await settings.retentionOverrides() }))().catch((err: unknown) =>
+      app.log.warn({ err, service: 'ekyc' }, 'eKYC retention sweep failed'),
+    );
   }, SWEEP_MS);
   sweep.unref();
   deps.lifecycle.onClose('ekyc sweep', () => clearInterval(sweep));
@@ -70,5 +72,10 @@ export async function registerEkyc(app: FastifyInstance, deps: ServiceDeps): Pro
       (err: unknown) => app.log.error({ err, service: 'ekyc', session_id: s.id }, 'eKYC session.completed event not queued'),
     );
   const service = new EkycService(store, deps.blobs, stages, cfg, settings, undefined, sessionEnded);
-  await app.register(ekycRoutes, { service, settings: new FlowSettingsApi(settings, deps.corsOrigins), credentials: deps.credentials, maxImageBytes: faces.cfg.maxImageBytes });
+  await app.register(ekycRoutes, {
+    service,
+    settings: new FlowSettingsApi(settings, deps.corsOrigins),
+    credentials: deps.credentials,
+    maxImageBytes: faces.cfg.maxImageBytes,
+  });
 }

@@ -238,7 +238,12 @@ export class EkycService {
     const accepted: AcceptedSide = { kind: read.kind, items: dataItems(documentType, side, read.item), fields: read.fields, image: key };
     const change =
       side === 'front'
-        ? { front: JSON.stringify(accepted), document_type: documentType, id_number: read.idNumber ?? null, document_face: documentFace ? encodeFace(documentFace) : null }
+        ? {
+            front: JSON.stringify(accepted),
+            document_type: documentType,
+            id_number: read.idNumber ?? null,
+            document_face: documentFace ? encodeFace(documentFace) : null,
+          }
         : { back: JSON.stringify(accepted) };
     // Two requests racing with the same side: the first stored wins, the other is told the side is already in.
     if (!(await this.store.updateSession(appCode, session.id, { status: 'open', [side]: null }, change))) {

@@ -153,7 +153,6 @@ export class EkycSettingsStore implements FlowSettingsSource {
   }
 }
 
-
 /**
  * GET and PUT /session/settings: the flow settings and, beside them, the origins browsers may call the API
  * from (`allowed_origins`, the platform's CORS list of the application: the web SDK is the flow's browser client).

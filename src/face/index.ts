@@ -13,7 +13,17 @@ export { faceModelLines } from './models.js';
 // The face service's public entry: what other services (liveness) may use of it. Liveness runs the engine's
 // steps in its own worker threads (the kit) and shares this process's face pool for `cmnd`.
 export { loadFaceConfig, type FaceConfig } from './config.js';
-export { type AnalyzeResult, cosineToSimilarity, dot, EYES_DARK_RATIO, EYES_HIDDEN_PROB, FaceEngine, MASK_LOWER_SKIN, MASK_UPPER_SKIN, processFaceEngine } from './engine/index.js';
+export {
+  type AnalyzeResult,
+  cosineToSimilarity,
+  dot,
+  EYES_DARK_RATIO,
+  EYES_HIDDEN_PROB,
+  FaceEngine,
+  MASK_LOWER_SKIN,
+  MASK_UPPER_SKIN,
+  processFaceEngine,
+} from './engine/index.js';
 export * from './engine/kit.js';
 export { ModelIntegrityError } from './engine/models.js';
 

@@ -283,9 +283,7 @@ export class FaceStore {
    * recogniser's (search skips them). One grouped read over the
    * application's faces, for the console.
    */
-  async collectionSummaries(
-    appCode: string,
-  ): Promise<{ name: string; model: string; faces: number; users: number; withoutCrop: number; otherModel: number }[]> {
+  async collectionSummaries(appCode: string): Promise<{ name: string; model: string; faces: number; users: number; withoutCrop: number; otherModel: number }[]> {
     const rows = await this.db
       .selectFrom('face_collections as c')
       .leftJoin('face_embeddings as e', (j) => j.onRef('e.collection_id', '=', 'c.id').onRef('e.app_code', '=', 'c.app_code'))

@@ -113,4 +113,3 @@ export function checkQrAgainstBack(cards: readonly ReadCard[], checks: Record<st
   checks[f].check_QRcode_result = 'failed';
   checks[f].check_QRcode_prob = '0.00';
 }
-

@@ -149,7 +149,10 @@ export function judge(a: LivenessAnalysis, rules: VerdictRules): Verdict {
     if (out > RULES.outFrames * n)
       return refuse(rules.version === 3 ? 'faceLeftFrame' : 'faceLost', `a quarter of the face or more out of the frame in ${out} of ${n} frames`);
     if (missing > RULES.lostShare * n)
-      return refuse(rules.version === 3 && leftThrough ? 'faceLeftFrame' : 'faceLost', `no face in ${missing} of ${n} frames${leftThrough ? ', after it reached the edge' : ''}`);
+      return refuse(
+        rules.version === 3 && leftThrough ? 'faceLeftFrame' : 'faceLost',
+        `no face in ${missing} of ${n} frames${leftThrough ? ', after it reached the edge' : ''}`,
+      );
     if (missing > (RULES.lostShare * n) / 2) near.push(`face lost: no face in ${missing} of ${n} frames (refused above ${Math.floor(RULES.lostShare * n)})`);
     const edgy = cut.filter((c) => c >= RULES.outShare * (1 - RULES.nearShare)).length;
     if (edgy > 0) near.push(`face at the frame's edge: part of it out of the frame in ${edgy} of ${n} frames`);

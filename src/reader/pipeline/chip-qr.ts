@@ -65,12 +65,7 @@ const comparable = (s: string) => fold(s.normalize('NFC')).toUpperCase().replace
  * each vouched for. `probability` is the answer's `_prob` of a printed value. Returns the fields whose
  * confident printed value the code contradicts.
  */
-export function applyChipQr(
-  layout: CardLayout,
-  normal: NormalisedCard,
-  qr: ChipQr,
-  probability: (v: FieldValue) => number,
-): QrField[] {
+export function applyChipQr(layout: CardLayout, normal: NormalisedCard, qr: ChipQr, probability: (v: FieldValue) => number): QrField[] {
   const raw: Partial<Record<IdCardField, RawField>> = {
     id: { text: qr.id, conf: 99 },
     name: { text: qr.name, conf: 99 },

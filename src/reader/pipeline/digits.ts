@@ -142,7 +142,13 @@ export function unplacedLines(lines: readonly Box[], anchored: Partial<Record<Id
  * label and digits it garbled together), then the likeliest by place (`first`).
  */
 export function candidateOrder(lines: readonly Box[], first: (a: Box, b: Box) => number, words: readonly CardWord[]): Box[] {
-  const digits = (l: Box) => (words.filter((w) => inside(w, l)).map((w) => w.text.replace(/\D/g, '')).join('').length >= MIN_SEEN_DIGITS ? 0 : 1);
+  const digits = (l: Box) =>
+    words
+      .filter((w) => inside(w, l))
+      .map((w) => w.text.replace(/\D/g, ''))
+      .join('').length >= MIN_SEEN_DIGITS
+      ? 0
+      : 1;
   return [...lines].sort((a, b) => digits(a) - digits(b) || first(a, b));
 }
 

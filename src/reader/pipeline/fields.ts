@@ -208,7 +208,12 @@ export function normaliseName(text: string): string {
 
 /** The reading spells the sex's value exactly, marks included ("Nữ", "NAM", "nữ."), nothing else beside it. */
 export function sexSpelled(text: string, value: string): boolean {
-  return text.normalize('NFC').replace(/[^\p{L}]/gu, '').toLocaleUpperCase('vi') === value;
+  return (
+    text
+      .normalize('NFC')
+      .replace(/[^\p{L}]/gu, '')
+      .toLocaleUpperCase('vi') === value
+  );
 }
 
 export function normaliseSex(text: string): string | undefined {

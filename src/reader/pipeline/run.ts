@@ -11,7 +11,20 @@ import { fieldProbability, overallScore } from './confidence.js';
 import { composeStack, encodeStack, GAP, stackBands, turnStack, type RawStack } from './crops.js';
 import { decodeImage, type DecodedImage } from './decode.js';
 import { ReaderFailure } from './failure.js';
-import { mergedId, normaliseFields, normaliseSex, rawFromLines, readingScore, sexSpelled, typeLettersBonus, voteName, weakFields, wordsByBand, type NormalisedCard, type RawField } from './fields.js';
+import {
+  mergedId,
+  normaliseFields,
+  normaliseSex,
+  rawFromLines,
+  readingScore,
+  sexSpelled,
+  typeLettersBonus,
+  voteName,
+  weakFields,
+  wordsByBand,
+  type NormalisedCard,
+  type RawField,
+} from './fields.js';
 import { assignValues, dropTwinLines, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
 import { detectKind, printedTexts, type PrintedTexts } from './kind.js';
 import { DOCUMENTS } from '../documents/id-card/model.js';

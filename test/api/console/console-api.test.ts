@@ -232,8 +232,7 @@ describe('console API: the face match playground boxes', () => {
 
   test("the face search playground's collections: the active recogniser, and each collection's faces embedded by it", async () => {
     const { appCode, apiKey } = await app.newTenant('faces-console');
-    const collections = (headers: Record<string, string> = admin, code = appCode) =>
-      call(app.url, 'GET', `/console/api/apps/${code}/face-collections`, { headers });
+    const collections = (headers: Record<string, string> = admin, code = appCode) => call(app.url, 'GET', `/console/api/apps/${code}/face-collections`, { headers });
     const empty = await collections();
     assert.equal(empty.status, 200, empty.text);
     assert.deepEqual(empty.body, {
@@ -253,7 +252,16 @@ describe('console API: the face match playground boxes', () => {
     await fetch(`${app.url}/dmp/facesearch/v2/create`, { method: 'POST', headers: { api_key: apiKey }, body: created });
     const one = await collections();
     assert.deepEqual(one.body.collections, [
-      { name: 'staff', recogniser: 'faceplugin-fr_feature-512', similarityMap: 'fr_feature-2026-11-v1', faces: 1, users: 2, withoutCrop: 0, notSearchable: 0, state: 'current' },
+      {
+        name: 'staff',
+        recogniser: 'faceplugin-fr_feature-512',
+        similarityMap: 'fr_feature-2026-11-v1',
+        faces: 1,
+        users: 2,
+        withoutCrop: 0,
+        notSearchable: 0,
+        state: 'current',
+      },
     ]);
     // Another application's collections are not listed; unknown applications and unsigned calls are refused.
     assert.deepEqual((await collections(admin, app.appCode)).body.collections, []);

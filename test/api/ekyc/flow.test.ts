@@ -28,7 +28,12 @@ describe('eKYC full flow', () => {
     return { status: res.status, body: (await res.json()) as Body };
   };
   const init = async (device = 'api') => (await post('/session/init', { 'device-type': device })).body['session-id'] as string;
-  const ocrHeaders = (sid: string, side?: 'front' | 'back') => ({ 'session-id': sid, 'device-type': 'api', 'document-type': 'idr', ...(side ? { 'side-type': side } : {}) });
+  const ocrHeaders = (sid: string, side?: 'front' | 'back') => ({
+    'session-id': sid,
+    'device-type': 'api',
+    'document-type': 'idr',
+    ...(side ? { 'side-type': side } : {}),
+  });
 
   before(async () => {
     // One selfie attempt on the web SDK: the retry limit is reached by one failed selfie.
@@ -90,7 +95,22 @@ describe('eKYC full flow', () => {
     const front = await post('/ocr', { ...ocrHeaders(sid, 'front'), lang: 'vi' }, [['files', card.front]]);
     assert.equal(front.body.errorCode, '0', JSON.stringify(front.body));
     const keys = front.body.data.map((d: Body) => d.key);
-    assert.deepEqual(keys, ['ID', 'Name', 'Date of birth', 'Sex', 'Nationality', 'Home', 'Address', 'Expired Date', 'QRcode', 'Type', 'Province', 'District', 'Ward', 'Street']);
+    assert.deepEqual(keys, [
+      'ID',
+      'Name',
+      'Date of birth',
+      'Sex',
+      'Nationality',
+      'Home',
+      'Address',
+      'Expired Date',
+      'QRcode',
+      'Type',
+      'Province',
+      'District',
+      'Ward',
+      'Street',
+    ]);
     assert.deepEqual(Object.keys(front.body.data[0]), ['key', 'locale', 'name', 'score', 'value']);
     assert.equal(front.body.data[0].value, card.person.id12);
     assert.equal((await post('/ocr', ocrHeaders(sid, 'front'), [['files', card.front]])).body.errorCode, 'E103');
@@ -102,13 +122,26 @@ describe('eKYC full flow', () => {
     const back = await post('/ocr', ocrHeaders(sid, 'back'), [['files', card.back]]);
     assert.equal(back.body.errorCode, '0', JSON.stringify(back.body));
     const backKeys = back.body.data.map((d: Body) => d.key);
-    assert.ok(['ID', 'Features', 'Issue Date', 'Issue Location', 'MRZ'].every((k) => backKeys.includes(k)), backKeys.join());
+    assert.ok(
+      ['ID', 'Features', 'Issue Date', 'Issue Location', 'MRZ'].every((k) => backKeys.includes(k)),
+      backKeys.join(),
+    );
 
     const selfie = await post('/face/liveness', { 'session-id': sid, 'device-type': 'api', auto: 'False', lang: 'vi' }, [['selfies', face('person-a.jpg')]]);
     assert.equal(selfie.status, 200);
     const body = selfie.body;
     assert.deepEqual(Object.keys(body), ['code', 'message', 'liveness', 'face_match', 'video_face_url', 'compared_face_url', 'is_complete_session']);
-    assert.deepEqual(Object.keys(body.liveness), ['code', 'message', 'is_live', 'spoof_prob', 'need_to_review', 'is_deepfake', 'deepfake_prob', 'warning', 'error_frame_url']);
+    assert.deepEqual(Object.keys(body.liveness), [
+      'code',
+      'message',
+      'is_live',
+      'spoof_prob',
+      'need_to_review',
+      'is_deepfake',
+      'deepfake_prob',
+      'warning',
+      'error_frame_url',
+    ]);
     assert.deepEqual(Object.keys(body.face_match), ['code', 'message', 'isMatch', 'similarity', 'warning']);
     assert.ok(['200', '301', '303', '406', '410', '411', '412', '413', '422', '423'].includes(body.code), JSON.stringify(body));
     if (body.code === '200') {
@@ -119,13 +152,21 @@ describe('eKYC full flow', () => {
     } else {
       assert.equal(body.is_complete_session, false, 'api sessions get 5 attempts');
     }
-    const images = await app.deps.store.db.selectFrom('ekyc_images' as never).selectAll().where('session_id' as never, '=', sid as never).execute();
+    const images = await app.deps.store.db
+      .selectFrom('ekyc_images' as never)
+      .selectAll()
+      .where('session_id' as never, '=', sid as never)
+      .execute();
     assert.deepEqual(images.map((i: Body) => i.kind).sort(), ['back', 'front', 'selfie']);
   });
 
   it('a session past its lifetime answers 403 "Session expired" on every step', async () => {
     const sid = await init();
-    await store.db.updateTable('ekyc_sessions').set({ expires_time: new Date(Date.now() - 1000).toISOString() }).where('id', '=', sid).execute();
+    await store.db
+      .updateTable('ekyc_sessions')
+      .set({ expires_time: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', sid)
+      .execute();
     const expired = { status: 403, body: { data: [], errorCode: '403', errorMessage: 'Session expired', total_data: [] } };
     assert.deepEqual(await post('/ocr', ocrHeaders(sid, 'front'), [['files', card.front]]), expired);
     assert.deepEqual(await post('/face/liveness', { 'session-id': sid, 'device-type': 'api' }, [['selfies', face('person-a.jpg')]]), {
@@ -158,7 +199,12 @@ describe('eKYC full flow', () => {
     const row = await store.session(app.appCode, sid);
     const accepted = { kind: 'cccd_12_front', items: [], fields: {}, image: 'ekyc/none.jpg' };
     await app.deps.blobs.put(accepted.image, card.front);
-    await store.updateSession(app.appCode, sid, { status: 'open' }, { front: JSON.stringify(accepted), back: JSON.stringify(accepted), document_type: row!.document_type ?? 'idr' });
+    await store.updateSession(
+      app.appCode,
+      sid,
+      { status: 'open' },
+      { front: JSON.stringify(accepted), back: JSON.stringify(accepted), document_type: row!.document_type ?? 'idr' },
+    );
     // Not an image: liveness answers 409, the one attempt is spent.
     const r = await post('/face/liveness', { 'session-id': sid, 'device-type': 'web-sdk' }, [['selfies', Buffer.from('not an image')]]);
     assert.equal(r.body.code, '409', JSON.stringify(r.body));
@@ -166,14 +212,21 @@ describe('eKYC full flow', () => {
     assert.equal((await store.session(app.appCode, sid))!.status, 'failed');
   });
 
-  it('retention deletes old sessions with their images; the purge deletes an application\'s images and rows', async () => {
+  it("retention deletes old sessions with their images; the purge deletes an application's images and rows", async () => {
     const keys = await store.imageKeysOfApp(app.appCode);
     assert.ok(keys.length >= 3);
     // Nothing is old yet.
     assert.equal(await sweepEkyc(store, app.deps.blobs, { defaultMs: 30 * 86_400_000, byApp: new Map() }), 0);
     const tenant = await app.newTenant('purged');
     const sid = (await post('/session/init', { 'device-type': 'ios' }, [], tenant.apiKey)).body['session-id'];
-    await store.addImage({ id: `img-${sid}`, app_code: tenant.appCode, session_id: sid, kind: 'front', blob_key: `ekyc/${sid}/front.jpg`, created_time: new Date().toISOString() });
+    await store.addImage({
+      id: `img-${sid}`,
+      app_code: tenant.appCode,
+      session_id: sid,
+      kind: 'front',
+      blob_key: `ekyc/${sid}/front.jpg`,
+      created_time: new Date().toISOString(),
+    });
     await app.deps.blobs.put(`ekyc/${sid}/front.jpg`, card.front);
     const report = await purgeApplication({ store: app.deps.store, blobs: app.deps.blobs }, tenant.appCode, purgeHooks);
     assert.equal(report.blobs, 1);

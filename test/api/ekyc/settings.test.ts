@@ -74,7 +74,14 @@ describe('eKYC flow settings per application', () => {
   });
 
   it("an application's overrides: sdk_config, limit, the session's lifetime; another application keeps the deployment's", async () => {
-    const put = await settings(app.apiKey, 'PUT', { is_show_ekyc_result: false, ekyc_flow: 2, liveness_type: 3, is_skip_nfc: false, retries: { android: 3 }, session_minutes: 5 });
+    const put = await settings(app.apiKey, 'PUT', {
+      is_show_ekyc_result: false,
+      ekyc_flow: 2,
+      liveness_type: 3,
+      is_skip_nfc: false,
+      retries: { android: 3 },
+      session_minutes: 5,
+    });
     assert.equal(put.status, 200, put.text);
     assert.deepEqual(put.body.overrides, { is_show_ekyc_result: false, ekyc_flow: 2, liveness_type: 3, is_skip_nfc: false, retries: { android: 3 }, session_minutes: 5 });
     assert.deepEqual(put.body.settings.retries, { android: 3, ios: 5, 'web-sdk': 2, api: 5 });
@@ -115,7 +122,14 @@ describe('eKYC flow settings per application', () => {
     const kept = (await init(app.apiKey, 'api'))['session-id'] as string;
     const gone = (await init(short.apiKey, 'api'))['session-id'] as string;
     await app.deps.blobs.put(`ekyc/${gone}/front.jpg`, Buffer.from('image'));
-    await store.addImage({ id: `img-${gone}`, app_code: short.appCode, session_id: gone, kind: 'front', blob_key: `ekyc/${gone}/front.jpg`, created_time: new Date().toISOString() });
+    await store.addImage({
+      id: `img-${gone}`,
+      app_code: short.appCode,
+      session_id: gone,
+      kind: 'front',
+      blob_key: `ekyc/${gone}/front.jpg`,
+      created_time: new Date().toISOString(),
+    });
     const cfg = loadEkycConfig({});
     const byApp = await new EkycSettingsStore(app.deps.store.db, deploymentFlowSettings(cfg)).retentionOverrides();
     assert.equal(byApp.get(short.appCode), DAY);
@@ -143,7 +157,10 @@ describe('eKYC flow settings per application', () => {
     assert.match(wrong.body.message, /ekyc_flow/);
     const unknown = await call(app.url, 'PUT', `/console/api/apps/${tenant.appCode}/sections/ekyc.nothing`, { headers, json: { values: {} } });
     assert.equal(unknown.status, 404);
-    const saved = await call(app.url, 'PUT', `/console/api/apps/${tenant.appCode}/sections/ekyc.flow`, { headers, json: { values: { liveness_type: 2, retries: { api: 7 } } } });
+    const saved = await call(app.url, 'PUT', `/console/api/apps/${tenant.appCode}/sections/ekyc.flow`, {
+      headers,
+      json: { values: { liveness_type: 2, retries: { api: 7 } } },
+    });
     assert.equal(saved.status, 200, saved.text);
     assert.deepEqual(saved.body, { key: 'ekyc.flow', values: { liveness_type: 2, retries: { api: 7 } } });
     assert.deepEqual((await settings(tenant.apiKey)).body.overrides, { liveness_type: 2, retries: { api: 7 } });

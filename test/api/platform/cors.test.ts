@@ -54,7 +54,10 @@ describe('CORS per application', () => {
     assert.equal(elsewhere.status, 405);
     assert.deepEqual(corsHeaders(elsewhere), []);
     // A preflight naming a key is answered for that key's application only.
-    const withKey = await fetch(`${app.url}/session/init?api_key=${stranger.apiKey}`, { method: 'OPTIONS', headers: { origin: SHOP, 'access-control-request-method': 'POST' } });
+    const withKey = await fetch(`${app.url}/session/init?api_key=${stranger.apiKey}`, {
+      method: 'OPTIONS',
+      headers: { origin: SHOP, 'access-control-request-method': 'POST' },
+    });
     assert.deepEqual(corsHeaders(withKey), []);
 
     const ok = await initFrom(SHOP, app.apiKey);

@@ -348,7 +348,10 @@ const probes: Record<string, () => Promise<number>> = {
     return 1;
   },
   'GET /session/settings': async () => {
-    assert.equal((await call(t.url, 'PUT', '/session/settings', { headers: { api_key: t.apiKey }, json: { ekyc_flow: 3, allowed_origins: ['https://a.example'] } })).status, 200);
+    assert.equal(
+      (await call(t.url, 'PUT', '/session/settings', { headers: { api_key: t.apiKey }, json: { ekyc_flow: 3, allowed_origins: ['https://a.example'] } })).status,
+      200,
+    );
     const r = await call(t.url, 'GET', '/session/settings', { headers: { api_key: b.apiKey } });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual([r.body.overrides, r.body.settings.ekyc_flow, r.body.allowed_origins], [{}, 1, []], "B sees A's settings");

@@ -86,7 +86,11 @@ describe('eKYC sessions across two API processes and a restart (PostgreSQL, Redi
     };
 
     // Two attempts, set through B, are what A answers next.
-    const put = await fetch(`${b.url}/session/settings`, { method: 'PUT', headers: { 'api-key': apiKey, 'content-type': 'application/json' }, body: '{"retries":{"android":2}}' });
+    const put = await fetch(`${b.url}/session/settings`, {
+      method: 'PUT',
+      headers: { 'api-key': apiKey, 'content-type': 'application/json' },
+      body: '{"retries":{"android":2}}',
+    });
     assert.equal(put.status, 200);
     const started = await init(a.url);
     assert.equal(started.sdk_config.limit, 2);

@@ -41,7 +41,11 @@ for (const blobs of ['filesystem', 's3'] as const) {
       await store.updateSession(tenant.appCode, sid, { status: 'open' }, { front: side, back: side, document_type: 'idr' });
       const form = new FormData();
       form.append('selfies', new Blob([new Uint8Array(Buffer.from('selfie bytes'))], { type: 'image/jpeg' }), 'selfie.jpg');
-      const selfie = await fetch(`${app.url}/face/liveness`, { method: 'POST', headers: { 'api-key': tenant.apiKey, 'session-id': sid, 'device-type': 'api' }, body: form });
+      const selfie = await fetch(`${app.url}/face/liveness`, {
+        method: 'POST',
+        headers: { 'api-key': tenant.apiKey, 'session-id': sid, 'device-type': 'api' },
+        body: form,
+      });
       assert.equal(((await selfie.json()) as Record<string, string>).code, '409');
       const keys = (await store.imageKeysOfApp(tenant.appCode)).filter((k) => k.startsWith(`ekyc/${sid}/`));
       assert.equal(keys.length, 2, keys.join());
@@ -49,9 +53,13 @@ for (const blobs of ['filesystem', 's3'] as const) {
       return keys;
     }
 
-    it('retention deletes the images of sessions past their application\'s retention only', async () => {
+    it("retention deletes the images of sessions past their application's retention only", async () => {
       const short = await app.newTenant(`short-${blobs}`);
-      const put = await fetch(`${app.url}/session/settings`, { method: 'PUT', headers: { 'api-key': short.apiKey, 'content-type': 'application/json' }, body: '{"retention_days":1}' });
+      const put = await fetch(`${app.url}/session/settings`, {
+        method: 'PUT',
+        headers: { 'api-key': short.apiKey, 'content-type': 'application/json' },
+        body: '{"retention_days":1}',
+      });
       assert.equal(put.status, 200);
       const gone = await sessionWithImages(short);
       const kept = await sessionWithImages(app);

@@ -452,15 +452,13 @@ describe('liveness: verdict and bodies', () => {
     // The face's proportions when every box touches an edge: a face cut in half at the left edge in all frames is out.
     assert.equal(at(ok.map((f) => boxed(f, { x1: 0, x2: 70, y1: 100, y2: 280 }))).outcome, 'faceLeftFrame');
     // 422: frontal (|yaw| <= 25 and |pitch| <= 35 degrees) in at least max(2, 10%) of the face frames.
-    const turned = (frontal: number) =>
-      ok.map((f, i) => (i < frontal ? f : { ...f, face: { ...f.face!, yaw: { landmarks: 40, contour: 40, box: 40, yaw: 40 } } }));
+    const turned = (frontal: number) => ok.map((f, i) => (i < frontal ? f : { ...f, face: { ...f.face!, yaw: { landmarks: 40, contour: 40, box: 40, yaw: 40 } } }));
     assert.equal(at(turned(1)).outcome, 'notFrontal');
     v = at(turned(2));
     assert.equal(v.outcome, 'ok');
     assert.match(v.near.join(), /face turned/);
     // 408: a second face in at least 30% of the face frames; fewer is warned about.
-    const second = (frames: number[]) =>
-      ok.map((f, i) => (frames.includes(i) ? { ...f, faces: [...f.faces, { x1: 10, y1: 10, x2: 140, y2: 170, score: 0.9 }] } : f));
+    const second = (frames: number[]) => ok.map((f, i) => (frames.includes(i) ? { ...f, faces: [...f.faces, { x1: 10, y1: 10, x2: 140, y2: 170, score: 0.9 }] } : f));
     assert.equal(at(second([1, 2, 3])).outcome, 'severalFaces');
     assert.match(at(second([1, 2])).near.join(), /second face in 2 of 10/);
   });

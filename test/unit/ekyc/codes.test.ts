@@ -140,7 +140,13 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
     script = { quality: {}, cards: [], colourSpread: 60, moire: 0, documentFace: faceAlong(0) };
     const cfg = loadEkycConfig({});
     const settings = new EkycSettingsStore(opened().db, deploymentFlowSettings(cfg));
-    service = new EkycService(SqlEkycStore.over(opened().db), new FsBlobStore(dir), fakeStages(() => script), cfg, settings);
+    service = new EkycService(
+      SqlEkycStore.over(opened().db),
+      new FsBlobStore(dir),
+      fakeStages(() => script),
+      cfg,
+      settings,
+    );
   });
 
   const session = async () => (await service.init(APP, 'api', undefined))['session-id'] as string;
@@ -186,10 +192,7 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
     assert.equal(await frontCode({ ...FRONT, id: '001090000003' }), 'FC05');
     script.documentFace = faceAlong(1);
     assert.equal(await pairCode({ ...FRONT, id: '001090000004' }, CHIP_BACK, ['cccd_chip_front', 'cccd_chip_back']), 'FC07');
-    assert.equal(
-      await pairCode({ ...FRONT, id: '001090000005' }, CHIP_BACK, ['cccd_chip_front', 'cccd_chip_back'], mrz('090000005')),
-      '0',
-    );
+    assert.equal(await pairCode({ ...FRONT, id: '001090000005' }, CHIP_BACK, ['cccd_chip_front', 'cccd_chip_back'], mrz('090000005')), '0');
   });
 
   it('the fraud memory: DB01 for a remembered number, DB02 for a remembered portrait', async () => {
@@ -271,7 +274,8 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
       assert.equal(await codeOf(ocr(sid, 2)), '0');
       return sid;
     };
-    const selfie = (sid: string) => service.selfie(APP, { sessionId: sid, deviceType: 'api', lang: 'en', files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: IMAGE }] });
+    const selfie = (sid: string) =>
+      service.selfie(APP, { sessionId: sid, deviceType: 'api', lang: 'en', files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: IMAGE }] });
     let sid = await ready('001090000201', 201);
     script.liveness = spoof;
     script.selfieFace = faceAlong(202);

@@ -124,8 +124,17 @@ describe('finding the code on the card', () => {
 });
 
 describe("the QR code against the back's MRZ", () => {
-  const front = { ok: true, kind: 'cccd_chip_front', fields: {}, overall: 0, corners: [], timings: {}, qr: { text: TEXT, issueDate: '14/03/2022', disagree: [] } } as unknown as ReadCard;
-  const back = (id: string, valid = true) => ({ ok: true, kind: 'cccd_chip_back', fields: {}, overall: 0, corners: [], timings: {}, mrz: { id, dob: '', doe: '', sex: '', valid } }) as unknown as ReadCard;
+  const front = {
+    ok: true,
+    kind: 'cccd_chip_front',
+    fields: {},
+    overall: 0,
+    corners: [],
+    timings: {},
+    qr: { text: TEXT, issueDate: '14/03/2022', disagree: [] },
+  } as unknown as ReadCard;
+  const back = (id: string, valid = true) =>
+    ({ ok: true, kind: 'cccd_chip_back', fields: {}, overall: 0, corners: [], timings: {}, mrz: { id, dob: '', doe: '', sex: '', valid } }) as unknown as ReadCard;
   const checks = () => [{ check_QRcode_result: 'passed', check_QRcode_prob: '1.00' }, { check_QRcode_result: 'N/A' }];
 
   it("fails the front's QR check when a valid MRZ names another number", () => {
