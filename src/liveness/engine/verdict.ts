@@ -165,7 +165,8 @@ export function judge(a: LivenessAnalysis, rules: VerdictRules): Verdict {
     if (frontal < needed) {
       return refuse('notFrontal', `${frontal} of ${faced.length} frames with |yaw| <= ${RULES.frontalDegrees} and |pitch| <= ${RULES.frontalPitch} degrees`);
     }
-    if (frontal < 2 * needed) near.push(`face turned: frontal in ${frontal} of ${faced.length} frames (refused below ${Math.ceil(needed)})`);
+    // Every frame frontal is nowhere near the limit, however few frames there are (one selfie).
+    if (frontal < 2 * needed && frontal < faced.length) near.push(`face turned: frontal in ${frontal} of ${faced.length} frames (refused below ${Math.ceil(needed)})`);
   }
   const bestInFaced = a.best === undefined ? 0 : Math.max(0, faced.indexOf(a.frames[a.best]));
   const cues: LivenessCues = {

@@ -191,7 +191,7 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
           created_time: now,
         })
         .execute();
-      // A face reindex in progress, a calibrated similarity map, an eKYC session with an image, a fraud-memory entry and the review desk's rows.
+      // A face reindex in progress, a calibrated similarity map, an eKYC session with an image, a fraud-memory entry, the review desk's rows and the application's flow settings and origins.
       const db = app.deps.store.db as unknown as import('kysely').Kysely<any>;
       const face = await db.selectFrom('face_embeddings').select(['id', 'collection_id', 'embedding']).executeTakeFirstOrThrow();
       await db
@@ -225,6 +225,13 @@ describe('saola migrate-store: embedded -> PostgreSQL + S3', () => {
         })
         .execute();
       await fillDeskTables(app, tenant.appCode, sessionId);
+      // The application's own flow settings and browser origins (ekyc_app_settings, app_cors_origins).
+      const settings = await fetch(`${url}/session/settings`, {
+        method: 'PUT',
+        headers: { 'api-key': tenant.apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ retries: { ios: 2 }, allowed_origins: ['https://shop.example'] }),
+      });
+      assert.equal(settings.status, 200, await settings.text());
     } finally {
       await app.close();
     }

@@ -123,6 +123,12 @@ async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
     .execute();
   ekycImages[who.appCode] = ekycKey;
   await fillDeskTables(t, who.appCode, sessionId);
+  // The application's own eKYC flow settings and browser origins.
+  const settings = await call(t.url, 'PUT', '/session/settings', {
+    headers: { 'api-key': who.apiKey },
+    json: { retries: { ios: 2 }, allowed_origins: [`https://${who.appCode}.example`] },
+  });
+  assert.equal(settings.status, 200, JSON.stringify(settings.body));
   // The operator's side: a quota, and the usage of the calls above (reading the report writes the pending counts).
   const admin = { authorization: `Bearer ${PASSWORD}` };
   const quota = await call(t.url, 'PUT', `/console/api/apps/${who.appCode}/quotas`, { headers: admin, json: { service: 'tts', per_minute: 100, per_day: 1000 } });
