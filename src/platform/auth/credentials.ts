@@ -37,7 +37,7 @@ export class AuthAdminError extends Error {}
 
 const SECRET_PREFIX: Record<CredentialKind, string> = { api_key: 'sk_', token: 'st_' };
 
-/** Node's one-shot digest (20.12 and later): a third of createHash's cost, and every request hashes its secret. */
+/** Node's one-shot digest (20.12 and later): a third of createHash's cost, for every look-up that misses the cache. */
 const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
 
 /** Secrets are 256 random bits, so one sha256 is enough (no password stretching needed). */
@@ -50,7 +50,11 @@ export function hashSecret(secret: string): string {
  * services, bearer tokens the /api/v3 service. Both are stored hashed.
  */
 export class Credentials {
-  private readonly cache = new Map<string, { appCode: string | null; expires: number }>();
+  /**
+   * Answers of recent look-ups, keyed by the kind and the secret itself (this process's memory only, never
+   * stored or logged), so that a cached request pays no hash; the entry keeps the hash for the use record.
+   */
+  private readonly cache = new Map<string, { appCode: string | null; hash: string; expires: number }>();
   /** Secret hashes that authenticated since the last drain, with when: written in batches by the usage recorder. */
   private used = new Map<string, number>();
 
@@ -167,18 +171,17 @@ export class Credentials {
    */
   authenticateSoon(secret: string, kind: CredentialKind): string | null | Promise<string | null> {
     if (!secret || secret.length > 200) return null;
-    const hash = hashSecret(secret);
     const now = Date.now();
-    const hit = this.cache.get(kind + hash);
+    const hit = this.cache.get(kind + secret);
     if (hit && hit.expires > now) {
-      if (hit.appCode) this.noteUse(hash, now);
+      if (hit.appCode) this.noteUse(hit.hash, now);
       return hit.appCode;
     }
-    return this.lookUp(hash, kind, now);
+    return this.lookUp(secret, kind, now);
   }
 
-  private async lookUp(hash: string, kind: CredentialKind, now: number): Promise<string | null> {
-    const cacheKey = kind + hash;
+  private async lookUp(secret: string, kind: CredentialKind, now: number): Promise<string | null> {
+    const hash = hashSecret(secret);
     const row = await this.store.db
       .selectFrom('credentials')
       .innerJoin('applications', 'applications.code', 'credentials.app_code')
@@ -192,7 +195,7 @@ export class Credentials {
     if (appCode) this.noteUse(hash, now);
     if (this.cacheSeconds > 0) {
       if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(cacheKey, { appCode, expires: now + this.cacheSeconds * 1000 });
+      this.cache.set(kind + secret, { appCode, hash, expires: now + this.cacheSeconds * 1000 });
     }
     return appCode;
   }

@@ -7,7 +7,7 @@
  * the application its key names allows the origin. Anything else gets no CORS
  * header, and the console (cookie sessions) never does.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Credentials } from '../auth/credentials.js';
 import { apiKeyFrom } from '../auth/hooks.js';
@@ -103,18 +103,26 @@ async function appOfKey(credentials: Credentials, key: string): Promise<string |
 
 /** Root hooks: preflights answered for allowed origins, allowed origins named on the answers. */
 export function installCors(app: FastifyInstance, origins: CorsOrigins, credentials: Credentials): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style with the common case first: a request without an Origin costs no promise.
+  app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin;
     const asked = request.headers['access-control-request-method'];
-    if (request.method !== 'OPTIONS' || typeof origin !== 'string' || typeof asked !== 'string') return;
+    if (request.method !== 'OPTIONS' || typeof origin !== 'string' || typeof asked !== 'string') return done();
+    preflight(request, reply, origin, asked).then((answered) => {
+      if (!answered) done();
+    }, done);
+  });
+
+  /** Answers a preflight for an allowed origin (204 with the CORS headers; true); leaves any other request alone (false). */
+  async function preflight(request: FastifyRequest, reply: FastifyReply, origin: string, asked: string): Promise<boolean> {
     const path = pathOf(request);
-    if (isConsole(path)) return;
+    if (isConsole(path)) return false;
     const method = asked.toUpperCase();
-    if (!METHODS.includes(method) || !app.allowedMethods(path).includes(method)) return;
+    if (!METHODS.includes(method) || !app.allowedMethods(path).includes(method)) return false;
     const key = apiKeyFrom(request);
     const appCode = key ? await appOfKey(credentials, key) : undefined;
     const allowed = key ? appCode !== undefined && (await origins.allows(appCode, origin)) : await origins.anyAllows(origin);
-    if (!allowed) return;
+    if (!allowed) return false;
     const headers = request.headers['access-control-request-headers'];
     reply
       .code(204)
@@ -123,18 +131,20 @@ export function installCors(app: FastifyInstance, origins: CorsOrigins, credenti
       .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_S))
       .header('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
     if (typeof headers === 'string' && headers.trim()) reply.header('access-control-allow-headers', headers);
-    return reply.send();
-  });
+    reply.send();
+    return true;
+  }
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const origin = request.headers.origin;
-    if (typeof origin !== 'string' || isConsole(pathOf(request)) || reply.hasHeader('access-control-allow-origin')) return payload;
+    if (typeof origin !== 'string' || isConsole(pathOf(request)) || reply.hasHeader('access-control-allow-origin')) return done(null, payload);
     reply.header('vary', 'Origin');
     // The service's auth hook named the application; an unauthenticated answer opens nothing.
     const appCode = (request as { appCode?: string }).appCode;
-    if (appCode && (await origins.allows(appCode, origin))) {
-      reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', 'x-request-id, retry-after');
-    }
-    return payload;
+    if (!appCode) return done(null, payload);
+    origins.allows(appCode, origin).then((allowed) => {
+      if (allowed) reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', 'x-request-id, retry-after');
+      done(null, payload);
+    }, done);
   });
 }
