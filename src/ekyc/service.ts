@@ -29,6 +29,7 @@ import {
 } from '../reader/index.js';
 import { DEVICE_TYPES, DOCUMENT_TYPES, type DeviceType, type DocumentType, type EkycConfig } from './config.js';
 import { dataItems, type DataItem } from './answer.js';
+import { faceSearchAnswer, type FaceSearchStage } from './face-search.js';
 import { EkycError, InitErrors, livenessMessage, OcrErrors, postCheckEntry, type EkycEntry, type Lang } from './errors.js';
 import type { EkycSessionRow } from './schema.js';
 import type { FlowSettings, FlowSettingsSource } from './settings.js';
@@ -39,6 +40,8 @@ export interface EkycStages {
   reader: ReaderService;
   faces: FaceEngine;
   liveness: LivenessService;
+  /** Face search's collections, for the selfie step's `face_search`. */
+  search: FaceSearchStage;
 }
 
 export type Side = 'front' | 'back';
@@ -375,8 +378,8 @@ export class EkycService {
     }
     const attempts = session.attempts + 1;
     const passed = code === '200';
-    const retries = (await this.settings.effective(appCode)).retries[session.device_type as DeviceType];
-    const complete = passed || code.startsWith('DB') || attempts >= retries;
+    const flow = await this.settings.effective(appCode);
+    const complete = passed || code.startsWith('DB') || attempts >= flow.retries[session.device_type as DeviceType];
     const answer: Record<string, unknown> = {
       code,
       message:
@@ -386,8 +389,17 @@ export class EkycService {
       face_match: body.face_match,
       video_face_url: NA,
       compared_face_url: NA,
-      is_complete_session: complete,
     };
+    // As the guide shows it: only on a passed selfie, and only for an application that names collections.
+    const selfie = selfies.find((f) => f.data.length > 0);
+    if (passed && selfie && flow.face_search_collections.length > 0) {
+      answer.face_search = await faceSearchAnswer(this.stages.search, appCode, flow.face_search_collections, flow.face_search_top_k, {
+        selfie: selfie.data,
+        document: portrait,
+        documentType: session.document_type ?? 'idr',
+      });
+    }
+    answer.is_complete_session = complete;
     const now = this.now().toISOString();
     for (const f of selfies.filter((s) => s.data.length > 0)) {
       const key = `ekyc/${session.id}/selfie-${randomUUID()}.jpg`;
