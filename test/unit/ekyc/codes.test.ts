@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
 import { loadEkycConfig } from '../../../src/ekyc/config.js';
-import { EkycService, type EkycStages } from '../../../src/ekyc/service.js';
+import { ReviewStore } from '../../../src/ekyc/review-store.js';
+import { EkycService, MAX_KEPT_REFUSED, type EkycStages } from '../../../src/ekyc/service.js';
 import { deploymentFlowSettings, EkycSettingsStore } from '../../../src/ekyc/settings.js';
 import { SqlEkycStore } from '../../../src/ekyc/store.js';
 import { FsBlobStore } from '../../../src/platform/blobs/fs-store.js';
@@ -135,6 +136,7 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
   let script: Script;
   let service: EkycService;
+  const blobs = new FsBlobStore(dir);
   beforeEach(() => {
     APP = `app${++tests}`;
     script = { quality: {}, cards: [], colourSpread: 60, moire: 0, documentFace: faceAlong(0) };
@@ -142,7 +144,7 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
     const settings = new EkycSettingsStore(opened().db, deploymentFlowSettings(cfg));
     service = new EkycService(
       SqlEkycStore.over(opened().db),
-      new FsBlobStore(dir),
+      blobs,
       fakeStages(() => script),
       cfg,
       settings,
@@ -264,6 +266,83 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
     assert.equal(await passport({ ...page, name: 'nguyen van 4' }), 'E25');
     // A field the post-check cannot read (not text): the check throws, the flow answers E-1.
     assert.equal(await frontCode({ ...FRONT, home: 42 as unknown as string }), 'E-1');
+  });
+
+  it("refused sides are kept for the desk: the code, each check's result and measures, the image", async () => {
+    const desk = ReviewStore.over(opened().db);
+    const sid = await session();
+    const front = (id: string) => [readCard('cccd_12_front', { ...FRONT, id })];
+    script.quality = { blurredLikelihood: 'likely' };
+    script.cards = front('001090000301');
+    assert.equal(await codeOf(ocr(sid, 1, 'idr', 'front')), 'QC03');
+    script.quality = {};
+    script.colourSpread = 0;
+    script.documentFace = faceAlong(301);
+    script.cards = front('001090000302');
+    assert.equal(await codeOf(ocr(sid, 1, 'idr', 'front')), 'FC01');
+    script.colourSpread = 60;
+    // A pair refused by the post-check: both sides are kept, each with the post-check's code.
+    script.documentFace = faceAlong(302);
+    script.cards = [readCard('cccd_12_front', { ...FRONT, id: '001090000303', home: '' }), readCard('cccd_12_back', BACK)];
+    assert.equal(await codeOf(ocr(sid, 2)), 'E16');
+    // A header refusal runs no check: nothing is kept.
+    await assert.rejects(ocr(sid, 1, 'idr', 'back'), (err: { entry?: { code: string } }) => err.entry?.code === 'E101');
+
+    const attempts = await desk.attempts(APP, sid);
+    assert.deepEqual(
+      attempts.map((a) => [a.side, a.code]),
+      [
+        ['front', 'QC03'],
+        ['front', 'FC01'],
+        ['front', 'E16'],
+        ['back', 'E16'],
+      ],
+    );
+    const checks = attempts.map((a) => JSON.parse(a.checks) as Record<string, Record<string, unknown>>);
+    // QC03: the quality check failed with its measures; nothing after it ran.
+    assert.deepEqual(Object.keys(checks[0]), ['quality']);
+    assert.equal(checks[0].quality.result, 'failed');
+    assert.equal((checks[0].quality.final_result as Record<string, string>).blurredLikelihood, 'likely');
+    // FC01: quality, reading and portrait passed; the fraud measures failed it, with the reader's checking result.
+    assert.deepEqual(Object.keys(checks[1]), ['quality', 'reading', 'portrait', 'fraud']);
+    assert.deepEqual([checks[1].quality.result, checks[1].reading.result, checks[1].portrait.result], ['passed', 'passed', 'passed']);
+    assert.deepEqual([checks[1].fraud.result, checks[1].fraud.code, checks[1].fraud.check_photocopied_result], ['failed', 'FC01', '1']);
+    // E16: every check before the post-check passed.
+    for (const c of checks.slice(2)) {
+      assert.deepEqual(c.post_check, { result: 'failed', code: 'E16' });
+      assert.deepEqual([c.quality.result, c.reading.result, c.fraud.result, c.fraud_memory.result], ['passed', 'passed', 'passed', 'passed']);
+    }
+    assert.equal(checks[3].reading.kind, 'cccd_12_back');
+    // Each image is in the blob store under the session's prefix, as the image row the attempt names.
+    for (const a of attempts) {
+      const image = await desk.image(APP, sid, a.image_id!);
+      assert.equal(image?.kind, a.side);
+      assert.ok(image!.blob_key.startsWith(`ekyc/${sid}/`), image!.blob_key);
+      const bytes: Buffer[] = [];
+      for await (const chunk of await blobs.read(image!.blob_key)) bytes.push(Buffer.from(chunk as Buffer));
+      assert.deepEqual(Buffer.concat(bytes), IMAGE);
+    }
+    // The session is still open and has no side: refused sides never count.
+    const row = await desk.session(APP, sid);
+    assert.deepEqual([row?.status, row?.front, row?.back], ['open', null, null]);
+  });
+
+  it('a session keeps the images of its first MAX_KEPT_REFUSED refused sides, and the codes and checks of all', async () => {
+    const desk = ReviewStore.over(opened().db);
+    const sid = await session();
+    script.quality = { lowResolutionLikelihood: 'likely' };
+    for (let i = 0; i < MAX_KEPT_REFUSED + 2; i++) assert.equal(await codeOf(ocr(sid, 1, 'idr', 'front')), 'QC01');
+    const attempts = await desk.attempts(APP, sid);
+    assert.equal(attempts.length, MAX_KEPT_REFUSED + 2);
+    assert.equal(attempts.filter((a) => a.image_id !== null).length, MAX_KEPT_REFUSED);
+    assert.deepEqual(
+      attempts.slice(MAX_KEPT_REFUSED).map((a) => [a.code, a.image_id]),
+      [
+        ['QC01', null],
+        ['QC01', null],
+      ],
+    );
+    assert.equal((await desk.images(APP, sid)).length, MAX_KEPT_REFUSED);
   });
 
   it('the selfie: 301 spoof (remembered), 303 not matching, DB02 for a remembered selfie face, 200 otherwise', async () => {
