@@ -348,8 +348,8 @@ export class EkycService {
     const card = await this.stages.reader.read(image, false, appCode);
     // The back's MRZ number goes with its fields for the same-card rule (E30).
     const fields = { ...valuesOf(card.fields), ...(card.mrz?.valid && card.mrz.id ? { mrz_id: card.mrz.id } : {}) };
-    // The chip front's QR text, as the guide answers it (`QRcode`).
-    const item = card.qr ? { ...idrItem(card), QRcode: card.qr.text } : idrItem(card);
+    // The chip front's QR text and the chip back's MRZ, its three lines as read (check digits passed), as the guide answers them.
+    const item: Record<string, unknown> = { ...idrItem(card), ...(card.qr ? { QRcode: card.qr.text } : {}), ...(card.mrz?.valid ? { mrz: card.mrz.lines.join('\n') } : {}) };
     return { kind: card.kind, side: LAYOUTS[card.kind].side, item, fields, idNumber: card.fields.id?.value, card };
   }
 

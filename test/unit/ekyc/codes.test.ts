@@ -55,7 +55,9 @@ const FRONT: Fields = {
 };
 const BACK: Fields = { features: 'Nốt ruồi', issue_date: '01/06/2015' };
 /** A chip back's MRZ as read, valid, naming the number `id`. */
-const mrz = (id: string): ReadCard['mrz'] => ({ id, dob: '900101', doe: '300101', sex: 'NAM', valid: true });
+const mrz = (id: string): ReadCard['mrz'] => ({ id, dob: '900101', doe: '300101', sex: 'NAM', valid: true, lines: mrzLines(id) });
+/** Made-up TD1 lines naming `id` (the flow answers them as read, never parses them). */
+const mrzLines = (id: string) => [`IDVNM${id}0001090${id}<<0`, '9001014M3001013VNM<<<<<<<<<<<8', 'NGUYEN<<VAN<A<<<<<<<<<<<<<<<<<'];
 const CHIP_BACK: Fields = { features: 'Nốt ruồi', issue_date: '01/06/2021' };
 
 /** What each fake stage answers next; a test sets the parts it needs. */
@@ -194,7 +196,12 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
     assert.equal(await frontCode({ ...FRONT, id: '001090000003' }), 'FC05');
     script.documentFace = faceAlong(1);
     assert.equal(await pairCode({ ...FRONT, id: '001090000004' }, CHIP_BACK, ['cccd_chip_front', 'cccd_chip_back']), 'FC07');
-    assert.equal(await pairCode({ ...FRONT, id: '001090000005' }, CHIP_BACK, ['cccd_chip_front', 'cccd_chip_back'], mrz('090000005')), '0');
+    script.cards = [readCard('cccd_chip_front', { ...FRONT, id: '001090000005' }), readCard('cccd_chip_back', CHIP_BACK, mrz('090000005'))];
+    const passed = await ocr(await session(), 2);
+    assert.equal(passed.errorCode, '0');
+    // The chip back's MRZ item: its three lines as read.
+    const item = (passed.data as { key: string; value: string; score: string }[]).find((d) => d.key === 'MRZ');
+    assert.deepEqual(item && [item.value, item.score], [mrzLines('090000005').join('\n'), 'N/A']);
   });
 
   it('the fraud memory: DB01 for a remembered number, DB02 for a remembered portrait', async () => {
