@@ -12,11 +12,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
 import { loadEkycConfig } from '../../../src/ekyc/config.js';
+import { LIVENESS_TEXT } from '../../../src/ekyc/errors.js';
 import { ReviewStore } from '../../../src/ekyc/review-store.js';
 import { EkycService, MAX_KEPT_REFUSED, type EkycStages } from '../../../src/ekyc/service.js';
 import { deploymentFlowSettings, EkycSettingsStore } from '../../../src/ekyc/settings.js';
 import { SqlEkycStore } from '../../../src/ekyc/store.js';
 import { FsBlobStore } from '../../../src/platform/blobs/fs-store.js';
+import { ServiceError } from '../../../src/platform/http/errors.js';
 import type { CardKind, QualityResult, ReadCard } from '../../../src/reader/index.js';
 import type { LivenessResult } from '../../../src/liveness/index.js';
 import { useMigratedStore } from '../../support/store.js';
@@ -72,6 +74,8 @@ interface Script {
   documentFace?: Float32Array;
   liveness?: LivenessResult;
   selfieFace?: Float32Array;
+  /** What the reader throws instead of answering a card. */
+  readError?: Error;
 }
 
 function fakeStages(script: () => Script): EkycStages {
@@ -93,6 +97,7 @@ function fakeStages(script: () => Script): EkycStages {
       };
     },
     async read(): Promise<ReadCard> {
+      if (script().readError) throw script().readError;
       const card = script().cards.shift();
       if (!card) throw new Error('the script has no card to read');
       return card;
@@ -350,6 +355,59 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
       ],
     );
     assert.equal((await desk.images(APP, sid)).length, MAX_KEPT_REFUSED);
+  });
+
+  it("input error 3 (the reader found no document) and the refusals the API suite does not reach: /ocr's device-type (400), a selfie before the front (E101)", async () => {
+    const sid = await session();
+    // The reader's own code 3 ("no card in the image"), as its service throws it.
+    script.readError = new ServiceError({ code: 3, message: 'Unable to find ID card in the image', status: 400 });
+    await assert.rejects(ocr(sid, 1, 'idr', 'front'), (err: { entry?: { code: string; status: number } }) => err.entry?.code === '3' && err.entry.status === 400);
+    script.readError = undefined;
+    await assert.rejects(
+      service.ocr(APP, { sessionId: sid, deviceType: undefined, documentType: 'idr', sideType: 'front', lang: 'en', files: [IMAGE] }),
+      (err: { entry?: { code: string; message: string } }) => err.entry?.code === '400' && /device/i.test(err.entry.message),
+    );
+    await assert.rejects(
+      service.selfie(APP, { sessionId: sid, deviceType: 'api', lang: 'en', files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: IMAGE }] }),
+      (err: { entry?: { code: string } }) => err.entry?.code === 'E101',
+    );
+  });
+
+  it("liveness v3's codes reach the selfie's answer with the guide's texts: 406, 407, 408, 409, 410, 411, 412, 413, 422, 423", async () => {
+    script.cards = [readCard('cccd_12_front', { ...FRONT, id: '001090000401' }), readCard('cccd_12_back', BACK)];
+    script.documentFace = faceAlong(401);
+    const sid = await session();
+    assert.equal(await codeOf(ocr(sid, 2)), '0');
+    const selfie = (lang: 'en' | 'vi' = 'en') =>
+      service.selfie(APP, { sessionId: sid, deviceType: 'api', lang, files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: IMAGE }] });
+    const outcome = (code: number): LivenessResult => ({ entry: { code, message: 'the liveness reason', status: 200 }, detail: 'the liveness reason', warnings: [] });
+    script.selfieFace = faceAlong(402);
+    // Four of the five attempts of an api session: the session stays open.
+    for (const code of [406, 408, 410, 411]) {
+      script.liveness = outcome(code);
+      const answer = await selfie();
+      assert.deepEqual([answer.code, answer.message, answer.is_complete_session], [String(code), LIVENESS_TEXT[String(code)].message, false]);
+    }
+    // Each attempt counts: the other codes on fresh sessions.
+    for (const [i, code] of [412, 413, 422, 423, 409].entries()) {
+      script.cards = [readCard('cccd_12_front', { ...FRONT, id: `00109000041${i}` }), readCard('cccd_12_back', BACK)];
+      script.documentFace = faceAlong(410 + i);
+      const other = await session();
+      assert.equal(await codeOf(ocr(other, 2)), '0');
+      script.liveness = outcome(code);
+      const answer = await service.selfie(APP, {
+        sessionId: other,
+        deviceType: 'api',
+        lang: 'vi',
+        files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: IMAGE }],
+      });
+      assert.deepEqual([answer.code, answer.message], [String(code), LIVENESS_TEXT[String(code)].vi], String(code));
+    }
+    // 407: the selfie is live but liveness found no face in the document's portrait.
+    script.liveness = { ...live(95), faceMatch: { error: { code: 407, message: 'No faces detected', status: 200 }, detail: '' } };
+    const noPortrait = await selfie();
+    assert.deepEqual([noPortrait.code, noPortrait.message], ['407', 'No faces detected in document']);
+    assert.equal((noPortrait.face_match as Record<string, string>).code, '407');
   });
 
   it('the selfie: 301 spoof (remembered), 303 not matching, DB02 for a remembered selfie face, 200 otherwise', async () => {
