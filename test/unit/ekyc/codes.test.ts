@@ -97,7 +97,8 @@ function fakeStages(script: () => Script): EkycStages {
       };
     },
     async read(): Promise<ReadCard> {
-      if (script().readError) throw script().readError;
+      const error = script().readError;
+      if (error) throw error;
       const card = script().cards.shift();
       if (!card) throw new Error('the script has no card to read');
       return card;
