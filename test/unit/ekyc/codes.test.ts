@@ -18,7 +18,7 @@ import { EkycService, MAX_KEPT_REFUSED, type EkycStages } from '../../../src/eky
 import { deploymentFlowSettings, EkycSettingsStore } from '../../../src/ekyc/settings.js';
 import { SqlEkycStore } from '../../../src/ekyc/store.js';
 import { FsBlobStore } from '../../../src/platform/blobs/fs-store.js';
-import { ServiceError } from '../../../src/platform/http/errors.js';
+import { PlatformError, ServiceError } from '../../../src/platform/http/errors.js';
 import type { CardKind, QualityResult, ReadCard } from '../../../src/reader/index.js';
 import type { LivenessResult } from '../../../src/liveness/index.js';
 import { useMigratedStore } from '../../support/store.js';
@@ -76,6 +76,8 @@ interface Script {
   selfieFace?: Float32Array;
   /** What the reader throws instead of answering a card. */
   readError?: Error;
+  /** Face search: each collection's hits by the image searched (undefined: no such collection), or what it throws. */
+  search?: (collections: readonly string[], image: Buffer) => Map<string, { id: string; name: string; similarity: number }[] | undefined>;
 }
 
 function fakeStages(script: () => Script): EkycStages {
@@ -126,7 +128,12 @@ function fakeStages(script: () => Script): EkycStages {
       return script().liveness!;
     },
   };
-  return { reader, faces, liveness } as unknown as EkycStages;
+  const search = {
+    async searchCollections(_app: string, collections: readonly string[], image: Buffer) {
+      return script().search!(collections, image);
+    },
+  };
+  return { reader, faces, liveness, search } as unknown as EkycStages;
 }
 
 const live = (similarity: number): LivenessResult => ({
@@ -144,12 +151,16 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
   let script: Script;
   let service: EkycService;
+  /** Face search's settings, over the deployment's (the other settings stay the stores'). */
+  let faceSearch: { face_search_collections: string[]; face_search_top_k: number } | undefined;
   const blobs = new FsBlobStore(dir);
   beforeEach(() => {
     APP = `app${++tests}`;
     script = { quality: {}, cards: [], colourSpread: 60, moire: 0, documentFace: faceAlong(0) };
     const cfg = loadEkycConfig({});
-    const settings = new EkycSettingsStore(opened().db, deploymentFlowSettings(cfg));
+    const stored = new EkycSettingsStore(opened().db, deploymentFlowSettings(cfg));
+    faceSearch = undefined;
+    const settings = { effective: async (app: string) => ({ ...(await stored.effective(app)), ...faceSearch }) };
     service = new EkycService(
       SqlEkycStore.over(opened().db),
       blobs,
@@ -409,6 +420,51 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
     const noPortrait = await selfie();
     assert.deepEqual([noPortrait.code, noPortrait.message], ['407', 'No faces detected in document']);
     assert.equal((noPortrait.face_match as Record<string, string>).code, '407');
+  });
+
+  it('face_search: each collection searched for the selfie and the portrait; a failed search leaves the selfie passed; busy is busy', async () => {
+    faceSearch = { face_search_collections: ['members', 'missing'], face_search_top_k: 2 };
+    const ready = async (id: string, face: number) => {
+      script.documentFace = faceAlong(face);
+      script.cards = [readCard('cccd_12_front', { ...FRONT, id }), readCard('cccd_12_back', BACK)];
+      const sid = await session();
+      assert.equal(await codeOf(ocr(sid, 2)), '0');
+      return sid;
+    };
+    const selfieBytes = Buffer.from('the selfie');
+    const selfie = (sid: string) =>
+      service.selfie(APP, { sessionId: sid, deviceType: 'api', lang: 'en', files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: selfieBytes }] });
+    script.liveness = live(95);
+    script.selfieFace = faceAlong(501);
+    // The selfie's bytes find one user, the portrait (the front image) another.
+    script.search = (collections, image) =>
+      new Map(collections.map((c) => [c, c === 'missing' ? undefined : [{ id: image.equals(selfieBytes) ? 'by-selfie' : 'by-portrait', name: 'N', similarity: 0.9 }]]));
+    const found = await selfie(await ready('001090000501', 501));
+    assert.deepEqual(found.face_search, {
+      members: { selfie: [{ id: 'by-selfie', name: 'N', similarity: 0.9, face_type: 'selfie' }], document: [{ id: 'by-portrait', name: 'N', similarity: 0.9, face_type: 'idr' }] },
+      missing: { selfie: [], document: [], error: 'collection not found' },
+    });
+    script.search = () => {
+      throw new Error('This collection is embedded by a recogniser this host lacks');
+    };
+    const failed = await selfie(await ready('001090000502', 502));
+    assert.deepEqual([failed.code, failed.is_complete_session], ['200', true]);
+    assert.deepEqual(failed.face_search, {
+      members: { selfie: [], document: [], error: 'collection could not be searched' },
+      missing: { selfie: [], document: [], error: 'collection could not be searched' },
+    });
+    // A busy engine: the step's 429, the attempt not counted (the session is still open).
+    script.search = () => {
+      throw new PlatformError('busy', 'busy');
+    };
+    const sid = await ready('001090000503', 503);
+    await assert.rejects(selfie(sid), (err: unknown) => err instanceof PlatformError);
+    const row = await SqlEkycStore.over(opened().db).session(APP, sid);
+    assert.deepEqual([row?.status, row?.attempts], ['open', 0]);
+    // A spoof answers no face_search.
+    script.liveness = spoof;
+    script.selfieFace = faceAlong(504);
+    assert.equal('face_search' in (await selfie(sid)), false);
   });
 
   it('the selfie: 301 spoof (remembered), 303 not matching, DB02 for a remembered selfie face, 200 otherwise', async () => {
