@@ -24,7 +24,19 @@ interface Side {
   kind: string;
   image_id: string | null;
   fields: Field[];
+  /** Each check's result by stage; `details` what each measured. */
   checks: Record<string, string>;
+  details: Record<string, Record<string, unknown>>;
+}
+/** A side the flow refused: its code, checks and (when kept) image. */
+interface Refused {
+  id: string;
+  side: string;
+  code: string;
+  image_id: string | null;
+  checks: Record<string, string>;
+  details: Record<string, Record<string, unknown>>;
+  created_time: string;
 }
 interface AuditLine {
   id: string;
@@ -49,6 +61,7 @@ interface Delivery {
 interface SessionPage {
   session: { id: string; status: string; device_type: string; document_type: string | null; attempts: number; created_time: string; completed_time: string | null };
   sides: Side[];
+  refused: Refused[];
   selfies: { image_id: string; created_time: string }[];
   result: { code: string; message: string; liveness: Record<string, string>; face_match: Record<string, string> } | null;
   fraud_memory: { reason: string; created_time: string; expires_time: string }[];
@@ -67,6 +80,11 @@ interface Webhook {
 const REVIEWER = 'saola.ekyc.reviewer';
 const time = (iso: string | null) => (iso ? iso.replace('T', ' ').slice(0, 19) : '');
 const base = (app: string) => `/apps/${encodeURIComponent(app)}/ekyc`;
+/** "quality passed · reading failed ...", in the order the checks ran. */
+const checkLine = (checks: Record<string, string>) =>
+  Object.entries(checks)
+    .map(([stage, result]) => `${stage.replace('_', '-')} ${result}`)
+    .join(' · ');
 
 function AuditTable({ rows, testId }: { rows: AuditLine[]; testId: string }) {
   if (rows.length === 0) return <p class="muted">Nothing yet.</p>;
@@ -263,13 +281,31 @@ function SessionView({ app, id }: { app: string; id: string }) {
                   ))}
                 </tbody>
               </table>
-              <p class="muted">
-                Quality {s.checks.quality} · fraud {s.checks.fraud} · post-check {s.checks.post_check}
-              </p>
+              <p class="muted">{checkLine(s.checks)}</p>
             </div>
           </div>
         </section>
       ))}
+      {page.refused.length > 0 && (
+        <section class="card" data-testid="refused-sides">
+          <h3>Refused sides</h3>
+          {page.refused.map((r) => (
+            <div class="two" key={r.id}>
+              {r.image_id ? <img class="thumb" src={image(r.image_id)} alt={`refused ${r.side}`} /> : <p class="muted">Image not kept</p>}
+              <div>
+                <p>
+                  {r.side === 'front' ? 'Front' : 'Back'} refused with <strong>{r.code}</strong> · {time(r.created_time)}
+                </p>
+                <p class="muted">{checkLine(r.checks)}</p>
+                <details>
+                  <summary>Measures</summary>
+                  <pre>{JSON.stringify(r.details, null, 2)}</pre>
+                </details>
+              </div>
+            </div>
+          ))}
+        </section>
+      )}
       <section class="card">
         <h3>Liveness and face match</h3>
         {result ? (

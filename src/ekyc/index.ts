@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { processFaceEngine } from '../face/index.js';
+import { processFaceEngine, processFaceSearch } from '../face/index.js';
 import { processLiveness } from '../liveness/index.js';
 import type { ServiceDeps } from '../platform/deps.js';
 import { processReader } from '../reader/index.js';
@@ -37,7 +37,12 @@ const SWEEP_MS = 3600_000;
 export async function registerEkyc(app: FastifyInstance, deps: ServiceDeps): Promise<void> {
   const cfg = loadEkycConfig();
   const faces = processFaceEngine(deps);
-  const stages = { reader: processReader(deps, app.log).service, faces: faces.engine, liveness: processLiveness(deps, app.log).service };
+  const stages = {
+    reader: processReader(deps, app.log).service,
+    faces: faces.engine,
+    liveness: processLiveness(deps, app.log).service,
+    search: await processFaceSearch(deps, app.log),
+  };
   const store = SqlEkycStore.over(deps.store.db);
   const settings = new EkycSettingsStore(deps.store.db, deploymentFlowSettings(cfg));
   const sweep = setInterval(() => {

@@ -55,4 +55,18 @@ export const ekycMigrations: Readonly<Record<string, Migration>> = {
         .execute();
     },
   },
+  '0009_ekyc_03_attempts': {
+    async up(db: Kysely<any>) {
+      // The sides the flow refused, with their check results and image, for the review desk; they go with the session.
+      await createAppTable(db, 'ekyc_attempts')
+        .addColumn('session_id', 'text', (c) => c.notNull().references('ekyc_sessions.id').onDelete('cascade'))
+        .addColumn('side', 'text', (c) => c.notNull())
+        .addColumn('code', 'text', (c) => c.notNull())
+        .addColumn('checks', 'text', (c) => c.notNull())
+        .addColumn('image_id', 'text')
+        .addColumn('created_time', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('ekyc_attempts_session').on('ekyc_attempts').columns(['session_id']).execute();
+    },
+  },
 };

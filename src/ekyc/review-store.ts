@@ -3,7 +3,7 @@ import { serviceDb, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
 import type { DocumentType } from './config.js';
 import type { EkycAuditRow, EkycReviewRow, EkycReviewTables, EkycWebhookDeliveryRow, EkycWebhookRow, ReviewDecision } from './review-schema.js';
-import type { EkycFraudMemoryRow, EkycImageRow, EkycSessionRow, EkycTables, SessionStatus } from './schema.js';
+import type { EkycAttemptRow, EkycFraudMemoryRow, EkycImageRow, EkycSessionRow, EkycTables, SessionStatus } from './schema.js';
 
 type DeskDb = ServiceDb<EkycTables & EkycReviewTables>;
 
@@ -68,6 +68,18 @@ export class ReviewStore {
 
   image(appCode: string, sessionId: string, imageId: string): Promise<EkycImageRow | undefined> {
     return this.db.selectFrom('ekyc_images').selectAll().where('app_code', '=', appCode).where('session_id', '=', sessionId).where('id', '=', imageId).executeTakeFirst();
+  }
+
+  /** The sides the flow refused in this session, in the order they came. */
+  attempts(appCode: string, sessionId: string): Promise<EkycAttemptRow[]> {
+    return this.db
+      .selectFrom('ekyc_attempts')
+      .selectAll()
+      .where('app_code', '=', appCode)
+      .where('session_id', '=', sessionId)
+      .orderBy('created_time')
+      .orderBy('id')
+      .execute();
   }
 
   /** The fraud memory this session left (its fraud and spoof results), newest first. */

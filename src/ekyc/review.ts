@@ -55,7 +55,17 @@ interface StoredSide {
   kind: string;
   items: DataItem[];
   image: string;
+  /** Each check's result and measures, by stage (absent on sides stored before the flow kept them). */
+  checks?: StageChecks;
 }
+
+type StageChecks = Record<string, { result: string } & Record<string, unknown>>;
+
+/** Each stage's result ("passed", "failed"), for the page's summary line; `details` keeps what each measured. */
+const summary = (checks: StageChecks) => Object.fromEntries(Object.entries(checks).map(([stage, c]) => [stage, c.result]));
+
+/** A side accepted before its checks were kept passed all of them: a side is stored only then. */
+const ACCEPTED: StageChecks = { quality: { result: 'passed' }, fraud: { result: 'passed' }, post_check: { result: 'passed' } };
 
 function isoTime(value: string | undefined, name: string): string | undefined {
   if (value === undefined || value === '') return undefined;
@@ -112,8 +122,9 @@ export class ReviewDesk {
   /** Everything the session page shows. Opening it is an audit row (`view`): a reviewer saw the person's data. */
   async session(appCode: string, id: string, viewer: string) {
     const session = await this.found(appCode, id);
-    const [images, fraud, review, audit, deliveries] = await Promise.all([
+    const [images, attempts, fraud, review, audit, deliveries] = await Promise.all([
       this.store.images(appCode, id),
+      this.store.attempts(appCode, id),
       this.store.fraudMemory(appCode, id),
       this.store.review(appCode, id),
       this.store.audit(appCode, id, 100),
@@ -125,7 +136,13 @@ export class ReviewDesk {
       const stored = session[side] ? (JSON.parse(session[side]) as StoredSide) : undefined;
       if (!stored) return [];
       // A side is stored only once its quality, fraud and post-check passed (the flow refuses it otherwise).
-      return [{ side, kind: stored.kind, image_id: imageOf(stored.image), fields: stored.items, checks: { quality: 'passed', fraud: 'passed', post_check: 'passed' } }];
+      const checks = stored.checks ?? ACCEPTED;
+      return [{ side, kind: stored.kind, image_id: imageOf(stored.image), fields: stored.items, checks: summary(checks), details: checks }];
+    });
+    // The refused sides, with why: the step's code and each check's result and measures.
+    const refused = attempts.map((a) => {
+      const checks = JSON.parse(a.checks) as StageChecks;
+      return { id: a.id, side: a.side, code: a.code, image_id: a.image_id, checks: summary(checks), details: checks, created_time: a.created_time };
     });
     const result = resultOf(session);
     return {
@@ -141,6 +158,7 @@ export class ReviewDesk {
         completed_time: session.completed_time,
       },
       sides,
+      refused,
       selfies: images.filter((i) => i.kind === 'selfie').map((i) => ({ image_id: i.id, created_time: i.created_time })),
       result: result && { code: result.code, message: result.message, liveness: result.liveness, face_match: result.face_match },
       fraud_memory: fraud,

@@ -32,9 +32,31 @@ export interface EkycImageRow {
   id: string;
   app_code: string;
   session_id: string;
-  /** front | back | selfie */
+  /** front | back | selfie (a refused side's image too: its ekyc_attempts row names it) */
   kind: string;
   blob_key: string;
+  created_time: string;
+}
+
+/**
+ * A side the flow refused after running its checks (quality, reading, portrait, fraud, fraud memory,
+ * post-check): what the review desk shows of why a session failed.
+ */
+export interface EkycAttemptRow {
+  id: string;
+  app_code: string;
+  session_id: string;
+  /** front | back */
+  side: string;
+  /** The refusal's code (QC01, E110, FC05, DB01, E16, 3...). */
+  code: string;
+  /**
+   * The checks as they ran, JSON: each stage reached with its `result` (passed, failed) and what it measured
+   * (the quality scores, the fraud measures, the post-check's code). A stage not reached is absent.
+   */
+  checks: string;
+  /** The refused image (ekyc_images.id); null once the session's kept refused images reached their cap. */
+  image_id: string | null;
   created_time: string;
 }
 
@@ -64,4 +86,5 @@ export type EkycTables = {
   ekyc_sessions: EkycSessionRow;
   ekyc_images: EkycImageRow;
   ekyc_fraud_memory: EkycFraudMemoryRow;
+  ekyc_attempts: EkycAttemptRow;
 };

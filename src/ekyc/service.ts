@@ -29,6 +29,7 @@ import {
 } from '../reader/index.js';
 import { DEVICE_TYPES, DOCUMENT_TYPES, type DeviceType, type DocumentType, type EkycConfig } from './config.js';
 import { dataItems, type DataItem } from './answer.js';
+import { faceSearchAnswer, type FaceSearchStage } from './face-search.js';
 import { EkycError, InitErrors, livenessMessage, OcrErrors, postCheckEntry, type EkycEntry, type Lang } from './errors.js';
 import type { EkycSessionRow } from './schema.js';
 import type { FlowSettings, FlowSettingsSource } from './settings.js';
@@ -39,6 +40,8 @@ export interface EkycStages {
   reader: ReaderService;
   faces: FaceEngine;
   liveness: LivenessService;
+  /** Face search's collections, for the selfie step's `face_search`. */
+  search: FaceSearchStage;
 }
 
 export type Side = 'front' | 'back';
@@ -67,6 +70,8 @@ interface AcceptedSide {
   /** The fields as read, for the post-check of both sides. */
   fields: Record<string, string>;
   image: string;
+  /** Its checks as they ran (the review desk shows them). */
+  checks: SideChecks;
 }
 
 /** A side that passed its checks up to the post-check, before it is stored. */
@@ -75,7 +80,14 @@ interface ExaminedSide {
   read: DocumentSide & { item: Record<string, unknown>; idNumber?: string };
   documentFace?: Float32Array;
   image: Buffer;
+  checks: SideChecks;
 }
+
+/** A side's checks as they ran, by stage (quality, reading, portrait, fraud, fraud_memory, post_check): kept with a refused side. */
+type SideChecks = Record<string, { result: 'passed' | 'failed' } & Record<string, unknown>>;
+
+/** Refused sides of one session whose image is kept (their codes and checks are always kept): a client retrying without end fills no disk. */
+export const MAX_KEPT_REFUSED = 20;
 
 /** An /ocr refusal: HTTP 200, the code in errorCode. */
 const refusal = (entry: EkycEntry, lang: Lang) => ({ data: [], errorCode: entry.code, errorMessage: lang === 'vi' ? entry.vi : entry.message, total_data: [] });
@@ -164,14 +176,31 @@ export class EkycService {
     if (req.files.length !== sides.length || req.files.some((f) => f.length === 0)) throw new EkycError(OcrErrors.invalidParameters, lang);
     const examined: ExaminedSide[] = [];
     for (let i = 0; i < sides.length; i++) {
-      const outcome = await this.examineSide(appCode, session, documentType, sides[i], req.files[i], lang);
-      if ('refusal' in outcome) return refusal(outcome.refusal, lang);
+      const checks: SideChecks = {};
+      let outcome: ExaminedSide | { refusal: EkycEntry };
+      try {
+        outcome = await this.examineSide(appCode, session, documentType, sides[i], req.files[i], lang, checks);
+      } catch (err) {
+        // No document in the image is a check's verdict too (the quality check's or the reading's); an unreadable file is not kept.
+        if (err instanceof EkycError && err.entry === OcrErrors.documentNotFound) {
+          checks.quality ??= { result: 'failed' };
+          await this.keepRefused(appCode, session, sides[i], OcrErrors.documentNotFound, checks, req.files[i]);
+        }
+        throw err;
+      }
+      if ('refusal' in outcome) {
+        await this.keepRefused(appCode, session, sides[i], outcome.refusal, checks, req.files[i]);
+        return refusal(outcome.refusal, lang);
+      }
       examined.push(outcome);
     }
     // The post-check sees the sides together: a front sent with its back is checked as a pair (E16, not E01).
     const stored = session.front ? (JSON.parse(session.front) as AcceptedSide) : undefined;
     const post = this.postCheck(documentType, [...(stored ? [{ kind: stored.kind, fields: stored.fields }] : []), ...examined.map((e) => e.read)]);
-    if (post) return refusal(post, lang);
+    if (post) {
+      for (const side of examined) await this.keepRefused(appCode, session, side.side, post, { ...side.checks, post_check: { result: 'failed', code: post.code } }, side.image);
+      return refusal(post, lang);
+    }
     for (const side of examined) {
       const lost = await this.storeSide(appCode, session, documentType, side);
       if (lost) return refusal(lost, lang);
@@ -199,7 +228,7 @@ export class EkycService {
     return ['front', 'back'];
   }
 
-  /** Runs one side's checks up to the post-check; answers the side as examined, or the refusal. */
+  /** Runs one side's checks up to the post-check, noting each in `checks`; answers the side as examined, or the refusal. */
   private async examineSide(
     appCode: string,
     session: EkycSessionRow,
@@ -207,35 +236,66 @@ export class EkycService {
     side: Side,
     image: Buffer,
     lang: Lang,
+    checks: SideChecks,
   ): Promise<ExaminedSide | { refusal: EkycEntry }> {
     const quality = await this.readerStep(() => this.stages.reader.checkQuality(image), lang);
-    if (!qualityPassed(quality)) return { refusal: qualityEntry(quality) };
+    const qualityOk = qualityPassed(quality);
+    checks.quality = { result: qualityOk ? 'passed' : 'failed', ...quality };
+    if (!qualityOk) return { refusal: qualityEntry(quality) };
+    checks.reading = { result: 'failed' };
     const read = await this.readerStep(() => this.readDocument(appCode, documentType, image), lang);
+    checks.reading = { result: read.side === side ? 'passed' : 'failed', kind: read.kind, side: read.side };
     if (read.side !== side) return { refusal: OcrErrors.wrongSide };
     const idNumber = read.idNumber;
     let documentFace: Float32Array | undefined;
     if (side === 'front') {
       const analysed = await this.stages.faces.analyze(image, { checkCard: false });
       documentFace = analysed.ok ? analysed.primary?.embedding : undefined;
+      checks.portrait = { result: documentFace ? 'passed' : 'failed' };
       if (!documentFace) return { refusal: await this.refuseFraud(appCode, session, OcrErrors.missingFace, idNumber, undefined) };
     }
     if (read.card) {
       const fraud = checkingResult(read.card, await this.readerStep(() => this.stages.reader.measureFraud(image), lang));
       const found = fraudEntry(read.card, fraud);
+      checks.fraud = { result: found ? 'failed' : 'passed', ...(found ? { code: found.code } : {}), ...fraud };
       if (found) return { refusal: await this.refuseFraud(appCode, session, found, idNumber, documentFace) };
     }
     const remembered = await this.rememberedFraud(appCode, idNumber, documentFace);
+    checks.fraud_memory = { result: remembered ? 'failed' : 'passed', ...(remembered ? { code: remembered.code } : {}) };
     if (remembered) return { refusal: remembered };
-    return { side, read, documentFace, image };
+    return { side, read, documentFace, image, checks };
+  }
+
+  /**
+   * Keeps a refused side for the review desk: its code, its checks and (up to `MAX_KEPT_REFUSED` a session) its
+   * image, under the session's blob prefix so that retention and the purge take it with the session's.
+   */
+  private async keepRefused(appCode: string, session: EkycSessionRow, side: Side, entry: EkycEntry, checks: SideChecks, image: Buffer): Promise<void> {
+    const now = this.now().toISOString();
+    const keepImage = (await this.store.keptAttemptImages(appCode, session.id)) < MAX_KEPT_REFUSED;
+    const imageRow = keepImage
+      ? { id: uuidv7(), app_code: appCode, session_id: session.id, kind: side, blob_key: `ekyc/${session.id}/refused-${side}-${randomUUID()}.jpg`, created_time: now }
+      : undefined;
+    if (imageRow) await this.blobs.put(imageRow.blob_key, image, { contentType: 'image/jpeg' });
+    await this.store.addAttempt(
+      { id: uuidv7(), app_code: appCode, session_id: session.id, side, code: entry.code, checks: JSON.stringify(checks), image_id: imageRow?.id ?? null, created_time: now },
+      imageRow,
+    );
   }
 
   /** Keeps a side that passed: its image in the blob store, its fields on the session. Answers the refusal when another request stored it first. */
   private async storeSide(appCode: string, session: EkycSessionRow, documentType: DocumentType, examined: ExaminedSide): Promise<EkycEntry | undefined> {
-    const { side, read, documentFace, image } = examined;
+    const { side, read, documentFace, image, checks } = examined;
     const key = `ekyc/${session.id}/${side}-${randomUUID()}.jpg`;
     await this.blobs.put(key, image, { contentType: 'image/jpeg' });
     await this.store.addImage({ id: uuidv7(), app_code: appCode, session_id: session.id, kind: side, blob_key: key, created_time: this.now().toISOString() });
-    const accepted: AcceptedSide = { kind: read.kind, items: dataItems(documentType, side, read.item), fields: read.fields, image: key };
+    const accepted: AcceptedSide = {
+      kind: read.kind,
+      items: dataItems(documentType, side, read.item),
+      fields: read.fields,
+      image: key,
+      checks: { ...checks, post_check: { result: 'passed' } },
+    };
     const change =
       side === 'front'
         ? {
@@ -288,8 +348,8 @@ export class EkycService {
     const card = await this.stages.reader.read(image, false, appCode);
     // The back's MRZ number goes with its fields for the same-card rule (E30).
     const fields = { ...valuesOf(card.fields), ...(card.mrz?.valid && card.mrz.id ? { mrz_id: card.mrz.id } : {}) };
-    // The chip front's QR text, as the guide answers it (`QRcode`).
-    const item = card.qr ? { ...idrItem(card), QRcode: card.qr.text } : idrItem(card);
+    // The chip front's QR text and the chip back's MRZ, its three lines as read (check digits passed), as the guide answers them.
+    const item: Record<string, unknown> = { ...idrItem(card), ...(card.qr ? { QRcode: card.qr.text } : {}), ...(card.mrz?.valid ? { mrz: card.mrz.lines.join('\n') } : {}) };
     return { kind: card.kind, side: LAYOUTS[card.kind].side, item, fields, idNumber: card.fields.id?.value, card };
   }
 
@@ -375,8 +435,8 @@ export class EkycService {
     }
     const attempts = session.attempts + 1;
     const passed = code === '200';
-    const retries = (await this.settings.effective(appCode)).retries[session.device_type as DeviceType];
-    const complete = passed || code.startsWith('DB') || attempts >= retries;
+    const flow = await this.settings.effective(appCode);
+    const complete = passed || code.startsWith('DB') || attempts >= flow.retries[session.device_type as DeviceType];
     const answer: Record<string, unknown> = {
       code,
       message:
@@ -386,8 +446,17 @@ export class EkycService {
       face_match: body.face_match,
       video_face_url: NA,
       compared_face_url: NA,
-      is_complete_session: complete,
     };
+    // As the guide shows it: only on a passed selfie, and only for an application that names collections.
+    const selfie = selfies.find((f) => f.data.length > 0);
+    if (passed && selfie && flow.face_search_collections.length > 0) {
+      answer.face_search = await faceSearchAnswer(this.stages.search, appCode, flow.face_search_collections, flow.face_search_top_k, {
+        selfie: selfie.data,
+        document: portrait,
+        documentType: session.document_type ?? 'idr',
+      });
+    }
+    answer.is_complete_session = complete;
     const now = this.now().toISOString();
     for (const f of selfies.filter((s) => s.data.length > 0)) {
       const key = `ekyc/${session.id}/selfie-${randomUUID()}.jpg`;

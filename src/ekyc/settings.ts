@@ -36,9 +36,9 @@ export const FlowSettingsSchema = Type.Object(
     retention_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, description: 'sessions and their images are deleted this long after they started' })),
     fraud_memory_hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 24 * 365, description: 'how long a fraud or spoof result is remembered (0: not at all)' })),
     face_search_collections: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 20, uniqueItems: true, description: 'face collections a selfie is searched in' }),
+      Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 20, uniqueItems: true, description: 'face search collections the passed selfie and the document portrait are searched in (face_search)' }),
     ),
-    face_search_top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'faces answered per search' })),
+    face_search_top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'users answered per collection and face' })),
   },
   { additionalProperties: false },
 );

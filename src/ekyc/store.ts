@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { serviceDb, type ServiceDb } from '../platform/db/database.js';
 import type { Database } from '../platform/db/schema.js';
-import type { EkycFraudMemoryRow, EkycImageRow, EkycSessionRow, EkycTables } from './schema.js';
+import type { EkycAttemptRow, EkycFraudMemoryRow, EkycImageRow, EkycSessionRow, EkycTables } from './schema.js';
 
 /** A session as it starts: no side, no selfie yet. */
 export function newSessionRow(id: string, appCode: string, deviceType: string, clientUuid: string | null, created: Date, lifetimeMs: number): EkycSessionRow {
@@ -47,6 +47,10 @@ export interface EkycStore {
    */
   updateSession(appCode: string, id: string, expect: Partial<Pick<EkycSessionRow, 'status' | 'attempts' | 'front' | 'back'>>, change: SessionChange): Promise<boolean>;
   addImage(row: EkycImageRow): Promise<void>;
+  /** A refused side, with its image row when it has one (written together). */
+  addAttempt(row: EkycAttemptRow, image?: EkycImageRow): Promise<void>;
+  /** How many refused sides of the session kept their image. */
+  keptAttemptImages(appCode: string, sessionId: string): Promise<number>;
   /** The blob keys of an application's images (purge). */
   imageKeysOfApp(appCode: string): Promise<string[]>;
   /**
@@ -97,6 +101,24 @@ export class SqlEkycStore implements EkycStore {
     await this.db.insertInto('ekyc_images').values(row).execute();
   }
 
+  async addAttempt(row: EkycAttemptRow, image?: EkycImageRow): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      if (image) await tx.insertInto('ekyc_images').values(image).execute();
+      await tx.insertInto('ekyc_attempts').values(row).execute();
+    });
+  }
+
+  async keptAttemptImages(appCode: string, sessionId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('ekyc_attempts')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('app_code', '=', appCode)
+      .where('session_id', '=', sessionId)
+      .where('image_id', 'is not', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async imageKeysOfApp(appCode: string): Promise<string[]> {
     const rows = await this.db.selectFrom('ekyc_images').select('blob_key').where('app_code', '=', appCode).execute();
     return rows.map((r) => r.blob_key);
@@ -115,7 +137,8 @@ export class SqlEkycStore implements EkycStore {
 
   async deleteSessions(ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    // Images first: the reference would hold the sessions back on a store without cascades enforced.
+    // Attempts and images first: the reference would hold the sessions back on a store without cascades enforced.
+    await this.db.deleteFrom('ekyc_attempts').where('session_id', 'in', ids).execute();
     await this.db.deleteFrom('ekyc_images').where('session_id', 'in', ids).execute();
     const result = await this.db.deleteFrom('ekyc_sessions').where('id', 'in', ids).executeTakeFirst();
     return Number(result.numDeletedRows);

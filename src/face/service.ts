@@ -21,6 +21,7 @@ import { cropKey, type FaceCrops } from './crops.js';
 import type { RecogniserSpec } from './engine/recogniser.js';
 import type { FaceRecognisers } from './recognisers.js';
 import { FaceIndexCache } from './search/index-cache.js';
+import type { FaceCollectionRow } from './schema.js';
 import { CollectionModelChanged, collectionModel, type FaceStore } from './store.js';
 
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
@@ -35,6 +36,13 @@ function required(fields: Record<string, string>, name: string, maxLength = 200)
   if (!v) throw new ServiceError(SearchErrors.missingField, `${name} is required`);
   if (v.length > maxLength) throw new ServiceError(SearchErrors.wrongFormat, `${name} is longer than ${maxLength} characters`);
   return v;
+}
+
+/** A user of a collection found near a face: face search's answer item (similarity on the 0-1 scale). */
+export interface SearchHit {
+  id: string;
+  name: string;
+  similarity: number;
 }
 
 /** Face search: collections of users with indexed faces, per application. */
@@ -128,7 +136,7 @@ export class FaceSearchService {
     }
   }
 
-  async search(appCode: string, fields: Record<string, string>, file: UploadedFile | undefined): Promise<{ id: string; name: string; similarity: number }> {
+  async search(appCode: string, fields: Record<string, string>, file: UploadedFile | undefined): Promise<SearchHit> {
     const collection = required(fields, 'collection');
     let threshold = this.cfg.searchThreshold;
     if (fields.threshold !== undefined && fields.threshold.trim() !== '') {
@@ -138,9 +146,48 @@ export class FaceSearchService {
     const coll = await this.store.findCollection(appCode, collection);
     // The query is embedded by the recogniser the collection serves (the photo's own errors still come before "not found").
     const model = coll ? collectionModel(coll) : this.recognisers.active.name;
-    const recogniser = this.recogniser(model);
-    const face = await this.faceOf(file, parseBool(fields.allow_id_card), { recogniser });
+    const face = await this.faceOf(file, parseBool(fields.allow_id_card), { recogniser: this.recogniser(model) });
     if (!coll) throw new ServiceError(SearchErrors.notFound);
+    const [best] = await this.nearest(appCode, coll, face.embedding, 1, threshold);
+    if (!best) throw new ServiceError(SearchErrors.notFound);
+    return best;
+  }
+
+  /**
+   * Several collections searched for the subject face of a photo another
+   * service already accepted (the eKYC flow's selfie and document portrait):
+   * no quality gate (that service's own checks passed it), the face embedded
+   * once per recogniser the collections serve, and each collection's `topK`
+   * users at or above the search threshold (`SAOLA_FACE_SEARCH_THRESHOLD`),
+   * best first. A name with no collection answers undefined; a photo with no
+   * face, an empty list.
+   */
+  async searchCollections(appCode: string, collections: readonly string[], image: Buffer, topK: number): Promise<Map<string, SearchHit[] | undefined>> {
+    const out = new Map<string, SearchHit[] | undefined>();
+    const faces = new Map<string, Promise<Float32Array | undefined>>();
+    for (const name of collections) {
+      const coll = await this.store.findCollection(appCode, name);
+      if (!coll) {
+        out.set(name, undefined);
+        continue;
+      }
+      const model = collectionModel(coll);
+      if (!faces.has(model)) {
+        const recogniser = this.recogniser(model);
+        faces.set(
+          model,
+          this.engine.analyze(image, { checkCard: false, recogniser }).then((r) => (r.ok ? r.primary?.embedding : undefined)),
+        );
+      }
+      const embedding = await faces.get(model)!;
+      out.set(name, embedding ? await this.nearest(appCode, coll, embedding, topK, this.cfg.searchThreshold) : []);
+    }
+    return out;
+  }
+
+  /** The users of `coll` nearest a face embedded by the collection's recogniser, at or above `threshold`, best first, at most `k`. */
+  private async nearest(appCode: string, coll: FaceCollectionRow, embedding: Float32Array, k: number, threshold: number): Promise<SearchHit[]> {
+    const model = collectionModel(coll);
     const { knots } = this.recognisers.similarityMap(model);
     // The collection row carries its version: no count over its faces per search.
     const index = await this.cache.get(
@@ -148,16 +195,21 @@ export class FaceSearchService {
       { epoch: Number(coll.faces_epoch), seq: Number(coll.faces_seq) },
       async (afterSeq, span) =>
         (await this.store.listFaces(appCode, coll.id, { afterSeq, span, model })).map((f) => ({ seq: f.seq, owner: f.userRowId, embedding: f.embedding })),
-      recogniser.output.size,
+      this.recogniser(model).output.size,
     );
-    // The fast scan guarantees every face at or above the request's threshold is scored exactly.
-    const [best] = index.search(face.embedding, 1, similarityToCosine(threshold, knots));
-    if (!best) throw new ServiceError(SearchErrors.notFound);
-    const similarity = cosineToSimilarity(best.cosine, knots);
-    if (similarity < threshold) throw new ServiceError(SearchErrors.notFound);
-    const user = (await this.store.usersByRowId(appCode, [best.owner])).get(best.owner);
-    if (!user) throw new ServiceError(SearchErrors.notFound);
-    return { id: user.user_id, name: user.name, similarity: round(similarity, 4) };
+    // The fast scan guarantees every face at or above the threshold is scored exactly.
+    const hits = index
+      .search(embedding, k, similarityToCosine(threshold, knots))
+      .map((h) => ({ owner: h.owner, similarity: cosineToSimilarity(h.cosine, knots) }))
+      .filter((h) => h.similarity >= threshold);
+    const users = await this.store.usersByRowId(
+      appCode,
+      hits.map((h) => h.owner),
+    );
+    return hits.flatMap((h) => {
+      const user = users.get(h.owner);
+      return user ? [{ id: user.user_id, name: user.name, similarity: round(h.similarity, 4) }] : [];
+    });
   }
 
   async deleteFaces(appCode: string, fields: Record<string, string>): Promise<string> {

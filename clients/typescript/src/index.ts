@@ -462,7 +462,24 @@ export interface EkycSelfieAnswer {
   face_match?: Record<string, string>;
   video_face_url?: string;
   compared_face_url?: string;
+  /** Only on a passed selfie of an application with face search collections: each collection's nearest users. */
+  face_search?: Record<string, EkycFaceSearchCollection>;
   is_complete_session?: boolean;
+}
+
+/** One collection's `face_search` answer: the users nearest the selfie and the document's portrait; `error` when it was not searched. */
+export interface EkycFaceSearchCollection {
+  selfie: EkycFaceSearchItem[];
+  document: EkycFaceSearchItem[];
+  error?: string;
+}
+
+/** A face search user near a face: similarity on the 0-1 scale; face_type "selfie" or the document type. */
+export interface EkycFaceSearchItem {
+  id: string;
+  name: string;
+  similarity: number;
+  face_type: string;
 }
 
 /** An application's flow settings as /session/settings answers them (docs/ekyc.md). */

@@ -66,7 +66,8 @@ export interface ReadCard {
   fields: Partial<Record<IdCardField, { value: string; prob: number }>>;
   addressEntities?: { province: string; district: string; ward: string; street: string };
   overall: number;
-  mrz?: Pick<MrzReading, 'id' | 'dob' | 'doe' | 'sex' | 'valid'>;
+  /** The chip back's MRZ as read: its fields, whether every check digit passed, and its three TD1 lines (the eKYC flow's `MRZ` item). */
+  mrz?: Pick<MrzReading, 'id' | 'dob' | 'doe' | 'sex' | 'valid' | 'lines'>;
   /**
    * The chip front's QR code when read in the card's format: its text unchanged, the issue date it holds
    * (dd/mm/yyyy), and the fields whose printed value, read with confidence, the code contradicts.
@@ -645,7 +646,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
         ? { province: a?.province ?? '', district: a?.district ?? '', ward: a?.ward ?? '', street: a?.street ?? '' }
         : undefined,
       overall: overallScore(probs),
-      mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid } : undefined,
+      mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid, lines: mrz.lines } : undefined,
       qr,
       face: images.face,
       card: images.card,

@@ -12,7 +12,7 @@ import { PermanentJobError } from '../../../src/platform/jobs/queue.js';
 import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { call } from '../../support/http.js';
 import { face } from '../../support/ekyc/cards.js';
-import { seedEndedSession, signatureValid, startHookReceiver, type HookReceiver } from '../../support/ekyc/desk.js';
+import { addRefusedSide, seedEndedSession, signatureValid, startHookReceiver, type HookReceiver } from '../../support/ekyc/desk.js';
 import { eventually } from '../../support/wait.js';
 
 const PASSWORD = 'a long operator passphrase';
@@ -156,6 +156,7 @@ describe('eKYC review desk and webhooks', () => {
     assert.equal(page.body.next_before, page.body.sessions[0].id);
     for (const bad of ['?status=done', '?document_type=visa', '?limit=0', '?from=yesterday']) assert.equal((await admin('GET', `/sessions${bad}`)).status, 400, bad);
 
+    const kept = await addRefusedSide(t, t.appCode, passed.id, photos.back);
     const detail = await admin('GET', `/sessions/${passed.id}?viewer=Reviewer%20One`);
     assert.equal(detail.status, 200, detail.text);
     const d = detail.body;
@@ -171,6 +172,16 @@ describe('eKYC review desk and webhooks', () => {
       d.selfies.map((s: Record<string, unknown>) => s.image_id),
       [passed.images.selfie],
     );
+    // The refused side: its code, its checks' results and measures, its image (served like the others).
+    assert.deepEqual(
+      d.refused.map((r: Record<string, unknown>) => [r.side, r.code, r.image_id, r.checks]),
+      [['front', 'QC03', kept.imageId, { quality: 'failed' }]],
+    );
+    assert.deepEqual(d.refused[0].details.quality.final_result, { blurredLikelihood: 'likely' });
+    const refusedImage = await call(t.url, 'GET', `/console/api/apps/${t.appCode}/ekyc/sessions/${passed.id}/images/${kept.imageId}`, {
+      headers: { authorization: `Bearer ${PASSWORD}` },
+    });
+    assert.equal(refusedImage.status, 200);
     assert.equal(d.result.face_match.similarity, '91.5');
     assert.equal(d.needs_review, true);
     assert.deepEqual(

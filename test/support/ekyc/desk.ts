@@ -129,10 +129,28 @@ export function signatureValid(hook: ReceivedHook, secret: string): boolean {
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
-/** One row in each of the desk's tables for a session (a decision with its audit row, a webhook, a delivery): the purge and migrate-store suites. */
-export async function fillDeskTables(t: Pick<TestApp, 'deps'>, appCode: string, sessionId: string): Promise<void> {
+/** A refused front as the flow keeps it (its image, an attempt row naming it, QC03's checks): answers the image's id and blob key. */
+export async function addRefusedSide(t: Pick<TestApp, 'deps'>, appCode: string, sessionId: string, photo: Buffer): Promise<{ imageId: string; blobKey: string }> {
+  const now = new Date().toISOString();
+  const imageId = uuidv7();
+  const blobKey = `ekyc/${sessionId}/refused-front-seed.jpg`;
+  await t.deps.blobs.put(blobKey, photo, { contentType: 'image/jpeg' });
+  const checks = { quality: { result: 'failed', final_result: { blurredLikelihood: 'likely' } } };
+  await SqlEkycStore.over(t.deps.store.db).addAttempt(
+    { id: uuidv7(), app_code: appCode, session_id: sessionId, side: 'front', code: 'QC03', checks: JSON.stringify(checks), image_id: imageId, created_time: now },
+    { id: imageId, app_code: appCode, session_id: sessionId, kind: 'front', blob_key: blobKey, created_time: now },
+  );
+  return { imageId, blobKey };
+}
+
+/**
+ * One row in each of the desk's tables for a session (a refused side with its image, a decision with its audit
+ * row, a webhook, a delivery): the purge and migrate-store suites. Answers the refused side's blob key.
+ */
+export async function fillDeskTables(t: Pick<TestApp, 'deps'>, appCode: string, sessionId: string): Promise<string> {
   const store = ReviewStore.over(t.deps.store.db);
   const now = new Date().toISOString();
+  const { blobKey } = await addRefusedSide(t, appCode, sessionId, Buffer.from('refused front image'));
   await store.decide(
     { id: uuidv7(), app_code: appCode, session_id: sessionId, decision: 'approved', reason: 'checked', reviewer: 'Reviewer', decided_time: now },
     { id: uuidv7(), app_code: appCode, session_id: sessionId, actor: 'Reviewer', action: 'approve', detail: '{"reason":"checked"}', created_time: now },
@@ -159,4 +177,5 @@ export async function fillDeskTables(t: Pick<TestApp, 'deps'>, appCode: string, 
     created_time: now,
     updated_time: now,
   });
+  return blobKey;
 }

@@ -7,7 +7,7 @@ import { CONSOLE_UI_DIR } from '../../../src/console/static.js';
 import { startTestApp, type TestApp } from '../../../fixtures/servers/app.js';
 import { chromiumMissing, launchChromium, type Browser } from '../../support/chromium.js';
 import { face } from '../../support/ekyc/cards.js';
-import { seedEndedSession, signatureValid, startHookReceiver, type HookReceiver } from '../../support/ekyc/desk.js';
+import { addRefusedSide, seedEndedSession, signatureValid, startHookReceiver, type HookReceiver } from '../../support/ekyc/desk.js';
 import { eventually } from '../../support/wait.js';
 
 /**
@@ -43,6 +43,7 @@ describe('eKYC review desk in chromium', { skip: chromiumMissing ?? built }, () 
   test('list, filters, session page with images, reject with a reason: the audit row and a signed webhook delivery', async () => {
     const passed = await seedEndedSession(t, t.appCode, photos);
     const failed = await seedEndedSession(t, t.appCode, photos, { status: 'failed', code: '303', documentType: 'passport' });
+    await addRefusedSide(t, t.appCode, failed.id, photos.back);
 
     await page.goto(`${t.url}/console`);
     await page.getByLabel('Password').fill(PASSWORD);
@@ -80,7 +81,10 @@ describe('eKYC review desk in chromium', { skip: chromiumMissing ?? built }, () 
     await page.getByTestId('session-result').getByText('similarity 32.0').waitFor();
     await page.getByRole('cell', { name: 'TEST PERSON' }).waitFor();
     // The document's sides and the selfie are drawn from the console's image route.
-    for (const alt of ['front of the document', 'back of the document', 'selfie 1']) {
+    // The refused side: its code, its checks and its image.
+    await page.getByTestId('refused-sides').getByText('refused with QC03').waitFor();
+    await page.getByTestId('refused-sides').getByText('quality failed').waitFor();
+    for (const alt of ['front of the document', 'back of the document', 'selfie 1', 'refused front']) {
       const img = page.getByAltText(alt);
       await img.waitFor();
       await eventually(async () => ((await img.evaluate((el) => (el as HTMLImageElement).naturalWidth)) > 0 ? true : undefined), { timeoutMs: 10_000, what: () => alt });

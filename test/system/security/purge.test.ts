@@ -122,7 +122,8 @@ async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
     .values({ id: uuidv7(), app_code: who.appCode, session_id: sessionId, id_number: `0${phone}`, face: null, reason: 'FC01', created_time: now, expires_time: now })
     .execute();
   ekycImages[who.appCode] = ekycKey;
-  await fillDeskTables(t, who.appCode, sessionId);
+  // A refused side kept for the desk: an image of the session's too.
+  ekycRefused[who.appCode] = await fillDeskTables(t, who.appCode, sessionId);
   // The application's own eKYC flow settings and browser origins.
   const settings = await call(t.url, 'PUT', '/session/settings', {
     headers: { 'api-key': who.apiKey },
@@ -143,6 +144,8 @@ async function fill(t: TestApp, who: Tenant, phone: string): Promise<string> {
 
 /** Each application's stored eKYC image. */
 const ekycImages: Record<string, string> = {};
+/** Each application's refused eKYC side's image. */
+const ekycRefused: Record<string, string> = {};
 
 async function counts(t: TestApp, appCode: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
@@ -194,7 +197,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const { stdout } = await cli('app', 'delete', '--app', t.appCode, '--purge', '--json');
       const report = JSON.parse(stdout) as { deleted: boolean; rows: Record<string, number>; blobs: number };
       assert.equal(report.deleted, true);
-      assert.equal(report.blobs, 4, "the audio file, the NLU model, the enrolled face's aligned crop and the eKYC session's image");
+      assert.equal(report.blobs, 5, "the audio file, the NLU model, the enrolled face's aligned crop, the eKYC session's image and its refused side's");
       // Each table was visited (a child's rows may already have gone with its parent's, by cascade).
       for (const table of Object.keys(a)) assert.ok(table in report.rows, table);
 
@@ -220,6 +223,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       );
       assert.equal(await t.deps.blobs.stat(blobKeys.a), undefined, "A's audio file is gone");
       assert.equal(await t.deps.blobs.stat(ekycImages[t.appCode]), undefined, "A's eKYC image is gone");
+      assert.equal(await t.deps.blobs.stat(ekycRefused[t.appCode]), undefined, "A's refused eKYC side's image is gone");
       const app = await t.deps.store.db.selectFrom('applications').select('code').where('code', '=', t.appCode).executeTakeFirst();
       assert.equal(app, undefined);
       assert.equal((await call(t.url, 'GET', '/hmi/tts/v5/status/x', { headers: { api_key: t.apiKey } })).status, 401);
@@ -230,6 +234,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       assert.deepEqual(await counts(t, b.appCode), { ...bBefore, usage_daily: bBefore.usage_daily + 1 }, "B's rows (and B's late usage row)");
       assert.ok(await t.deps.blobs.stat(blobKeys.b), "B's audio file");
       assert.ok(await t.deps.blobs.stat(ekycImages[b.appCode]), "B's eKYC image");
+      assert.ok(await t.deps.blobs.stat(ekycRefused[b.appCode]), "B's refused eKYC side's image");
       assert.equal((await call(t.url, 'GET', '/api/v3/sample', { token: b.token })).body.length, 3, 'two typed in, one labelled from the inbox');
       assert.equal((await call(t.url, 'POST', '/api/v3/predict', { token: b.token, json: { content: 'dữ liệu' } })).status, 200, "B's model stays");
 

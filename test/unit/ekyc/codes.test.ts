@@ -12,10 +12,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, beforeEach, describe, it } from 'node:test';
 import { loadEkycConfig } from '../../../src/ekyc/config.js';
-import { EkycService, type EkycStages } from '../../../src/ekyc/service.js';
+import { LIVENESS_TEXT } from '../../../src/ekyc/errors.js';
+import { ReviewStore } from '../../../src/ekyc/review-store.js';
+import { EkycService, MAX_KEPT_REFUSED, type EkycStages } from '../../../src/ekyc/service.js';
 import { deploymentFlowSettings, EkycSettingsStore } from '../../../src/ekyc/settings.js';
 import { SqlEkycStore } from '../../../src/ekyc/store.js';
 import { FsBlobStore } from '../../../src/platform/blobs/fs-store.js';
+import { PlatformError, ServiceError } from '../../../src/platform/http/errors.js';
 import type { CardKind, QualityResult, ReadCard } from '../../../src/reader/index.js';
 import type { LivenessResult } from '../../../src/liveness/index.js';
 import { useMigratedStore } from '../../support/store.js';
@@ -54,7 +57,9 @@ const FRONT: Fields = {
 };
 const BACK: Fields = { features: 'Nốt ruồi', issue_date: '01/06/2015' };
 /** A chip back's MRZ as read, valid, naming the number `id`. */
-const mrz = (id: string): ReadCard['mrz'] => ({ id, dob: '900101', doe: '300101', sex: 'NAM', valid: true });
+const mrz = (id: string): ReadCard['mrz'] => ({ id, dob: '900101', doe: '300101', sex: 'NAM', valid: true, lines: mrzLines(id) });
+/** Made-up TD1 lines naming `id` (the flow answers them as read, never parses them). */
+const mrzLines = (id: string) => [`IDVNM${id}0001090${id}<<0`, '9001014M3001013VNM<<<<<<<<<<<8', 'NGUYEN<<VAN<A<<<<<<<<<<<<<<<<<'];
 const CHIP_BACK: Fields = { features: 'Nốt ruồi', issue_date: '01/06/2021' };
 
 /** What each fake stage answers next; a test sets the parts it needs. */
@@ -69,6 +74,10 @@ interface Script {
   documentFace?: Float32Array;
   liveness?: LivenessResult;
   selfieFace?: Float32Array;
+  /** What the reader throws instead of answering a card. */
+  readError?: Error;
+  /** Face search: each collection's hits by the image searched (undefined: no such collection), or what it throws. */
+  search?: (collections: readonly string[], image: Buffer) => Map<string, { id: string; name: string; similarity: number }[] | undefined>;
 }
 
 function fakeStages(script: () => Script): EkycStages {
@@ -90,6 +99,8 @@ function fakeStages(script: () => Script): EkycStages {
       };
     },
     async read(): Promise<ReadCard> {
+      const error = script().readError;
+      if (error) throw error;
       const card = script().cards.shift();
       if (!card) throw new Error('the script has no card to read');
       return card;
@@ -117,7 +128,12 @@ function fakeStages(script: () => Script): EkycStages {
       return script().liveness!;
     },
   };
-  return { reader, faces, liveness } as unknown as EkycStages;
+  const search = {
+    async searchCollections(_app: string, collections: readonly string[], image: Buffer) {
+      return script().search!(collections, image);
+    },
+  };
+  return { reader, faces, liveness, search } as unknown as EkycStages;
 }
 
 const live = (similarity: number): LivenessResult => ({
@@ -135,14 +151,19 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
   let script: Script;
   let service: EkycService;
+  /** Face search's settings, over the deployment's (the other settings stay the stores'). */
+  let faceSearch: { face_search_collections: string[]; face_search_top_k: number } | undefined;
+  const blobs = new FsBlobStore(dir);
   beforeEach(() => {
     APP = `app${++tests}`;
     script = { quality: {}, cards: [], colourSpread: 60, moire: 0, documentFace: faceAlong(0) };
     const cfg = loadEkycConfig({});
-    const settings = new EkycSettingsStore(opened().db, deploymentFlowSettings(cfg));
+    const stored = new EkycSettingsStore(opened().db, deploymentFlowSettings(cfg));
+    faceSearch = undefined;
+    const settings = { effective: async (app: string) => ({ ...(await stored.effective(app)), ...faceSearch }) };
     service = new EkycService(
       SqlEkycStore.over(opened().db),
-      new FsBlobStore(dir),
+      blobs,
       fakeStages(() => script),
       cfg,
       settings,
@@ -192,7 +213,12 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
     assert.equal(await frontCode({ ...FRONT, id: '001090000003' }), 'FC05');
     script.documentFace = faceAlong(1);
     assert.equal(await pairCode({ ...FRONT, id: '001090000004' }, CHIP_BACK, ['cccd_chip_front', 'cccd_chip_back']), 'FC07');
-    assert.equal(await pairCode({ ...FRONT, id: '001090000005' }, CHIP_BACK, ['cccd_chip_front', 'cccd_chip_back'], mrz('090000005')), '0');
+    script.cards = [readCard('cccd_chip_front', { ...FRONT, id: '001090000005' }), readCard('cccd_chip_back', CHIP_BACK, mrz('090000005'))];
+    const passed = await ocr(await session(), 2);
+    assert.equal(passed.errorCode, '0');
+    // The chip back's MRZ item: its three lines as read.
+    const item = (passed.data as { key: string; value: string; score: string }[]).find((d) => d.key === 'MRZ');
+    assert.deepEqual(item && [item.value, item.score], [mrzLines('090000005').join('\n'), 'N/A']);
   });
 
   it('the fraud memory: DB01 for a remembered number, DB02 for a remembered portrait', async () => {
@@ -264,6 +290,181 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
     assert.equal(await passport({ ...page, name: 'nguyen van 4' }), 'E25');
     // A field the post-check cannot read (not text): the check throws, the flow answers E-1.
     assert.equal(await frontCode({ ...FRONT, home: 42 as unknown as string }), 'E-1');
+  });
+
+  it("refused sides are kept for the desk: the code, each check's result and measures, the image", async () => {
+    const desk = ReviewStore.over(opened().db);
+    const sid = await session();
+    const front = (id: string) => [readCard('cccd_12_front', { ...FRONT, id })];
+    script.quality = { blurredLikelihood: 'likely' };
+    script.cards = front('001090000301');
+    assert.equal(await codeOf(ocr(sid, 1, 'idr', 'front')), 'QC03');
+    script.quality = {};
+    script.colourSpread = 0;
+    script.documentFace = faceAlong(301);
+    script.cards = front('001090000302');
+    assert.equal(await codeOf(ocr(sid, 1, 'idr', 'front')), 'FC01');
+    script.colourSpread = 60;
+    // A pair refused by the post-check: both sides are kept, each with the post-check's code.
+    script.documentFace = faceAlong(302);
+    script.cards = [readCard('cccd_12_front', { ...FRONT, id: '001090000303', home: '' }), readCard('cccd_12_back', BACK)];
+    assert.equal(await codeOf(ocr(sid, 2)), 'E16');
+    // A header refusal runs no check: nothing is kept.
+    await assert.rejects(ocr(sid, 1, 'idr', 'back'), (err: { entry?: { code: string } }) => err.entry?.code === 'E101');
+
+    const attempts = await desk.attempts(APP, sid);
+    assert.deepEqual(
+      attempts.map((a) => [a.side, a.code]),
+      [
+        ['front', 'QC03'],
+        ['front', 'FC01'],
+        ['front', 'E16'],
+        ['back', 'E16'],
+      ],
+    );
+    const checks = attempts.map((a) => JSON.parse(a.checks) as Record<string, Record<string, unknown>>);
+    // QC03: the quality check failed with its measures; nothing after it ran.
+    assert.deepEqual(Object.keys(checks[0]), ['quality']);
+    assert.equal(checks[0].quality.result, 'failed');
+    assert.equal((checks[0].quality.final_result as Record<string, string>).blurredLikelihood, 'likely');
+    // FC01: quality, reading and portrait passed; the fraud measures failed it, with the reader's checking result.
+    assert.deepEqual(Object.keys(checks[1]), ['quality', 'reading', 'portrait', 'fraud']);
+    assert.deepEqual([checks[1].quality.result, checks[1].reading.result, checks[1].portrait.result], ['passed', 'passed', 'passed']);
+    assert.deepEqual([checks[1].fraud.result, checks[1].fraud.code, checks[1].fraud.check_photocopied_result], ['failed', 'FC01', '1']);
+    // E16: every check before the post-check passed.
+    for (const c of checks.slice(2)) {
+      assert.deepEqual(c.post_check, { result: 'failed', code: 'E16' });
+      assert.deepEqual([c.quality.result, c.reading.result, c.fraud.result, c.fraud_memory.result], ['passed', 'passed', 'passed', 'passed']);
+    }
+    assert.equal(checks[3].reading.kind, 'cccd_12_back');
+    // Each image is in the blob store under the session's prefix, as the image row the attempt names.
+    for (const a of attempts) {
+      const image = await desk.image(APP, sid, a.image_id!);
+      assert.equal(image?.kind, a.side);
+      assert.ok(image!.blob_key.startsWith(`ekyc/${sid}/`), image!.blob_key);
+      const bytes: Buffer[] = [];
+      for await (const chunk of await blobs.read(image!.blob_key)) bytes.push(Buffer.from(chunk as Buffer));
+      assert.deepEqual(Buffer.concat(bytes), IMAGE);
+    }
+    // The session is still open and has no side: refused sides never count.
+    const row = await desk.session(APP, sid);
+    assert.deepEqual([row?.status, row?.front, row?.back], ['open', null, null]);
+  });
+
+  it('a session keeps the images of its first MAX_KEPT_REFUSED refused sides, and the codes and checks of all', async () => {
+    const desk = ReviewStore.over(opened().db);
+    const sid = await session();
+    script.quality = { lowResolutionLikelihood: 'likely' };
+    for (let i = 0; i < MAX_KEPT_REFUSED + 2; i++) assert.equal(await codeOf(ocr(sid, 1, 'idr', 'front')), 'QC01');
+    const attempts = await desk.attempts(APP, sid);
+    assert.equal(attempts.length, MAX_KEPT_REFUSED + 2);
+    assert.equal(attempts.filter((a) => a.image_id !== null).length, MAX_KEPT_REFUSED);
+    assert.deepEqual(
+      attempts.slice(MAX_KEPT_REFUSED).map((a) => [a.code, a.image_id]),
+      [
+        ['QC01', null],
+        ['QC01', null],
+      ],
+    );
+    assert.equal((await desk.images(APP, sid)).length, MAX_KEPT_REFUSED);
+  });
+
+  it("input error 3 (the reader found no document) and the refusals the API suite does not reach: /ocr's device-type (400), a selfie before the front (E101)", async () => {
+    const sid = await session();
+    // The reader's own code 3 ("no card in the image"), as its service throws it.
+    script.readError = new ServiceError({ code: 3, message: 'Unable to find ID card in the image', status: 400 });
+    await assert.rejects(ocr(sid, 1, 'idr', 'front'), (err: { entry?: { code: string; status: number } }) => err.entry?.code === '3' && err.entry.status === 400);
+    script.readError = undefined;
+    await assert.rejects(
+      service.ocr(APP, { sessionId: sid, deviceType: undefined, documentType: 'idr', sideType: 'front', lang: 'en', files: [IMAGE] }),
+      (err: { entry?: { code: string; message: string } }) => err.entry?.code === '400' && /device/i.test(err.entry.message),
+    );
+    await assert.rejects(
+      service.selfie(APP, { sessionId: sid, deviceType: 'api', lang: 'en', files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: IMAGE }] }),
+      (err: { entry?: { code: string } }) => err.entry?.code === 'E101',
+    );
+  });
+
+  it("liveness v3's codes reach the selfie's answer with the guide's texts: 406, 407, 408, 409, 410, 411, 412, 413, 422, 423", async () => {
+    script.cards = [readCard('cccd_12_front', { ...FRONT, id: '001090000401' }), readCard('cccd_12_back', BACK)];
+    script.documentFace = faceAlong(401);
+    const sid = await session();
+    assert.equal(await codeOf(ocr(sid, 2)), '0');
+    const selfie = (lang: 'en' | 'vi' = 'en') =>
+      service.selfie(APP, { sessionId: sid, deviceType: 'api', lang, files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: IMAGE }] });
+    const outcome = (code: number): LivenessResult => ({ entry: { code, message: 'the liveness reason', status: 200 }, detail: 'the liveness reason', warnings: [] });
+    script.selfieFace = faceAlong(402);
+    // Four of the five attempts of an api session: the session stays open.
+    for (const code of [406, 408, 410, 411]) {
+      script.liveness = outcome(code);
+      const answer = await selfie();
+      assert.deepEqual([answer.code, answer.message, answer.is_complete_session], [String(code), LIVENESS_TEXT[String(code)].message, false]);
+    }
+    // Each attempt counts: the other codes on fresh sessions.
+    for (const [i, code] of [412, 413, 422, 423, 409].entries()) {
+      script.cards = [readCard('cccd_12_front', { ...FRONT, id: `00109000041${i}` }), readCard('cccd_12_back', BACK)];
+      script.documentFace = faceAlong(410 + i);
+      const other = await session();
+      assert.equal(await codeOf(ocr(other, 2)), '0');
+      script.liveness = outcome(code);
+      const answer = await service.selfie(APP, {
+        sessionId: other,
+        deviceType: 'api',
+        lang: 'vi',
+        files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: IMAGE }],
+      });
+      assert.deepEqual([answer.code, answer.message], [String(code), LIVENESS_TEXT[String(code)].vi], String(code));
+    }
+    // 407: the selfie is live but liveness found no face in the document's portrait.
+    script.liveness = { ...live(95), faceMatch: { error: { code: 407, message: 'No faces detected', status: 200 }, detail: '' } };
+    const noPortrait = await selfie();
+    assert.deepEqual([noPortrait.code, noPortrait.message], ['407', 'No faces detected in document']);
+    assert.equal((noPortrait.face_match as Record<string, string>).code, '407');
+  });
+
+  it('face_search: each collection searched for the selfie and the portrait; a failed search leaves the selfie passed; busy is busy', async () => {
+    faceSearch = { face_search_collections: ['members', 'missing'], face_search_top_k: 2 };
+    const ready = async (id: string, face: number) => {
+      script.documentFace = faceAlong(face);
+      script.cards = [readCard('cccd_12_front', { ...FRONT, id }), readCard('cccd_12_back', BACK)];
+      const sid = await session();
+      assert.equal(await codeOf(ocr(sid, 2)), '0');
+      return sid;
+    };
+    const selfieBytes = Buffer.from('the selfie');
+    const selfie = (sid: string) =>
+      service.selfie(APP, { sessionId: sid, deviceType: 'api', lang: 'en', files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: selfieBytes }] });
+    script.liveness = live(95);
+    script.selfieFace = faceAlong(501);
+    // The selfie's bytes find one user, the portrait (the front image) another.
+    script.search = (collections, image) =>
+      new Map(collections.map((c) => [c, c === 'missing' ? undefined : [{ id: image.equals(selfieBytes) ? 'by-selfie' : 'by-portrait', name: 'N', similarity: 0.9 }]]));
+    const found = await selfie(await ready('001090000501', 501));
+    assert.deepEqual(found.face_search, {
+      members: { selfie: [{ id: 'by-selfie', name: 'N', similarity: 0.9, face_type: 'selfie' }], document: [{ id: 'by-portrait', name: 'N', similarity: 0.9, face_type: 'idr' }] },
+      missing: { selfie: [], document: [], error: 'collection not found' },
+    });
+    script.search = () => {
+      throw new Error('This collection is embedded by a recogniser this host lacks');
+    };
+    const failed = await selfie(await ready('001090000502', 502));
+    assert.deepEqual([failed.code, failed.is_complete_session], ['200', true]);
+    assert.deepEqual(failed.face_search, {
+      members: { selfie: [], document: [], error: 'collection could not be searched' },
+      missing: { selfie: [], document: [], error: 'collection could not be searched' },
+    });
+    // A busy engine: the step's 429, the attempt not counted (the session is still open).
+    script.search = () => {
+      throw new PlatformError('busy', 'busy');
+    };
+    const sid = await ready('001090000503', 503);
+    await assert.rejects(selfie(sid), (err: unknown) => err instanceof PlatformError);
+    const row = await SqlEkycStore.over(opened().db).session(APP, sid);
+    assert.deepEqual([row?.status, row?.attempts], ['open', 0]);
+    // A spoof answers no face_search.
+    script.liveness = spoof;
+    script.selfieFace = faceAlong(504);
+    assert.equal('face_search' in (await selfie(sid)), false);
   });
 
   it('the selfie: 301 spoof (remembered), 303 not matching, DB02 for a remembered selfie face, 200 otherwise', async () => {
