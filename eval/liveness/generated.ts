@@ -383,7 +383,7 @@ const models: [string, string | undefined, AntispoofInput][] = [
   ['fr_liveness (shipped before)', undefined, 'faceplugin'],
 ];
 console.log('\nAnti-spoof models (live probability; median over every frame with a face of each video)');
-const { decodeFrames, readHeader } = await import('../../src/liveness/engine/video.js');
+const { decodeFrames } = await import('../../src/liveness/engine/video.js');
 const { withTempFile } = await import('../../src/platform/media/ffmpeg.js');
 const ffmpeg = await locateFfmpeg('auto');
 const scored = rows.filter((r) => r.c.kind !== 'error' && r.version === 3 && r.result.decision);
@@ -393,7 +393,7 @@ const frameSets = [];
 for (const r of scored) {
   frameSets.push(
     await withTempFile('saola-live-eval-', r.video, async (f) =>
-      decodeFrames(ffmpeg, f, await readHeader(ffmpeg, f, 60_000), { fps: lcfg.sampleFps, side: lcfg.frameSide, maxSeconds: 7, timeoutMs: 120_000 }),
+      decodeFrames(ffmpeg, f, { fps: lcfg.sampleFps, side: lcfg.frameSide, maxSeconds: 7, timeoutMs: 120_000 }),
     ),
   );
 }
