@@ -149,6 +149,10 @@ for (const p of people) held.set(p, choose(rows.filter((r) => r.person !== p)));
 console.log(`\nLeave-one-person-out (${people.length} people; the choice made without each person, answered on that person):`);
 console.log(`  ${fmt(rates(real, (r) => held.get(r.person)!))}`);
 for (const p of people) console.log(`  without ${p}: ${describe(held.get(p)!)}`);
+for (const r of real.filter((x) => !answer(x, held.get(x.person)!).live !== !x.live || answer(x, held.get(x.person)!).review)) {
+  const a = answer(r, held.get(r.person)!);
+  console.log(`  held out, not as it should be: ${r.name} | ${r.live ? 'live' : 'attack'} | ${a.prob?.toFixed(3) ?? '-'} | ${a.live ? 'live' : 'not live'}${a.review ? ', review' : ''}`);
+}
 
 const all = choose(rows);
 console.log(`\nChosen on everything: ${describe(all)}`);
