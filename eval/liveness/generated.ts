@@ -234,7 +234,9 @@ const service = (antispoofModel?: string, antispoofInput: AntispoofInput = lcfg.
   const l = { ...lcfg, ...(antispoofModel ? { antispoofModel } : {}), antispoofInput, threads: 1, analysisCache: 0 };
   const engine = new LivenessEngine(cfg, l, { maxQueue: 16, timeoutMs: 120_000 });
   engines.push(engine);
-  return { svc: new LivenessService(cfg, l, faces, engine, () => locateFfmpeg(l.ffmpeg)), engine };
+  // Located once, as the server does: each search runs `ffmpeg -version` (about 0.08 s of CPU), which a check does not pay.
+  const ffmpeg = locateFfmpeg(l.ffmpeg);
+  return { svc: new LivenessService(cfg, l, faces, engine, () => ffmpeg), engine };
 };
 const main = service(lcfg.antispoofModel, lcfg.antispoofInput);
 
