@@ -118,7 +118,8 @@ export const livenessEvalCommand: Command = async (ctx) => {
         }
       }
     }
-    const service = new LivenessService(cfg, lcfg, faces, engine, () => locateFfmpeg(lcfg.ffmpeg));
+    const ffmpeg = locateFfmpeg(lcfg.ffmpeg);
+    const service = new LivenessService(cfg, lcfg, faces, engine, () => ffmpeg);
     const scored: ScoredVideo[] = [];
     for (const { f, live } of files) {
       const r = await service.check(version, [{ field: 'video', filename: path.basename(f), mimetype: '', data: fs.readFileSync(f) }]);

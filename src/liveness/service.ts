@@ -10,7 +10,7 @@ import type { LivenessEngine } from './engine/index.js';
 import type { LivenessResult } from './responses.js';
 import type { LivenessThresholds } from './store.js';
 import { judge, type LivenessOutcome, type Verdict } from './engine/verdict.js';
-import { decodeFrames, readHeader, VIDEO_EXTENSIONS, VideoInputError, type DecodedFrames, type VideoHeader } from './engine/video.js';
+import { readVideo, VIDEO_EXTENSIONS, VideoInputError, type DecodedFrames, type VideoHeader } from './engine/video.js';
 
 /** Most selfie images one v3 request may carry. */
 export const MAX_SELFIES = 5;
@@ -81,7 +81,9 @@ export class LivenessService {
       const ffmpeg = await this.ffmpeg();
       const [lo, hi] = version === 2 ? this.lcfg.v2Seconds : this.lcfg.v3Seconds;
       const frames = await withTempFile('saola-live-', video.data, async (file) => {
-        const header = await readHeader(ffmpeg, file, this.lcfg.decodeTimeoutMs);
+        // One ffmpeg run reads the header and decodes (at most the longest length accepted); the header is checked first.
+        const read = await readVideo(ffmpeg, file, { fps: this.lcfg.sampleFps, side: this.lcfg.frameSide, maxSeconds: hi + 0.05, timeoutMs: this.lcfg.decodeTimeoutMs });
+        const header = read.header;
         trace.header = header;
         // Container durations are rounded to 10 ms: allow that much either side.
         if (header.seconds < lo - 0.05) throw new InvalidInput(`The video is too short: ${header.seconds.toFixed(2)} s, at least ${lo} s`);
@@ -92,7 +94,7 @@ export class LivenessService {
           throw new InvalidInput(`The video is ${header.width}x${header.height}, smaller than ${this.lcfg.minShortSide} px on its short side`);
         // 720x1280 (portrait) is 720p: the short side decides.
         if (version === 3 && shortSide < this.lcfg.v3WarnShortSide) warnings.push(lowResolutionWarning('video'));
-        return decodeFrames(ffmpeg, file, header, { fps: this.lcfg.sampleFps, side: this.lcfg.frameSide, maxSeconds: hi + 0.05, timeoutMs: this.lcfg.decodeTimeoutMs });
+        return read.frames();
       });
       return await this.judgeFrames(version, frames, cmnd, warnings, trace, appCode, false);
     } catch (err) {

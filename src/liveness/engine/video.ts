@@ -1,10 +1,12 @@
+import fs from 'node:fs/promises';
 import { lastErrorLine, runProgram, uploadInputArgs, type Ffmpeg, type RunError } from '../../platform/media/ffmpeg.js';
 
 /**
- * Reading an uploaded selfie video with the ffmpeg program: the stream header
- * first (container, duration, frame rate, size), then a few frames per second
- * at a reduced size as raw RGB. Both calls have a time limit; the caller
- * holds the upload in a private temp file (`withTempFile`).
+ * Reading an uploaded selfie video with the ffmpeg program, in one run with a
+ * time limit: the stream header (container, duration, frame rate, size) and a
+ * few frames per second at a reduced size as raw RGB. The caller holds the
+ * upload in a private temp folder (`withTempFile`), where the frames are
+ * written too.
  */
 
 /** ffmpeg demuxers of the containers liveness accepts: mov/mp4, mkv/webm, avi. Nothing else is even opened. */
@@ -47,27 +49,6 @@ export function parseHeader(stderr: string): Partial<VideoHeader> & { hasVideo: 
   return { container, codec, seconds, fps, width, height, hasVideo: true };
 }
 
-const common = (file: string) => [...uploadInputArgs(VIDEO_DEMUXERS, { quiet: false }), '-i', file];
-
-/** The stream header, read without decoding. Throws VideoInputError for anything that is not a readable video of an accepted container. */
-export async function readHeader(ffmpeg: Ffmpeg, file: string, timeoutMs: number): Promise<VideoHeader> {
-  let stderr: string;
-  try {
-    // With no output ffmpeg prints the input's description and exits 1: that exit is the normal case here.
-    ({ stderr } = await runProgram(ffmpeg.binary, common(file), { maxBuffer: 1 << 20, timeoutMs }));
-  } catch (err) {
-    const e = err as RunError;
-    if (e.killed) throw new VideoInputError('Reading the video took too long');
-    stderr = e.stderr ?? '';
-  }
-  const h = parseHeader(stderr);
-  if (!h.container) throw new VideoInputError(`The file is not a video in an accepted container (${VIDEO_EXTENSIONS.join(', ')})`);
-  if (!h.hasVideo || !h.width || !h.height) throw new VideoInputError('The file holds no video stream');
-  if (h.seconds === undefined || !(h.seconds > 0)) throw new VideoInputError('The video has no duration: empty or corrupted stream');
-  if (!h.fps || !(h.fps > 0)) throw new VideoInputError('The video has no frame rate: corrupted stream');
-  return h as VideoHeader;
-}
-
 export interface DecodedFrames {
   /** Frames one after another, RGB, width x height each, in shared memory (worker threads read them without a copy). */
   data: Uint8Array;
@@ -85,55 +66,140 @@ export function frameSize(header: Pick<VideoHeader, 'width' | 'height'>, side: n
   return { width: even(header.width), height: even(header.height) };
 }
 
+/** ffmpeg's scale expression for frameSize(): the displayed size (after a phone's rotation) scaled to at most `side`, even numbers. */
+function scaleExpression(side: number): string {
+  const even = (v: string) => `'max(2,2*round(${v}*min(1,${side}/max(iw,ih))/2))'`;
+  return `scale=${even('iw')}:${even('ih')}:flags=area`;
+}
+
+/** ffmpeg's closing report (it prints it on success and on some failures): never the reason a stream failed. */
+const REPORT_LINE = /^(frame=|video:|\[out#)/;
+
+/** A video read by readVideo: its header, and its frames once the caller accepts the header. */
+export interface VideoRead {
+  header: VideoHeader;
+  /** The decoded frames (their file is removed); throws VideoInputError for a stream that could not be decoded or is corrupted. */
+  frames(): Promise<DecodedFrames>;
+}
+
 /**
- * Decodes `fps` frames per second (at most `maxSeconds` of video) at the
- * analysis size, single-threaded (the server runs several at once). A stream
- * that yields fewer than half the frames its header promises is corrupted.
+ * Reads the header and decodes `fps` frames per second (at most `maxSeconds` of video) at the analysis size in
+ * one ffmpeg run: each start of Debian's ffmpeg costs about 0.08 s of CPU (it links some 200 libraries), and a
+ * check paid it twice. The scale is an ffmpeg expression equal to frameSize(); ffmpeg describes the input on
+ * stderr before decoding, and writes the frames as raw RGB to a file beside the upload (in its private folder),
+ * which is read straight into shared memory by `frames()` and removed: cheaper than a pipe for 20 MB. Decoding is single-threaded (the
+ * server runs several requests at once on few cores). Throws VideoInputError for anything that is not a
+ * readable video of an accepted container; the caller checks the header (length, frame rate, size) before
+ * asking for the frames. A stream that yields fewer than half the frames its header promises is corrupted.
  */
-export async function decodeFrames(
-  ffmpeg: Ffmpeg,
-  file: string,
-  header: VideoHeader,
-  opts: { fps: number; side: number; maxSeconds: number; timeoutMs: number },
-): Promise<DecodedFrames> {
-  const { width, height } = frameSize(header, opts.side);
-  const seconds = Math.min(header.seconds, opts.maxSeconds);
-  const expected = Math.max(1, Math.floor(seconds * opts.fps));
-  const frameBytes = width * height * 3;
+export async function readVideo(ffmpeg: Ffmpeg, file: string, opts: { fps: number; side: number; maxSeconds: number; timeoutMs: number }): Promise<VideoRead> {
+  const raw = `${file}.rgb`;
   const args = [
-    ...uploadInputArgs(VIDEO_DEMUXERS),
-    // One decoding thread: the server runs several requests at once on few cores.
+    ...uploadInputArgs(VIDEO_DEMUXERS, { quiet: false }),
+    '-nostats',
     '-threads',
     '1',
     '-i',
     file,
     '-t',
-    String(seconds),
+    String(opts.maxSeconds),
     '-an',
     '-sn',
     '-dn',
     '-vf',
-    `fps=${opts.fps},scale=${width}:${height}:flags=area`,
+    `fps=${opts.fps},${scaleExpression(opts.side)}`,
+    // An output cap: never more frames than the length allows.
+    '-frames:v',
+    String(Math.ceil(opts.maxSeconds * opts.fps) + 2),
     '-pix_fmt',
     'rgb24',
     '-f',
     'rawvideo',
-    'pipe:1',
+    '-y',
+    raw,
   ];
-  let stdout: Buffer;
+  let stderr: string;
+  let failure: RunError | undefined;
   try {
-    ({ stdout } = await runProgram(ffmpeg.binary, args, { maxBuffer: (expected + 2) * frameBytes + (1 << 20), timeoutMs: opts.timeoutMs }));
+    // stderr only (the frames go to the file): a damaged stream can make ffmpeg complain at length.
+    ({ stderr } = await runProgram(ffmpeg.binary, args, { maxBuffer: 8 << 20, timeoutMs: opts.timeoutMs }));
   } catch (err) {
-    const e = err as RunError;
-    if (e.killed) throw new VideoInputError('Decoding the video took too long');
-    const detail = lastErrorLine(err, file);
-    throw new VideoInputError(`The video stream cannot be decoded${detail ? ` (${detail})` : ''}`);
+    failure = err as RunError;
+    stderr = failure.stderr ?? '';
   }
-  const count = Math.min(expected + 1, Math.floor(stdout.length / frameBytes));
-  if (count < Math.max(2, Math.ceil(expected / 2))) {
-    throw new VideoInputError(`The video stream is corrupted: ${count} frames decoded where ${expected} were expected`);
+  // The input's description ends where ffmpeg starts describing what it writes.
+  const input = stderr.split(/^(?:Stream mapping:|Output #0)/m)[0];
+  const h = parseHeader(input);
+  const refuse = async (reason: string) => {
+    await fs.rm(raw, { force: true });
+    return new VideoInputError(reason);
+  };
+  const tooLong = failure?.killed === true && failure.code !== 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER';
+  if (tooLong && !h.container) throw await refuse('Reading the video took too long');
+  if (!h.container) throw await refuse(`The file is not a video in an accepted container (${VIDEO_EXTENSIONS.join(', ')})`);
+  if (!h.hasVideo || !h.width || !h.height) throw await refuse('The file holds no video stream');
+  if (h.seconds === undefined || !(h.seconds > 0)) throw await refuse('The video has no duration: empty or corrupted stream');
+  if (!h.fps || !(h.fps > 0)) throw await refuse('The video has no frame rate: corrupted stream');
+  const header = h as VideoHeader;
+  const decoded = async (): Promise<DecodedFrames> => {
+    if (tooLong) throw new VideoInputError('Decoding the video took too long');
+    if (failure) {
+      const reason = stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !REPORT_LINE.test(l.trim()))
+        .join('\n');
+      const detail = lastErrorLine({ stderr: reason }, file);
+      throw new VideoInputError(`The video stream cannot be decoded${detail ? ` (${detail})` : ''}`);
+    }
+    const size = frameSize(header, opts.side);
+    // The scale expression and frameSize() must agree, or every frame would be read askew.
+    const written = /^Output #0[\s\S]*?Video: rawvideo.*?[ ,](\d+)x(\d+)[ ,]/m.exec(stderr);
+    if (written && (Number(written[1]) !== size.width || Number(written[2]) !== size.height))
+      throw new Error(`ffmpeg wrote ${written[1]}x${written[2]} frames where ${size.width}x${size.height} were expected`);
+    return readFrames(raw, header, size, opts);
+  };
+  return {
+    header,
+    frames: async () => {
+      try {
+        return await decoded();
+      } finally {
+        await fs.rm(raw, { force: true });
+      }
+    },
+  };
+}
+
+/** The raw frames ffmpeg wrote, into shared memory (worker threads read them without a copy). */
+async function readFrames(
+  raw: string,
+  header: VideoHeader,
+  { width, height }: { width: number; height: number },
+  opts: { fps: number; maxSeconds: number },
+): Promise<DecodedFrames> {
+  const expected = Math.max(1, Math.floor(Math.min(header.seconds, opts.maxSeconds) * opts.fps));
+  const frameBytes = width * height * 3;
+  const fh = await fs.open(raw, 'r').catch(() => undefined);
+  try {
+    const size = fh ? (await fh.stat()).size : 0;
+    const count = Math.min(expected + 1, Math.floor(size / frameBytes));
+    if (count < Math.max(2, Math.ceil(expected / 2))) {
+      throw new VideoInputError(`The video stream is corrupted: ${count} frames decoded where ${expected} were expected`);
+    }
+    const data = new Uint8Array(new SharedArrayBuffer(count * frameBytes));
+    for (let at = 0; at < data.length;) {
+      const { bytesRead } = await fh!.read(data, at, data.length - at, at);
+      if (bytesRead === 0) throw new Error(`${raw} ended at ${at} of ${data.length} bytes`);
+      at += bytesRead;
+    }
+    return { data, width, height, count, interval: 1 / opts.fps };
+  } finally {
+    await fh?.close();
   }
-  const data = new Uint8Array(new SharedArrayBuffer(count * frameBytes));
-  data.set(stdout.subarray(0, count * frameBytes));
-  return { data, width, height, count, interval: 1 / opts.fps };
+}
+
+/** The frames of a video whose header needs no checking (evaluations, tests): readVideo, then its frames. */
+export async function decodeFrames(ffmpeg: Ffmpeg, file: string, opts: { fps: number; side: number; maxSeconds: number; timeoutMs: number }): Promise<DecodedFrames> {
+  return (await readVideo(ffmpeg, file, opts)).frames();
 }

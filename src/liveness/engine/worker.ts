@@ -163,9 +163,16 @@ export function frameQuality(f: FrameFace): number {
   return Math.log(1 + f.blur) - (Math.abs(f.pose.yaw) + Math.abs(f.pose.pitch)) / 20;
 }
 
-export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis> {
+/**
+ * Charges the CPU time since the last call to a named stage (eval/liveness/profile.ts). Process-wide CPU: it means
+ * something only when the process does nothing else meanwhile, so the server never passes one.
+ */
+export type StageClock = (stage: string) => void;
+
+export async function analyzeVideo(task: LivenessTask, lap: StageClock = () => {}): Promise<LivenessAnalysis> {
   const started = performance.now();
   const s = await loadSessions(task.modelDir);
+  lap('load models');
   const { width, height, count } = task;
   const size = width * height * 3;
   const frameAt = (i: number): RgbImage => {
@@ -183,14 +190,19 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
     first ??= thumb;
     const result: FrameResult = { faces: [], diff: prev ? meanAbsDifference(prev, thumb) : 0, diffFirst: meanAbsDifference(first, thumb) };
     prev = thumb;
+    lap('frame copy + thumbnail');
     result.faces = await detectFaces(s, img, task.detectThreshold);
+    lap('detector');
     if (result.faces.length > 0) {
       const box = result.faces[0];
       const { landmarks } = await landmarks68(s, img, box);
+      lap('landmarks');
       const gray = toGray(alignFace(img, landmarks));
       let sum = 0;
       for (let k = 0; k < gray.length; k++) sum += gray[k];
+      lap('aligned face');
       const eyes = await eyeState(s, img, landmarks);
+      lap('eye state');
       const pose = poseFromLandmarks(landmarks);
       result.face = {
         box,
@@ -203,6 +215,7 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
         yaw: estimateYaw(landmarks, box, pose.yaw),
         cover: eyeCover(gray),
       };
+      lap('pose + eye cover + sharpness');
     }
     frames.push(result);
   }
@@ -223,13 +236,17 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
     for (const i of cueFrames) {
       const img = frameAt(i);
       const box = frames[i].face!.box;
+      lap('frame copy + thumbnail');
       scores.push(await antispoofMean(nets, img, box));
+      lap('anti-spoof nets');
       moire = Math.max(moire, moireScore(img, box));
       glare = Math.max(glare, glareShare(img, box));
+      lap('moire + glare');
       // The embedding step also measures the skin of the aligned face; the best frame's embedding serves `cmnd`.
       const e = await embed(s, img, frames[i].face!.landmarks);
       skin.push({ upper: e.skinUpper, lower: e.skinLower });
       if (i === best && task.embed) embedding = e.embedding;
+      lap('embedding (skin, cmnd)');
     }
     // The nets on up to ANTISPOOF_FRAMES face frames spread over the video (the best ones included): on real
     // videos single frames swing (a live webcam 0.1-0.8), their median does not.
@@ -242,6 +259,7 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
       const k = cueFrames.indexOf(i);
       allScores.push(k >= 0 ? scores[k] : await antispoofMean(nets, frameAt(i), frames[i].face!.box));
     }
+    lap('anti-spoof nets');
     const img = frameAt(best);
     const face = frames[best].face!;
     const gray = toGray(img);
@@ -252,6 +270,7 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
     const cy = (face.box.y1 + face.box.y2) / 2;
     // A quadrilateral around the face, smaller than the frame: the edge of a phone or a sheet of paper.
     if (outline && outline.areaRatio < 0.9 && insideBounds(outline.corners, cx, cy)) border = outline.score;
+    lap('border (card outline)');
     scene = sceneFollowsFace(
       (i) => task.frames.subarray(i * size, (i + 1) * size),
       width,
@@ -259,6 +278,7 @@ export async function analyzeVideo(task: LivenessTask): Promise<LivenessAnalysis
       frames.map((f) => f.face),
       best,
     );
+    lap('scene');
   }
   return {
     width,

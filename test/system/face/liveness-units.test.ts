@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { LivenessErrors } from '../../../src/liveness/errors.js';
 import { antispoofCrop, antispoofTensor, liveProbability } from '../../../src/liveness/engine/antispoof.js';
@@ -10,7 +12,7 @@ import { asymmetryToYaw, boxYaw, contourYaw, cylinderAsymmetry, estimateYaw } fr
 import { renderV2, renderV3 } from '../../../src/liveness/responses.js';
 import { SCENE, sceneFollowsFace } from '../../../src/liveness/engine/scene.js';
 import { inRuns, judge, type VerdictRules } from '../../../src/liveness/engine/verdict.js';
-import { frameSize, parseHeader, readHeader, VideoInputError } from '../../../src/liveness/engine/video.js';
+import { decodeFrames, frameSize, parseHeader, readVideo, VideoInputError } from '../../../src/liveness/engine/video.js';
 import { locateFfmpeg, withTempFile } from '../../../src/platform/media/ffmpeg.js';
 import { fixture } from '../../../fixtures/faces/photos.js';
 import { animate, faceOverRoom, scene } from '../../../fixtures/videos/liveness.js';
@@ -46,15 +48,46 @@ describe('liveness: video header', () => {
     assert.equal(parseHeader('upload: Invalid data found when processing input').container, undefined);
   });
 
-  it('reads a real header, and gives up at its time limit', async () => {
+  it('reads a real header and its frames in one ffmpeg run, and gives up at its time limit', async () => {
     const o = { width: 320, height: 240, fps: 10, seconds: 2 };
     const video = await animate(await scene(fixture('grace_hopper.jpg'), o), 'shake', o);
     const ffmpeg = await locateFfmpeg('auto');
+    const opts = { fps: 5, side: 640, maxSeconds: 7, timeoutMs: 20_000 };
     await withTempFile('saola-live-test-', video, async (file) => {
-      const h = await readHeader(ffmpeg, file, 20_000);
+      const read = await readVideo(ffmpeg, file, opts);
+      const h = read.header;
       assert.deepEqual([h.width, h.height, h.fps], [320, 240, 10]);
       assert.ok(Math.abs(h.seconds - 2) < 0.15, String(h.seconds));
-      await assert.rejects(readHeader(ffmpeg, file, 1), (err: Error) => err instanceof VideoInputError && /too long/.test(err.message));
+      const frames = await read.frames();
+      assert.deepEqual([frames.width, frames.height], [320, 240]);
+      assert.ok(frames.count >= 10 && frames.count <= 11, String(frames.count));
+      assert.equal(frames.data.length, frames.count * 320 * 240 * 3);
+      assert.ok(frames.data.buffer instanceof SharedArrayBuffer);
+      // The raw frames written beside the upload are gone once read.
+      assert.deepEqual(fs.readdirSync(path.dirname(file)), [path.basename(file)]);
+      await assert.rejects(readVideo(ffmpeg, file, { ...opts, timeoutMs: 1 }), (err: Error) => err instanceof VideoInputError && /too long/.test(err.message));
+    });
+  });
+
+  it('decodes at the analysis size of frameSize (odd sizes, portrait) and refuses a cut stream', async () => {
+    const ffmpeg = await locateFfmpeg('auto');
+    for (const [w, h, want] of [
+      [1280, 720, [640, 360]],
+      [720, 1280, [360, 640]],
+      [482, 270, [482, 270]],
+      [1000, 562, [640, 360]],
+    ] as const) {
+      const o = { width: w, height: h, fps: 10, seconds: 1 };
+      const video = await animate(await scene(fixture('grace_hopper.jpg'), o), 'shake', o);
+      const frames = await withTempFile('saola-live-test-', video, (file) => decodeFrames(ffmpeg, file, { fps: 5, side: 640, maxSeconds: 7, timeoutMs: 20_000 }));
+      assert.deepEqual([frames.width, frames.height], [...want], `${w}x${h}`);
+      assert.deepEqual(frameSize({ width: w, height: h }, 640), { width: want[0], height: want[1] });
+    }
+    const o = { width: 320, height: 240, fps: 10, seconds: 2 };
+    const video = await animate(await scene(fixture('grace_hopper.jpg'), o), 'shake', o);
+    await withTempFile('saola-live-test-', video.subarray(0, Math.floor(video.length / 3)), async (file) => {
+      await assert.rejects(readVideo(ffmpeg, file, { fps: 5, side: 640, maxSeconds: 7, timeoutMs: 20_000 }), VideoInputError);
+      assert.deepEqual(fs.readdirSync(path.dirname(file)), [path.basename(file)]);
     });
   });
 
@@ -215,14 +248,13 @@ describe('liveness: the scene cue on generated videos (decoded and analysed as t
     const { loadFaceConfig } = await import('../../../src/face/config.js');
     const { loadLivenessConfig } = await import('../../../src/liveness/config.js');
     const { LivenessEngine } = await import('../../../src/liveness/engine/index.js');
-    const { decodeFrames } = await import('../../../src/liveness/engine/video.js');
     const cfg = loadFaceConfig(process.env, 1);
     const lcfg = { ...loadLivenessConfig(process.env, 1), threads: 1 };
     const engine = new LivenessEngine(cfg, lcfg, { maxQueue: 2, timeoutMs: 120_000 });
     try {
       const ffmpeg = await locateFfmpeg('auto');
       const frames = await withTempFile('saola-live-test-', video, async (file) =>
-        decodeFrames(ffmpeg, file, await readHeader(ffmpeg, file, 20_000), { fps: lcfg.sampleFps, side: lcfg.frameSide, maxSeconds: 7, timeoutMs: 60_000 }),
+        decodeFrames(ffmpeg, file, { fps: lcfg.sampleFps, side: lcfg.frameSide, maxSeconds: 7, timeoutMs: 60_000 }),
       );
       return await engine.analyze(frames, { embed: false });
     } finally {
