@@ -161,8 +161,8 @@ export interface ParsedAddress {
   exact: number;
   /**
    * A unit's name whose printed spelling is in doubt: kept as read where the list places a tone mark elsewhere
-   * (OCR misplaces them too), or a district restored from its ward (printed perhaps with its marks placed the
-   * other way: "Thủy" / "Thuỷ").
+   * (OCR misplaces them too), a district restored from its ward (printed perhaps with its marks placed the
+   * other way: "Thủy" / "Thuỷ"), or a ward's first word OCR lost, restored from the list.
    */
   spellingUnsure?: boolean;
   /**
@@ -499,7 +499,7 @@ export function parseAddress(raw: string): ParsedAddress {
   let matched = 1;
   let exact = pm.exact ? 1 : 0;
   let used = 0;
-  /** A unit printed from the list, not as read (a district restored from its ward). */
+  /** A unit printed from the list, not as read (a district restored from its ward, a ward's lost first word). */
   let restored = false;
   // A comma OCR missed glues two parts ("Si Pa Phìn Nậm Pồ"): split off the unit at the end.
   splitGluedTail(rest, [...province.districts, ...province.wards]);
@@ -526,7 +526,11 @@ export function parseAddress(raw: string): ParsedAddress {
     const read = splitType(rest[rest.length - 2])[0];
     const key = foldKey(read.name);
     const ends = key.length >= 5 && read.name.includes(' ') ? dm.unit.wards.filter((w) => w.key.endsWith(key) && w.key !== key) : [];
-    if (ends.length === 1) rest[rest.length - 2] = read.type ? `${read.type} ${ends[0].name}` : ends[0].name;
+    if (ends.length === 1) {
+      rest[rest.length - 2] = read.type ? `${read.type} ${ends[0].name}` : ends[0].name;
+      // Its first word is the list's, not a reading of the card.
+      restored = true;
+    }
   }
   const wmInDistrict = dm && rest.length >= 2 ? best(rest[rest.length - 2], dm.unit.wards) : undefined;
   const wmProvince = rest.length >= 1 ? best(rest[rest.length - 1], province.wards) : undefined;

@@ -607,7 +607,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
       raw = named.raw;
       // Only the name changes: the other fields keep what the digit stage made of them.
       const name = normaliseFields(layout, raw).fields.name;
-      if (name) normal.fields.name = { ...name, unsure: named.agreed ? false : name.unsure || recovered.includes('name') || undefined };
+      // The two readers agreeing is the independent reading a name's form check needs (confidence.ts).
+      if (name) normal.fields.name = { ...name, unsure: named.agreed ? false : name.unsure || recovered.includes('name') || undefined, formOnly: !named.agreed };
       lap('name');
     }
     // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.
