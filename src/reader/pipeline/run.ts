@@ -624,7 +624,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
     // The chip front's QR code: exact where OCR guesses, so its values are the answer's (chip-qr.ts).
     let qr: ReadCard['qr'];
     if (kind === 'cccd_chip_front') {
-      const text = await readCardQr({ data: image.gray, width: image.width, height: image.height }, corners, flat !== upright);
+      // The whole photo is looked through only when no outline placed the card (the corner boxes are guesses then).
+      const text = await readCardQr({ data: image.gray, width: image.width, height: image.height }, corners, flat !== upright, withoutOutline);
       const parsed = text === undefined ? undefined : parseChipQr(text);
       if (parsed) qr = { text: parsed.text, issueDate: parsed.issueDate, disagree: applyChipQr(layout, normal, parsed, fieldProbability) };
       lap('qr');
