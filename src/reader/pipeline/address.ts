@@ -442,7 +442,24 @@ const show = (m: Match<Unit>) => {
   return m.typed && m.unit.typeWord ? `${printedTypeWord(m.type, m.unit.typeWord)} ${name}` : name;
 };
 
+/**
+ * The parses of the texts last asked for: a card's places are parsed again and again with the same text (each
+ * field normalisation, each choice between two readings, each digit stage), and one parse searches the whole list.
+ */
+const PARSED = new Map<string, ParsedAddress>();
+const PARSED_KEPT = 256;
+
+/** An address read as text, its units found in the official list (parseAddressText), remembered for the next ask. */
 export function parseAddress(raw: string): ParsedAddress {
+  const hit = PARSED.get(raw);
+  if (hit) return { ...hit };
+  const parsed = parseAddressText(raw);
+  if (PARSED.size >= PARSED_KEPT) PARSED.clear();
+  PARSED.set(raw, parsed);
+  return { ...parsed };
+}
+
+function parseAddressText(raw: string): ParsedAddress {
   const parts = tidy(raw)
     .split(/\s*[,;]\s*|\.\s+(?=\p{Lu})/u)
     .map((p) => p.replace(/^[-.\s]+|[-.\s]+$/g, ''))
