@@ -421,7 +421,8 @@ function normaliseValue(kind: CardKind, field: IdCardField, r: RawField): FieldV
     }
     case 'issue_date': {
       // A back's issue date has nothing to be checked against (the MRZ does not carry it): a digit read
-      // wrong still makes a real date (a real back's 07/03 read 07/02 at 85), so it stays unconfirmed.
+      // wrong still makes a real date (a real back's 07/03 read 07/02 at 85), so it stays unconfirmed unless
+      // the recognition network reads the same date (digits.ts confirmAgreed).
       const v = normaliseDate(r.text);
       return v ? { value: v, conf } : undefined;
     }

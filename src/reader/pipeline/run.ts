@@ -39,7 +39,7 @@ import { stageTimer } from './timings.js';
 import { fold } from './text.js';
 import { detectText, turnedProbability, type TextBox } from './detect.js';
 import { readLines, turnBoxes } from './lines.js';
-import { readDigitsAgain } from './digits.js';
+import { confirmAgreed, readDigitsAgain } from './digits.js';
 import type { LineRecogniser } from './line-recogniser.js';
 import { readNameAgain } from './name-line.js';
 import type { LineReading } from './recognise.js';
@@ -592,7 +592,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
       raw = digits.raw;
       normal = normaliseFields(layout, raw);
       agreedDigits = digits.agreed;
-      for (const f of digits.agreed) if (normal.fields[f]) normal.fields[f].unsure = false;
+      confirmAgreed(normal.fields, digits.agreed);
       // A field the detected lines missed and only the rows' sparse reading found is a hard case (a wrong
       // tone mark read the same way twice on the same pixels): unsure, unless the network read it the same.
       for (const f of recovered) if (normal.fields[f] && !digits.agreed.includes(f)) normal.fields[f].unsure = true;

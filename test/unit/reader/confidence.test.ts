@@ -10,6 +10,7 @@ import { fieldProbability, UNCONFIRMED_CAP } from '../../../src/reader/pipeline/
 import { normaliseFields, voteName, type NormalisedCard, type RawField } from '../../../src/reader/pipeline/fields.js';
 import { applyChipQr, parseChipQr } from '../../../src/reader/pipeline/chip-qr.js';
 import { combineName } from '../../../src/reader/pipeline/name-line.js';
+import { confirmAgreed } from '../../../src/reader/pipeline/digits.js';
 import { LAYOUTS } from '../../../src/reader/layouts.js';
 import { chipQrText } from '../../../fixtures/cards/qr.js';
 
@@ -95,5 +96,24 @@ describe('values a validator checks against what was printed', () => {
     assert.ok(fieldProbability(fields.dob!) >= 80);
     const wrongSex = normaliseFields(layout, { id: raw('001190012345', 92), dob: raw('01/01/1990', 92), sex: raw('Nam', 92) }).fields;
     assert.ok(fieldProbability(wrongSex.id!) < 80, 'a sex digit the printed sex contradicts');
+  });
+});
+
+describe("a back's issue date: nothing on the back checks it", () => {
+  const back = LAYOUTS.cccd_chip_back;
+  const today = new Date(Date.UTC(2026, 0, 15));
+  it('stays under 80 read by Tesseract alone, and is sure once the recognition network reads the same date', () => {
+    const fields = normaliseFields(back, { issue_date: raw('12/05/2021', 96) }).fields;
+    assert.ok(fieldProbability(fields.issue_date!) < 80);
+    confirmAgreed(fields, [], today);
+    assert.ok(fieldProbability(fields.issue_date!) < 80, 'no agreement, no confirmation');
+    confirmAgreed(fields, ['issue_date'], today);
+    assert.ok(fieldProbability(fields.issue_date!) >= 80, `${fieldProbability(fields.issue_date!)}`);
+  });
+
+  it('keeps an issue date after today under 80 however the readers agree', () => {
+    const fields = normaliseFields(back, { issue_date: raw('12/05/2027', 96) }).fields;
+    confirmAgreed(fields, ['issue_date'], today);
+    assert.ok(fieldProbability(fields.issue_date!) < 80);
   });
 });
