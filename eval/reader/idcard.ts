@@ -6,8 +6,11 @@
  *
  *   npm run eval:idcard -- [--n 120] [--seed 1000] [--engine auto|native|once|js] [--kind K] [--misses 40]
  *                          [--classic] [--jitter 0.04] [--fonts "DejaVu Serif,DejaVu Sans"] [--tessdata DIR]
- *   npm run eval:idcard -- --real DIR [--kind passport,cccd_chip_back]   (DIR/truth.jsonl: one {"file","kind", fields...} a line;
+ *   npm run eval:idcard -- --real DIR [--kind passport,cccd_chip_back] [--reliability]   (DIR/truth.jsonl: one {"file","kind", fields...} a line;
  *                                          a passport is scored on the number, name and dates its MRZ carries)
+ *
+ * `--reliability` adds the reliability table: per field and `_prob` band (< 50, 50-79, 80-94, >= 95), the values
+ * answered and how many of them are exact.
  *
  * By default the cards are printed with per-card variation (idcard-variation.ts: printing offsets, fonts, label
  * wordings, wrapping; the 2024 card too); a new seed is a new set. `--classic` prints the classic templates instead.
@@ -40,6 +43,7 @@ const { values } = parseArgs({
     jitter: { type: 'string', default: '0.04' },
     fonts: { type: 'string' },
     real: { type: 'string' },
+    reliability: { type: 'boolean', default: false },
   },
 });
 const n = Number(values.n);
@@ -67,12 +71,20 @@ const cornerErrors: number[] = [];
 // Warm-up: OpenCV load is a one-off per worker thread, not per card.
 await readCard({ image: (await makeSample(1, 'cccd_chip_front')).photo.jpeg, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
 
+/** The reliability table, when asked for. */
+function printReliability(): void {
+  if (!values.reliability) return;
+  console.log('reliability: values answered per `_prob` band, exact / answered');
+  for (const line of scores.reliabilityReport()) console.log(line);
+}
+
 if (values.real) {
   const before = cpuSeconds();
   await evaluateFolder(values.real, ocr, scores, values.kind?.split(','));
   console.log(`ID card evaluation: ${scores.cards} photos of ${values.real} (truth.jsonl), OCR ${ocr.name}`);
   console.log(`CPU per image (read only, incl. tesseract children): ${((cpuSeconds() - before) / Math.max(1, scores.cards)).toFixed(3)} s`);
   for (const line of scores.report()) console.log(line);
+  printReliability();
   await ocr.close();
   process.exit(0);
 }
@@ -109,4 +121,5 @@ console.log(
   `per card read, mean: ${[...stageTotals.entries()].map(([k, v]) => `${k} ${(v / Math.max(1, scores.found)).toFixed(k === 'retried' ? 2 : 0)}${k === 'retried' ? ' fields' : ' ms'}`).join(', ')}`,
 );
 for (const line of scores.report()) console.log(line);
+printReliability();
 await ocr.close();

@@ -83,7 +83,8 @@ function answer(tally: Answers, layout: CardLayout, name: RawField | undefined, 
   const v = name ? normaliseFields(layout, { name }).fields.name : undefined;
   if (!v) return false;
   const right = v.value === want;
-  const prob = fieldProbability(agreed ? { ...v, unsure: false } : v);
+  // As run.ts: the two readers agreeing is the independent reading a name's form check needs.
+  const prob = fieldProbability(agreed ? { ...v, unsure: false, formOnly: false } : v);
   tally.exact += Number(right);
   if (prob >= 80) tally[right ? 'sureRight' : 'sureWrong']++;
   return right;

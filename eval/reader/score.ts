@@ -64,6 +64,10 @@ export class Scores {
   sideRight = 0;
   readonly misses: string[] = [];
   readonly refusals = new Map<string, number>();
+  /** Per field and `_prob` band (PROB_BANDS): how many values were answered in it, how many of them exact. */
+  readonly reliability = new Map<string, Map<string, Tally>>();
+  /** Fronts only: answers with `_prob` >= 80, and how many of them are right. */
+  readonly frontsConfident: Tally = { right: 0, total: 0 };
 
   constructor(private readonly maxMisses = 40) {}
 
@@ -107,6 +111,15 @@ export class Scores {
       const ok = sameValue(f, value, want);
       this.count(this.perField, f, ok);
       this.count(this.perKindField, `${kind}.${f}`, ok);
+      if (got) {
+        const bands = this.reliability.get(f) ?? new Map<string, Tally>();
+        this.reliability.set(f, bands);
+        this.count(bands, probBand(got.prob), ok);
+      }
+      if (got && got.prob >= 80 && kind.endsWith('_front')) {
+        this.frontsConfident.total++;
+        if (ok) this.frontsConfident.right++;
+      }
       if (got && got.prob >= 80) {
         this.confident.total++;
         k.confident++;
@@ -129,12 +142,34 @@ export class Scores {
     }
   }
 
+  /**
+   * The reliability table: per field, for each `_prob` band, how many values were answered in it and the share of
+   * them exact (markdown, one row a field, then every field together).
+   */
+  reliabilityReport(): string[] {
+    const cell = (t: Tally | undefined) => (t && t.total > 0 ? `${t.right}/${t.total} (${((100 * t.right) / t.total).toFixed(0)}%)` : '-');
+    const all = new Map<string, Tally>();
+    const rows = [...this.reliability.entries()].sort().map(([f, bands]) => {
+      for (const [b, t] of bands) {
+        const a = all.get(b) ?? { right: 0, total: 0 };
+        all.set(b, { right: a.right + t.right, total: a.total + t.total });
+      }
+      return `| ${f} | ${PROB_BANDS.map((b) => cell(bands.get(b.name))).join(' | ')} |`;
+    });
+    return [
+      `| field | ${PROB_BANDS.map((b) => `\`_prob\` ${b.name}`).join(' | ')} |`,
+      `|---|${PROB_BANDS.map(() => '---').join('|')}|`,
+      ...rows,
+      `| every field | ${PROB_BANDS.map((b) => cell(all.get(b.name))).join(' | ')} |`,
+    ];
+  }
+
   report(): string[] {
     const pct = (t: Tally) => `${((100 * t.right) / Math.max(1, t.total)).toFixed(1)}% (${t.right}/${t.total})`;
     const wrong = this.confident.total - this.confident.right;
     const out = [
       `card found: ${((100 * this.found) / Math.max(1, this.cards)).toFixed(1)}% (${this.found}/${this.cards}); side and type right: ${((100 * this.sideRight) / Math.max(1, this.cards)).toFixed(1)}%`,
-      `answers with _prob >= 80 that are wrong: ${((100 * wrong) / Math.max(1, this.confident.total)).toFixed(2)}% (${wrong}/${this.confident.total}); label read as a value: ${this.labelLeaks}; values holding label words: ${this.labelPieceValues.total} (${this.labelPieceValues.confident} at >= 80)`,
+      `answers with _prob >= 80 that are wrong: ${((100 * wrong) / Math.max(1, this.confident.total)).toFixed(2)}% (${wrong}/${this.confident.total}); fronts only: ${pctWrong(this.frontsConfident)}; label read as a value: ${this.labelLeaks}; values holding label words: ${this.labelPieceValues.total} (${this.labelPieceValues.confident} at >= 80)`,
       ...(this.chipQr.fronts > 0 ? [`chip fronts read: QR code read on ${this.chipQr.read} of ${this.chipQr.fronts}`] : []),
       'exact match per field:',
       ...[...this.perField.entries()].sort().map(([f, t]) => `  ${f.padEnd(18)} ${pct(t)}`),
@@ -153,6 +188,22 @@ export class Scores {
     return out;
   }
 }
+
+/** The `_prob` bands of the reliability table: under 50, 50-79, 80-94, 95 and over. */
+export const PROB_BANDS = [
+  { name: '< 50', below: 50 },
+  { name: '50-79', below: 80 },
+  { name: '80-94', below: 95 },
+  { name: '>= 95', below: Infinity },
+] as const;
+
+/** The band a `_prob` falls in. */
+export function probBand(prob: number): string {
+  return PROB_BANDS.find((b) => prob < b.below)!.name;
+}
+
+/** "0.83% (1/120)": the share of a tally that is wrong. */
+const pctWrong = (t: Tally) => `${((100 * (t.total - t.right)) / Math.max(1, t.total)).toFixed(2)}% (${t.total - t.right}/${t.total})`;
 
 /**
  * Whether an answer is the printed value. The gazetteer has a few double spaces ("Huyện  Vũng Liêm"); a printed

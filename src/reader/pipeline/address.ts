@@ -161,8 +161,8 @@ export interface ParsedAddress {
   exact: number;
   /**
    * A unit's name whose printed spelling is in doubt: kept as read where the list places a tone mark elsewhere
-   * (OCR misplaces them too), or a district restored from its ward (printed perhaps with its marks placed the
-   * other way: "Thủy" / "Thuỷ").
+   * (OCR misplaces them too), a district restored from its ward (printed perhaps with its marks placed the
+   * other way: "Thủy" / "Thuỷ"), or a ward's first word OCR lost, restored from the list.
    */
   spellingUnsure?: boolean;
   /**
@@ -442,7 +442,24 @@ const show = (m: Match<Unit>) => {
   return m.typed && m.unit.typeWord ? `${printedTypeWord(m.type, m.unit.typeWord)} ${name}` : name;
 };
 
+/**
+ * The parses of the texts last asked for: a card's places are parsed again and again with the same text (each
+ * field normalisation, each choice between two readings, each digit stage), and one parse searches the whole list.
+ */
+const PARSED = new Map<string, ParsedAddress>();
+const PARSED_KEPT = 256;
+
+/** An address read as text, its units found in the official list (parseAddressText), remembered for the next ask. */
 export function parseAddress(raw: string): ParsedAddress {
+  const hit = PARSED.get(raw);
+  if (hit) return { ...hit };
+  const parsed = parseAddressText(raw);
+  if (PARSED.size >= PARSED_KEPT) PARSED.clear();
+  PARSED.set(raw, parsed);
+  return { ...parsed };
+}
+
+function parseAddressText(raw: string): ParsedAddress {
   const parts = tidy(raw)
     .split(/\s*[,;]\s*|\.\s+(?=\p{Lu})/u)
     .map((p) => p.replace(/^[-.\s]+|[-.\s]+$/g, ''))
@@ -499,7 +516,7 @@ export function parseAddress(raw: string): ParsedAddress {
   let matched = 1;
   let exact = pm.exact ? 1 : 0;
   let used = 0;
-  /** A unit printed from the list, not as read (a district restored from its ward). */
+  /** A unit printed from the list, not as read (a district restored from its ward, a ward's lost first word). */
   let restored = false;
   // A comma OCR missed glues two parts ("Si Pa Phìn Nậm Pồ"): split off the unit at the end.
   splitGluedTail(rest, [...province.districts, ...province.wards]);
@@ -526,7 +543,11 @@ export function parseAddress(raw: string): ParsedAddress {
     const read = splitType(rest[rest.length - 2])[0];
     const key = foldKey(read.name);
     const ends = key.length >= 5 && read.name.includes(' ') ? dm.unit.wards.filter((w) => w.key.endsWith(key) && w.key !== key) : [];
-    if (ends.length === 1) rest[rest.length - 2] = read.type ? `${read.type} ${ends[0].name}` : ends[0].name;
+    if (ends.length === 1) {
+      rest[rest.length - 2] = read.type ? `${read.type} ${ends[0].name}` : ends[0].name;
+      // Its first word is the list's, not a reading of the card.
+      restored = true;
+    }
   }
   const wmInDistrict = dm && rest.length >= 2 ? best(rest[rest.length - 2], dm.unit.wards) : undefined;
   const wmProvince = rest.length >= 1 ? best(rest[rest.length - 1], province.wards) : undefined;

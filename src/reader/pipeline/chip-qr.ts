@@ -78,8 +78,10 @@ export function applyChipQr(layout: CardLayout, normal: NormalisedCard, qr: Chip
     const v = fromQr.fields[f];
     if (!v || !layout.fields.includes(f)) continue;
     const printed = normal.fields[f];
-    if (printed && probability(printed) >= SURE && comparable(printed.value) !== comparable(v.value)) disagree.push(f);
-    normal.fields[f] = { ...v, conf: 99, valid: true, invalid: false, unsure: false };
+    // A name is compared when Tesseract read it surely (its readings agreeing on a name's form), though that alone
+    // does not make it sure (confidence.ts): the code carries the very value to compare it with.
+    if (printed && probability({ ...printed, formOnly: false }) >= SURE && comparable(printed.value) !== comparable(v.value)) disagree.push(f);
+    normal.fields[f] = { ...v, conf: 99, valid: true, invalid: false, unsure: false, formOnly: false };
   }
   return disagree;
 }

@@ -101,6 +101,26 @@ export function combineDigits(
   return { raw: out, agreed };
 }
 
+/**
+ * The fields Tesseract and the network read the same (`agreed`), in place: two readers of different kinds agreeing
+ * lifts the doubts that kept them under 80, and confirms a back's issue date, which nothing else on the back
+ * checks, when it is a real date not after `today`.
+ */
+export function confirmAgreed(fields: Partial<Record<IdCardField, FieldValue>>, agreed: readonly IdCardField[], today = new Date()): void {
+  for (const f of agreed) {
+    const v = fields[f];
+    if (!v) continue;
+    v.unsure = false;
+    if (f === 'issue_date' && !v.invalid && dateValue(v.value) <= today.getTime()) v.valid = true;
+  }
+}
+
+/** dd/mm/yyyy as a time (NaN when it is not one). */
+function dateValue(date: string): number {
+  const m = /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(date);
+  return m ? Date.UTC(Number(m[3]), Number(m[2]) - 1, Number(m[1])) : NaN;
+}
+
 /** The most lines read when looking for one unplaced field. */
 const MAX_CANDIDATES = 4;
 /** Digits Tesseract read on a line that put it first among the candidates. */

@@ -114,6 +114,12 @@ export interface FieldValue {
   invalid?: boolean;
   /** Two readings disagreed (raw.unsure), or a place the gazetteer accounts for only in part: its probability stays under 80 even when a validator confirms it. */
   unsure?: boolean;
+  /**
+   * Its validator checks only the value's form, not what was printed (a name: a family name first, Vietnamese
+   * syllables): it stays under 80 unless a reading independent of Tesseract's carries the same value (the chip
+   * front's QR code, the line recogniser). confidence.ts says why.
+   */
+  formOnly?: boolean;
 }
 
 const DIGIT_FIX: Record<string, string> = {
@@ -415,7 +421,8 @@ function normaliseValue(kind: CardKind, field: IdCardField, r: RawField): FieldV
     }
     case 'issue_date': {
       // A back's issue date has nothing to be checked against (the MRZ does not carry it): a digit read
-      // wrong still makes a real date (a real back's 07/03 read 07/02 at 85), so it stays unconfirmed.
+      // wrong still makes a real date (a real back's 07/03 read 07/02 at 85), so it stays unconfirmed unless
+      // the recognition network reads the same date (digits.ts confirmAgreed).
       const v = normaliseDate(r.text);
       return v ? { value: v, conf } : undefined;
     }
@@ -424,7 +431,7 @@ function normaliseValue(kind: CardKind, field: IdCardField, r: RawField): FieldV
       // A name checks out when it starts with a known family name and has a given name after it.
       // ... and every word is a Vietnamese syllable, at most seven of them (a label's words read into the
       // name, "VÕ HỌ EINH CHỮ ĐỨC ĐỆM...", is neither).
-      return v ? { value: v, conf, valid: plausibleName(v), unsure: r.unsure } : undefined;
+      return v ? { value: v, conf, valid: plausibleName(v), unsure: r.unsure, formOnly: true } : undefined;
     }
     case 'sex': {
       // One of two words: a reading that spells it with its marks is it; one without them or with a letter
@@ -486,7 +493,11 @@ function normalisePlace(kind: CardKind, r: RawField): { value: FieldValue; parse
   const whole = parsed.ward !== '' && parsed.province !== '' && (parsed.district !== '' || !threeLevels) && parsed.street.trim() === '';
   // A name kept as printed where the list places a tone mark elsewhere ("Hoà" / "Hòa": OCR misplaces marks too),
   // or a district restored from its ward (its printed marks unknown).
-  const unsure = !whole || parsed.spellingUnsure;
+  // A unit the list had to correct (a letter or a mark read otherwise: exact < matched) is answered as the list
+  // spells it, which is the list's guess at what was printed, not a reading of it: the gazetteer vouches for the
+  // unit, not for its spelling on this card (a card printing a unit without its marks, or with its tone mark
+  // placed the other way, read so by OCR, was answered at 96-97 in the list's spelling).
+  const unsure = !whole || parsed.spellingUnsure || parsed.exact < parsed.matched;
   return { value: { value: parsed.text, conf: r.conf, valid: parsed.matched >= 2 && !bareNumber, invalid: parsed.matched === 0, unsure: unsure || undefined }, parsed };
 }
 

@@ -39,7 +39,7 @@ import { stageTimer } from './timings.js';
 import { fold } from './text.js';
 import { detectText, turnedProbability, type TextBox } from './detect.js';
 import { readLines, turnBoxes } from './lines.js';
-import { readDigitsAgain } from './digits.js';
+import { confirmAgreed, readDigitsAgain } from './digits.js';
 import type { LineRecogniser } from './line-recogniser.js';
 import { readNameAgain } from './name-line.js';
 import type { LineReading } from './recognise.js';
@@ -593,7 +593,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
       raw = digits.raw;
       normal = normaliseFields(layout, raw);
       agreedDigits = digits.agreed;
-      for (const f of digits.agreed) if (normal.fields[f]) normal.fields[f].unsure = false;
+      confirmAgreed(normal.fields, digits.agreed);
       // A field the detected lines missed and only the rows' sparse reading found is a hard case (a wrong
       // tone mark read the same way twice on the same pixels): unsure, unless the network read it the same.
       for (const f of recovered) if (normal.fields[f] && !digits.agreed.includes(f)) normal.fields[f].unsure = true;
@@ -608,7 +608,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
       raw = named.raw;
       // Only the name changes: the other fields keep what the digit stage made of them.
       const name = normaliseFields(layout, raw).fields.name;
-      if (name) normal.fields.name = { ...name, unsure: named.agreed ? false : name.unsure || recovered.includes('name') || undefined };
+      // The two readers agreeing is the independent reading a name's form check needs (confidence.ts).
+      if (name) normal.fields.name = { ...name, unsure: named.agreed ? false : name.unsure || recovered.includes('name') || undefined, formOnly: !named.agreed };
       lap('name');
     }
     // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.
@@ -624,7 +625,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
     // The chip front's QR code: exact where OCR guesses, so its values are the answer's (chip-qr.ts).
     let qr: ReadCard['qr'];
     if (kind === 'cccd_chip_front') {
-      const text = await readCardQr({ data: image.gray, width: image.width, height: image.height }, corners, flat !== upright);
+      // The whole photo is looked through only when no outline placed the card (the corner boxes are guesses then).
+      const text = await readCardQr({ data: image.gray, width: image.width, height: image.height }, corners, flat !== upright, withoutOutline);
       const parsed = text === undefined ? undefined : parseChipQr(text);
       if (parsed) qr = { text: parsed.text, issueDate: parsed.issueDate, disagree: applyChipQr(layout, normal, parsed, fieldProbability) };
       lap('qr');

@@ -111,7 +111,7 @@ describe('finding the code on the card', () => {
     assert.equal(await readCardQr(p.gray, p.corners, true), TEXT);
   });
 
-  it('falls back to the whole photo when the corners are wrong', async () => {
+  it('falls back to the whole photo when the corners are wrong and the card was read without its outline', async () => {
     const p = await photo(false);
     const wrong = [
       { x: 0, y: 0 },
@@ -120,6 +120,8 @@ describe('finding the code on the card', () => {
       { x: 0, y: 200 },
     ];
     assert.equal(await readCardQr(p.gray, wrong, false), TEXT);
+    // A card placed by its outline: the corner boxes are where the code is printed, the photo is not searched.
+    assert.equal(await readCardQr(p.gray, wrong, false, false), undefined);
   });
 });
 

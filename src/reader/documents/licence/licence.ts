@@ -194,7 +194,8 @@ function normalise(
       }
       case 'name': {
         const v = fixSurname(normaliseName(text));
-        if (v) out.name = { value: v, conf, valid: isFamilyName(v.split(' ')[0]) && v.split(' ').length >= 2 };
+        // A family name first is a check of form only (confidence.ts): the name stays under 80.
+        if (v) out.name = { value: v, conf, valid: isFamilyName(v.split(' ')[0]) && v.split(' ').length >= 2, formOnly: true };
         break;
       }
       case 'dob':
