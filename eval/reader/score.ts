@@ -62,6 +62,8 @@ export class Scores {
   /** Per kind: photos, cards found, and answers with `_prob` >= 80 (how many wrong). */
   readonly perKind = new Map<string, { cards: number; found: number; confident: number; confidentWrong: number }>();
   sideRight = 0;
+  /** Per group of photos (a truth line's `group`): photos, cards found, fields right of fields scored. */
+  readonly perGroup = new Map<string, { cards: number; found: number; right: number; total: number }>();
   readonly misses: string[] = [];
   readonly refusals = new Map<string, number>();
 
@@ -79,8 +81,25 @@ export class Scores {
   }
 
   /** Scores one card: `fields` are the truth as printed (the answer's form: dd/mm/yyyy, NAM/NỮ, names upper case). */
-  add(name: string, kind: string, fields: Record<string, string>, r: ReadResult, entities?: { province: string; district: string; ward: string; street: string }) {
+  add(
+    name: string,
+    kind: string,
+    fields: Record<string, string>,
+    r: ReadResult,
+    entities?: { province: string; district: string; ward: string; street: string },
+    group?: string,
+  ) {
     this.cards++;
+    if (group !== undefined) {
+      const g = this.perGroup.get(group) ?? { cards: 0, found: 0, right: 0, total: 0 };
+      this.perGroup.set(group, g);
+      g.cards++;
+      g.total += Object.keys(fields).length;
+      if (r.ok) {
+        g.found++;
+        g.right += Object.entries(fields).filter(([f, want]) => sameValue(f, r.fields[f as keyof typeof r.fields]?.value ?? 'N/A', want)).length;
+      }
+    }
     const k = this.perKind.get(kind) ?? { cards: 0, found: 0, confident: 0, confidentWrong: 0 };
     this.perKind.set(kind, k);
     k.cards++;
@@ -148,6 +167,10 @@ export class Scores {
       'per kind and field:',
       ...[...this.perKindField.entries()].sort().map(([f, t]) => `  ${f.padEnd(30)} ${pct(t)}`),
     ];
+    if (this.perGroup.size) {
+      out.push('per group:');
+      for (const [g, t] of [...this.perGroup.entries()].sort()) out.push(`  ${g.padEnd(30)} found ${t.found}/${t.cards}, fields ${pct(t)}`);
+    }
     if (this.refusals.size) out.push(`refusals: ${JSON.stringify(Object.fromEntries(this.refusals))}`);
     if (this.misses.length) out.push(`first misses:\n  ${this.misses.join('\n  ')}`);
     return out;
@@ -179,6 +202,8 @@ export interface RealEntry {
   kind: string;
   fields: Record<string, string>;
   address_entities?: { province: string; district: string; ward: string; street: string };
+  /** The line's `group`, reported apart (the hard-placements set's placement). */
+  group?: string;
 }
 
 /** The fields an ID card answer carries (a truth line's other keys, such as notes or the MRZ lines, are not scored). */
@@ -234,7 +259,7 @@ export function readTruthFile(dir: string): RealEntry[] {
       throw new Error(`truth.jsonl line ${i + 1}: not JSON`);
     }
     if (typeof o.file !== 'string' || typeof o.kind !== 'string') throw new Error(`truth.jsonl line ${i + 1}: "file" and "kind" are required`);
-    const { file, kind, fields, address_entities, ...rest } = o;
+    const { file, kind, fields, address_entities, group, ...rest } = o;
     // A passport is scored on what its MRZ carries (its printed dates are in the issuer's own form).
     if (kind === 'passport') {
       out.push({ file, kind, fields: passportTruthFromMrz(rest.mrz) });
@@ -252,7 +277,13 @@ export function readTruthFile(dir: string): RealEntry[] {
       delete strings.id;
       Object.assign(strings, backTruthFromMrz(rest.mrz));
     }
-    out.push({ file, kind: TRUTH_KINDS[kind] ?? kind, fields: strings, address_entities: address_entities as RealEntry['address_entities'] });
+    out.push({
+      file,
+      kind: TRUTH_KINDS[kind] ?? kind,
+      fields: strings,
+      address_entities: address_entities as RealEntry['address_entities'],
+      ...(typeof group === 'string' ? { group } : {}),
+    });
   });
   return out;
 }
@@ -269,7 +300,7 @@ export async function evaluateFolder(dir: string, ocr: OcrEngine, scores = new S
     }
     if (!(e.kind in LAYOUTS)) continue;
     const r = await readCard({ image, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
-    scores.add(e.file, e.kind, e.fields, withMrzFields(r), e.address_entities);
+    scores.add(e.file, e.kind, e.fields, withMrzFields(r), e.address_entities, e.group);
   }
   return scores;
 }
