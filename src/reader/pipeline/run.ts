@@ -555,7 +555,7 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
     const placed = await placeCard(image, task.minCardArea);
     lap('locate');
     const first = await refusalOf(() => readPlacedCard(task, ocr, options, image, placed, { timings, lap }));
-    if (!doubtful(first, placed)) return first;
+    if (!doubtful(first)) return first;
     // The outline's reading failed or is doubtful: the card found by its text, read, and the better answer kept.
     const byText = await findCardByText(image.gray, image.width, image.height);
     lap('textLocate');
@@ -585,12 +585,13 @@ const SURE_FIELDS = 3;
 
 /**
  * Whether the outline's reading calls for the card to be looked for by its text: it refused (2: the outline runs
- * off the frame, 3: nothing named a card), the image was read whole for want of an outline, or few of its fields
- * are sure (an outline of something else, a card cut by a wrong side).
+ * off the frame, 3: nothing named a card), or few of its fields are sure (an outline of something else, a card cut
+ * by a wrong side, the whole image read for want of an outline while the card is a part of it). A card read whole
+ * with sure fields is a tight crop read well: looking again costs and changes little.
  */
-export function doubtful(r: ReadResult, placed: Placed): boolean {
+export function doubtful(r: ReadResult): boolean {
   if (!r.ok) return r.code === 2 || r.code === 3;
-  return placed.withoutOutline || sureFields(r) < SURE_FIELDS;
+  return sureFields(r) < SURE_FIELDS;
 }
 
 const sureFields = (r: ReadCard) => Object.values(r.fields).filter((f) => f && f.prob >= 80).length;
@@ -603,10 +604,10 @@ export function better(second: ReadResult, first: ReadResult): boolean {
   return a > b || (a === b && second.overall > first.overall);
 }
 
-/** Two placements of the card alike: every corner within 4% of the card's width of the other's (in either order). */
+/** Two placements of the card alike: every corner within 1.5% of the card's width of the other's (in either order). */
 export function sameCard(a: readonly Point[], b: readonly Point[]): boolean {
   const width = Math.hypot(a[1].x - a[0].x, a[1].y - a[0].y);
-  const near = (shift: number) => a.every((p, i) => Math.hypot(p.x - b[(i + shift) % 4].x, p.y - b[(i + shift) % 4].y) <= 0.04 * width);
+  const near = (shift: number) => a.every((p, i) => Math.hypot(p.x - b[(i + shift) % 4].x, p.y - b[(i + shift) % 4].y) <= 0.015 * width);
   return near(0) || near(2);
 }
 
