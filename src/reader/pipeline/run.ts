@@ -604,11 +604,13 @@ export function better(second: ReadResult, first: ReadResult): boolean {
   return a > b || (a === b && second.overall > first.overall);
 }
 
-/** Two placements of the card alike: every corner within 1.5% of the card's width of the other's (in either order). */
+/**
+ * Two placements of the card alike: every corner within 1.5% of the card's width of the other's, in the same order
+ * (the same corners the other way up are another reading: the text's placement knows which way up the card reads).
+ */
 export function sameCard(a: readonly Point[], b: readonly Point[]): boolean {
   const width = Math.hypot(a[1].x - a[0].x, a[1].y - a[0].y);
-  const near = (shift: number) => a.every((p, i) => Math.hypot(p.x - b[(i + shift) % 4].x, p.y - b[(i + shift) % 4].y) <= 0.015 * width);
-  return near(0) || near(2);
+  return a.every((p, i) => Math.hypot(p.x - b[i].x, p.y - b[i].y) <= 0.015 * width);
 }
 
 /** The card read at a placement: warp, text lines, kind, fields, second readings, QR code, confidence. */
