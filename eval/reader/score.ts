@@ -57,6 +57,8 @@ export class Scores {
   readonly labelPieceValues = { total: 0, confident: 0 };
   cards = 0;
   found = 0;
+  /** Cards read after the reader looked for the card by its text (the outline's reading was doubtful). */
+  textSearched = 0;
   /** Chip fronts read, and how many of them had their QR code read. */
   readonly chipQr = { fronts: 0, read: 0 };
   /** Per kind: photos, cards found, and answers with `_prob` >= 80 (how many wrong). */
@@ -114,6 +116,7 @@ export class Scores {
     }
     this.found++;
     k.found++;
+    if ('textLocate' in r.timings) this.textSearched++;
     if (kind === 'cccd_chip_front') {
       this.chipQr.fronts++;
       if ('qr' in r && r.qr) this.chipQr.read++;
@@ -152,7 +155,7 @@ export class Scores {
     const pct = (t: Tally) => `${((100 * t.right) / Math.max(1, t.total)).toFixed(1)}% (${t.right}/${t.total})`;
     const wrong = this.confident.total - this.confident.right;
     const out = [
-      `card found: ${((100 * this.found) / Math.max(1, this.cards)).toFixed(1)}% (${this.found}/${this.cards}); side and type right: ${((100 * this.sideRight) / Math.max(1, this.cards)).toFixed(1)}%`,
+      `card found: ${((100 * this.found) / Math.max(1, this.cards)).toFixed(1)}% (${this.found}/${this.cards}); side and type right: ${((100 * this.sideRight) / Math.max(1, this.cards)).toFixed(1)}%; looked for by its text on ${this.textSearched} of the cards found`,
       `answers with _prob >= 80 that are wrong: ${((100 * wrong) / Math.max(1, this.confident.total)).toFixed(2)}% (${wrong}/${this.confident.total}); label read as a value: ${this.labelLeaks}; values holding label words: ${this.labelPieceValues.total} (${this.labelPieceValues.confident} at >= 80)`,
       ...(this.chipQr.fronts > 0 ? [`chip fronts read: QR code read on ${this.chipQr.read} of ${this.chipQr.fronts}`] : []),
       'exact match per field:',
