@@ -57,11 +57,15 @@ export class Scores {
   readonly labelPieceValues = { total: 0, confident: 0 };
   cards = 0;
   found = 0;
+  /** Cards read after the reader looked for the card by its text (the outline's reading was doubtful). */
+  textSearched = 0;
   /** Chip fronts read, and how many of them had their QR code read. */
   readonly chipQr = { fronts: 0, read: 0 };
   /** Per kind: photos, cards found, and answers with `_prob` >= 80 (how many wrong). */
   readonly perKind = new Map<string, { cards: number; found: number; confident: number; confidentWrong: number }>();
   sideRight = 0;
+  /** Per group of photos (a truth line's `group`): photos, cards found, fields right of fields scored. */
+  readonly perGroup = new Map<string, { cards: number; found: number; right: number; total: number }>();
   readonly misses: string[] = [];
   readonly refusals = new Map<string, number>();
   /** Per field and `_prob` band (PROB_BANDS): how many values were answered in it, how many of them exact. */
@@ -83,8 +87,25 @@ export class Scores {
   }
 
   /** Scores one card: `fields` are the truth as printed (the answer's form: dd/mm/yyyy, NAM/NỮ, names upper case). */
-  add(name: string, kind: string, fields: Record<string, string>, r: ReadResult, entities?: { province: string; district: string; ward: string; street: string }) {
+  add(
+    name: string,
+    kind: string,
+    fields: Record<string, string>,
+    r: ReadResult,
+    entities?: { province: string; district: string; ward: string; street: string },
+    group?: string,
+  ) {
     this.cards++;
+    if (group !== undefined) {
+      const g = this.perGroup.get(group) ?? { cards: 0, found: 0, right: 0, total: 0 };
+      this.perGroup.set(group, g);
+      g.cards++;
+      g.total += Object.keys(fields).length;
+      if (r.ok) {
+        g.found++;
+        g.right += Object.entries(fields).filter(([f, want]) => sameValue(f, r.fields[f as keyof typeof r.fields]?.value ?? 'N/A', want)).length;
+      }
+    }
     const k = this.perKind.get(kind) ?? { cards: 0, found: 0, confident: 0, confidentWrong: 0 };
     this.perKind.set(kind, k);
     k.cards++;
@@ -99,6 +120,7 @@ export class Scores {
     }
     this.found++;
     k.found++;
+    if ('textLocate' in r.timings) this.textSearched++;
     if (kind === 'cccd_chip_front') {
       this.chipQr.fronts++;
       if ('qr' in r && r.qr) this.chipQr.read++;
@@ -168,7 +190,7 @@ export class Scores {
     const pct = (t: Tally) => `${((100 * t.right) / Math.max(1, t.total)).toFixed(1)}% (${t.right}/${t.total})`;
     const wrong = this.confident.total - this.confident.right;
     const out = [
-      `card found: ${((100 * this.found) / Math.max(1, this.cards)).toFixed(1)}% (${this.found}/${this.cards}); side and type right: ${((100 * this.sideRight) / Math.max(1, this.cards)).toFixed(1)}%`,
+      `card found: ${((100 * this.found) / Math.max(1, this.cards)).toFixed(1)}% (${this.found}/${this.cards}); side and type right: ${((100 * this.sideRight) / Math.max(1, this.cards)).toFixed(1)}%; looked for by its text on ${this.textSearched} of the cards found`,
       `answers with _prob >= 80 that are wrong: ${((100 * wrong) / Math.max(1, this.confident.total)).toFixed(2)}% (${wrong}/${this.confident.total}); fronts only: ${pctWrong(this.frontsConfident)}; label read as a value: ${this.labelLeaks}; values holding label words: ${this.labelPieceValues.total} (${this.labelPieceValues.confident} at >= 80)`,
       ...(this.chipQr.fronts > 0 ? [`chip fronts read: QR code read on ${this.chipQr.read} of ${this.chipQr.fronts}`] : []),
       'exact match per field:',
@@ -183,6 +205,10 @@ export class Scores {
       'per kind and field:',
       ...[...this.perKindField.entries()].sort().map(([f, t]) => `  ${f.padEnd(30)} ${pct(t)}`),
     ];
+    if (this.perGroup.size) {
+      out.push('per group:');
+      for (const [g, t] of [...this.perGroup.entries()].sort()) out.push(`  ${g.padEnd(30)} found ${t.found}/${t.cards}, fields ${pct(t)}`);
+    }
     if (this.refusals.size) out.push(`refusals: ${JSON.stringify(Object.fromEntries(this.refusals))}`);
     if (this.misses.length) out.push(`first misses:\n  ${this.misses.join('\n  ')}`);
     return out;
@@ -230,6 +256,8 @@ export interface RealEntry {
   kind: string;
   fields: Record<string, string>;
   address_entities?: { province: string; district: string; ward: string; street: string };
+  /** The line's `group`, reported apart (the hard-placements set's placement). */
+  group?: string;
 }
 
 /** The fields an ID card answer carries (a truth line's other keys, such as notes or the MRZ lines, are not scored). */
@@ -285,7 +313,7 @@ export function readTruthFile(dir: string): RealEntry[] {
       throw new Error(`truth.jsonl line ${i + 1}: not JSON`);
     }
     if (typeof o.file !== 'string' || typeof o.kind !== 'string') throw new Error(`truth.jsonl line ${i + 1}: "file" and "kind" are required`);
-    const { file, kind, fields, address_entities, ...rest } = o;
+    const { file, kind, fields, address_entities, group, ...rest } = o;
     // A passport is scored on what its MRZ carries (its printed dates are in the issuer's own form).
     if (kind === 'passport') {
       out.push({ file, kind, fields: passportTruthFromMrz(rest.mrz) });
@@ -303,7 +331,13 @@ export function readTruthFile(dir: string): RealEntry[] {
       delete strings.id;
       Object.assign(strings, backTruthFromMrz(rest.mrz));
     }
-    out.push({ file, kind: TRUTH_KINDS[kind] ?? kind, fields: strings, address_entities: address_entities as RealEntry['address_entities'] });
+    out.push({
+      file,
+      kind: TRUTH_KINDS[kind] ?? kind,
+      fields: strings,
+      address_entities: address_entities as RealEntry['address_entities'],
+      ...(typeof group === 'string' ? { group } : {}),
+    });
   });
   return out;
 }
@@ -320,7 +354,7 @@ export async function evaluateFolder(dir: string, ocr: OcrEngine, scores = new S
     }
     if (!(e.kind in LAYOUTS)) continue;
     const r = await readCard({ image, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
-    scores.add(e.file, e.kind, e.fields, withMrzFields(r), e.address_entities);
+    scores.add(e.file, e.kind, e.fields, withMrzFields(r), e.address_entities, e.group);
   }
   return scores;
 }

@@ -27,6 +27,9 @@ const UNCLIP = 1.4;
 /** Regions smaller than this (in detector pixels) are specks, not text. */
 const MIN_SIDE = 3;
 
+/** DBNet's per-pixel and per-region thresholds and unclip ratio, for detectors of rotated lines (text-locate.ts). */
+export const DB_PARAMETERS = { pixel: PIXEL_THRESHOLD, box: BOX_THRESHOLD, unclip: UNCLIP };
+
 const MEAN = [0.485, 0.456, 0.406];
 const STD = [0.229, 0.224, 0.225];
 
@@ -129,14 +132,19 @@ export function boxesFromMap(map: Float32Array, w: number, h: number, sx: number
   return boxes.sort((a, b) => a.y - b.y || a.x - b.x);
 }
 
-/** The text lines of a gray image (`width` x `height`), in its own pixels. */
-export async function detectText(gray: Buffer | Uint8Array, width: number, height: number): Promise<TextBox[]> {
+/** The detector's text probability per pixel of a gray image scaled to `tw` x `th` (multiples of 32). */
+export async function textProbability(gray: Buffer | Uint8Array, width: number, height: number, tw: number, th: number): Promise<Float32Array> {
   const { det } = await detectorSessions();
-  const tw = Math.min(DET_WIDTH, Math.max(32, Math.round(width / 32) * 32));
-  const th = Math.max(32, Math.round((height * tw) / width / 32) * 32);
   const input = toTensor(resizeGray(gray, width, height, tw, th), tw, th);
   const out = await det.run({ [det.inputNames[0]]: input });
-  const map = out[det.outputNames[0]].data as Float32Array;
+  return out[det.outputNames[0]].data as Float32Array;
+}
+
+/** The text lines of a gray image (`width` x `height`), in its own pixels. */
+export async function detectText(gray: Buffer | Uint8Array, width: number, height: number): Promise<TextBox[]> {
+  const tw = Math.min(DET_WIDTH, Math.max(32, Math.round(width / 32) * 32));
+  const th = Math.max(32, Math.round((height * tw) / width / 32) * 32);
+  const map = await textProbability(gray, width, height, tw, th);
   return boxesFromMap(map, tw, th, width / tw, height / th);
 }
 

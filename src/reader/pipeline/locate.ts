@@ -6,6 +6,7 @@
  */
 import { findCardOutline, type Point } from '../../platform/vision/card-outline.js';
 import { ReaderFailure } from './failure.js';
+import { CARD_HEIGHT, CARD_WIDTH } from '../layouts.js';
 
 export interface Located {
   /** The card's corners in the image, clockwise from the top-left of the card as found (up to 180 degrees). */
@@ -59,6 +60,46 @@ export function textCutOff(
       w.conf >= 60 &&
       (w.text.match(/[\p{L}\p{N}]/gu) ?? []).length >= 2 &&
       (w.left <= FRAME_TOUCH || w.top <= FRAME_TOUCH || w.left + w.width >= cardWidth - FRAME_TOUCH || w.top + w.height >= cardHeight - FRAME_TOUCH),
+  );
+}
+
+/**
+ * Where a point of the flat card (read upright, or turned by 180 degrees when `turned`) lies in the image, for a
+ * card placed at `corners` (clockwise from its top-left): bilinear between the corners, which for a card seen
+ * nearly square on is within a pixel or two of the perspective map.
+ */
+export function flatToImage(corners: readonly Point[], turned: boolean): (x: number, y: number) => Point {
+  const [a, b, c, d] = corners;
+  return (x, y) => {
+    const s = (turned ? CARD_WIDTH - x : x) / CARD_WIDTH;
+    const t = (turned ? CARD_HEIGHT - y : y) / CARD_HEIGHT;
+    return {
+      x: a.x * (1 - s) * (1 - t) + b.x * s * (1 - t) + c.x * s * t + d.x * (1 - s) * t,
+      y: a.y * (1 - s) * (1 - t) + b.y * s * (1 - t) + c.y * s * t + d.y * (1 - s) * t,
+    };
+  };
+}
+
+/**
+ * Whether a word read with some confidence (two letters or digits or more) on a card placed in the image reaches the
+ * image's frame (FRAME_TOUCH flat-card pixels, in image pixels): printed text runs on beyond the photo. `toImage`
+ * maps flat-card points into the image (flatToImage).
+ */
+export function wordsOnFrame(
+  words: readonly { text: string; conf: number; left: number; top: number; width: number; height: number }[],
+  toImage: (x: number, y: number) => Point,
+  width: number,
+  height: number,
+): boolean {
+  const o = toImage(0, 0);
+  const e = toImage(CARD_WIDTH, 0);
+  const margin = (FRAME_TOUCH * Math.hypot(e.x - o.x, e.y - o.y)) / CARD_WIDTH;
+  const off = (p: Point) => p.x <= margin || p.y <= margin || p.x >= width - 1 - margin || p.y >= height - 1 - margin;
+  return words.some(
+    (w) =>
+      w.conf >= 60 &&
+      (w.text.match(/[\p{L}\p{N}]/gu) ?? []).length >= 2 &&
+      [toImage(w.left, w.top), toImage(w.left + w.width, w.top), toImage(w.left + w.width, w.top + w.height), toImage(w.left, w.top + w.height)].some(off),
   );
 }
 

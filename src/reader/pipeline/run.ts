@@ -28,7 +28,8 @@ import {
 import { assignValues, dropTwinLines, findLabels, segmentLines, splitUnderLabels, toCardWords, valuesByShape, type AnchoredValue, type CardWord } from './anchors.js';
 import { detectKind, printedTexts, type PrintedTexts } from './kind.js';
 import { DOCUMENTS } from '../documents/id-card/model.js';
-import { cardShapedImage, cornersCutOff, frameRectangle, locateCard, textCutOff } from './locate.js';
+import { cardShapedImage, cornersCutOff, flatToImage, frameRectangle, locateCard, textCutOff, wordsOnFrame } from './locate.js';
+import { findCardByText } from './text-locate.js';
 import { crossCheckMrz, mrzLines, readMrz, type MrzReading } from './mrz.js';
 import { refineCorners } from './refine.js';
 import type { Point } from '../../platform/vision/card-outline.js';
@@ -552,112 +553,179 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
     lap('decode');
     checkQuality(image.gray, image.width, image.height);
     lap('quality');
-    const { corners, withoutOutline, outlineCut } = await placeCard(image, task.minCardArea);
+    const placed = await placeCard(image, task.minCardArea);
     lap('locate');
-    const upright = await warpCard(image, corners, task.face || task.cropCard === true);
-    clearCardEdge(upright.gray);
-    lap('warp');
-    // Each reading is tried upright, then turned by 180 degrees (the turned card is made once, when first needed).
-    let turnedCard: Flat | undefined;
-    const turned = () => (turnedCard ??= { gray: rotate180(upright.gray, 1), rgb: upright.rgb && rotate180(upright.rgb, 3) });
-    const card = await recogniseCard(ocr, upright, turned, lap);
-    const { kind, flat, words } = card;
-    if (!kind && outlineCut) throw new ReaderFailure(2, 'Cropping failed: corners of the card are outside the image');
-    if (!kind) throw new ReaderFailure(3, 'No ID card found in the image: the card could not be recognised');
-    if (withoutOutline && textCutOff(words, CARD_WIDTH, CARD_HEIGHT))
-      throw new ReaderFailure(2, 'Cropping failed: the card runs off the image and printed text is cut off');
-    const layout = LAYOUTS[kind];
-    const wanted = layout.fields.filter((f) => f !== 'features' || task.features !== false);
-    const { anchored, recovered } = await anchorFields({ ...card, kind }, wanted, lap);
-    let raw = rawReadings(wanted, anchored);
-    let normal = normaliseFields(layout, raw);
-    lap('fields');
-    // Second reading of the fields that came out weak, and of those always read twice: each value line found
-    // on the card, enlarged more, in one more OCR call.
-    const again = fieldsToReadAgain(layout, wanted, anchored, raw, normal);
-    /** The words each place was finally read from (the second reading's when it was taken). */
-    const placeWords: Partial<Record<IdCardField, readonly { text: string }[]>> = {};
-    if (again.weak.length + again.vote.length > 0) {
-      const fields = [...again.weak, ...again.vote];
-      const second = await readAgain(ocr, flat.gray, retryBands(layout, anchored, fields), fields);
-      raw = chooseReadings(layout, anchored, { raw, normal }, second, again, placeWords);
-      normal = normaliseFields(layout, raw);
-      timings.retried = again.weak.length;
-      lap('retry');
-    }
-    // The id and dates read again by the recognition network (digits.ts).
-    const { detected } = card;
-    let agreedDigits: IdCardField[] = [];
-    if (detected && words === detected.words) {
-      const digits = await readDigitsAgain(flat.gray, detected.lines, anchored, layout, raw, normal, words);
-      raw = digits.raw;
-      normal = normaliseFields(layout, raw);
-      agreedDigits = digits.agreed;
-      confirmAgreed(normal.fields, digits.agreed);
-      // A field the detected lines missed and only the rows' sparse reading found is a hard case (a wrong
-      // tone mark read the same way twice on the same pixels): unsure, unless the network read it the same.
-      for (const f of recovered) if (normal.fields[f] && !digits.agreed.includes(f)) normal.fields[f].unsure = true;
-      lap('digits');
-    }
-    // The name read again by the line recogniser on its detected line (name-line.ts).
-    const recogniser = options.lineRecogniser;
-    if (detected && words === detected.words && recogniser && anchored.name) {
-      const tesseract = raw;
-      const named = await readNameAgain(recogniser, flat.gray, CARD_WIDTH, CARD_HEIGHT, detected.lines, anchored, raw);
-      options.onNameStage?.({ kind, gray: flat.gray, lines: detected.lines, anchored, tesseract, network: named.network });
-      raw = named.raw;
-      // Only the name changes: the other fields keep what the digit stage made of them.
-      const name = normaliseFields(layout, raw).fields.name;
-      // The two readers agreeing is the independent reading a name's form check needs (confidence.ts).
-      if (name) normal.fields.name = { ...name, unsure: named.agreed ? false : name.unsure || recovered.includes('name') || undefined, formOnly: !named.agreed };
-      lap('name');
-    }
-    // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.
-    let mrz = card.mrz;
-    if (layout.mrz) {
-      mrz ??= await readMrzBand(ocr, flat.gray, mrzBand(words));
-      // A field the back prints and the MRZ carries, lost by the visual zone's reading (its label unread), is the MRZ's.
-      if (mrz) crossCheckMrz(normal.fields, mrz, wanted);
-    }
-    // The 9-digit number has no check digit: two readers of different kinds agreeing is its only confirmation.
-    if (normal.fields.id?.value.length === 9 && !(detected && words === detected.words && agreedDigits.includes('id'))) normal.fields.id.unsure = true;
-    markDroppedPlaces(normal, anchored, placeWords);
-    // The chip front's QR code: exact where OCR guesses, so its values are the answer's (chip-qr.ts).
-    let qr: ReadCard['qr'];
-    if (kind === 'cccd_chip_front') {
-      // The whole photo is looked through only when no outline placed the card (the corner boxes are guesses then).
-      const text = await readCardQr({ data: image.gray, width: image.width, height: image.height }, corners, flat !== upright, withoutOutline);
-      const parsed = text === undefined ? undefined : parseChipQr(text);
-      if (parsed) qr = { text: parsed.text, issueDate: parsed.issueDate, disagree: applyChipQr(layout, normal, parsed, fieldProbability) };
-      lap('qr');
-    }
-    const fields: ReadCard['fields'] = {};
-    for (const f of wanted) {
-      const v = normal.fields[f];
-      if (v) fields[f] = { value: v.value, prob: fieldProbability(v) };
-    }
-    const probs = wanted.map((f) => fields[f]?.prob ?? 0);
-    const images = await cardImages(task, layout, flat);
-    lap('answer');
-    const a = normal.address;
-    return {
-      ok: true,
-      kind,
-      fields,
-      addressEntities: layout.fields.includes('address')
-        ? { province: a?.province ?? '', district: a?.district ?? '', ward: a?.ward ?? '', street: a?.street ?? '' }
-        : undefined,
-      overall: overallScore(probs),
-      mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid, lines: mrz.lines } : undefined,
-      qr,
-      face: images.face,
-      card: images.card,
-      printed: printedTexts(words, kind),
-      corners,
-      timings,
-    };
+    const first = await refusalOf(() => readPlacedCard(task, ocr, options, image, placed, { timings, lap }));
+    if (!doubtful(first)) return first;
+    // The outline's reading failed or is doubtful: the card found by its text, read, and the better answer kept.
+    const byText = await findCardByText(image.gray, image.width, image.height);
+    lap('textLocate');
+    if (!byText || sameCard(byText.corners, placed.corners)) return first;
+    const second = await refusalOf(() =>
+      readPlacedCard(task, ocr, options, image, { corners: byText.corners, withoutOutline: false, outlineCut: false, byText: true }, { timings, lap }),
+    );
+    return better(second, first) ? second : first;
   } catch (err) {
     if (err instanceof ReaderFailure) return { ok: false, code: err.code, message: err.message };
     throw err;
   }
+}
+
+/** The reading, or the refusal a ReaderFailure stands for. */
+async function refusalOf(read: () => Promise<ReadCard>): Promise<ReadResult> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof ReaderFailure) return { ok: false, code: err.code, message: err.message };
+    throw err;
+  }
+}
+
+/** Under this many fields at `_prob` >= 80 a reading is doubtful: the card may have been found wrong. */
+const SURE_FIELDS = 3;
+
+/**
+ * Whether the outline's reading calls for the card to be looked for by its text: it refused (2: the outline runs
+ * off the frame, 3: nothing named a card), or few of its fields are sure (an outline of something else, a card cut
+ * by a wrong side, the whole image read for want of an outline while the card is a part of it). A card read whole
+ * with sure fields is a tight crop read well: looking again costs and changes little.
+ */
+export function doubtful(r: ReadResult): boolean {
+  if (!r.ok) return r.code === 2 || r.code === 3;
+  return sureFields(r) < SURE_FIELDS;
+}
+
+const sureFields = (r: ReadCard) => Object.values(r.fields).filter((f) => f && f.prob >= 80).length;
+
+/** The second reading wins with more sure fields, or as many and a higher overall score; any reading beats a refusal. */
+export function better(second: ReadResult, first: ReadResult): boolean {
+  if (!second.ok) return false;
+  if (!first.ok) return true;
+  const [a, b] = [sureFields(second), sureFields(first)];
+  return a > b || (a === b && second.overall > first.overall);
+}
+
+/**
+ * Two placements of the card alike: every corner within 1.5% of the card's width of the other's, in the same order
+ * (the same corners the other way up are another reading: the text's placement knows which way up the card reads).
+ */
+export function sameCard(a: readonly Point[], b: readonly Point[]): boolean {
+  const width = Math.hypot(a[1].x - a[0].x, a[1].y - a[0].y);
+  return a.every((p, i) => Math.hypot(p.x - b[i].x, p.y - b[i].y) <= 0.015 * width);
+}
+
+/** The card read at a placement: warp, text lines, kind, fields, second readings, QR code, confidence. */
+async function readPlacedCard(
+  task: ReadTask,
+  ocr: OcrEngine,
+  options: ReadOptions,
+  image: DecodedImage,
+  { corners, withoutOutline, outlineCut, byText }: Placed & { byText?: boolean },
+  { timings, lap }: ReturnType<typeof stageTimer>,
+): Promise<ReadCard> {
+  const upright = await warpCard(image, corners, task.face || task.cropCard === true);
+  clearCardEdge(upright.gray);
+  lap('warp');
+  // Each reading is tried upright, then turned by 180 degrees (the turned card is made once, when first needed).
+  let turnedCard: Flat | undefined;
+  const turned = () => (turnedCard ??= { gray: rotate180(upright.gray, 1), rgb: upright.rgb && rotate180(upright.rgb, 3) });
+  const card = await recogniseCard(ocr, upright, turned, lap);
+  const { kind, flat, words } = card;
+  if (!kind && outlineCut) throw new ReaderFailure(2, 'Cropping failed: corners of the card are outside the image');
+  if (!kind) throw new ReaderFailure(3, 'No ID card found in the image: the card could not be recognised');
+  if (withoutOutline && textCutOff(words, CARD_WIDTH, CARD_HEIGHT))
+    throw new ReaderFailure(2, 'Cropping failed: the card runs off the image and printed text is cut off');
+  // A card found by its text may run off the frame as well: the same rule, with the frame's sides mapped onto the card.
+  if (byText && wordsOnFrame(words, flatToImage(corners, flat !== upright), image.width, image.height))
+    throw new ReaderFailure(2, 'Cropping failed: the card runs off the image and printed text is cut off');
+  const layout = LAYOUTS[kind];
+  const wanted = layout.fields.filter((f) => f !== 'features' || task.features !== false);
+  const { anchored, recovered } = await anchorFields({ ...card, kind }, wanted, lap);
+  let raw = rawReadings(wanted, anchored);
+  let normal = normaliseFields(layout, raw);
+  lap('fields');
+  // Second reading of the fields that came out weak, and of those always read twice: each value line found
+  // on the card, enlarged more, in one more OCR call.
+  const again = fieldsToReadAgain(layout, wanted, anchored, raw, normal);
+  /** The words each place was finally read from (the second reading's when it was taken). */
+  const placeWords: Partial<Record<IdCardField, readonly { text: string }[]>> = {};
+  if (again.weak.length + again.vote.length > 0) {
+    const fields = [...again.weak, ...again.vote];
+    const second = await readAgain(ocr, flat.gray, retryBands(layout, anchored, fields), fields);
+    raw = chooseReadings(layout, anchored, { raw, normal }, second, again, placeWords);
+    normal = normaliseFields(layout, raw);
+    timings.retried = again.weak.length;
+    lap('retry');
+  }
+  // The id and dates read again by the recognition network (digits.ts).
+  const { detected } = card;
+  let agreedDigits: IdCardField[] = [];
+  if (detected && words === detected.words) {
+    const digits = await readDigitsAgain(flat.gray, detected.lines, anchored, layout, raw, normal, words);
+    raw = digits.raw;
+    normal = normaliseFields(layout, raw);
+    agreedDigits = digits.agreed;
+    confirmAgreed(normal.fields, digits.agreed);
+    // A field the detected lines missed and only the rows' sparse reading found is a hard case (a wrong
+    // tone mark read the same way twice on the same pixels): unsure, unless the network read it the same.
+    for (const f of recovered) if (normal.fields[f] && !digits.agreed.includes(f)) normal.fields[f].unsure = true;
+    lap('digits');
+  }
+  // The name read again by the line recogniser on its detected line (name-line.ts).
+  const recogniser = options.lineRecogniser;
+  if (detected && words === detected.words && recogniser && anchored.name) {
+    const tesseract = raw;
+    const named = await readNameAgain(recogniser, flat.gray, CARD_WIDTH, CARD_HEIGHT, detected.lines, anchored, raw);
+    options.onNameStage?.({ kind, gray: flat.gray, lines: detected.lines, anchored, tesseract, network: named.network });
+    raw = named.raw;
+    // Only the name changes: the other fields keep what the digit stage made of them.
+    const name = normaliseFields(layout, raw).fields.name;
+    // The two readers agreeing is the independent reading a name's form check needs (confidence.ts).
+    if (name) normal.fields.name = { ...name, unsure: named.agreed ? false : name.unsure || recovered.includes('name') || undefined, formOnly: !named.agreed };
+    lap('name');
+  }
+  // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.
+  let mrz = card.mrz;
+  if (layout.mrz) {
+    mrz ??= await readMrzBand(ocr, flat.gray, mrzBand(words));
+    // A field the back prints and the MRZ carries, lost by the visual zone's reading (its label unread), is the MRZ's.
+    if (mrz) crossCheckMrz(normal.fields, mrz, wanted);
+  }
+  // The 9-digit number has no check digit: two readers of different kinds agreeing is its only confirmation.
+  if (normal.fields.id?.value.length === 9 && !(detected && words === detected.words && agreedDigits.includes('id'))) normal.fields.id.unsure = true;
+  markDroppedPlaces(normal, anchored, placeWords);
+  // The chip front's QR code: exact where OCR guesses, so its values are the answer's (chip-qr.ts).
+  let qr: ReadCard['qr'];
+  if (kind === 'cccd_chip_front') {
+    // The whole photo is looked through only when no outline placed the card (the corner boxes are guesses then).
+    const text = await readCardQr({ data: image.gray, width: image.width, height: image.height }, corners, flat !== upright, withoutOutline || byText === true);
+    const parsed = text === undefined ? undefined : parseChipQr(text);
+    if (parsed) qr = { text: parsed.text, issueDate: parsed.issueDate, disagree: applyChipQr(layout, normal, parsed, fieldProbability) };
+    lap('qr');
+  }
+  const fields: ReadCard['fields'] = {};
+  for (const f of wanted) {
+    const v = normal.fields[f];
+    if (v) fields[f] = { value: v.value, prob: fieldProbability(v) };
+  }
+  const probs = wanted.map((f) => fields[f]?.prob ?? 0);
+  const images = await cardImages(task, layout, flat);
+  lap('answer');
+  const a = normal.address;
+  return {
+    ok: true,
+    kind,
+    fields,
+    addressEntities: layout.fields.includes('address')
+      ? { province: a?.province ?? '', district: a?.district ?? '', ward: a?.ward ?? '', street: a?.street ?? '' }
+      : undefined,
+    overall: overallScore(probs),
+    mrz: mrz ? { id: mrz.id, dob: mrz.dob, doe: mrz.doe, sex: mrz.sex, valid: mrz.valid, lines: mrz.lines } : undefined,
+    qr,
+    face: images.face,
+    card: images.card,
+    printed: printedTexts(words, kind),
+    corners,
+    timings,
+  };
 }
