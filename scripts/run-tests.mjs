@@ -19,9 +19,12 @@
 // time (scripts/test-usage.mjs records them); compare CPU between runs, since wall time on a shared machine
 // says more about the neighbours. api and system files start longest first, by the wall times recorded in
 // test/durations.json (`--record` rewrites the entries of the files that ran and passed; record on a quiet
-// machine with a full `npm test -- --record`), so that the run does not end on one long file alone. Before
-// the system files start, src/ is transpiled once (scripts/transpile-src.mjs) and the `saola` child
-// processes the suites start run that JavaScript rather than the sources under tsx.
+// machine with a full `npm test -- --record`), so that the run does not end on one long file alone.
+//
+// No file runs under tsx: the run first writes the repository as JavaScript to a folder of its own
+// (scripts/test-build.mjs), and the test files, the `saola` child processes the suites start
+// (SAOLA_TEST_ENTRY) and their worker threads run that, with no module loader (tsx's costs about 1.5
+// CPU-seconds in every process and worker thread). Reports and test/durations.json name the sources.
 //
 // A test that needs a Debian program the machine lacks (tesseract, ffmpeg, espeak-ng) is skipped with a
 // reason starting "native engine missing:" (test/support/programs.ts). Those skips are listed at the end;
@@ -93,8 +96,9 @@ fs.mkdirSync(usageDir);
 const USAGE_HOOK = path.join(import.meta.dirname, 'test-usage.mjs');
 
 /**
- * The JavaScript of src/ for the system suites' `saola` child processes (fixtures/servers/saola-process.ts
- * reads SAOLA_TEST_ENTRY), in a folder of this run beside src/; folders left by runs that died are removed.
+ * The repository as JavaScript for this run (scripts/test-build.mjs), in a folder beside src/; the test files
+ * run from there, and the `saola` child processes from its src/main.js (fixtures/servers/saola-process.ts reads
+ * SAOLA_TEST_ENTRY). Folders left by runs that died are removed.
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const alive = (pid) => {
@@ -106,13 +110,17 @@ const alive = (pid) => {
   }
 };
 for (const entry of fs.readdirSync(ROOT)) {
-  const m = /^\.test-src-(\d+)$/.exec(entry);
+  const m = /^\.test-build-(\d+)$/.exec(entry);
   if (m && !alive(Number(m[1]))) fs.rmSync(path.join(ROOT, entry), { recursive: true, force: true });
 }
-const transpiled = path.join(ROOT, `.test-src-${process.pid}`);
-process.on('exit', () => fs.rmSync(transpiled, { recursive: true, force: true }));
+const built = path.join(ROOT, `.test-build-${process.pid}`);
+process.on('exit', () => fs.rmSync(built, { recursive: true, force: true }));
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
-let entry;
+const { buildTestTree } = await import('./test-build.mjs');
+buildTestTree(built);
+const entry = path.join(built, 'src', 'main.js');
+/** A test file's JavaScript in the built folder. */
+const builtFile = (file) => path.join(built, file.slice(0, -'.ts'.length) + '.js');
 
 /** Runs files in one `node --test` with `concurrency` files at a time; resolves to its exit status. */
 function runFiles(name, files, concurrency) {
@@ -121,8 +129,6 @@ function runFiles(name, files, concurrency) {
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
       '--import',
       USAGE_HOOK,
       '--test',
@@ -133,7 +139,7 @@ function runFiles(name, files, concurrency) {
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
       `--test-reporter-destination=${path.join(tapDir, `${name}.tap`)}`,
-      ...files,
+      ...files.map(builtFile),
     ],
     // Servers the suites start as child processes shed load on a late event loop, or a full worker pool,
     // only where a test asks (test/system/reliability/overload.test.ts): on a loaded 2-core machine a
@@ -146,7 +152,8 @@ function runFiles(name, files, concurrency) {
         ...process.env,
         SAOLA_TEST: '1',
         SAOLA_TEST_USAGE_DIR: usageDir,
-        ...(entry ? { SAOLA_TEST_ENTRY: entry } : {}),
+        SAOLA_TEST_BUILD: built,
+        SAOLA_TEST_ENTRY: entry,
       },
     },
   );
@@ -190,10 +197,6 @@ const testsStarted = Date.now();
 let status = await runFiles('unit', unit, cores);
 const unitTime = seconds(testsStarted);
 const serversStarted = Date.now();
-if (servers.some((f) => posix(f).startsWith('test/system/'))) {
-  const { transpileSources } = await import('./transpile-src.mjs');
-  entry = transpileSources(transpiled);
-}
 status = (await runFiles('api+system', servers, serverConcurrency)) || status;
 if (unit.length > 0 && servers.length > 0)
   console.log(`# ${checks ? `checks ${seconds(started, testsStarted)}, ` : ''}unit ${unitTime}, api+system ${seconds(serversStarted)}, total ${seconds(started)}`);
