@@ -137,8 +137,28 @@ async function importUntilStopped(
   }
 }
 
-/** Writes until the server dies; records what it acknowledged. */
-async function writeUntilKilled(s: SaolaProcess, creds: { api_key: string; token: string }, round: number, acked: Acked, stopped: () => boolean) {
+/**
+ * How long before the earliest moment of a round's kill (the kill comes later still: after the round's first
+ * face, then at a random moment of the next 2 s) the writers start. What a kill needs is a write of each kind in
+ * flight when it comes, and each writer keeps one in flight from its start to the kill; writing through the
+ * whole round instead (6-12 s) only made more of the same writes, each costing CPU that grows with the
+ * machine's speed (a face inference each, a TTS synthesis each: two programs run, and the check waits for all).
+ */
+const WRITE_LEAD_MS = 2000;
+
+/**
+ * Writes until the server dies, from `from` (a Date.now() time) on, but for one face added at once (the first
+ * loads the face models, and the kill waits for a face of the round); records what the server acknowledged.
+ */
+async function writeUntilKilled(
+  s: SaolaProcess,
+  creds: { api_key: string; token: string },
+  round: number,
+  acked: Acked,
+  stopped: () => boolean,
+  from: number,
+) {
+  const waitForWindow = () => sleep(Math.max(0, from - Date.now()));
   const bearer = { authorization: `Bearer ${creds.token}`, 'content-type': 'application/json' };
   const post = async (p: string, headers: Record<string, string>, body: BodyInit) => {
     const res = await fetch(s.url + p, { method: 'POST', headers, body });
@@ -146,6 +166,7 @@ async function writeUntilKilled(s: SaolaProcess, creds: { api_key: string; token
   };
   const writers = [
     async () => {
+      await waitForWindow();
       for (let i = 0; !stopped(); i++) {
         const content = `mẫu ${round}-${i}`;
         const r = await post('/api/v3/sample', bearer, JSON.stringify({ content }));
@@ -167,9 +188,11 @@ async function writeUntilKilled(s: SaolaProcess, creds: { api_key: string; token
         form.append('file', new Blob([new Uint8Array(grace)], { type: 'image/jpeg' }), 'g.jpg');
         const r = await post('/dmp/facesearch/v2/add', { api_key: creds.api_key }, form);
         if (r.body.code === '200') acked.faces.add(`u${round}-${i}`);
+        if (i === 0) await waitForWindow();
       }
     },
     async () => {
+      await waitForWindow();
       for (let i = 0; !stopped(); i++) {
         const r = await post('/hmi/tts/v5', { api_key: creds.api_key }, `Câu số ${round} ${i}.`);
         if (r.status === 200 && r.body.error === 0) acked.tts.add(r.body.request_id);
@@ -346,7 +369,7 @@ export function crashSuite(engine: 'embedded' | 'postgres+redis', defaultRounds:
           // so rounds last long enough to see some of both.
           const killAfter = 6000 + Math.floor(random() * 6000);
           const facesBefore = acked.faces.size;
-          const writing = writeUntilKilled(server, creds, round, acked, () => killed);
+          const writing = writeUntilKilled(server, creds, round, acked, () => killed, Date.now() + killAfter - WRITE_LEAD_MS);
           await sleep(killAfter);
           // On a busy machine loading the face models can outlast the round: the kill then waits for the round's
           // first face (at most three minutes: one minute was too short for either of two rounds on a 2-core machine
