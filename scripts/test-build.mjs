@@ -16,7 +16,7 @@ import ts from 'typescript';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** The folders that hold TypeScript a test imports, directly or through another file. */
-const TRANSPILED = ['src', 'test', 'fixtures', 'eval', 'scripts', 'clients/typescript'];
+const TRANSPILED = ['src', 'test', 'fixtures', 'eval', 'bench', 'scripts', 'clients/typescript'];
 const compilerOptions = {
   module: ts.ModuleKind.ESNext,
   target: ts.ScriptTarget.ES2022,

@@ -150,14 +150,7 @@ const WRITE_LEAD_MS = 2000;
  * Writes until the server dies, from `from` (a Date.now() time) on, but for one face added at once (the first
  * loads the face models, and the kill waits for a face of the round); records what the server acknowledged.
  */
-async function writeUntilKilled(
-  s: SaolaProcess,
-  creds: { api_key: string; token: string },
-  round: number,
-  acked: Acked,
-  stopped: () => boolean,
-  from: number,
-) {
+async function writeUntilKilled(s: SaolaProcess, creds: { api_key: string; token: string }, round: number, acked: Acked, stopped: () => boolean, from: number) {
   const waitForWindow = () => sleep(Math.max(0, from - Date.now()));
   const bearer = { authorization: `Bearer ${creds.token}`, 'content-type': 'application/json' };
   const post = async (p: string, headers: Record<string, string>, body: BodyInit) => {
