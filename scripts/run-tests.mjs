@@ -7,9 +7,10 @@
 // Unit runs first; api and system then run together, a few files at a time (every file makes its own
 // database, Redis prefix, temp folder and port, so files never share state).
 //
-// `--checks` first runs `npm run typecheck` and `npm run lint` side by side (`npm test` does): each is one
-// single-threaded program building its own TypeScript program, so on two cores together they take as long as
-// the slower one. A failed check fails the run before any test starts.
+// `--checks` also runs `npm run typecheck` and `npm run lint` (`npm test` does), side by side with each other
+// and with the build of the run's JavaScript and the unit files: each check is one single-threaded program
+// building its own TypeScript program, of different lengths, so alone they would leave a core idle for most
+// of the slower one. A failed check fails the run before the api and system files start.
 //
 // `--tier unit` (repeatable) picks tiers; other arguments are path words that narrow the run:
 // `npm test -- nlu platform` runs files whose path has either word. SAOLA_TEST_CONCURRENCY sets how
@@ -117,7 +118,6 @@ const built = path.join(ROOT, `.test-build-${process.pid}`);
 process.on('exit', () => fs.rmSync(built, { recursive: true, force: true }));
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
 const { buildTestTree } = await import('./test-build.mjs');
-buildTestTree(built);
 const entry = path.join(built, 'src', 'main.js');
 /** A test file's JavaScript in the built folder. */
 const builtFile = (file) => path.join(built, file.slice(0, -'.ts'.length) + '.js');
@@ -189,17 +189,24 @@ function npmRun(name) {
 
 const started = Date.now();
 const seconds = (since, until = Date.now()) => `${Math.round((until - since) / 1000)} s`;
-if (checks) {
-  const failed = (await Promise.all([npmRun('typecheck'), npmRun('lint')])).find((s) => s !== 0);
-  if (failed !== undefined) process.exit(failed);
-}
-const testsStarted = Date.now();
+let checksTime;
+const checking = checks
+  ? Promise.all([npmRun('typecheck'), npmRun('lint')]).then((statuses) => {
+      checksTime = seconds(started);
+      return statuses.find((s) => s !== 0);
+    })
+  : Promise.resolve(undefined);
+buildTestTree(built);
 let status = await runFiles('unit', unit, cores);
-const unitTime = seconds(testsStarted);
+const unitTime = seconds(started);
+const failedCheck = await checking;
+if (failedCheck !== undefined) process.exit(failedCheck);
 const serversStarted = Date.now();
 status = (await runFiles('api+system', servers, serverConcurrency)) || status;
 if (unit.length > 0 && servers.length > 0)
-  console.log(`# ${checks ? `checks ${seconds(started, testsStarted)}, ` : ''}unit ${unitTime}, api+system ${seconds(serversStarted)}, total ${seconds(started)}`);
+  console.log(
+    `# ${checks ? `checks ${checksTime}, ` : ''}build and unit ${unitTime} (side by side from the start), api+system ${seconds(serversStarted)}, total ${seconds(started)}`,
+  );
 
 const usage = fs.readdirSync(usageDir).map((f) => JSON.parse(fs.readFileSync(path.join(usageDir, f), 'utf8')));
 if (usage.length > 0) {
