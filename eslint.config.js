@@ -62,7 +62,7 @@ function serviceBoundaries() {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/', '**/dist/', 'node_modules/', 'models/', 'data/', '.bench/', 'scratch/', 'test-screenshots/', '.test-src-*/'] },
+  { ignores: ['dist/', '**/dist/', 'node_modules/', 'models/', 'data/', '.bench/', 'scratch/', 'test-screenshots/', '.test-build-*/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

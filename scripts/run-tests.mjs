@@ -7,9 +7,10 @@
 // Unit runs first; api and system then run together, a few files at a time (every file makes its own
 // database, Redis prefix, temp folder and port, so files never share state).
 //
-// `--checks` first runs `npm run typecheck` and `npm run lint` side by side (`npm test` does): each is one
-// single-threaded program building its own TypeScript program, so on two cores together they take as long as
-// the slower one. A failed check fails the run before any test starts.
+// `--checks` also runs `npm run typecheck` and `npm run lint` (`npm test` does), side by side with each other
+// and with the build of the run's JavaScript and the unit files: each check is one single-threaded program
+// building its own TypeScript program, of different lengths, so alone they would leave a core idle for most
+// of the slower one. A failed check fails the run before the api and system files start.
 //
 // `--tier unit` (repeatable) picks tiers; other arguments are path words that narrow the run:
 // `npm test -- nlu platform` runs files whose path has either word. SAOLA_TEST_CONCURRENCY sets how
@@ -19,9 +20,12 @@
 // time (scripts/test-usage.mjs records them); compare CPU between runs, since wall time on a shared machine
 // says more about the neighbours. api and system files start longest first, by the wall times recorded in
 // test/durations.json (`--record` rewrites the entries of the files that ran and passed; record on a quiet
-// machine with a full `npm test -- --record`), so that the run does not end on one long file alone. Before
-// the system files start, src/ is transpiled once (scripts/transpile-src.mjs) and the `saola` child
-// processes the suites start run that JavaScript rather than the sources under tsx.
+// machine with a full `npm test -- --record`), so that the run does not end on one long file alone.
+//
+// No file runs under tsx: the run first writes the repository as JavaScript to a folder of its own
+// (scripts/test-build.mjs), and the test files, the `saola` child processes the suites start
+// (SAOLA_TEST_ENTRY) and their worker threads run that, with no module loader (tsx's costs about 1.5
+// CPU-seconds in every process and worker thread). Reports and test/durations.json name the sources.
 //
 // A test that needs a Debian program the machine lacks (tesseract, ffmpeg, espeak-ng) is skipped with a
 // reason starting "native engine missing:" (test/support/programs.ts). Those skips are listed at the end;
@@ -93,8 +97,9 @@ fs.mkdirSync(usageDir);
 const USAGE_HOOK = path.join(import.meta.dirname, 'test-usage.mjs');
 
 /**
- * The JavaScript of src/ for the system suites' `saola` child processes (fixtures/servers/saola-process.ts
- * reads SAOLA_TEST_ENTRY), in a folder of this run beside src/; folders left by runs that died are removed.
+ * The repository as JavaScript for this run (scripts/test-build.mjs), in a folder beside src/; the test files
+ * run from there, and the `saola` child processes from its src/main.js (fixtures/servers/saola-process.ts reads
+ * SAOLA_TEST_ENTRY). Folders left by runs that died are removed.
  */
 const ROOT = path.resolve(import.meta.dirname, '..');
 const alive = (pid) => {
@@ -106,13 +111,16 @@ const alive = (pid) => {
   }
 };
 for (const entry of fs.readdirSync(ROOT)) {
-  const m = /^\.test-src-(\d+)$/.exec(entry);
+  const m = /^\.test-build-(\d+)$/.exec(entry);
   if (m && !alive(Number(m[1]))) fs.rmSync(path.join(ROOT, entry), { recursive: true, force: true });
 }
-const transpiled = path.join(ROOT, `.test-src-${process.pid}`);
-process.on('exit', () => fs.rmSync(transpiled, { recursive: true, force: true }));
+const built = path.join(ROOT, `.test-build-${process.pid}`);
+process.on('exit', () => fs.rmSync(built, { recursive: true, force: true }));
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
-let entry;
+const { buildTestTree } = await import('./test-build.mjs');
+const entry = path.join(built, 'src', 'main.js');
+/** A test file's JavaScript in the built folder. */
+const builtFile = (file) => path.join(built, file.slice(0, -'.ts'.length) + '.js');
 
 /** Runs files in one `node --test` with `concurrency` files at a time; resolves to its exit status. */
 function runFiles(name, files, concurrency) {
@@ -121,8 +129,6 @@ function runFiles(name, files, concurrency) {
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
       '--import',
       USAGE_HOOK,
       '--test',
@@ -133,7 +139,7 @@ function runFiles(name, files, concurrency) {
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
       `--test-reporter-destination=${path.join(tapDir, `${name}.tap`)}`,
-      ...files,
+      ...files.map(builtFile),
     ],
     // Servers the suites start as child processes shed load on a late event loop, or a full worker pool,
     // only where a test asks (test/system/reliability/overload.test.ts): on a loaded 2-core machine a
@@ -146,7 +152,8 @@ function runFiles(name, files, concurrency) {
         ...process.env,
         SAOLA_TEST: '1',
         SAOLA_TEST_USAGE_DIR: usageDir,
-        ...(entry ? { SAOLA_TEST_ENTRY: entry } : {}),
+        SAOLA_TEST_BUILD: built,
+        SAOLA_TEST_ENTRY: entry,
       },
     },
   );
@@ -182,21 +189,24 @@ function npmRun(name) {
 
 const started = Date.now();
 const seconds = (since, until = Date.now()) => `${Math.round((until - since) / 1000)} s`;
-if (checks) {
-  const failed = (await Promise.all([npmRun('typecheck'), npmRun('lint')])).find((s) => s !== 0);
-  if (failed !== undefined) process.exit(failed);
-}
-const testsStarted = Date.now();
+let checksTime;
+const checking = checks
+  ? Promise.all([npmRun('typecheck'), npmRun('lint')]).then((statuses) => {
+      checksTime = seconds(started);
+      return statuses.find((s) => s !== 0);
+    })
+  : Promise.resolve(undefined);
+buildTestTree(built);
 let status = await runFiles('unit', unit, cores);
-const unitTime = seconds(testsStarted);
+const unitTime = seconds(started);
+const failedCheck = await checking;
+if (failedCheck !== undefined) process.exit(failedCheck);
 const serversStarted = Date.now();
-if (servers.some((f) => posix(f).startsWith('test/system/'))) {
-  const { transpileSources } = await import('./transpile-src.mjs');
-  entry = transpileSources(transpiled);
-}
 status = (await runFiles('api+system', servers, serverConcurrency)) || status;
 if (unit.length > 0 && servers.length > 0)
-  console.log(`# ${checks ? `checks ${seconds(started, testsStarted)}, ` : ''}unit ${unitTime}, api+system ${seconds(serversStarted)}, total ${seconds(started)}`);
+  console.log(
+    `# ${checks ? `checks ${checksTime}, ` : ''}build and unit ${unitTime} (side by side from the start), api+system ${seconds(serversStarted)}, total ${seconds(started)}`,
+  );
 
 const usage = fs.readdirSync(usageDir).map((f) => JSON.parse(fs.readFileSync(path.join(usageDir, f), 'utf8')));
 if (usage.length > 0) {

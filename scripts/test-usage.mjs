@@ -5,9 +5,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 
 const dir = process.env.SAOLA_TEST_USAGE_DIR;
-const file = process.argv[1];
+/** The test file's source: the runner runs its JavaScript in the built folder SAOLA_TEST_BUILD (scripts/test-build.mjs). */
+const build = process.env.SAOLA_TEST_BUILD;
+const ran = process.argv[1];
+const file = build && ran?.startsWith(build + path.sep) && ran.endsWith('.test.js') ? path.join(process.cwd(), path.relative(build, ran).slice(0, -3) + '.ts') : ran;
 
 /** Seconds of CPU: own user+sys, and children's (reaped) user+sys where /proc tells them (Linux). */
 function cpuSeconds() {
@@ -25,7 +29,8 @@ function cpuSeconds() {
   return { own: (own.user + own.system) / 1e6, children };
 }
 
-if (dir && file && file.endsWith('.test.ts')) {
+// Worker threads inherit the --import of this file; only the test file's main thread records.
+if (dir && file && file.endsWith('.test.ts') && isMainThread) {
   process.on('exit', (code) => {
     const { own, children } = cpuSeconds();
     const record = {

@@ -38,7 +38,7 @@ describe('service error shapes, auth hook and lenient bodies', () => {
   let dir: string;
   let apiKey: string;
   const pool = new WorkerPool<{ ms: number }, unknown>({
-    filename: new URL('../../support/pool-task.ts', import.meta.url),
+    filename: new URL('../../support/pool-task.js', import.meta.url),
     name: 'ocr',
     threads: 1,
     maxQueue: 0,

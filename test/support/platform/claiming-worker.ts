@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import readline from 'node:readline';
+import { nodeScript } from '../node-script.js';
 
 export interface ClaimingWorker {
   child: ChildProcess;
@@ -9,11 +10,11 @@ export interface ClaimingWorker {
 }
 
 /**
- * Starts a job-crash worker script (`args` after `node --import tsx`) and resolves once it has claimed `count`
+ * Starts a job-crash worker script (`args`: the script, then its arguments) and resolves once it has claimed `count`
  * jobs; a worker that exits first or claims too few within `timeoutMs` is killed and the wait rejects.
  */
 export async function startClaimingWorker(args: string[], count: number, timeoutMs: number): Promise<ClaimingWorker> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeScript(args[0]), ...args.slice(1)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));

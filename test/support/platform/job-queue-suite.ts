@@ -22,7 +22,7 @@ export interface JobQueueBackend {
   /** Another worker takes over the running claim on job `id` (as after a long stall of its holder). */
   takeOverClaim(queue: string, id: string): Promise<void>;
   /**
-   * Arguments for `node --import tsx` that start a worker process on this
+   * The script (a TypeScript file) and its arguments that start a worker process on this
    * engine which claims jobs of `queue`, prints `claimed <id>` for each and
    * never finishes one (for the kill -9 tests in jobs-crash.test.ts); 'default'
    * leaves the lease to the queue.

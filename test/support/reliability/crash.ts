@@ -137,8 +137,30 @@ async function importUntilStopped(
   }
 }
 
-/** Writes until the server dies; records what it acknowledged. */
-async function writeUntilKilled(s: SaolaProcess, creds: { api_key: string; token: string }, round: number, acked: Acked, stopped: () => boolean) {
+/**
+ * How long before the earliest moment of a round's kill (the kill comes later still: after the round's first
+ * face, then at a random moment of the next 2 s) the writers start. What a kill needs is a write of each kind in
+ * flight when it comes, and each writer keeps one in flight from its start to the kill; writing through the
+ * whole round instead (6-12 s) only made more of the same writes, each costing CPU that grows with the
+ * machine's speed (a face inference each, a TTS synthesis each: two programs run, and the check waits for all).
+ */
+const WRITE_LEAD_MS = 2000;
+
+/**
+ * The server's TTS backlog (SAOLA_TTS_MAX_BACKLOG; 200 by default). Requests come far faster than two syntheses
+ * at a time finish (36 a second against 4 measured on a loaded 2-core machine), so 20 are waiting a moment after
+ * the writer starts, and from then on a request is accepted as a synthesis ends: the kill finds accepted and
+ * refused requests in flight, as it does once the default backlog is full, and every accepted request costs a
+ * synthesis (up to 200 a round with the default) that the check waits for.
+ */
+const TTS_BACKLOG = 20;
+
+/**
+ * Writes until the server dies, from `from` (a Date.now() time) on, but for one face added at once (the first
+ * loads the face models, and the kill waits for a face of the round); records what the server acknowledged.
+ */
+async function writeUntilKilled(s: SaolaProcess, creds: { api_key: string; token: string }, round: number, acked: Acked, stopped: () => boolean, from: number) {
+  const waitForWindow = () => sleep(Math.max(0, from - Date.now()));
   const bearer = { authorization: `Bearer ${creds.token}`, 'content-type': 'application/json' };
   const post = async (p: string, headers: Record<string, string>, body: BodyInit) => {
     const res = await fetch(s.url + p, { method: 'POST', headers, body });
@@ -146,6 +168,7 @@ async function writeUntilKilled(s: SaolaProcess, creds: { api_key: string; token
   };
   const writers = [
     async () => {
+      await waitForWindow();
       for (let i = 0; !stopped(); i++) {
         const content = `mẫu ${round}-${i}`;
         const r = await post('/api/v3/sample', bearer, JSON.stringify({ content }));
@@ -167,12 +190,16 @@ async function writeUntilKilled(s: SaolaProcess, creds: { api_key: string; token
         form.append('file', new Blob([new Uint8Array(grace)], { type: 'image/jpeg' }), 'g.jpg');
         const r = await post('/dmp/facesearch/v2/add', { api_key: creds.api_key }, form);
         if (r.body.code === '200') acked.faces.add(`u${round}-${i}`);
+        if (i === 0) await waitForWindow();
       }
     },
     async () => {
+      await waitForWindow();
       for (let i = 0; !stopped(); i++) {
         const r = await post('/hmi/tts/v5', { api_key: creds.api_key }, `Câu số ${round} ${i}.`);
         if (r.status === 200 && r.body.error === 0) acked.tts.add(r.body.request_id);
+        // Refused while the backlog is full (TTS_BACKLOG): asked again shortly, not in a loop as fast as refusals come.
+        else await sleep(20);
       }
     },
   ];
@@ -308,7 +335,12 @@ export function crashSuite(engine: 'embedded' | 'postgres+redis', defaultRounds:
     it(`${ROUNDS} rounds of writes killed with SIGKILL at random moments lose no acknowledged write and leave nothing half-done`, async () => {
       if (engine === 'postgres+redis') pg = await createTestDatabase();
       // The TTS sweep (which also removes requests a crash left without a job) every 5 s.
-      const env: Record<string, string> = { SAOLA_DATA_DIR: dir, SAOLA_AUTH_CACHE_SECONDS: '0', SAOLA_TTS_SWEEP_SECONDS: '5' };
+      const env: Record<string, string> = {
+        SAOLA_DATA_DIR: dir,
+        SAOLA_AUTH_CACHE_SECONDS: '0',
+        SAOLA_TTS_SWEEP_SECONDS: '5',
+        SAOLA_TTS_MAX_BACKLOG: String(TTS_BACKLOG),
+      };
       if (pg) {
         env.SAOLA_DATABASE_URL = pg.url;
         env.SAOLA_REDIS_URL = process.env.SAOLA_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -345,14 +377,16 @@ export function crashSuite(engine: 'embedded' | 'postgres+redis', defaultRounds:
           // The first face add loads the face models (seconds), and a credit import's CLI starts in seconds,
           // so rounds last long enough to see some of both.
           const killAfter = 6000 + Math.floor(random() * 6000);
-          const facesBefore = acked.faces.size;
-          const writing = writeUntilKilled(server, creds, round, acked, () => killed);
+          const before = [acked.faces.size, acked.samples.size, acked.tts.size];
+          const eachWrote = () => acked.faces.size > before[0] && acked.samples.size > before[1] && acked.tts.size > before[2];
+          const writing = writeUntilKilled(server, creds, round, acked, () => killed, Date.now() + killAfter - WRITE_LEAD_MS);
           await sleep(killAfter);
           // On a busy machine loading the face models can outlast the round: the kill then waits for the round's
-          // first face (at most three minutes: one minute was too short for either of two rounds on a 2-core machine
-          // at a load average of 40), and comes at a random moment in the next 2 s.
-          for (let waited = 0; acked.faces.size === facesBefore && waited < 180_000; waited += 100) await sleep(100);
-          if (acked.faces.size > facesBefore) await sleep(Math.floor(random() * 2000));
+          // first face, and for a sample and a TTS request acknowledged in the round (so every writer is writing
+          // when it comes; at most three minutes: one minute was too short for either of two rounds on a 2-core
+          // machine at a load average of 40), and comes at a random moment in the next 2 s.
+          for (let waited = 0; !eachWrote() && waited < 180_000; waited += 100) await sleep(100);
+          if (eachWrote()) await sleep(Math.floor(random() * 2000));
           const crashed = server.kill();
           killed = true;
           await crashed;

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { loadTruth } from '../../../../eval/speech/asr.js';
 import { convert, speech } from '../../../support/speech/asr/audio.js';
 import { buildTinyTransducer } from '../../../../fixtures/speech/tiny-transducer.js';
+import { nodeScript } from '../../../support/node-script.js';
 
 const run = promisify(execFile);
 
@@ -61,7 +62,7 @@ describe('eval:asr --real', () => {
   test('every recording (wav, mp3, m4a) is recognised and scored; totals weigh files by their length', async () => {
     const { stdout } = await run(
       process.execPath,
-      ['--import', 'tsx', 'eval/speech/asr.ts', '--real', path.join(dir, 'recordings'), '--model', path.join(dir, 'model'), '--json'],
+      [...nodeScript('eval/speech/asr.ts'), '--real', path.join(dir, 'recordings'), '--model', path.join(dir, 'model'), '--json'],
       { env: { ...process.env, SAOLA_DATA_DIR: path.join(dir, 'data') }, timeout: 240_000, maxBuffer: 16 << 20 },
     );
     const { summary, rows } = JSON.parse(stdout) as {

@@ -11,6 +11,7 @@ import { ttsModelsAddCommand } from '../../../../src/speech/tts/cli.js';
 import { SPEAKERS } from '../../../../src/speech/tts/voices.js';
 import { buildTinyTransducer } from '../../../../fixtures/speech/tiny-transducer.js';
 import { buildTinyVits } from '../../../../fixtures/speech/tiny-vits.js';
+import { nodeScript } from '../../../support/node-script.js';
 
 const run = promisify(execFile);
 
@@ -23,7 +24,7 @@ const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-tts-eval-'));
 after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 const evalTts = (args: string[], dataDir: string) =>
-  run(process.execPath, ['--import', 'tsx', 'eval/speech/tts.ts', '--asr', ...args], {
+  run(process.execPath, [...nodeScript('eval/speech/tts.ts'), '--asr', ...args], {
     env: { ...process.env, SAOLA_DATA_DIR: dataDir, SAOLA_ASR_MODEL: '' },
     timeout: 240_000,
     maxBuffer: 16 << 20,
