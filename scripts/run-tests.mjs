@@ -25,7 +25,8 @@
 // No file runs under tsx: the run first writes the repository as JavaScript to a folder of its own
 // (scripts/test-build.mjs), and the test files, the `saola` child processes the suites start
 // (SAOLA_TEST_ENTRY) and their worker threads run that, with no module loader (tsx's costs about 1.5
-// CPU-seconds in every process and worker thread). Reports and test/durations.json name the sources.
+// CPU-seconds in every process and worker thread). The CPU report and test/durations.json name the
+// sources; a failing test's location is its JavaScript there.
 //
 // A test that needs a Debian program the machine lacks (tesseract, ffmpeg, espeak-ng) is skipped with a
 // reason starting "native engine missing:" (test/support/programs.ts). Those skips are listed at the end;

@@ -51,8 +51,10 @@ export function buildTestTree(out) {
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out);
   const tops = new Set(TRANSPILED.map((dir) => dir.split('/')[0]));
-  for (const entry of fs.readdirSync(ROOT, { withFileTypes: true })) {
-    const name = entry.name;
+  // dist/ is linked even before it exists: the console's browser suite builds the front end there when
+  // `npm run build` has not, and the server finds it relative to its own file.
+  const linked = new Set([...fs.readdirSync(ROOT), 'dist']);
+  for (const name of linked) {
     if (name === '.git' || /^\.test-build-/.test(name) || tops.has(name)) continue;
     fs.symlinkSync(path.join(ROOT, name), path.join(out, name));
   }
