@@ -179,8 +179,9 @@ const ID1 = 85.6 / 53.98;
  * Where a card's text block sits on it, in shares of the card's height and width (measured with this detector on
  * the flat cards of the development set's fronts found by their outline: the first line's top 3-7% below the card's
  * top, the last line's bottom 3-5% above its bottom, the block's right 4-6% from its right edge on the 9-digit
- * fronts, 13-15% on the two 2024 fronts, where refine.ts's edges must make up the difference): the margins above and below, the right margin; a block narrower than `narrow` of the
- * card's width has a portrait or fingerprints on its left.
+ * fronts, 13-15% on the two 2024 fronts, where refine.ts's edges must make up the difference): the margins above
+ * and below, the right margin; a block narrower than `narrow` of the card's width has a portrait or fingerprints on
+ * its left.
  */
 export const CARD_GEOMETRY = { top: 0.05, bottom: 0.04, right: 0.04, narrow: 0.82 };
 
