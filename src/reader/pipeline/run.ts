@@ -558,7 +558,8 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
     const first = await refusalOf(() => readPlacedCard(task, ocr, options, image, placed, { timings, lap }));
     if (!doubtful(first)) return first;
     // The outline's reading failed or is doubtful: the card found by its text, read, and the better answer kept.
-    const byText = await findCardByText(image.gray, image.width, image.height);
+    // Without the detector's model (or a failure in it) the outline's reading stands, as for the text lines.
+    const byText = await findCardByText(image.gray, image.width, image.height).catch(() => undefined);
     lap('textLocate');
     if (!byText || sameCard(byText.corners, placed.corners)) return first;
     const second = await refusalOf(() =>

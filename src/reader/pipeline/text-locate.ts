@@ -9,8 +9,8 @@
  * photo shows one (refine.ts): the outline is one cue, not a gate.
  *
  * It costs a detector run over the photo (a second one with the photo turned by 90 degrees when the first finds no
- * block: the detector reads vertical text poorly), so the pipeline runs it only when the outline's reading fails or
- * is doubtful (run.ts).
+ * block or a steep one: the detector reads vertical text poorly), so the pipeline runs it only when the outline's
+ * reading fails or is doubtful (run.ts).
  */
 import { connectedComponents } from '../../platform/vision/components.js';
 import { loadOpenCv, type Point } from '../../platform/vision/card-outline.js';
@@ -176,10 +176,12 @@ export function textBlock(lines: readonly TurnedLine[]): TextBlock | undefined {
 /** An ID-1 card's long side over its short side. */
 const ID1 = 85.6 / 53.98;
 /**
- * Where a card's text block sits on it, in shares of the card's height and width (measured on generated cards of
- * every kind and on the development photos' flat cards, eval/reader/hard-placements.ts): from the top of the first
- * line to the card's top, from the last line's bottom to the card's bottom, the right margin; a block narrower than
- * NARROW of the card's width has a portrait or fingerprints on its left.
+ * Where a card's text block sits on it, in shares of the card's height and width (measured with this detector on
+ * the flat cards of the development set's fronts found by their outline: the first line's top 3-7% below the card's
+ * top, the last line's bottom 3-5% above its bottom, the block's right 4-6% from its right edge on the 9-digit
+ * fronts, 13-15% on the two 2024 fronts, where refine.ts's edges must make up the difference): the margins above
+ * and below, the right margin; a block narrower than `narrow` of the card's width has a portrait or fingerprints on
+ * its left.
  */
 export const CARD_GEOMETRY = { top: 0.05, bottom: 0.04, right: 0.04, narrow: 0.82 };
 
