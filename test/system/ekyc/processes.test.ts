@@ -13,15 +13,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SqlEkycStore } from '../../../src/ekyc/index.js';
 import { openStore, type Store } from '../../../src/platform/db/database.js';
-import { connectRedis, newRedisPrefix, REDIS_URL, removeRedisPrefix } from '../../support/platform/job-queue-backends.js';
-import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
-import { startS3rverBucket } from '../../../fixtures/servers/s3rver.js';
+import { startSharedStores, type SharedStores } from '../../support/platform/shared-stores.js';
 import { runSaola, startSaola, type SaolaProcess } from '../../../fixtures/servers/saola-process.js';
 
 describe('eKYC sessions across two API processes and a restart (PostgreSQL, Redis, S3)', () => {
-  let database: TestDatabase;
-  let s3: Awaited<ReturnType<typeof startS3rverBucket>>;
-  let redisPrefix: string;
+  let stores: SharedStores;
   let env: Record<string, string>;
   let store: Store;
   let apiKey: string;
@@ -40,15 +36,9 @@ describe('eKYC sessions across two API processes and a restart (PostgreSQL, Redi
   };
 
   before(async () => {
-    database = await createTestDatabase();
-    (await connectRedis()).disconnect();
-    redisPrefix = newRedisPrefix();
-    s3 = await startS3rverBucket();
+    stores = await startSharedStores();
     env = {
-      SAOLA_DATABASE_URL: database.url,
-      SAOLA_REDIS_URL: REDIS_URL,
-      SAOLA_REDIS_PREFIX: redisPrefix,
-      ...s3.env,
+      ...stores.env,
       SAOLA_AUTH_CACHE_SECONDS: '0',
       SAOLA_POOL_THREADS: '1',
       SAOLA_FACE_THREADS: '1',
@@ -57,20 +47,14 @@ describe('eKYC sessions across two API processes and a restart (PostgreSQL, Redi
     const cli = async (...args: string[]) => (await runSaola(args, { cleanEnv: true, env: { ...env, SAOLA_DATA_DIR: dataDir() } })).stdout;
     assert.equal(JSON.parse(await cli('migrate', '--json')).migrated, true);
     ({ api_key: apiKey, app_code: appCode } = JSON.parse(await cli('app', 'create', '--name', 'ekyc-processes', '--json')));
-    store = openStore(database.url);
+    store = openStore(stores.databaseUrl);
   });
 
   after(async () => {
     await Promise.all(processes.map((p) => p.stop(10_000)));
     await store?.close();
-    await s3?.close();
-    await database?.drop();
+    await stores?.close();
     for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
-    if (redisPrefix) {
-      const redis = await connectRedis();
-      await removeRedisPrefix(redis, redisPrefix);
-      redis.disconnect();
-    }
   });
 
   test("settings and one session's attempts across both processes; a later process refuses the ended session", async () => {
@@ -107,8 +91,8 @@ describe('eKYC sessions across two API processes and a restart (PostgreSQL, Redi
     assert.equal(await ekyc.updateSession(appCode, sid, { status: 'open' }, { front: side, back: side, document_type: 'idr' }), true);
     await ekyc.addImage({ id: `img-${sid}`, app_code: appCode, session_id: sid, kind: 'front', blob_key: front, created_time: new Date().toISOString() });
     const { S3Client, PutObjectCommand } = await import('@aws-sdk/client-s3');
-    const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
-    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: front, Body: Buffer.from('portrait') }));
+    const client = new S3Client({ endpoint: stores.s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    await client.send(new PutObjectCommand({ Bucket: stores.s3.bucket, Key: front, Body: Buffer.from('portrait') }));
     client.destroy();
 
     const first = await selfie(a.url, sid);

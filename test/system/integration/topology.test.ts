@@ -24,9 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { connectRedis, newRedisPrefix, REDIS_URL, removeRedisPrefix } from '../../support/platform/job-queue-backends.js';
-import { createTestDatabase, type TestDatabase } from '../../../fixtures/servers/postgres.js';
-import { startS3rverBucket } from '../../../fixtures/servers/s3rver.js';
+import { startSharedStores, type SharedStores } from '../../support/platform/shared-stores.js';
 import { runSaola, startSaola, type SaolaProcess } from '../../../fixtures/servers/saola-process.js';
 import { sleep } from '../../support/wait.js';
 
@@ -86,9 +84,7 @@ async function audio(url: string): Promise<{ status: number; body: Buffer }> {
 }
 
 describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
-  let database: TestDatabase;
-  let s3: Awaited<ReturnType<typeof startS3rverBucket>>;
-  let redisPrefix: string;
+  let stores: SharedStores;
   let env: Record<string, string>;
   const dataDirs: string[] = [];
   const apis: SaolaProcess[] = [];
@@ -101,16 +97,9 @@ describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
   const cli = async (dataDir: string, ...args: string[]) => (await runSaola(args, { cleanEnv: true, env: { ...env, SAOLA_DATA_DIR: dataDir } })).stdout;
 
   before(async () => {
-    database = await createTestDatabase();
-    (await connectRedis()).disconnect();
-    redisPrefix = newRedisPrefix();
-    s3 = await startS3rverBucket();
-
+    stores = await startSharedStores();
     env = {
-      SAOLA_DATABASE_URL: database.url,
-      SAOLA_REDIS_URL: REDIS_URL,
-      SAOLA_REDIS_PREFIX: redisPrefix,
-      ...s3.env,
+      ...stores.env,
       SAOLA_HOST: '127.0.0.1',
       SAOLA_AUTH_CACHE_SECONDS: String(AUTH_CACHE_SECONDS),
       // 2 cores for 4 processes: one engine thread each.
@@ -152,14 +141,8 @@ describe('2 API processes + 2 workers on PostgreSQL, Redis and S3', () => {
 
   after(async () => {
     await Promise.all([...apis.map((api) => api.stop(10_000)), ...workers.map((w) => w.stop(10_000))]);
-    await s3?.close();
+    await stores?.close();
     for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
-    if (redisPrefix) {
-      const redis = await connectRedis();
-      await removeRedisPrefix(redis, redisPrefix);
-      redis.disconnect();
-    }
-    await database?.drop();
     console.log(`topology test: ${Math.round((Date.now() - started) / 1000)} s in all (4 processes)`);
   });
 

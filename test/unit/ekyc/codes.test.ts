@@ -179,6 +179,14 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
     script.cards = [readCard(kind, fields)];
     return codeOf(ocr(await session(), 1, 'idr', 'front'));
   };
+  /** A session whose front (this number, this portrait) and back passed: ready for its selfie. */
+  const ready = async (id: string, face: number) => {
+    script.documentFace = faceAlong(face);
+    script.cards = [readCard('cccd_12_front', { ...FRONT, id }), readCard('cccd_12_back', BACK)];
+    const sid = await session();
+    assert.equal(await codeOf(ocr(sid, 2)), '0');
+    return sid;
+  };
   /** A front and a back sent together. */
   const pairCode = async (front: Fields, back: Fields, kinds: [CardKind, CardKind] = ['cccd_12_front', 'cccd_12_back'], mrz?: ReadCard['mrz']) => {
     script.cards = [readCard(kinds[0], front), readCard(kinds[1], back, mrz)];
@@ -424,13 +432,6 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
 
   it('face_search: each collection searched for the selfie and the portrait; a failed search leaves the selfie passed; busy is busy', async () => {
     faceSearch = { face_search_collections: ['members', 'missing'], face_search_top_k: 2 };
-    const ready = async (id: string, face: number) => {
-      script.documentFace = faceAlong(face);
-      script.cards = [readCard('cccd_12_front', { ...FRONT, id }), readCard('cccd_12_back', BACK)];
-      const sid = await session();
-      assert.equal(await codeOf(ocr(sid, 2)), '0');
-      return sid;
-    };
     const selfieBytes = Buffer.from('the selfie');
     const selfie = (sid: string) =>
       service.selfie(APP, { sessionId: sid, deviceType: 'api', lang: 'en', files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: selfieBytes }] });
@@ -468,13 +469,6 @@ describe('eKYC codes decided by the stages (fakes at the stage seam)', () => {
   });
 
   it('the selfie: 301 spoof (remembered), 303 not matching, DB02 for a remembered selfie face, 200 otherwise', async () => {
-    const ready = async (id: string, face: number) => {
-      script.documentFace = faceAlong(face);
-      script.cards = [readCard('cccd_12_front', { ...FRONT, id }), readCard('cccd_12_back', BACK)];
-      const sid = await session();
-      assert.equal(await codeOf(ocr(sid, 2)), '0');
-      return sid;
-    };
     const selfie = (sid: string) =>
       service.selfie(APP, { sessionId: sid, deviceType: 'api', lang: 'en', files: [{ field: 'selfies', filename: 's.jpg', mimetype: 'image/jpeg', data: IMAGE }] });
     let sid = await ready('001090000201', 201);
