@@ -19,7 +19,14 @@ export function useKey(apps: Application[], kind: 'api_key' | 'token' = 'api_key
   const code = (apps.some((a) => a.app_code === app) ? app : '') || apps[0]?.app_code || '';
   const [key, setKey] = useState('');
   const [error, setError] = useState('');
-  useEffect(() => setKey(rememberedKey(code, kind)), [code]);
+  // Picking another application shows its remembered credential (or none); a credential pasted before the list of
+  // applications arrived (the code going from none to the picked one) stays.
+  const shown = useRef(code);
+  useEffect(() => {
+    const arrived = shown.current === '';
+    shown.current = code;
+    setKey((typed) => rememberedKey(code, kind) || (arrived ? typed : ''));
+  }, [code]);
   async function issue() {
     setError('');
     try {
