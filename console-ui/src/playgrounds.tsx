@@ -17,12 +17,15 @@ export function useKey(apps: Application[], kind: 'api_key' | 'token' = 'api_key
     setApp(code);
   };
   const code = (apps.some((a) => a.app_code === app) ? app : '') || apps[0]?.app_code || '';
-  const [key, setKey] = useState('');
+  const [key, setKey] = useState(() => rememberedKey(code, kind));
   const [error, setError] = useState('');
   // Picking another application shows its remembered credential (or none); a credential pasted before the list of
-  // applications arrived (the code going from none to the picked one) stays.
+  // applications arrived (the code going from none to the picked one) stays. The first render already shows the
+  // remembered one: effects run after the page is painted, so resetting there would wipe a credential typed (or
+  // pasted by a script) in between.
   const shown = useRef(code);
   useEffect(() => {
+    if (shown.current === code) return;
     const arrived = shown.current === '';
     shown.current = code;
     setKey((typed) => rememberedKey(code, kind) || (arrived ? typed : ''));
