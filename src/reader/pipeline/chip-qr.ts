@@ -5,8 +5,8 @@
  * that says otherwise is a disagreement the fraud check reports.
  */
 import type { CardLayout, IdCardField } from '../layouts.js';
-import { normaliseFields, type FieldValue, type NormalisedCard, type RawField } from './fields.js';
-import { fold } from './text.js';
+import { normaliseFields, toDigits, type FieldValue, type NormalisedCard, type RawField } from './fields.js';
+import { fold, levenshtein } from './text.js';
 
 export interface ChipQr {
   /** The code's text as read, unchanged (the eKYC flow's `QRcode`). */
@@ -84,4 +84,77 @@ export function applyChipQr(layout: CardLayout, normal: NormalisedCard, qr: Chip
     normal.fields[f] = { ...v, conf: 99, valid: true, invalid: false, unsure: false, formOnly: false };
   }
   return disagree;
+}
+
+/** A printed word split into its leading punctuation, its letters and digits, and its trailing punctuation. */
+function splitWord(word: string): { lead: string; core: string; tail: string } {
+  const m = /^([^\p{L}\p{N}]*)(.*?)([^\p{L}\p{N}]*)$/u.exec(word)!;
+  return { lead: m[1], core: m[2], tail: m[3] };
+}
+
+/** A word of digits and the letters OCR reads for digits (toDigits), nothing else ("P11" is a ward, not a number). */
+const DIGIT_LIKE = /^[\dODQIlLiZzSsBGbgqT|]+$/;
+
+/**
+ * How a printed word and a word of the code's address may be the same word: `same` when they spell the same letters
+ * (tone marks aside), `misread` when OCR plausibly misread the code's word (a number one digit off once letters
+ * OCR confuses with digits are mapped; a word of three letters or more one letter off), else undefined.
+ */
+function kinship(printed: string, code: string): 'same' | 'misread' | undefined {
+  const [p, q] = [fold(printed), fold(code)];
+  if (!p || !q) return undefined;
+  if (p === q) return 'same';
+  if (/^\d+$/.test(q) && /\d/.test(printed)) return DIGIT_LIKE.test(printed) && levenshtein(toDigits(printed), q) <= 1 ? 'misread' : undefined;
+  if (/\d/.test(q) || /\d/.test(p)) return undefined;
+  return p.length >= 3 && q.length >= 3 && levenshtein(p, q) <= 1 ? 'misread' : undefined;
+}
+
+/**
+ * The printed address's reading corrected word by word from the code's address, or undefined when nothing changes.
+ * The code holds the address in the register's wording ("Số Nhà 18 Đường ..." for a printed "18 ..."), so it does
+ * not replace the reading: the two are aligned word by word (the most shared words, in order), and a printed word
+ * aligned to a code word it does not spell is taken as misread (tone marks, a letter or a digit off) and spelt as
+ * the code spells it, keeping the printed case (of its first letter, or all capitals) and its punctuation. A word is corrected only
+ * next to a printed word the code spells alike (the alignment vouches for its place), and only
+ * when at least half of the printed words (three or more) are spelt alike in both. Words the code lacks stay; words
+ * only the code has are not added (the register's wording adds words the card does not print).
+ */
+export function guideAddress(printed: string, code: string): string | undefined {
+  const words = printed.normalize('NFC').split(/\s+/).filter(Boolean);
+  const codeWords = code
+    .normalize('NFC')
+    .split(/[\s,]+/)
+    .map((w) => splitWord(w).core)
+    .filter(Boolean);
+  const cores = words.map((w) => splitWord(w).core);
+  const [n, m] = [words.length, codeWords.length];
+  if (n === 0 || m === 0) return undefined;
+  const kin = cores.map((p) => codeWords.map((q) => kinship(p, q)));
+  const gain = (k: 'same' | 'misread' | undefined) => (k === 'same' ? 2 : k === 'misread' ? 1 : -Infinity);
+  // Needleman-Wunsch without gap costs: the alignment that keeps the most kinship, same words counting double.
+  const score = Array.from({ length: n + 1 }, () => new Float64Array(m + 1));
+  for (let i = 1; i <= n; i++)
+    for (let j = 1; j <= m; j++) score[i][j] = Math.max(score[i - 1][j], score[i][j - 1], score[i - 1][j - 1] + gain(kin[i - 1][j - 1]));
+  const partner = new Array<number>(n).fill(-1);
+  for (let i = n, j = m; i > 0 && j > 0; ) {
+    if (score[i][j] === score[i - 1][j]) i--;
+    else if (score[i][j] === score[i][j - 1]) j--;
+    else partner[--i] = --j;
+  }
+  const same = (i: number) => i >= 0 && i < n && partner[i] >= 0 && kin[i][partner[i]] === 'same';
+  const alike = partner.filter((j, i) => j >= 0 && kin[i][j] === 'same').length;
+  if (alike < 3 || alike * 2 < n) return undefined;
+  let changed = false;
+  const out = words.map((word, i) => {
+    const j = partner[i];
+    if (j < 0 || cores[i].toLowerCase() === codeWords[j].toLowerCase()) return word;
+    if (!same(i - 1) && !same(i + 1)) return word;
+    const { lead, core, tail } = splitWord(word);
+    const spelt = codeWords[j];
+    const capitals = core.length > 1 && core === core.toUpperCase() && core !== core.toLowerCase();
+    const first = /^\p{Lu}/u.test(core) ? spelt[0].toUpperCase() : spelt[0].toLowerCase();
+    changed = true;
+    return `${lead}${capitals ? spelt.toUpperCase() : first + spelt.slice(1)}${tail}`;
+  });
+  return changed ? out.join(' ') : undefined;
 }

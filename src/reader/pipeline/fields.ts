@@ -143,7 +143,8 @@ const DIGIT_FIX: Record<string, string> = {
   q: '9',
   T: '7',
 };
-const toDigits = (s: string) => s.replace(/[A-Za-z|]/g, (c) => DIGIT_FIX[c] ?? c).replace(/\D/g, '');
+/** A word read as digits: the letters OCR confuses with digits mapped, everything else but digits dropped. */
+export const toDigits = (s: string) => s.replace(/[A-Za-z|]/g, (c) => DIGIT_FIX[c] ?? c).replace(/\D/g, '');
 /** The digits of each word of an id's reading that has one (letters OCR confuses with digits mapped). */
 const digitWords = (text: string) =>
   text

@@ -45,7 +45,7 @@ import type { LineRecogniser } from './line-recogniser.js';
 import { readNameAgain } from './name-line.js';
 import type { LineReading } from './recognise.js';
 import { readCardQr } from './qr.js';
-import { applyChipQr, parseChipQr } from './chip-qr.js';
+import { applyChipQr, guideAddress, parseChipQr } from './chip-qr.js';
 import { fieldSpan, onlyRows, spanRows, spliceRows } from './missing-bands.js';
 
 export interface ReadTask {
@@ -615,6 +615,23 @@ export function sameCard(a: readonly Point[], b: readonly Point[]): boolean {
   return a.every((p, i) => Math.hypot(p.x - b[i].x, p.y - b[i].y) <= 0.015 * width);
 }
 
+/**
+ * The printed address's words that the chip code's address spells otherwise, corrected (chip-qr.ts guideAddress) and
+ * the address made again from the corrected reading (in `normal`, in place). The address keeps its probability's
+ * doubts: the code vouches for the words it holds, not for the words OCR may have lost.
+ */
+function guideAddressByCode(layout: CardLayout, raw: Partial<Record<IdCardField, RawField>>, normal: NormalisedCard, code: string): void {
+  const read = raw.address;
+  const guided = read && guideAddress(read.text, code);
+  if (!guided) return;
+  const again = normaliseFields(layout, { ...raw, address: { ...read, text: guided } });
+  const before = normal.fields.address;
+  const after = again.fields.address;
+  if (!after) return;
+  normal.fields.address = { ...after, unsure: after.unsure || before?.unsure };
+  normal.address = again.address;
+}
+
 /** The card read at a placement: warp, text lines, kind, fields, second readings, QR code, confidence. */
 async function readPlacedCard(
   task: ReadTask,
@@ -701,7 +718,10 @@ async function readPlacedCard(
     // The whole photo is looked through only when no outline placed the card (the corner boxes are guesses then).
     const text = await readCardQr({ data: image.gray, width: image.width, height: image.height }, corners, flat !== upright, withoutOutline || byText === true);
     const parsed = text === undefined ? undefined : parseChipQr(text);
-    if (parsed) qr = { text: parsed.text, issueDate: parsed.issueDate, disagree: applyChipQr(layout, normal, parsed, fieldProbability) };
+    if (parsed) {
+      qr = { text: parsed.text, issueDate: parsed.issueDate, disagree: applyChipQr(layout, normal, parsed, fieldProbability) };
+      guideAddressByCode(layout, raw, normal, parsed.address);
+    }
     lap('qr');
   }
   const fields: ReadCard['fields'] = {};

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { applyChipQr, parseChipQr } from '../../../src/reader/pipeline/chip-qr.js';
+import { applyChipQr, guideAddress, parseChipQr } from '../../../src/reader/pipeline/chip-qr.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import { readCardQr } from '../../../src/reader/pipeline/qr.js';
 import { checkQrAgainstBack } from '../../../src/reader/fraud-check.js';
@@ -153,5 +153,36 @@ describe("the QR code against the back's MRZ", () => {
     const unproven = checks();
     checkQrAgainstBack([front, back('001203004568', false)], unproven);
     assert.equal(unproven[0].check_QRcode_result, 'passed');
+  });
+});
+
+describe("the printed address corrected from the code's", () => {
+  // Made-up addresses; the code writes them in the register's wording.
+  const code = 'Số Nhà 27 Đường Lê Văn Hưu, Phường Ngô Thì Nhậm, Quận Hai Bà Trưng, Hà Nội';
+
+  it('spells a misread word, tone marks and a misread number as the code does, keeping the printed wording', () => {
+    assert.equal(
+      guideAddress('2G Lê Văn Huu, Ngô Thì Nham, Hai Bà Trưng, Hà Nội', code),
+      '27 Lê Văn Hưu, Ngô Thì Nhậm, Hai Bà Trưng, Hà Nội',
+    );
+    // A word one letter off, in capitals as printed.
+    assert.equal(guideAddress('27 LÊ VĂN HƯU, NGÔ THÌ NHẬM, HAI BÀ TRUN', code), '27 LÊ VĂN HƯU, NGÔ THÌ NHẬM, HAI BÀ TRƯNG');
+  });
+
+  it('adds no word only the code has, drops no printed word, and changes nothing already spelt alike', () => {
+    assert.equal(guideAddress('27 Lê Văn Hưu, P. Ngô Thì Nhậm, Q Hai Bà Trưng, TP Hà Nội', code), undefined);
+    assert.equal(guideAddress('27 LÊ VĂN HƯU, NGÔ THÌ NHẬM', code), undefined);
+  });
+
+  it('leaves a ward written with its number ("P11") and words unlike any of the code', () => {
+    const ward = 'Số 5 Tổ 1 Đường Hoa Lan, Phường 11, Thành phố Đà Lạt, Lâm Đồng';
+    assert.equal(guideAddress('5 Tổ 1 Hoa Lan, P11, TP Đà Lạt, Lâm Đồng', ward), undefined);
+    assert.equal(guideAddress('5 Tổ 1 Hoa Lan, P11, TP Đà Lạc, Lâm Đồng', ward), '5 Tổ 1 Hoa Lan, P11, TP Đà Lạt, Lâm Đồng');
+  });
+
+  it('corrects nothing when under half of the printed words are the code\'s, or the code is empty', () => {
+    assert.equal(guideAddress('Thôn Bến Lội, Xã Quỳnh Giao, Huyện Quỳnh Phụ, Thái Bình', code), undefined);
+    assert.equal(guideAddress('27 Lê Văn Huu', ''), undefined);
+    assert.equal(guideAddress('', code), undefined);
   });
 });
