@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { consoleApi, type Application } from './api';
 
 interface SectionInfo {
@@ -21,7 +21,14 @@ function Section({ app, section, reload }: { app: Application; section: SectionI
   const [text, setText] = useState(JSON.stringify(section.values, null, 2));
   const [error, setError] = useState('');
   const [saved, setSaved] = useState(false);
-  useEffect(() => setText(JSON.stringify(section.values, null, 2)), [section]);
+  // A new document from the server replaces the text; not on the first render, which already shows it (effects
+  // run after the page is painted: a reset there would wipe what was typed in between).
+  const shown = useRef(section);
+  useEffect(() => {
+    if (shown.current === section) return;
+    shown.current = section;
+    setText(JSON.stringify(section.values, null, 2));
+  }, [section]);
   const save = async () => {
     setError('');
     setSaved(false);
