@@ -1,7 +1,7 @@
 import os from 'node:os';
 import autocannon from 'autocannon';
 import type { BenchRow } from './harness.js';
-import { startHello, startSaola, type BenchServer } from './support/server.js';
+import { benchLogLevel, startHello, startSaola, type BenchServer } from './support/server.js';
 import { createTestDatabase } from '../fixtures/servers/postgres.js';
 import { BENCH_SENTENCE, trainBenchModel } from '../fixtures/nlu/bench-model.js';
 
@@ -20,7 +20,9 @@ import { BENCH_SENTENCE, trainBenchModel } from '../fixtures/nlu/bench-model.js'
  * and on a quiet virtual machine from 27,000 to 43,000 between two loads a minute apart.
  *
  * Settings: BENCH_DURATION_S (8), BENCH_SLICES (4), BENCH_WARMUP_S (3; 0: measure from cold), BENCH_STORE (`sqlite,postgres`: which stores), BENCH_PARTS
- * (`create,list,predict`: which measures), BENCH_CPU_PROF (a folder: each server writes a CPU profile there).
+ * (`create,list,predict`: which measures), BENCH_CPU_PROF (a folder: each server writes a CPU profile there),
+ * BENCH_LOG_LEVEL (the servers' SAOLA_LOG_LEVEL; default the server's own default, `info`: two log lines a
+ * request, written to a file in the server's data folder).
  */
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
@@ -148,7 +150,7 @@ function loadRows(benchmark: string, result: Measured, bare: Measured, goal: str
       metric: 'throughput',
       value: result.requests.average,
       unit: 'req/s',
-      note: `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${CONNECTIONS} conns, ${result.non2xx} answered 429 (shed); server CPU ${result.cpuUs.toFixed(0)} µs/req (event loop ${result.mainUs.toFixed(0)}); load avg ${loadAverage()}`,
+      note: `p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${CONNECTIONS} conns, ${result.non2xx} answered 429 (shed); server CPU ${result.cpuUs.toFixed(0)} µs/req (event loop ${result.mainUs.toFixed(0)}); log level ${benchLogLevel()}; load avg ${loadAverage()}`,
     },
     {
       benchmark,

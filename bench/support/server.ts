@@ -1,7 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { freePort, runSaola, saolaEntry, startSaola as startSaolaProcess, waitForUrl, type SaolaProcess } from '../../fixtures/servers/saola-process.js';
+import { DEFAULT_LOG_LEVEL } from '../../src/platform/config.js';
+
+/**
+ * The log level the bench servers run at: BENCH_LOG_LEVEL, else the server's default (`info`: a line per request
+ * in and one out), so a bench measures what an operator who sets nothing runs. Their log goes to `server.log` in
+ * their data folder, read by nobody during the load.
+ */
+export const benchLogLevel = (): string => process.env.BENCH_LOG_LEVEL?.trim() || DEFAULT_LOG_LEVEL;
 
 export interface BenchServer {
   url: string;
@@ -44,7 +53,17 @@ export async function startSaola(env: Record<string, string> = {}): Promise<Benc
   const entry = saolaEntry(process.env.BENCH_ENTRY ?? 'dist/main.js');
   // BENCH_CPU_PROF=<folder>: the server writes a V8 CPU profile there when it exits (bench/support/cpuprofile-summary.ts reads it).
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(process.env.BENCH_CPU_PROF)] : [];
-  const server: SaolaProcess = await startSaolaProcess({ env, entry, nodeArgs: prof, readyTimeoutMs: 30_000, keepOutput: 65536 });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'saola-bench-'));
+  const server: SaolaProcess = await startSaolaProcess({
+    env,
+    entry,
+    dataDir,
+    logLevel: env.SAOLA_LOG_LEVEL ?? benchLogLevel(),
+    logFile: path.join(dataDir, 'server.log'),
+    nodeArgs: prof,
+    readyTimeoutMs: 30_000,
+    keepOutput: 65536,
+  });
   try {
     const { stdout } = await runSaola(['app', 'create', '--name', `bench-${Date.now()}`, '--json'], { entry, env: { ...env, SAOLA_DATA_DIR: server.dataDir } });
     const app = JSON.parse(stdout) as { token: string; api_key: string };
@@ -55,10 +74,14 @@ export async function startSaola(env: Record<string, string> = {}): Promise<Benc
       child: server.child,
       cpuMs: () => processCpuMs(server.pid),
       mainThreadCpuMs: () => processCpuMs(server.pid, server.pid),
-      stop: () => server.stop(),
+      stop: async () => {
+        await server.stop();
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
     };
   } catch (err) {
     await server.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
 }

@@ -30,8 +30,8 @@ function looksLikeForm(text: string): boolean {
   return /^[^=&\s{}[\]"]+=/.test(text);
 }
 
-export function parseLenientBody(request: FastifyRequest, body: Buffer): unknown {
-  if (request.routeOptions.config?.body === 'raw') return body;
+export function parseLenientBody(request: FastifyRequest, body: Buffer, kind: BodyKind | undefined = request.routeOptions.config?.body): unknown {
+  if (kind === 'raw') return body;
   if (body.length === 0) return undefined;
   const text = body.toString('utf8').replace(/^\uFEFF/, '');
   if (text.trim() === '') return undefined;
@@ -75,7 +75,8 @@ function readBody(request: FastifyRequest, payload: NodeJS.ReadableStream, limit
     const onEnd = () => {
       cleanup();
       if (!Number.isNaN(declared) && received !== declared) reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
-      else resolve(Buffer.concat(chunks, received));
+      // One chunk (a small body) is the body: no copy.
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
     };
     const onError = (err: Error & { statusCode?: number }) => {
       cleanup();
@@ -105,10 +106,12 @@ export function installLenientParsers(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    readBody(request, payload, request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit ?? 1024 * 1024).then(
+    // routeOptions is a getter that builds its object on every read: read once.
+    const route = request.routeOptions;
+    readBody(request, payload, route.bodyLimit ?? app.initialConfig.bodyLimit ?? 1024 * 1024).then(
       (body) => {
         try {
-          done(null, parseLenientBody(request, body));
+          done(null, parseLenientBody(request, body, route.config?.body));
         } catch (err) {
           done(err as Error, undefined);
         }

@@ -14,6 +14,8 @@ export class UsageRecorder {
   /** The current UTC day and when it ends: formatting a date per request was most of record()'s cost. */
   private day = '';
   private dayEnd = 0;
+  /** The counters of `pending` for the current day, by service, endpoint, application and status (emptied with it). */
+  private readonly index = new Map<string, Map<string, Map<string, Map<number, UsageDelta>>>>();
 
   constructor(
     private readonly store: UsageStore,
@@ -32,14 +34,27 @@ export class UsageRecorder {
     if (at >= this.dayEnd || at < this.dayEnd - 86_400_000) {
       this.day = utcDay(at);
       this.dayEnd = Date.parse(`${this.day}T00:00:00.000Z`) + 86_400_000;
+      this.index.clear();
     }
-    const day = this.day;
-    const key = `${appCode}\u0000${day}\u0000${service}\u0000${endpoint}\u0000${status}`;
-    let delta = this.pending.get(key);
+    // The counter of this (service, endpoint, application, status) today: found through `index` by the strings as
+    // they come (each request's are the same strings, whose hashes V8 keeps), so a request builds no key string.
+    let byEndpoint = this.index.get(service);
+    if (!byEndpoint) this.index.set(service, (byEndpoint = new Map()));
+    let byApp = byEndpoint.get(endpoint);
+    if (!byApp) byEndpoint.set(endpoint, (byApp = new Map()));
+    let byStatus = byApp.get(appCode);
+    if (!byStatus) byApp.set(appCode, (byStatus = new Map()));
+    let delta = byStatus.get(status);
     if (!delta) {
-      if (this.pending.size >= this.maxPending) return;
-      delta = { app_code: appCode, day, service, endpoint, status, count: 0, latencySumMs: 0, latencyMaxMs: 0, buckets: new Array(BUCKET_COUNT).fill(0) };
-      this.pending.set(key, delta);
+      const day = this.day;
+      const key = `${appCode}\u0000${day}\u0000${service}\u0000${endpoint}\u0000${status}`;
+      delta = this.pending.get(key);
+      if (!delta) {
+        if (this.pending.size >= this.maxPending) return;
+        delta = { app_code: appCode, day, service, endpoint, status, count: 0, latencySumMs: 0, latencyMaxMs: 0, buckets: new Array(BUCKET_COUNT).fill(0) };
+        this.pending.set(key, delta);
+      }
+      byStatus.set(status, delta);
     }
     delta.count += 1;
     delta.latencySumMs += latencyMs;
@@ -60,6 +75,7 @@ export class UsageRecorder {
       if (this.pending.size === 0) return;
       const batch = this.pending;
       this.pending = new Map();
+      this.index.clear();
       try {
         await this.store.add([...batch.values()]);
       } catch (err) {

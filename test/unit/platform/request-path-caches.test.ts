@@ -14,7 +14,7 @@ import { preparedOnce } from '../../../src/platform/db/database.js';
 import { WriteBatcher } from '../../../src/platform/db/write-batcher.js';
 import { MemoryQuotaCounter, QuotaGate } from '../../../src/platform/usage/quota.js';
 import { UsageRecorder } from '../../../src/platform/usage/recorder.js';
-import { UsageStore, utcDay } from '../../../src/platform/usage/store.js';
+import { UsageStore, utcDay, type UsageDelta } from '../../../src/platform/usage/store.js';
 import { useMigratedStore } from '../../support/store.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -81,6 +81,55 @@ describe('usage counters and quotas', () => {
     assert.equal(await usage.countOn(app.app_code, 'nlu', day), 8);
     const report = await usage.report(app.app_code, day, day);
     assert.equal(report.total, 9);
+  });
+
+  test('each day, service, endpoint, application and status keeps its own counter, across flushes and a failed write', async () => {
+    const written: UsageDelta[][] = [];
+    let fail = false;
+    const fake = {
+      add: async (rows: UsageDelta[]) => {
+        if (fail) throw new Error('store down');
+        written.push(rows.map((r) => ({ ...r, buckets: [...r.buckets] })));
+      },
+    } as unknown as UsageStore;
+    const recorder = new UsageRecorder(fake, log, 3_600_000);
+    const dayOne = Date.parse('2026-03-01T23:59:59.000Z');
+    const dayTwo = Date.parse('2026-03-02T00:00:01.000Z');
+    const calls: [string, string, string, number, number][] = [
+      ['app-a', 'nlu', 'POST /api/v3/predict', 200, dayOne],
+      ['app-a', 'nlu', 'POST /api/v3/predict', 200, dayOne],
+      ['app-a', 'nlu', 'POST /api/v3/predict', 429, dayOne],
+      ['app-b', 'nlu', 'POST /api/v3/predict', 200, dayOne],
+      ['app-a', 'nlu', 'POST /api/v3/sample', 200, dayOne],
+      ['app-a', 'credit', 'POST /api/v3/predict', 200, dayOne],
+      ['app-a', 'nlu', 'POST /api/v3/predict', 200, dayTwo],
+      // Back to the first day (a clock stepped back): its own counter again.
+      ['app-a', 'nlu', 'POST /api/v3/predict', 200, dayOne],
+    ];
+    for (const [app, service, endpoint, status, at] of calls) recorder.record(app, service, endpoint, status, 5, at);
+    await recorder.flush();
+    const key = (r: UsageDelta) => `${r.day} ${r.service} ${r.endpoint} ${r.app_code} ${r.status}`;
+    const counts = (rows: UsageDelta[]) => Object.fromEntries(rows.map((r) => [key(r), r.count]));
+    assert.deepEqual(counts(written[0]!), {
+      '2026-03-01 nlu POST /api/v3/predict app-a 200': 3,
+      '2026-03-01 nlu POST /api/v3/predict app-a 429': 1,
+      '2026-03-01 nlu POST /api/v3/predict app-b 200': 1,
+      '2026-03-01 nlu POST /api/v3/sample app-a 200': 1,
+      '2026-03-01 credit POST /api/v3/predict app-a 200': 1,
+      '2026-03-02 nlu POST /api/v3/predict app-a 200': 1,
+    });
+    // After a flush the counts start again; a failed write keeps them, and the next write holds them with the new ones.
+    recorder.record('app-a', 'nlu', 'POST /api/v3/predict', 200, 5, dayTwo);
+    fail = true;
+    await recorder.flush();
+    recorder.record('app-a', 'nlu', 'POST /api/v3/predict', 200, 7, dayTwo);
+    recorder.record('app-a', 'nlu', 'POST /api/v3/predict', 200, 9, dayTwo);
+    fail = false;
+    await recorder.close();
+    assert.equal(written.length, 2);
+    assert.deepEqual(counts(written[1]!), { '2026-03-02 nlu POST /api/v3/predict app-a 200': 3 });
+    assert.equal(written[1]![0]!.latencySumMs, 21);
+    assert.equal(written[1]![0]!.latencyMaxMs, 9);
   });
 
   test('a quota is enforced from memory, and a quota set by another process is seen within the refresh', async () => {
