@@ -11,6 +11,7 @@ import { assignValues, findLabels, segmentLines, splitUnderLabels, type Anchored
 import { decodeImage, type DecodedImage } from '../pipeline/decode.js';
 import { ReaderFailure } from '../pipeline/failure.js';
 import { checkCornersInside, locateCard } from '../pipeline/locate.js';
+import type { Point } from '../../platform/vision/card-outline.js';
 import type { OcrEngine } from '../pipeline/ocr.js';
 import { checkQuality } from '../pipeline/quality.js';
 import { refineCorners } from '../pipeline/refine.js';
@@ -23,6 +24,8 @@ export interface FlatPage<K> {
   words: CardWord[];
   /** What `recognise` said of the words. */
   kind: K;
+  /** The page was read turned by 180 degrees from its corners' order. */
+  turned: boolean;
 }
 
 /** Whether the whole photo, unwarped, says it is the document (asked only when the outline runs off the frame). */
@@ -65,16 +68,32 @@ export async function readFlatPage<K>(
       throw err;
     }
   }
+  lap('locate');
+  return readPageAt(image, corners, ocr, what, recognise, lap);
+}
+
+/**
+ * The page at `corners` (clockwise from its top-left, up to 180 degrees) flattened and read, upright then turned,
+ * until its words say it is the document; a ReaderFailure (3) when neither way does.
+ */
+export async function readPageAt<K>(
+  image: DecodedImage,
+  corners: [Point, Point, Point, Point],
+  ocr: OcrEngine,
+  what: string,
+  recognise: (words: CardWord[]) => K | undefined,
+  lap: (name: string) => void,
+): Promise<FlatPage<K>> {
   const upright = await warpCard(image, corners, false);
   clearCardEdge(upright.gray);
-  lap('locate');
+  lap('warp');
   const readWhole = wholeCardReader(ocr, upright.gray);
   for (const way of ['up', 'down'] as const) {
     const words = await readWhole(way);
     const kind = recognise(words);
     if (kind !== undefined) {
       lap('ocr');
-      return { gray: way === 'up' ? upright.gray : rotate180(upright.gray, 1), words, kind };
+      return { gray: way === 'up' ? upright.gray : rotate180(upright.gray, 1), words, kind, turned: way === 'down' };
     }
   }
   throw new ReaderFailure(3, `No ${what} found in the image`);
