@@ -15,8 +15,17 @@ import type { Point } from '../../platform/vision/card-outline.js';
 import type { OcrEngine } from '../pipeline/ocr.js';
 import { checkQuality } from '../pipeline/quality.js';
 import { refineCorners } from '../pipeline/refine.js';
-import { wholeCardReader, type ReadTask } from '../pipeline/run.js';
+import { detectedReading, wholeCardReader, type ReadTask } from '../pipeline/run.js';
 import { clearCardEdge, rotate180, warpCard } from '../pipeline/warp.js';
+
+export interface PageOptions {
+  /**
+   * Read the page's lines as the ID card reader does (run.ts detectedReading: the text detector's lines, the way up
+   * its direction classifier says, each line read on its own), the whole-page sparse reading only when those lines
+   * do not name the document. Sparse reading cuts a slanted or italic line (a licence's issue line) into pieces.
+   */
+  detectedLines?: boolean;
+}
 
 export interface FlatPage<K> {
   /** The flat page (CARD_WIDTH x CARD_HEIGHT gray), the right way up. */
@@ -51,6 +60,7 @@ export async function readFlatPage<K>(
   recognise: (words: CardWord[]) => K | undefined,
   lap: (name: string) => void,
   decoded?: DecodedImage,
+  options: PageOptions = {},
 ): Promise<FlatPage<K>> {
   const image = decoded ?? (await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels));
   checkQuality(image.gray, image.width, image.height);
@@ -69,7 +79,7 @@ export async function readFlatPage<K>(
     }
   }
   lap('locate');
-  return readPageAt(image, corners, ocr, what, recognise, lap);
+  return readPageAt(image, corners, ocr, what, recognise, lap, options);
 }
 
 /**
@@ -83,10 +93,22 @@ export async function readPageAt<K>(
   what: string,
   recognise: (words: CardWord[]) => K | undefined,
   lap: (name: string) => void,
+  options: PageOptions = {},
 ): Promise<FlatPage<K>> {
   const upright = await warpCard(image, corners, false);
   clearCardEdge(upright.gray);
   lap('warp');
+  if (options.detectedLines) {
+    let turnedGray: Buffer | undefined;
+    const turned = () => ({ gray: (turnedGray ??= rotate180(upright.gray, 1)) });
+    const detected = await detectedReading(ocr, upright.gray, turned);
+    lap('detect');
+    const kind = detected && recognise(detected.words);
+    if (detected && kind !== undefined) {
+      lap('ocr');
+      return { gray: detected.way === 'up' ? upright.gray : turned().gray, words: detected.words, kind, turned: detected.way === 'down' };
+    }
+  }
   const readWhole = wholeCardReader(ocr, upright.gray);
   for (const way of ['up', 'down'] as const) {
     const words = await readWhole(way);

@@ -21,7 +21,17 @@ import type { CardWord, Segment } from '../../pipeline/anchors.js';
 import { stackBands } from '../../pipeline/crops.js';
 import { CARD_HEIGHT, CARD_WIDTH, type Box } from '../../layouts.js';
 import { fieldProbability, formatProb, overallScore } from '../../pipeline/confidence.js';
-import { fixSurname, isFamilyName, normaliseDate, normaliseId, normaliseName, rawFromWords, wordsByBand, type FieldValue, type WordFilter } from '../../pipeline/fields.js';
+import {
+  fixSurname,
+  isFamilyName,
+  normaliseDate,
+  normaliseId,
+  normaliseName,
+  rawFromWords,
+  wordsByBand,
+  type FieldValue,
+  type WordFilter,
+} from '../../pipeline/fields.js';
 import { ReaderFailure } from '../../pipeline/failure.js';
 import { fuzzyHas } from '../../pipeline/kind.js';
 import type { OcrEngine } from '../../pipeline/ocr.js';
@@ -140,10 +150,13 @@ export function licenceKind(words: CardWord[]): LicenceKind | undefined {
  */
 export function issueLine(text: string): { place?: string; date?: string } | undefined {
   // The glosses out, whatever OCR made of their marks ("tdate)", "(month").
-  const plain = text.replace(/[/(]*\s*\(?\p{L}?(date|month|year)\)?/giu, ' ');
+  const plain = text.replace(/[/(]*\s*\(?(?:(?<=^|[\s/(])\p{L})?(date|month|year)\)?/giu, ' ');
   // Any a with any mark: OCR swaps them ("thắng" for "tháng").
   const a = '[aàáảãạăắằẳẵặâấầẩẫậ]';
-  const line = new RegExp(`^(.*?)[,.]?\\s*ng${a}y\\b(.*?)\\bn${a}m\\b\\s*(.*)$`, 'iu').exec(plain);
+  const line =
+    new RegExp(`^(.*?)[,.]?\\s*ng${a}y\\b(.*?)\\bn${a}m\\b\\s*(.*)$`, 'iu').exec(plain) ??
+    // "ngày" lost to the stamp or the italics: a province, a comma, and "năm" with a year after it.
+    ((m) => (m && provincePlace(m[1]) ? m : null))(new RegExp(`^([^,]{2,30}),(.*?)\\bn${a}m\\b\\s*(\\d[\\d ]{3,5}.*)$`, 'iu').exec(plain));
   if (!line) return undefined;
   const place = tidy(line[1].replace(/[,.\s]+$/, '')) || undefined;
   // OCR may split the year ("201 1"): its digits are gathered up to four.
@@ -307,7 +320,13 @@ function normalise(
   if (out.id && code && out.id.value.startsWith(code)) out.id = { ...out.id, valid: true };
   // An expiry on the issue date's day and month, a licence's term later, confirms both dates.
   const { date: issued, doe: expires } = out;
-  if (issued && expires && expires.value !== NO_EXPIRY && dayMonth(issued.value) === dayMonth(expires.value) && TERMS.includes(yearOf(expires.value) - yearOf(issued.value))) {
+  if (
+    issued &&
+    expires &&
+    expires.value !== NO_EXPIRY &&
+    dayMonth(issued.value) === dayMonth(expires.value) &&
+    TERMS.includes(yearOf(expires.value) - yearOf(issued.value))
+  ) {
     out.date = { ...issued, valid: true };
     out.doe = { ...expires, valid: true };
   }
@@ -360,6 +379,9 @@ function afterGloss<T extends { text: string }>(lines: T[][], labelEndsInSlash: 
   return end < 0 ? lines : [first.slice(end + 1), ...lines.slice(1)];
 }
 
+/** Two segments on one row: they overlap by more than half the shorter one's height. */
+const sameRow = (h: Segment, g: Segment) => Math.min(h.bottom, g.bottom) - Math.max(h.top, g.top) > 0.5 * Math.min(h.bottom - h.top, g.bottom - g.top);
+
 const boxOfWords = (words: readonly CardWord[]): Box => {
   const x = Math.min(...words.map((w) => w.left));
   const y = Math.min(...words.map((w) => w.top));
@@ -389,14 +411,16 @@ export function frontReading(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchore
       boxes[f] = boxOfWords(under.words);
     }
   }
+  // The issue line, with the pieces of it on the same row to its right (the stamp over it cuts it up).
   for (const g of a.segments) {
-    const text = g.words.map((w) => w.text).join(' ');
-    const issue = issueLine(text);
+    const row = [g, ...a.segments.filter((h) => h !== g && h.left > g.left && sameRow(h, g)).sort((x, y) => x.left - y.left)];
+    const words = row.flatMap((h) => h.words);
+    const issue = issueLine(words.map((w) => w.text).join(' '));
     if (!issue) continue;
-    const conf = g.words.reduce((s, w) => s + w.conf, 0) / g.words.length;
+    const conf = words.reduce((s, w) => s + w.conf, 0) / words.length;
     if (issue.place) raw.place_issue = { text: issue.place, conf };
     if (issue.date) raw.date = { text: issue.date, conf };
-    boxes.date = boxOfWords(g.words);
+    boxes.date = boxOfWords(words);
     break;
   }
   // The number's label lost ("Số" is short and read "Sø"): the front prints one 12-digit number, its id.
@@ -475,7 +499,6 @@ async function readPaperBack(
 ): Promise<{ classes: { value: string; prob: number }[]; dates: { value: string; prob: number }[] }> {
   const textOf = (g: Segment) => g.words.map((w) => w.text).join(' ');
   const confOf = (g: Segment) => g.words.reduce((s, w) => s + w.conf, 0) / g.words.length;
-  const sameRow = (h: Segment, g: Segment) => Math.min(h.bottom, g.bottom) - Math.max(h.top, g.top) > 0.5 * Math.min(h.bottom - h.top, g.bottom - g.top);
   const rows: Row[] = [];
   const used = new Set<Segment>();
   for (const g of a.segments) {
@@ -538,6 +561,9 @@ async function rereadClass(gray: Buffer, label: Box, ocr: OcrEngine, era: Licenc
   if (!v || words.length === 0) return undefined;
   return { value: v, conf: words.reduce((s, w) => s + w.conf, 0) / words.length, valid: true };
 }
+
+/** A licence's lines as the text detector finds them (page.ts PageOptions). */
+const PAGE = { detectedLines: true };
 
 /** Under this many fields at `_prob` >= 80 a front's reading is doubtful: the page may have been found wrong. */
 const SURE_FIELDS = 3;
@@ -608,13 +634,13 @@ export async function readLicence(task: ReadTask, ocr: OcrEngine): Promise<Licen
   try {
     const image = await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels);
     checkQuality(image.gray, image.width, image.height);
-    const first = await refusalOf(async () => readPage(await readFlatPage(task, ocr, 'driving licence', licenceKind, lap, image), ocr, timings, lap));
+    const first = await refusalOf(async () => readPage(await readFlatPage(task, ocr, 'driving licence', licenceKind, lap, image, PAGE), ocr, timings, lap));
     if (!doubtful(first)) return first;
     const byText = await findCardByText(image.gray, image.width, image.height).catch(() => undefined);
     lap('textLocate');
     if (!byText) return first;
     const second = await refusalOf(async () => {
-      const page = await readPageAt(image, byText.corners, ocr, 'driving licence', licenceKind, lap);
+      const page = await readPageAt(image, byText.corners, ocr, 'driving licence', licenceKind, lap, PAGE);
       // Placed by its text, the page may run off the photo: a word read at the photo's frame is cut off (2).
       const cut = cornersCutOff(byText.corners, image.width, image.height);
       if (cut && wordsOnFrame(page.words, flatToImage(byText.corners, page.turned), image.width, image.height))
