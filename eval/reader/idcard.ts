@@ -80,7 +80,7 @@ function printReliability(): void {
 
 if (values.real) {
   const before = cpuSeconds();
-  await evaluateFolder(values.real, ocr, scores, values.kind?.split(','));
+  await evaluateFolder(values.real, ocr, scores, values.kind?.split(','), cpuSeconds);
   console.log(`ID card evaluation: ${scores.cards} photos of ${values.real} (truth.jsonl), OCR ${ocr.name}`);
   console.log(`CPU per image (read only, incl. tesseract children): ${((cpuSeconds() - before) / Math.max(1, scores.cards)).toFixed(3)} s`);
   for (const line of scores.report()) console.log(line);

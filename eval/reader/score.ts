@@ -64,6 +64,8 @@ export class Scores {
   readonly chipQr = { fronts: 0, read: 0 };
   /** Per kind: photos, cards found, and answers with `_prob` >= 80 (how many wrong). */
   readonly perKind = new Map<string, { cards: number; found: number; confident: number; confidentWrong: number }>();
+  /** Per kind: CPU seconds spent reading its photos (evaluateFolder, when given a CPU clock). */
+  readonly perKindCpu = new Map<string, number>();
   sideRight = 0;
   /** Per group of photos (a truth line's `group`): photos, cards found, fields right of fields scored. */
   readonly perGroup = new Map<string, { cards: number; found: number; right: number; total: number }>();
@@ -201,7 +203,9 @@ export class Scores {
         const all = [...this.perKindField.entries()]
           .filter(([f]) => f.startsWith(`${kind}.`))
           .reduce((a, [, t]) => ({ right: a.right + t.right, total: a.total + t.total }), { right: 0, total: 0 });
-        return `  ${kind.padEnd(30)} found ${pct({ right: k.found, total: k.cards })}, all fields ${pct(all)}, _prob >= 80 wrong ${k.confidentWrong}/${k.confident}`;
+        const cpu = this.perKindCpu.get(kind);
+        const perPhoto = cpu === undefined ? '' : `, CPU per photo ${(cpu / k.cards).toFixed(2)} s`;
+        return `  ${kind.padEnd(30)} found ${pct({ right: k.found, total: k.cards })}, all fields ${pct(all)}, _prob >= 80 wrong ${k.confidentWrong}/${k.confident}${perPhoto}`;
       }),
       'per kind and field:',
       ...[...this.perKindField.entries()].sort().map(([f, t]) => `  ${f.padEnd(30)} ${pct(t)}`),
@@ -371,26 +375,34 @@ export function readTruthFile(dir: string): RealEntry[] {
   return out;
 }
 
-/** Reads every photo of `DIR/truth.jsonl` (of `kinds` only, when given) and scores it. */
-export async function evaluateFolder(dir: string, ocr: OcrEngine, scores = new Scores(), kinds?: string[]): Promise<Scores> {
+/**
+ * Reads every photo of `DIR/truth.jsonl` (of `kinds` only, when given) and scores it; with `cpu` (a clock of CPU
+ * seconds), the CPU each kind's photos took.
+ */
+export async function evaluateFolder(dir: string, ocr: OcrEngine, scores = new Scores(), kinds?: string[], cpu?: () => number): Promise<Scores> {
   for (const e of readTruthFile(dir)) {
     if (kinds && !kinds.includes(e.kind)) continue;
-    const image = fs.readFileSync(path.join(dir, e.file));
-    if (e.kind === 'passport') {
-      const p = await readPassport({ image, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
-      scores.add(e.file, e.kind, e.fields, p.ok ? { ...p, corners: [], kind: 'passport' as CardKind } : p);
-      continue;
-    }
-    if (e.kind.startsWith('dl_')) {
-      const l = await readLicence({ image, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
-      scores.add(e.file, e.kind, e.fields, l.ok ? { ...l, corners: [], kind: l.kind as CardKind } : l);
-      continue;
-    }
-    if (!(e.kind in LAYOUTS)) continue;
-    const r = await readCard({ image, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
-    scores.add(e.file, e.kind, e.fields, withMrzFields(r), e.address_entities, e.group);
+    const before = cpu?.();
+    await evaluateEntry(dir, e, ocr, scores);
+    if (cpu && before !== undefined) scores.perKindCpu.set(e.kind, (scores.perKindCpu.get(e.kind) ?? 0) + cpu() - before);
   }
   return scores;
+}
+
+/** Reads one photo of the truth file and scores it. */
+async function evaluateEntry(dir: string, e: RealEntry, ocr: OcrEngine, scores: Scores): Promise<void> {
+  const image = fs.readFileSync(path.join(dir, e.file));
+  const task = { image, face: false, maxPixels: 4e7, minCardArea: 0.12 };
+  if (e.kind === 'passport') {
+    const p = await readPassport(task, ocr);
+    scores.add(e.file, e.kind, e.fields, p.ok ? { ...p, corners: [], kind: 'passport' as CardKind } : p);
+  } else if (e.kind.startsWith('dl_')) {
+    const l = await readLicence(task, ocr);
+    scores.add(e.file, e.kind, e.fields, l.ok ? { ...l, corners: [], kind: l.kind as CardKind } : l);
+  } else if (e.kind in LAYOUTS) {
+    const r = await readCard(task, ocr);
+    scores.add(e.file, e.kind, e.fields, withMrzFields(r), e.address_entities, e.group);
+  }
 }
 
 /** A back's MRZ reading as fields `mrz_id`, `mrz_dob`, `mrz_doe`: confident (99) where the whole MRZ is valid, else 50. */

@@ -10,7 +10,18 @@ import { after, before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { LICENCE_SAMPLE_KINDS, makeLicenceSample } from '../../../fixtures/documents/variation.js';
 import { anchorPage } from '../../../src/reader/documents/page.js';
-import { issueLine, licenceEra, licenceKind, licenceNumber, modelOf, normaliseClass, readFront, splitGlosses } from '../../../src/reader/documents/licence/licence.js';
+import {
+  classOf,
+  issueLine,
+  licenceAddress,
+  licenceEra,
+  licenceKind,
+  licenceNumber,
+  modelOf,
+  normaliseClass,
+  readFront,
+  splitGlosses,
+} from '../../../src/reader/documents/licence/licence.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import { provincePlace } from '../../../src/reader/province.js';
 import type { CardWord } from '../../../src/reader/pipeline/anchors.js';
@@ -22,6 +33,16 @@ const PROB = /^\d{1,3}\.\d{2}$/;
 const words = (...texts: string[]): CardWord[] => texts.map((text, i) => ({ text, conf: 90, left: 10, top: i * 40, width: 100, height: 20 }));
 
 describe('licence validation', () => {
+  it('takes the surest class value after the label: artwork read as a stray letter is not the class', () => {
+    const w = (text: string, conf: number) => ({ text, conf });
+    assert.equal(classOf({ text: 'E—I B2', conf: 70, words: [w('E—I', 44), w('B2', 97)] }, 'before 2025')?.value, 'B2');
+    assert.equal(classOf({ text: 'b A', conf: 52, words: [w('b', 15), w('A', 90)] }, '2025')?.value, 'A');
+    // Two sure readings of different classes: answered, never sure.
+    const two = classOf({ text: 'B1 C', conf: 90, words: [w('B1', 92), w('C', 88)] }, 'before 2025');
+    assert.equal(two?.value, 'B1');
+    assert.ok(two && fieldProbability(two) < 80);
+  });
+
   it('accepts class values of both systems and mends OCR slips only into a listed value', () => {
     for (const c of ['A1', 'A', 'B2', 'C1E', 'D2E', 'FC', 'BE']) assert.equal(normaliseClass(c), c);
     assert.equal(normaliseClass('8E'), 'BE');
@@ -157,6 +178,17 @@ describe('licence validation', () => {
     assert.deepEqual(unsure.id, ['790203040506', false]);
     assert.deepEqual(unsure.date, ['05/03/2015', false]);
     assert.deepEqual(unsure.doe, ['28/09/2025', false]);
+  });
+
+  it('reads an address whose unit types are abbreviated, and answers them as printed', () => {
+    const a = licenceAddress('Ấp Tân Mỹ X. Hòa Lợi, H. Châu Thành, T. Trà Vinh');
+    assert.deepEqual([a.ward, a.district, a.province, a.street], ['Hòa Lợi', 'Châu Thành', 'Trà Vinh', 'Ấp Tân Mỹ']);
+    assert.equal(a.text.replace(/,/g, ''), 'Ấp Tân Mỹ X. Hòa Lợi H. Châu Thành T. Trà Vinh');
+    const b = licenceAddress('Số 5 Lê Lợi, P.Bến Nghé, Q.1, TP. Hồ Chí Minh');
+    assert.deepEqual([b.ward, b.district, b.province], ['Bến Nghé', '1', 'Hồ Chí Minh']);
+    assert.equal(b.text, 'Số 5 Lê Lợi, P.Bến Nghé, Q.1, TP. Hồ Chí Minh');
+    // Type words written out are left as they are.
+    assert.equal(licenceAddress('Ấp 3, Xã Hòa Lợi, Huyện Châu Thành, Tỉnh Trà Vinh').text, 'Ấp 3, Xã Hòa Lợi, Huyện Châu Thành, Tỉnh Trà Vinh');
   });
 
   it('answers the nationality as printed: "Việt Nam" or "VIỆT NAM"', () => {

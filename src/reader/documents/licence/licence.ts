@@ -14,7 +14,7 @@ import { cornersCutOff, flatToImage, wordsOnFrame } from '../../pipeline/locate.
 import { checkQuality } from '../../pipeline/quality.js';
 import { findCardByText } from '../../pipeline/text-locate.js';
 import { fieldSpec, type DocumentModel } from '../model.js';
-import { gazetteer, parseAddress } from '../../pipeline/address.js';
+import { gazetteer, parseAddress, type ParsedAddress } from '../../pipeline/address.js';
 import { recogniseLines } from '../../pipeline/recognise.js';
 import { matchProvince, provincePlace } from '../../province.js';
 import type { CardWord, Segment } from '../../pipeline/anchors.js';
@@ -205,7 +205,56 @@ export function normaliseClass(text: string, era?: LicenceEra): string | undefin
   return undefined;
 }
 
-type Raw = Partial<Record<LicenceField, { text: string; conf: number; unsure?: boolean }>>;
+/** Unit type words a licence abbreviates ("X. Hòa Lợi, H. Châu Thành, T. Trà Vinh", "P.7, Q.Gò Vấp"). */
+const UNIT_ABBREVIATIONS: Record<string, string> = { tp: 'Thành phố', tx: 'Thị xã', tt: 'Thị trấn', x: 'Xã', h: 'Huyện', t: 'Tỉnh', p: 'Phường', q: 'Quận' };
+
+/**
+ * A licence's address against the gazetteer, its unit types abbreviated as printed: each abbreviation is read as
+ * its type word (else the dot after it reads as the end of a part, and the unit is not found), and the answer
+ * prints it back as the card did.
+ */
+export function licenceAddress(text: string): ParsedAddress {
+  const printed: { abbreviation: string; word: string }[] = [];
+  const expanded = text.replace(/(^|[\s,])(TP|Tp|TX|TT|[XHTPQ])\.(\s*)(?=[\p{Lu}\d])/gu, (_, lead: string, type: string, space: string) => {
+    const word = UNIT_ABBREVIATIONS[type.toLowerCase()];
+    printed.push({ abbreviation: `${type}.${space ? ' ' : ''}`, word });
+    return `${lead}${word} `;
+  });
+  if (printed.length === 0) return parseAddress(text);
+  const a = parseAddress(expanded);
+  let out = a.text;
+  let from = 0;
+  for (const { abbreviation, word } of printed) {
+    // The parser may set a comma after a type word it did not take for one ("Thành phố, Hồ Chí Minh").
+    const m = new RegExp(`${word},? `, 'u').exec(out.slice(from));
+    if (!m) continue;
+    const at = from + m.index;
+    out = `${out.slice(0, at)}${abbreviation}${out.slice(at + m[0].length)}`;
+    from = at + abbreviation.length;
+  }
+  return { ...a, text: out };
+}
+
+type Raw = Partial<Record<LicenceField, { text: string; conf: number; unsure?: boolean; words?: { text: string; conf: number }[] }>>;
+
+/** A word this sure of itself is a reading; under it, a mark of the artwork read as a letter ("b", "E—I"). */
+const SURE_WORD = 50;
+
+/**
+ * The class among the words read after its label: the surest word that is a class value (the artwork beside it is
+ * read as stray letters, "E—I B2", which are class values too). Two sure words naming different classes: unsure.
+ */
+export function classOf(r: { text: string; conf: number; words?: { text: string; conf: number }[] }, era?: LicenceEra): FieldValue | undefined {
+  const words = r.words?.length ? r.words : [{ text: r.text, conf: r.conf }];
+  const read = words.flatMap((w) => {
+    const value = normaliseClass(w.text, era);
+    return value ? [{ value, conf: w.conf }] : [];
+  });
+  if (read.length === 0) return undefined;
+  const best = read.reduce((a, b) => (b.conf > a.conf ? b : a));
+  const rival = read.some((c) => c.value !== best.value && c.conf >= SURE_WORD);
+  return { value: best.value, conf: best.conf, valid: true, unsure: rival || undefined };
+}
 
 /** The fields printed in digits, which the recognition network reads again (recognise.ts). */
 export const LICENCE_DIGIT_FIELDS = ['id', 'dob', 'date', 'doe'] as const satisfies readonly LicenceField[];
@@ -291,9 +340,11 @@ function normalise(
         break;
       }
       case 'address': {
-        const a = parseAddress(text);
-        // Province and district found in the gazetteer: the address checks out.
-        if (a.text) out.address = { value: a.text, conf, valid: a.matched >= 2, invalid: a.matched === 0 };
+        const a = licenceAddress(text);
+        // Province and district found in the gazetteer: the address checks out. As on ID cards (fields.ts), the
+        // gazetteer vouches for the units it found, not for a street or a unit it had to correct: unsure then.
+        const whole = a.ward !== '' && a.district !== '' && a.province !== '' && a.street.trim() === '';
+        if (a.text) out.address = { value: a.text, conf, valid: a.matched >= 2, invalid: a.matched === 0, unsure: !whole || a.exact < a.matched || a.spellingUnsure };
         break;
       }
       case 'place_issue': {
@@ -304,8 +355,8 @@ function normalise(
         break;
       }
       case 'class': {
-        const v = normaliseClass(text, era);
-        if (v) out.class = { value: v, conf, valid: true };
+        const v = classOf(r, era);
+        if (v) out.class = v;
         break;
       }
       case 'code': {
