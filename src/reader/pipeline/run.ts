@@ -30,7 +30,7 @@ import { detectKind, printedTexts, type PrintedTexts } from './kind.js';
 import { DOCUMENTS } from '../documents/id-card/model.js';
 import { cardShapedImage, cornersCutOff, flatToImage, frameRectangle, locateCard, textCutOff, wordsOnFrame } from './locate.js';
 import { findCardByText } from './text-locate.js';
-import { crossCheckMrz, mrzLines, readMrz, type MrzReading } from './mrz.js';
+import { CHIP_CARD_MILESTONES, crossCheckMrz, mrzLines, readMrz, type MrzReading } from './mrz.js';
 import { refineCorners } from './refine.js';
 import type { Point } from '../../platform/vision/card-outline.js';
 import type { OcrEngine } from './ocr.js';
@@ -690,7 +690,8 @@ async function readPlacedCard(
   if (layout.mrz) {
     mrz ??= await readMrzBand(ocr, flat.gray, mrzBand(words));
     // A field the back prints and the MRZ carries, lost by the visual zone's reading (its label unread), is the MRZ's.
-    if (mrz) crossCheckMrz(normal.fields, mrz, wanted);
+    // The chip card's expiry follows from the age at issue: the MRZ's dates rule out issue dates (mrz.ts).
+    if (mrz) crossCheckMrz(normal.fields, mrz, wanted, kind === 'cccd_chip_back' ? CHIP_CARD_MILESTONES : undefined);
   }
   // The 9-digit number has no check digit: two readers of different kinds agreeing is its only confirmation.
   if (normal.fields.id?.value.length === 9 && !(detected && words === detected.words && agreedDigits.includes('id'))) normal.fields.id.unsure = true;
