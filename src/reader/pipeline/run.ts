@@ -588,13 +588,22 @@ const SURE_FIELDS = 3;
 /**
  * Whether the outline's reading calls for the card to be looked for by its text: it refused (2: the outline runs
  * off the frame, 3: nothing named a card), or few of its fields are sure (an outline of something else, a card cut
- * by a wrong side, the whole image read for want of an outline while the card is a part of it). A card read whole
- * with sure fields is a tight crop read well: looking again costs and changes little.
+ * by a wrong side, the whole image read for want of an outline while the card is a part of it): fewer than three,
+ * or than the side can have (a chip back's one). A card read whole with sure fields, or a back whose MRZ passes
+ * every check digit, is read well: looking again costs and changes little.
  */
 export function doubtful(r: ReadResult): boolean {
   if (!r.ok) return r.code === 2 || r.code === 3;
-  return sureFields(r) < SURE_FIELDS;
+  // A machine-readable zone read with every check digit passing: the card was found well enough to read it.
+  if (r.mrz?.valid) return false;
+  return sureFields(r) < Math.min(SURE_FIELDS, canBeSure(r.kind));
 }
+
+/**
+ * How many fields of a side can be answered at 80 or more: a back's marks are never (read once, confidence.ts),
+ * so the 12-digit and chip backs, printing only marks and an issue date, have one.
+ */
+const canBeSure = (kind: CardKind) => LAYOUTS[kind].fields.filter((f) => f !== 'features').length;
 
 const sureFields = (r: ReadCard) => Object.values(r.fields).filter((f) => f && f.prob >= 80).length;
 
