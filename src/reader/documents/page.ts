@@ -18,13 +18,14 @@ import { refineCorners } from '../pipeline/refine.js';
 import { detectedReading, wholeCardReader, type ReadTask } from '../pipeline/run.js';
 import { clearCardEdge, rotate180, warpCard } from '../pipeline/warp.js';
 
-export interface PageOptions {
+export interface PageOptions<K> {
   /**
    * Read the page's lines as the ID card reader does (run.ts detectedReading: the text detector's lines, the way up
    * its direction classifier says, each line read on its own), the whole-page sparse reading only when those lines
-   * do not name the document. Sparse reading cuts a slanted or italic line (a licence's issue line) into pieces.
+   * do not name the document or name a kind this does not accept. Sparse reading cuts a slanted or italic line (a
+   * licence's issue line) into pieces; the detector's lines lose a lone letter (a paper licence back's class).
    */
-  detectedLines?: boolean;
+  detectedLines?: (kind: K) => boolean;
 }
 
 export interface FlatPage<K> {
@@ -60,7 +61,7 @@ export async function readFlatPage<K>(
   recognise: (words: CardWord[]) => K | undefined,
   lap: (name: string) => void,
   decoded?: DecodedImage,
-  options: PageOptions = {},
+  options: PageOptions<K> = {},
 ): Promise<FlatPage<K>> {
   const image = decoded ?? (await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels));
   checkQuality(image.gray, image.width, image.height);
@@ -93,7 +94,7 @@ export async function readPageAt<K>(
   what: string,
   recognise: (words: CardWord[]) => K | undefined,
   lap: (name: string) => void,
-  options: PageOptions = {},
+  options: PageOptions<K> = {},
 ): Promise<FlatPage<K>> {
   const upright = await warpCard(image, corners, false);
   clearCardEdge(upright.gray);
@@ -104,7 +105,7 @@ export async function readPageAt<K>(
     const detected = await detectedReading(ocr, upright.gray, turned);
     lap('detect');
     const kind = detected && recognise(detected.words);
-    if (detected && kind !== undefined) {
+    if (detected && kind !== undefined && options.detectedLines(kind)) {
       lap('ocr');
       return { gray: detected.way === 'up' ? upright.gray : turned().gray, words: detected.words, kind, turned: detected.way === 'down' };
     }

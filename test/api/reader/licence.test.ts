@@ -113,6 +113,7 @@ describe('licence validation', () => {
     assert.deepEqual(issueLine('Hà Nội, ngày (date) ƯWl (ÌRan LỊ năm (year) 2010'), { place: 'Hà Nội', date: undefined });
     // "ngày" lost too: a province, a comma and "năm" with a year still make the line; any other text does not.
     assert.deepEqual(issueLine('TP. Hồ Chí Minh, ca Sp 12 năm/year2020'), { place: 'TP. Hồ Chí Minh', date: undefined });
+    assert.deepEqual(issueLine('Cần Thơ, ngày/date 16 tháng/month 05 näm/year 2020'), { place: 'Cần Thơ', date: '16/05/2020' });
     assert.equal(issueLine('Trần Thị Bích, năm 2010'), undefined);
     assert.equal(issueLine('Số 12 đường Ngày Mới'), undefined);
   });
@@ -189,6 +190,22 @@ describe('licence validation', () => {
     assert.equal(b.text, 'Số 5 Lê Lợi, P.Bến Nghé, Q.1, TP. Hồ Chí Minh');
     // Type words written out are left as they are.
     assert.equal(licenceAddress('Ấp 3, Xã Hòa Lợi, Huyện Châu Thành, Tỉnh Trà Vinh').text, 'Ấp 3, Xã Hòa Lợi, Huyện Châu Thành, Tỉnh Trà Vinh');
+  });
+
+  it("leaves unsure words at a name's ends out: the artwork or the label's end read as a letter", () => {
+    const at = (text: string, left: number, conf = 95): CardWord => ({ text, conf, left, top: 200, width: text.length * 14, height: 22 });
+    const ws = [
+      at("GIẤY PHÉP LÁI XE/DRIVER'S LICENSE", 300),
+      at('Họ', 284),
+      at('tên/Full', 320),
+      at('name:', 440),
+      at('Ì', 520, 20),
+      at('TRỊNH', 560),
+      at('VĂN', 660),
+      at('NGHĨA', 730),
+    ];
+    ws[0] = { ...ws[0], top: 70 };
+    assert.equal(readFront('dl_pet_front', anchorPage(splitGlosses(ws), modelOf('dl_pet_front'))).name?.value, 'TRỊNH VĂN NGHĨA');
   });
 
   it('answers the nationality as printed: "Việt Nam" or "VIỆT NAM"', () => {

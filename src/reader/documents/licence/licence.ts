@@ -151,8 +151,8 @@ export function licenceKind(words: CardWord[]): LicenceKind | undefined {
 export function issueLine(text: string): { place?: string; date?: string } | undefined {
   // The glosses out, whatever OCR made of their marks ("tdate)", "(month").
   const plain = text.replace(/[/(]*\s*\(?(?:(?<=^|[\s/(])\p{L})?(date|month|year)\)?/giu, ' ');
-  // Any a with any mark: OCR swaps them ("thắng" for "tháng").
-  const a = '[aàáảãạăắằẳẵặâấầẩẫậ]';
+  // An a with any mark, or a letter OCR put marks on that Vietnamese has not ("thắng" for "tháng", "näm" for "năm").
+  const a = '(?:a|[^\\x00-\\x7f])';
   const line =
     new RegExp(`^(.*?)[,.]?\\s*ng${a}y\\b(.*?)\\bn${a}m\\b\\s*(.*)$`, 'iu').exec(plain) ??
     // "ngày" lost to the stamp or the italics: a province, a comma, and "năm" with a year after it.
@@ -237,6 +237,20 @@ export function licenceAddress(text: string): ParsedAddress {
 
 type Raw = Partial<Record<LicenceField, { text: string; conf: number; unsure?: boolean; words?: { text: string; conf: number }[] }>>;
 
+/** A name's words without the unsure ones at its ends: the artwork or the label's end read as a letter ("Ì", "BE"). */
+function nameWords(r: { text: string; words?: { text: string; conf: number }[] }): string {
+  const words = r.words ?? [];
+  let [from, to] = [0, words.length];
+  while (from < to && words[from].conf < SURE_WORD) from++;
+  while (to > from && words[to - 1].conf < SURE_WORD) to--;
+  return words.length === 0 || from === to
+    ? r.text
+    : words
+        .slice(from, to)
+        .map((w) => w.text)
+        .join(' ');
+}
+
 /** A word this sure of itself is a reading; under it, a mark of the artwork read as a letter ("b", "E—I"). */
 const SURE_WORD = 50;
 
@@ -311,7 +325,7 @@ function normalise(
         break;
       }
       case 'name': {
-        const v = fixSurname(normaliseName(text));
+        const v = fixSurname(normaliseName(nameWords(r)));
         // A family name first is a check of form only (confidence.ts): the name stays under 80.
         if (v) out.name = { value: v, conf, valid: isFamilyName(v.split(' ')[0]) && v.split(' ').length >= 2, formOnly: true };
         break;
@@ -613,8 +627,11 @@ async function rereadClass(gray: Buffer, label: Box, ocr: OcrEngine, era: Licenc
   return { value: v, conf: words.reduce((s, w) => s + w.conf, 0) / words.length, valid: true };
 }
 
-/** A licence's lines as the text detector finds them (page.ts PageOptions). */
-const PAGE = { detectedLines: true };
+/**
+ * A front's lines as the text detector finds them (page.ts PageOptions): its issue line is italic and slanted. A
+ * back's as the sparse reading finds them: the detector's lines lose the paper back's lone class letters.
+ */
+const PAGE = { detectedLines: (kind: LicenceKind) => kind === 'dl_paper_front' || kind === 'dl_pet_front' };
 
 /** Under this many fields at `_prob` >= 80 a front's reading is doubtful: the page may have been found wrong. */
 const SURE_FIELDS = 3;
