@@ -36,7 +36,7 @@ import { ReaderFailure } from '../../pipeline/failure.js';
 import { fuzzyHas } from '../../pipeline/kind.js';
 import type { OcrEngine } from '../../pipeline/ocr.js';
 import type { ReadRefusal, ReadTask } from '../../pipeline/run.js';
-import { fold, foldKey, tidy } from '../../pipeline/text.js';
+import { fold, foldKey, levenshtein, tidy } from '../../pipeline/text.js';
 import { stageTimer } from '../../pipeline/timings.js';
 
 export type LicenceKind = 'dl_paper_front' | 'dl_paper_back' | 'dl_pet_front' | 'dl_pet_back';
@@ -362,10 +362,12 @@ function normalise(
         break;
       }
       case 'place_issue': {
-        // A province (a licence is issued by a province's transport department): the gazetteer's spelling.
+        // A province (a licence is issued by a province's transport department): the gazetteer's spelling. A
+        // province found inside more words than its name is the list's guess at the place: unsure.
         const place = provincePlace(text);
         const v = place ?? tidy(text);
-        if (v) out.place_issue = { value: v, conf, valid: !!place };
+        const whole = !!place && levenshtein(foldKey(text), foldKey(place)) <= Math.floor(foldKey(place).length / 6);
+        if (v) out.place_issue = { value: v, conf, valid: !!place, unsure: (!!place && !whole) || undefined };
         break;
       }
       case 'class': {
@@ -476,17 +478,22 @@ export function frontReading(kind: 'dl_paper_front' | 'dl_pet_front', a: Anchore
       boxes[f] = boxOfWords(under.words);
     }
   }
-  // The issue line, with the pieces of it on the same row to its right (the stamp over it cuts it up).
-  for (const g of a.segments) {
-    const row = [g, ...a.segments.filter((h) => h !== g && h.left > g.left && sameRow(h, g)).sort((x, y) => x.left - y.left)];
-    const words = row.flatMap((h) => h.words);
+  // The issue line, with the pieces of it on the same row to its right (the stamp over it cuts it up). Read from
+  // each segment of the row rightwards, the one starting at the place is the line: a segment left of it on the
+  // same row (the paper front's "Mã số") is no part of the place.
+  const rows = a.segments.flatMap((g) => {
+    const words = [g, ...a.segments.filter((h) => h !== g && h.left > g.left && sameRow(h, g)).sort((x, y) => x.left - y.left)].flatMap((h) => h.words);
     const issue = issueLine(words.map((w) => w.text).join(' '));
-    if (!issue) continue;
+    return issue ? [{ g, words, issue }] : [];
+  });
+  const top = rows[0];
+  const line = top && (rows.filter((r) => sameRow(r.g, top.g) && r.issue.place && provincePlace(r.issue.place)).sort((x, y) => y.g.left - x.g.left)[0] ?? top);
+  if (line) {
+    const { words, issue } = line;
     const conf = words.reduce((s, w) => s + w.conf, 0) / words.length;
     if (issue.place) raw.place_issue = { text: issue.place, conf };
     if (issue.date) raw.date = { text: issue.date, conf };
     boxes.date = boxOfWords(words);
-    break;
   }
   // The number's label lost ("Số" is short and read "Sø"): the front prints one 12-digit number, its id.
   if (!first.id) {
