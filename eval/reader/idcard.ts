@@ -7,7 +7,8 @@
  *   npm run eval:idcard -- [--n 120] [--seed 1000] [--engine auto|native|once|js] [--kind K] [--misses 40]
  *                          [--classic] [--jitter 0.04] [--fonts "DejaVu Serif,DejaVu Sans"] [--tessdata DIR]
  *   npm run eval:idcard -- --real DIR [--kind passport,cccd_chip_back] [--reliability]   (DIR/truth.jsonl: one {"file","kind", fields...} a line;
- *                                          a passport is scored on the number, name and dates its MRZ carries)
+ *                                          a passport is scored on the number, name and dates its MRZ carries,
+ *                                          a licence front (kind dl_*) on the licence answer's fields; CPU per kind)
  *
  * `--reliability` adds the reliability table: per field and `_prob` band (< 50, 50-79, 80-94, >= 95), the values
  * answered and how many of them are exact.
@@ -80,7 +81,7 @@ function printReliability(): void {
 
 if (values.real) {
   const before = cpuSeconds();
-  await evaluateFolder(values.real, ocr, scores, values.kind?.split(','));
+  await evaluateFolder(values.real, ocr, scores, values.kind?.split(','), cpuSeconds);
   console.log(`ID card evaluation: ${scores.cards} photos of ${values.real} (truth.jsonl), OCR ${ocr.name}`);
   console.log(`CPU per image (read only, incl. tesseract children): ${((cpuSeconds() - before) / Math.max(1, scores.cards)).toFixed(3)} s`);
   for (const line of scores.report()) console.log(line);

@@ -9,6 +9,7 @@ import { LAYOUTS, type CardKind } from '../../src/reader/layouts.js';
 import type { OcrEngine } from '../../src/reader/pipeline/ocr.js';
 import { readCard, type ReadResult } from '../../src/reader/pipeline/run.js';
 import { readPassport } from '../../src/reader/documents/passport/passport.js';
+import { readLicence } from '../../src/reader/documents/licence/licence.js';
 import { backTruthFromMrz, passportTruthFromMrz } from './mrz-truth.js';
 import { fold } from '../../src/reader/pipeline/text.js';
 
@@ -63,6 +64,8 @@ export class Scores {
   readonly chipQr = { fronts: 0, read: 0 };
   /** Per kind: photos, cards found, and answers with `_prob` >= 80 (how many wrong). */
   readonly perKind = new Map<string, { cards: number; found: number; confident: number; confidentWrong: number }>();
+  /** Per kind: CPU seconds spent reading its photos (evaluateFolder, when given a CPU clock). */
+  readonly perKindCpu = new Map<string, number>();
   sideRight = 0;
   /** Per group of photos (a truth line's `group`): photos, cards found, fields right of fields scored. */
   readonly perGroup = new Map<string, { cards: number; found: number; right: number; total: number }>();
@@ -70,7 +73,7 @@ export class Scores {
   readonly refusals = new Map<string, number>();
   /** Per field and `_prob` band (PROB_BANDS): how many values were answered in it, how many of them exact. */
   readonly reliability = new Map<string, Map<string, Tally>>();
-  /** Fronts only: answers with `_prob` >= 80, and how many of them are right. */
+  /** ID card fronts only (not licences): answers with `_prob` >= 80, and how many of them are right. */
   readonly frontsConfident: Tally = { right: 0, total: 0 };
 
   constructor(private readonly maxMisses = 40) {}
@@ -138,7 +141,7 @@ export class Scores {
         this.reliability.set(f, bands);
         this.count(bands, probBand(got.prob), ok);
       }
-      if (got && got.prob >= 80 && kind.endsWith('_front')) {
+      if (got && got.prob >= 80 && kind.endsWith('_front') && !kind.startsWith('dl_')) {
         this.frontsConfident.total++;
         if (ok) this.frontsConfident.right++;
       }
@@ -200,7 +203,9 @@ export class Scores {
         const all = [...this.perKindField.entries()]
           .filter(([f]) => f.startsWith(`${kind}.`))
           .reduce((a, [, t]) => ({ right: a.right + t.right, total: a.total + t.total }), { right: 0, total: 0 });
-        return `  ${kind.padEnd(30)} found ${pct({ right: k.found, total: k.cards })}, all fields ${pct(all)}, _prob >= 80 wrong ${k.confidentWrong}/${k.confident}`;
+        const cpu = this.perKindCpu.get(kind);
+        const perPhoto = cpu === undefined ? '' : `, CPU per photo ${(cpu / k.cards).toFixed(2)} s`;
+        return `  ${kind.padEnd(30)} found ${pct({ right: k.found, total: k.cards })}, all fields ${pct(all)}, _prob >= 80 wrong ${k.confidentWrong}/${k.confident}${perPhoto}`;
       }),
       'per kind and field:',
       ...[...this.perKindField.entries()].sort().map(([f, t]) => `  ${f.padEnd(30)} ${pct(t)}`),
@@ -246,6 +251,8 @@ export function sameValue(field: string, got: string, want: string): boolean {
 /** The reader's kind answers the truth's kind: the same kind, or a side that prints the same words (the two 12-digit backs). */
 export function sameSide(read: string, truth: string): boolean {
   if (read === truth) return true;
+  // A set that names a licence front `dl_front` leaves its model open (paper or PET).
+  if (truth === 'dl_front') return read === 'dl_paper_front' || read === 'dl_pet_front';
   const a = LAYOUTS[read as CardKind];
   const b = LAYOUTS[truth as CardKind];
   return !!a && !!b && a.type === b.type && a.side === b.side;
@@ -278,6 +285,26 @@ const ANSWER_FIELDS = new Set([
   'pob',
 ]);
 
+/** A licence front's answer fields (documents/licence/licence.ts). */
+const LICENCE_ANSWER_FIELDS = new Set(['id', 'name', 'dob', 'nation', 'address', 'place_issue', 'date', 'doe', 'class', 'code']);
+
+/**
+ * A licence truth line in the licence answer's names: `nationality` is `nation`, `issue_date` is `date`, and the
+ * place of issue is the printed "<place>, ngày ... tháng ... năm ..." line's part before "ngày".
+ */
+function licenceTruth(all: Record<string, unknown>): Record<string, string> {
+  const renamed: Record<string, unknown> = { ...all, nation: all.nationality, date: all.issue_date };
+  if (typeof all.issue_place_date === 'string') {
+    const place = /^(.*?)[,.]?\s*ng[aà]y\b/iu.exec(all.issue_place_date)?.[1];
+    if (place) renamed.place_issue = place.trim();
+  }
+  return Object.fromEntries(
+    Object.entries(renamed)
+      .filter(([k, v]) => typeof v === 'string' && LICENCE_ANSWER_FIELDS.has(k))
+      .map(([k, v]) => [k, answerForm(k === 'date' ? 'issue_date' : k, v as string)]),
+  );
+}
+
 /** Kind names a dataset may use for the reader's kinds (the shared development set names the card models this way). */
 const TRUTH_KINDS: Record<string, string> = {
   chip_front: 'cccd_chip_front',
@@ -293,8 +320,9 @@ const TRUTH_KINDS: Record<string, string> = {
  */
 function answerForm(field: string, printed: string): string {
   if (field === 'sex') return printed.toUpperCase();
-  const date = /^(\d{2})[-.](\d{2})[-.](\d{4})$/.exec(printed.trim());
-  return ['dob', 'doe', 'issue_date'].includes(field) && date ? `${date[1]}/${date[2]}/${date[3]}` : printed;
+  const date = /^(\d{1,2})[-./](\d{1,2})[-./](\d{4})$/.exec(printed.trim());
+  const two = (s: string) => s.padStart(2, '0');
+  return ['dob', 'doe', 'issue_date'].includes(field) && date ? `${two(date[1])}/${two(date[2])}/${date[3]}` : printed;
 }
 
 /**
@@ -320,6 +348,11 @@ export function readTruthFile(dir: string): RealEntry[] {
       return;
     }
     const all = { ...(fields as Record<string, unknown> | undefined), ...rest };
+    // A licence is scored on the licence answer's fields.
+    if (kind.startsWith('dl_')) {
+      out.push({ file, kind, fields: licenceTruth(all) });
+      return;
+    }
     // Only the answer's fields are scored: notes, sources and the printed lines kept apart are not answers.
     const strings = Object.fromEntries(
       Object.entries(all)
@@ -342,21 +375,34 @@ export function readTruthFile(dir: string): RealEntry[] {
   return out;
 }
 
-/** Reads every photo of `DIR/truth.jsonl` (of `kinds` only, when given) and scores it. */
-export async function evaluateFolder(dir: string, ocr: OcrEngine, scores = new Scores(), kinds?: string[]): Promise<Scores> {
+/**
+ * Reads every photo of `DIR/truth.jsonl` (of `kinds` only, when given) and scores it; with `cpu` (a clock of CPU
+ * seconds), the CPU each kind's photos took.
+ */
+export async function evaluateFolder(dir: string, ocr: OcrEngine, scores = new Scores(), kinds?: string[], cpu?: () => number): Promise<Scores> {
   for (const e of readTruthFile(dir)) {
     if (kinds && !kinds.includes(e.kind)) continue;
-    const image = fs.readFileSync(path.join(dir, e.file));
-    if (e.kind === 'passport') {
-      const p = await readPassport({ image, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
-      scores.add(e.file, e.kind, e.fields, p.ok ? { ...p, corners: [], kind: 'passport' as CardKind } : p);
-      continue;
-    }
-    if (!(e.kind in LAYOUTS)) continue;
-    const r = await readCard({ image, face: false, maxPixels: 4e7, minCardArea: 0.12 }, ocr);
-    scores.add(e.file, e.kind, e.fields, withMrzFields(r), e.address_entities, e.group);
+    const before = cpu?.();
+    await evaluateEntry(dir, e, ocr, scores);
+    if (cpu && before !== undefined) scores.perKindCpu.set(e.kind, (scores.perKindCpu.get(e.kind) ?? 0) + cpu() - before);
   }
   return scores;
+}
+
+/** Reads one photo of the truth file and scores it. */
+async function evaluateEntry(dir: string, e: RealEntry, ocr: OcrEngine, scores: Scores): Promise<void> {
+  const image = fs.readFileSync(path.join(dir, e.file));
+  const task = { image, face: false, maxPixels: 4e7, minCardArea: 0.12 };
+  if (e.kind === 'passport') {
+    const p = await readPassport(task, ocr);
+    scores.add(e.file, e.kind, e.fields, p.ok ? { ...p, corners: [], kind: 'passport' as CardKind } : p);
+  } else if (e.kind.startsWith('dl_')) {
+    const l = await readLicence(task, ocr);
+    scores.add(e.file, e.kind, e.fields, l.ok ? { ...l, corners: [], kind: l.kind as CardKind } : l);
+  } else if (e.kind in LAYOUTS) {
+    const r = await readCard(task, ocr);
+    scores.add(e.file, e.kind, e.fields, withMrzFields(r), e.address_entities, e.group);
+  }
 }
 
 /** A back's MRZ reading as fields `mrz_id`, `mrz_dob`, `mrz_doe`: confident (99) where the whole MRZ is valid, else 50. */

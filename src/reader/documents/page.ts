@@ -11,11 +11,22 @@ import { assignValues, findLabels, segmentLines, splitUnderLabels, type Anchored
 import { decodeImage, type DecodedImage } from '../pipeline/decode.js';
 import { ReaderFailure } from '../pipeline/failure.js';
 import { checkCornersInside, locateCard } from '../pipeline/locate.js';
+import type { Point } from '../../platform/vision/card-outline.js';
 import type { OcrEngine } from '../pipeline/ocr.js';
 import { checkQuality } from '../pipeline/quality.js';
 import { refineCorners } from '../pipeline/refine.js';
-import { wholeCardReader, type ReadTask } from '../pipeline/run.js';
+import { detectedReading, wholeCardReader, type ReadTask } from '../pipeline/run.js';
 import { clearCardEdge, rotate180, warpCard } from '../pipeline/warp.js';
+
+export interface PageOptions<K> {
+  /**
+   * Read the page's lines as the ID card reader does (run.ts detectedReading: the text detector's lines, the way up
+   * its direction classifier says, each line read on its own), the whole-page sparse reading only when those lines
+   * do not name the document or name a kind this does not accept. Sparse reading cuts a slanted or italic line (a
+   * licence's issue line) into pieces; the detector's lines lose a lone letter (a paper licence back's class).
+   */
+  detectedLines?: (kind: K) => boolean;
+}
 
 export interface FlatPage<K> {
   /** The flat page (CARD_WIDTH x CARD_HEIGHT gray), the right way up. */
@@ -23,6 +34,8 @@ export interface FlatPage<K> {
   words: CardWord[];
   /** What `recognise` said of the words. */
   kind: K;
+  /** The page was read turned by 180 degrees from its corners' order. */
+  turned: boolean;
 }
 
 /** Whether the whole photo, unwarped, says it is the document (asked only when the outline runs off the frame). */
@@ -48,6 +61,7 @@ export async function readFlatPage<K>(
   recognise: (words: CardWord[]) => K | undefined,
   lap: (name: string) => void,
   decoded?: DecodedImage,
+  options: PageOptions<K> = {},
 ): Promise<FlatPage<K>> {
   const image = decoded ?? (await decodeImage(Buffer.from(task.image.buffer, task.image.byteOffset, task.image.byteLength), task.maxPixels));
   checkQuality(image.gray, image.width, image.height);
@@ -65,16 +79,44 @@ export async function readFlatPage<K>(
       throw err;
     }
   }
+  lap('locate');
+  return readPageAt(image, corners, ocr, what, recognise, lap, options);
+}
+
+/**
+ * The page at `corners` (clockwise from its top-left, up to 180 degrees) flattened and read, upright then turned,
+ * until its words say it is the document; a ReaderFailure (3) when neither way does.
+ */
+export async function readPageAt<K>(
+  image: DecodedImage,
+  corners: [Point, Point, Point, Point],
+  ocr: OcrEngine,
+  what: string,
+  recognise: (words: CardWord[]) => K | undefined,
+  lap: (name: string) => void,
+  options: PageOptions<K> = {},
+): Promise<FlatPage<K>> {
   const upright = await warpCard(image, corners, false);
   clearCardEdge(upright.gray);
-  lap('locate');
+  lap('warp');
+  if (options.detectedLines) {
+    let turnedGray: Buffer | undefined;
+    const turned = () => ({ gray: (turnedGray ??= rotate180(upright.gray, 1)) });
+    const detected = await detectedReading(ocr, upright.gray, turned);
+    lap('detect');
+    const kind = detected && recognise(detected.words);
+    if (detected && kind !== undefined && options.detectedLines(kind)) {
+      lap('ocr');
+      return { gray: detected.way === 'up' ? upright.gray : turned().gray, words: detected.words, kind, turned: detected.way === 'down' };
+    }
+  }
   const readWhole = wholeCardReader(ocr, upright.gray);
   for (const way of ['up', 'down'] as const) {
     const words = await readWhole(way);
     const kind = recognise(words);
     if (kind !== undefined) {
       lap('ocr');
-      return { gray: way === 'up' ? upright.gray : rotate180(upright.gray, 1), words, kind };
+      return { gray: way === 'up' ? upright.gray : rotate180(upright.gray, 1), words, kind, turned: way === 'down' };
     }
   }
   throw new ReaderFailure(3, `No ${what} found in the image`);

@@ -5,6 +5,7 @@
  */
 import { parse } from 'mrz';
 import type { OcrEngine } from './ocr.js';
+import { ageOn, birthday, parseDate, type CalendarDate } from '../post-check.js';
 
 /** The characters an MRZ is written with. */
 const MRZ_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<';
@@ -142,6 +143,34 @@ export function writeMrz(card: { id: string; dob: string; doe: string; sex: 'NAM
   return [line1, line2, line3];
 }
 
+/** The ages at which the 2021 chip card (and the 12-digit citizen card) runs out: its 25th, 40th and 60th birthdays. */
+export const CHIP_CARD_MILESTONES = [25, 40, 60];
+/** A card issued this many years before a milestone runs to the next one (the 2014 citizen-card law, article 21). */
+const GRACE_YEARS = 2;
+/** The youngest age a chip card is issued at. */
+const FIRST_ISSUE_AGE = 14;
+
+/**
+ * Whether a card expiring on `doe` can have been issued on `issueDate` to a holder born on `dob`: the expiry is one
+ * of the `milestones` birthdays, and the holder's age at issue lies between the milestone before it, less the
+ * grace years, and that one (a misread year, a date of another field, an issue after the expiry fail it). The
+ * grace is allowed both ways: it narrows the window less than an exact rule would, which a card printed under
+ * another reading of the law would fail.
+ */
+export function issuedForExpiry(issueDate: string, dob: CalendarDate, doe: CalendarDate, milestones: readonly number[]): boolean {
+  const issued = parseDate(issueDate);
+  if (!issued) return false;
+  const k = milestones.findIndex((m) => {
+    const b = birthday(dob, m);
+    return b.day === doe.day && b.month === doe.month && b.year === doe.year;
+  });
+  // An expiry on no milestone birthday (a card of another law): nothing to check the issue date against.
+  if (k < 0) return true;
+  const age = ageOn(dob, issued);
+  const from = k === 0 ? FIRST_ISSUE_AGE : milestones[k - 1] - GRACE_YEARS;
+  return age >= from && age < milestones[k];
+}
+
 /** What the MRZ did to one field of the visual zone ('filled': the zone had none, the MRZ's is answered). */
 export type MrzVerdict = 'confirmed' | 'corrected' | 'contradicted' | 'filled';
 
@@ -156,12 +185,15 @@ type Checked = MrzField | 'name' | 'issue_date';
  * zone lacks are taken from it when their check digit passes. The name is
  * compared without accents (the MRZ has none) and is never replaced: a
  * contradiction marks it invalid. An issue date equal to the expiry the MRZ
- * vouches for is the expiry read under the wrong label: marked invalid.
+ * vouches for is the expiry read under the wrong label: marked invalid; so is,
+ * given the card's expiry `milestones`, one the MRZ's dates of birth and expiry
+ * rule out (issuedForExpiry).
  */
 export function crossCheckMrz(
   fields: Partial<Record<Checked, { value: string; conf: number; valid?: boolean; invalid?: boolean }>>,
   mrz: MrzReading,
   fill: readonly string[] = [],
+  milestones?: readonly number[],
 ): Partial<Record<Checked, MrzVerdict>> {
   const out: Partial<Record<Checked, MrzVerdict>> = {};
   const parts: [MrzField, string | undefined, boolean][] = [
@@ -188,7 +220,9 @@ export function crossCheckMrz(
     }
   }
   const issue = fields.issue_date;
-  if (issue && mrz.doeOk && issue.value === mrz.doe) {
+  const dob = parseDate(mrz.dobOk ? mrz.dob : undefined);
+  const doe = parseDate(mrz.doeOk ? mrz.doe : undefined);
+  if (issue && ((doe && issue.value === mrz.doe) || (milestones && dob && doe && !issuedForExpiry(issue.value, dob, doe, milestones)))) {
     fields.issue_date = { ...issue, valid: false, invalid: true };
     out.issue_date = 'contradicted';
   }

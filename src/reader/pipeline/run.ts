@@ -30,7 +30,7 @@ import { detectKind, printedTexts, type PrintedTexts } from './kind.js';
 import { DOCUMENTS } from '../documents/id-card/model.js';
 import { cardShapedImage, cornersCutOff, flatToImage, frameRectangle, locateCard, textCutOff, wordsOnFrame } from './locate.js';
 import { findCardByText } from './text-locate.js';
-import { crossCheckMrz, mrzLines, readMrz, type MrzReading } from './mrz.js';
+import { CHIP_CARD_MILESTONES, crossCheckMrz, mrzLines, readMrz, type MrzReading } from './mrz.js';
 import { refineCorners } from './refine.js';
 import type { Point } from '../../platform/vision/card-outline.js';
 import type { OcrEngine } from './ocr.js';
@@ -588,13 +588,22 @@ const SURE_FIELDS = 3;
 /**
  * Whether the outline's reading calls for the card to be looked for by its text: it refused (2: the outline runs
  * off the frame, 3: nothing named a card), or few of its fields are sure (an outline of something else, a card cut
- * by a wrong side, the whole image read for want of an outline while the card is a part of it). A card read whole
- * with sure fields is a tight crop read well: looking again costs and changes little.
+ * by a wrong side, the whole image read for want of an outline while the card is a part of it): fewer than three,
+ * or than the side can have (a chip back's one). A card read whole with sure fields, or a back whose MRZ passes
+ * every check digit, is read well: looking again costs and changes little.
  */
 export function doubtful(r: ReadResult): boolean {
   if (!r.ok) return r.code === 2 || r.code === 3;
-  return sureFields(r) < SURE_FIELDS;
+  // A machine-readable zone read with every check digit passing: the card was found well enough to read it.
+  if (r.mrz?.valid) return false;
+  return sureFields(r) < Math.min(SURE_FIELDS, canBeSure(r.kind));
 }
+
+/**
+ * How many fields of a side can be answered at 80 or more: a back's marks are never (read once, confidence.ts),
+ * so the 12-digit and chip backs, printing only marks and an issue date, have one.
+ */
+const canBeSure = (kind: CardKind) => LAYOUTS[kind].fields.filter((f) => f !== 'features').length;
 
 const sureFields = (r: ReadCard) => Object.values(r.fields).filter((f) => f && f.prob >= 80).length;
 
@@ -707,7 +716,8 @@ async function readPlacedCard(
   if (layout.mrz) {
     mrz ??= await readMrzBand(ocr, flat.gray, mrzBand(words));
     // A field the back prints and the MRZ carries, lost by the visual zone's reading (its label unread), is the MRZ's.
-    if (mrz) crossCheckMrz(normal.fields, mrz, wanted);
+    // The chip card's expiry follows from the age at issue: the MRZ's dates rule out issue dates (mrz.ts).
+    if (mrz) crossCheckMrz(normal.fields, mrz, wanted, kind === 'cccd_chip_back' ? CHIP_CARD_MILESTONES : undefined);
   }
   // The 9-digit number has no check digit: two readers of different kinds agreeing is its only confirmation.
   if (normal.fields.id?.value.length === 9 && !(detected && words === detected.words && agreedDigits.includes('id'))) normal.fields.id.unsure = true;

@@ -124,6 +124,24 @@ describe('when the card is looked for by its text', () => {
     assert.equal(doubtful(card(2)), true);
   });
 
+  it('on a back, by the fields it can have sure: the issue date of a 12-digit back; none once its MRZ passes every check', () => {
+    const back = (kind: ReadCard['kind'], issueProb: number, mrzValid?: boolean): ReadCard => ({
+      ok: true,
+      kind,
+      fields: { issue_date: { value: '01/02/2021', prob: issueProb }, features: { value: 'Nốt ruồi', prob: 70 } },
+      overall: 80,
+      corners: [],
+      timings: {},
+      ...(mrzValid === undefined ? {} : { mrz: { valid: mrzValid, lines: [] } }),
+    });
+    assert.equal(doubtful(back('cccd_12_back', 95)), false);
+    assert.equal(doubtful(back('cccd_12_back', 60)), true);
+    assert.equal(doubtful(back('cccd_chip_back', 40, true)), false);
+    assert.equal(doubtful(back('cccd_chip_back', 40, false)), true);
+    // The 9-digit back prints five fields: two sure are too few.
+    assert.equal(doubtful(back('cmnd_09_back', 95)), true);
+  });
+
   it('keeps the reading with more sure fields, then the higher score; any reading beats a refusal', () => {
     const refusal: ReadResult = { ok: false, code: 3, message: '' };
     assert.equal(better(card(1), refusal), true);
