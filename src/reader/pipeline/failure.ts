@@ -8,3 +8,13 @@ export class ReaderFailure extends Error {
     super(message);
   }
 }
+
+/** The reading, or the refusal a ReaderFailure stands for (any other error goes on). */
+export async function refusalOf<T>(read: () => Promise<T>): Promise<T | { ok: false; code: ReaderFailure['code']; message: string }> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof ReaderFailure) return { ok: false, code: err.code, message: err.message };
+    throw err;
+  }
+}

@@ -10,7 +10,7 @@ import { classifyHeader, HEADER_BAND } from './classify.js';
 import { fieldProbability, overallScore } from './confidence.js';
 import { composeStack, encodeStack, GAP, stackBands, turnStack, type RawStack } from './crops.js';
 import { decodeImage, type DecodedImage } from './decode.js';
-import { ReaderFailure } from './failure.js';
+import { ReaderFailure, refusalOf } from './failure.js';
 import {
   mergedId,
   normaliseFields,
@@ -566,16 +566,6 @@ export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOpti
       readPlacedCard(task, ocr, options, image, { corners: byText.corners, withoutOutline: false, outlineCut: false, byText: true }, { timings, lap }),
     );
     return better(second, first) ? second : first;
-  } catch (err) {
-    if (err instanceof ReaderFailure) return { ok: false, code: err.code, message: err.message };
-    throw err;
-  }
-}
-
-/** The reading, or the refusal a ReaderFailure stands for. */
-async function refusalOf(read: () => Promise<ReadCard>): Promise<ReadResult> {
-  try {
-    return await read();
   } catch (err) {
     if (err instanceof ReaderFailure) return { ok: false, code: err.code, message: err.message };
     throw err;

@@ -32,7 +32,7 @@ import {
   type FieldValue,
   type WordFilter,
 } from '../../pipeline/fields.js';
-import { ReaderFailure } from '../../pipeline/failure.js';
+import { ReaderFailure, refusalOf } from '../../pipeline/failure.js';
 import { fuzzyHas } from '../../pipeline/kind.js';
 import type { OcrEngine } from '../../pipeline/ocr.js';
 import type { ReadRefusal, ReadTask } from '../../pipeline/run.js';
@@ -686,16 +686,6 @@ async function readPage(page: FlatPage<LicenceKind>, ocr: OcrEngine, timings: Re
     if (v) fields[f] = { value: v.value, prob: fieldProbability(v) };
   }
   return { ok: true, kind, fields, overall: overallScore(FRONT[kind].map((f) => fields[f]?.prob ?? 0)), timings };
-}
-
-/** The reading, or the refusal a ReaderFailure stands for. */
-async function refusalOf(read: () => Promise<ReadLicence>): Promise<LicenceResult> {
-  try {
-    return await read();
-  } catch (err) {
-    if (err instanceof ReaderFailure) return { ok: false, code: err.code, message: err.message };
-    throw err;
-  }
 }
 
 /**
