@@ -92,6 +92,9 @@ function splitWord(word: string): { lead: string; core: string; tail: string } {
   return { lead: m[1], core: m[2], tail: m[3] };
 }
 
+/** More words than any printed address holds: a reading or a code this long is not corrected. */
+const MAX_ADDRESS_WORDS = 40;
+
 /** A word of digits and the letters OCR reads for digits (toDigits), nothing else ("P11" is a ward, not a number). */
 const DIGIT_LIKE = /^[\dODQIlLiZzSsBGbgqT|]+$/;
 
@@ -128,7 +131,8 @@ export function guideAddress(printed: string, code: string): string | undefined 
     .filter(Boolean);
   const cores = words.map((w) => splitWord(w).core);
   const [n, m] = [words.length, codeWords.length];
-  if (n === 0 || m === 0) return undefined;
+  // An address is a line or two; a code's text is whatever its maker put there (the work grows with n x m).
+  if (n === 0 || m === 0 || n > MAX_ADDRESS_WORDS || m > MAX_ADDRESS_WORDS) return undefined;
   const kin = cores.map((p) => codeWords.map((q) => kinship(p, q)));
   const gain = (k: 'same' | 'misread' | undefined) => (k === 'same' ? 2 : k === 'misread' ? 1 : -Infinity);
   // Needleman-Wunsch without gap costs: the alignment that keeps the most kinship, same words counting double.

@@ -184,5 +184,7 @@ describe("the printed address corrected from the code's", () => {
     assert.equal(guideAddress('Thôn Bến Lội, Xã Quỳnh Giao, Huyện Quỳnh Phụ, Thái Bình', code), undefined);
     assert.equal(guideAddress('27 Lê Văn Huu', ''), undefined);
     assert.equal(guideAddress('', code), undefined);
+    // A code of thousands of words (a forged one) is not aligned.
+    assert.equal(guideAddress('2G Lê Văn Huu, Ngô Thì Nham, Hai Bà Trưng, Hà Nội', `${code} ${'Hà Nội '.repeat(2000)}`), undefined);
   });
 });
