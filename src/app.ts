@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import type { ServiceDeps } from './platform/deps.js';
 import { installLenientParsers } from './platform/http/body.js';
 import { installNulGuard } from './platform/http/nul.js';
+import { installRequestLog } from './platform/http/request-log.js';
 import { indexRoutes } from './platform/http/route-index.js';
 import { securityHeaders } from './platform/http/security-headers.js';
 import { platformErrorShape, sendRouteNotFound, sendServiceError } from './platform/http/service.js';
@@ -31,8 +32,8 @@ export function redactUrl(url: string): string {
 }
 
 /**
- * The request serializer is the only way a request reaches a log line (fastify logs `{req: request}` for the
- * request line and with errors), and it keeps the method, the URL (redacted) and the address: no header,
+ * The request serializer is the only way a request reaches a log line (the request log writes `{req: request}`,
+ * fastify does with errors), and it keeps the method, the URL (redacted) and the address: no header,
  * hence no `authorization` or `api_key` header, is ever written. (pino's `redact` on `req.headers.*` ran on
  * every request line after this serializer had dropped the headers, and so never matched anything.)
  */
@@ -63,7 +64,10 @@ export async function buildApp(deps: ServiceDeps, modules: readonly ServiceModul
     routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // One line a request instead of fastify's two (installRequestLog).
+    disableRequestLogging: true,
   });
+  installRequestLog(app);
   // The request id goes out with the security headers: one onSend hook for both.
   securityHeaders(app);
   indexRoutes(app);

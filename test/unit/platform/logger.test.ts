@@ -1,13 +1,15 @@
 /**
- * The server's request log lines (src/app.ts `loggerOptions`): at info, one line when a request comes in (method,
- * URL with any key masked, address) and one when it is answered, and never a credential, whichever way a client
- * sent it. A fastify app with the server's logger options writes into a collecting stream.
+ * The server's request log lines (src/app.ts `loggerOptions`, src/platform/http/request-log.ts): at info, one line
+ * when a request is answered (method, URL with any key masked, address, status, time); at debug also one when it
+ * comes in; never a credential, whichever way a client sent it. A fastify app with the server's logger options and
+ * request log writes into a collecting stream.
  */
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { loggerOptions, redactUrl } from '../../../src/app.js';
+import { installRequestLog } from '../../../src/platform/http/request-log.js';
 
 const KEY = 'sk_' + 'k'.repeat(43);
 const TOKEN = 'st_' + 't'.repeat(43);
@@ -21,7 +23,8 @@ async function logLinesOf(level: string, request: { url: string; headers: Record
     },
   });
   const options = loggerOptions(level) as object;
-  const app = Fastify({ logger: { ...options, stream } });
+  const app = Fastify({ logger: { ...options, stream }, disableRequestLogging: true });
+  installRequestLog(app);
   app.post('/echo', async () => ({ ok: true }));
   await app.inject({ method: 'POST', url: request.url, headers: { 'content-type': 'application/json', ...request.headers }, payload: '{}' });
   await app.close();
@@ -32,13 +35,24 @@ async function logLinesOf(level: string, request: { url: string; headers: Record
 }
 
 describe('request log lines', () => {
-  it('at info: the request line with method, URL and address only, then the answer line', async () => {
+  it('at info: one line a request, when it is answered, with method, URL, address, status and time', async () => {
     const lines = await logLinesOf('info', { url: '/echo', headers: { authorization: `Bearer ${TOKEN}` } });
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      ['request completed'],
+    );
+    const [completed] = lines;
+    assert.deepEqual(completed.req, { method: 'POST', url: '/echo', ip: '127.0.0.1' });
+    assert.deepEqual(completed.res, { statusCode: 200 });
+    assert.equal(typeof completed.responseTime, 'number');
+    assert.equal(typeof completed.reqId, 'string');
+  });
+
+  it('at debug: the line as the request comes in too, with the same request id', async () => {
+    const lines = await logLinesOf('debug', { url: '/echo', headers: {} });
     const incoming = lines.find((l) => l.msg === 'incoming request');
     const completed = lines.find((l) => l.msg === 'request completed');
     assert.deepEqual(incoming?.req, { method: 'POST', url: '/echo', ip: '127.0.0.1' });
-    assert.deepEqual(completed?.res, { statusCode: 200 });
-    assert.equal(typeof completed?.responseTime, 'number');
     assert.equal(incoming?.reqId, completed?.reqId);
   });
 
