@@ -45,7 +45,7 @@ export function parseChipQr(text: string): ChipQr | undefined {
 
 /**
  * The fields the code carries as the front prints them. Not the address: the code holds it in the register's
- * wording ("Số Nhà 18 Đường ..." for a printed "18 ...", another hamlet word), not as printed (dev set: 7 of 16
+ * wording ("Số Nhà 27 Đường ..." for a printed "27 ...", another hamlet word), not as printed (dev set: 7 of 16
  * chip fronts whose code was read would have answered a confident address unlike the printed one).
  */
 export const QR_FIELDS = ['id', 'name', 'dob', 'sex'] as const satisfies readonly IdCardField[];
@@ -95,7 +95,7 @@ function splitWord(word: string): { lead: string; core: string; tail: string } {
 /** More words than any printed address holds: a reading or a code this long is not corrected. */
 const MAX_ADDRESS_WORDS = 40;
 
-/** A word of digits and the letters OCR reads for digits (toDigits), nothing else ("P11" is a ward, not a number). */
+/** A word of digits and the letters OCR reads for digits (toDigits), nothing else ("P4" is a ward, not a number). */
 const DIGIT_LIKE = /^[\dODQIlLiZzSsBGbgqT|]+$/;
 
 /**
@@ -114,7 +114,7 @@ function kinship(printed: string, code: string): 'same' | 'misread' | undefined 
 
 /**
  * The printed address's reading corrected word by word from the code's address, or undefined when nothing changes.
- * The code holds the address in the register's wording ("Số Nhà 18 Đường ..." for a printed "18 ..."), so it does
+ * The code holds the address in the register's wording ("Số Nhà 27 Đường ..." for a printed "27 ..."), so it does
  * not replace the reading: the two are aligned word by word (the most shared words, in order), and a printed word
  * aligned to a code word it does not spell is taken as misread (tone marks, a letter or a digit off) and spelt as
  * the code spells it, keeping the printed case (of its first letter, or all capitals) and its punctuation. A word is corrected only

@@ -174,10 +174,10 @@ describe("the printed address corrected from the code's", () => {
     assert.equal(guideAddress('27 LÊ VĂN HƯU, NGÔ THÌ NHẬM', code), undefined);
   });
 
-  it('leaves a ward written with its number ("P11") and words unlike any of the code', () => {
-    const ward = 'Số 5 Tổ 1 Đường Hoa Lan, Phường 11, Thành phố Đà Lạt, Lâm Đồng';
-    assert.equal(guideAddress('5 Tổ 1 Hoa Lan, P11, TP Đà Lạt, Lâm Đồng', ward), undefined);
-    assert.equal(guideAddress('5 Tổ 1 Hoa Lan, P11, TP Đà Lạc, Lâm Đồng', ward), '5 Tổ 1 Hoa Lan, P11, TP Đà Lạt, Lâm Đồng');
+  it('leaves a ward written with its number ("P4") and words unlike any of the code', () => {
+    const ward = 'Số 5 Tổ 2 Đường Hoa Sứ, Phường 4, Quận Phú Nhuận, Hồ Chí Minh';
+    assert.equal(guideAddress('5 Tổ 2 Hoa Sứ, P4, Q. Phú Nhuận, Hồ Chí Minh', ward), undefined);
+    assert.equal(guideAddress('5 Tổ 2 Hoa Sứ, P4, Q. Phú Nhuậm, Hồ Chí Minh', ward), '5 Tổ 2 Hoa Sứ, P4, Q. Phú Nhuận, Hồ Chí Minh');
   });
 
   it('corrects nothing when under half of the printed words are the code\'s, or the code is empty', () => {
