@@ -20,7 +20,8 @@ import { BENCH_SENTENCE, trainBenchModel } from '../fixtures/nlu/bench-model.js'
  * and on a quiet virtual machine from 27,000 to 43,000 between two loads a minute apart.
  *
  * Settings: BENCH_DURATION_S (8), BENCH_SLICES (4), BENCH_WARMUP_S (3; 0: measure from cold), BENCH_STORE (`sqlite,postgres`: which stores), BENCH_PARTS
- * (`create,list,predict`: which measures), BENCH_CPU_PROF (a folder: each server writes a CPU profile there),
+ * (`create,list,predict`: which measures; `path` adds predictions of a one-word text, where the engine's part is
+ * small: how near the request path alone comes to the predict goal), BENCH_CPU_PROF (a folder: each server writes a CPU profile there),
  * BENCH_LOG_LEVEL (the servers' SAOLA_LOG_LEVEL; default the server's own default, `info`: two log lines a
  * request, written to a file in the server's data folder).
  */
@@ -142,7 +143,7 @@ type BarePost = (seconds: number) => Promise<Measured>;
  * create 40%, predict 45%, on both stores) are shares of the bare fastify POST. The CPU share (the bare POST's CPU per request over this one's) is what the
  * throughput share would be with each server alone on its core.
  */
-function loadRows(benchmark: string, result: Measured, bare: Measured, goal: string): BenchRow[] {
+function loadRows(benchmark: string, result: Measured, bare: Measured, goal?: string): BenchRow[] {
   const share = Math.round((1000 * result.requests.average) / bare.requests.average) / 10;
   return [
     {
@@ -186,7 +187,8 @@ async function measureStore(label: string, env: Record<string, string>, bare: Ba
     rows.push(...loadRows(`POST /api/v3/sample (${label})`, create.result, create.baseline, '>= 40'));
   }
   if (PARTS.has('list')) rows.push(...(await measureList(label, env)));
-  if (PARTS.has('predict')) rows.push(...(await measurePredict(label, env, bare)));
+  if (PARTS.has('predict')) rows.push(...(await measurePredict(label, env, bare, BENCH_SENTENCE, `POST /api/v3/predict, 20 intents (${label})`, '>= 45')));
+  if (PARTS.has('path')) rows.push(...(await measurePredict(label, env, bare, PATH_TEXT, `POST /api/v3/predict, the one-word text "${PATH_TEXT}" (${label})`)));
   return rows;
 }
 
@@ -214,7 +216,10 @@ async function measureList(label: string, env: Record<string, string>): Promise<
   ];
 }
 
-async function measurePredict(label: string, env: Record<string, string>, bare: BarePost): Promise<BenchRow[]> {
+/** The `path` part's text: one word, so the engine's part of a prediction is small (a few µs). */
+const PATH_TEXT = 'có';
+
+async function measurePredict(label: string, env: Record<string, string>, bare: BarePost, content: string, title: string, goal?: string): Promise<BenchRow[]> {
   // Prediction with a 20-intent model trained from the generated dataset.
   const predict = await withServer(env, async (server, headers) => {
     await trainBenchModel(server.url, headers);
@@ -223,7 +228,7 @@ async function measurePredict(label: string, env: Record<string, string>, bare: 
         url: `${server.url}/api/v3/predict`,
         method: 'POST',
         headers,
-        body: JSON.stringify({ content: BENCH_SENTENCE }),
+        body: JSON.stringify({ content }),
       },
       server,
       bare,
@@ -233,7 +238,7 @@ async function measurePredict(label: string, env: Record<string, string>, bare: 
     }
     return { result, baseline };
   });
-  return loadRows(`POST /api/v3/predict, 20 intents (${label})`, predict.result, predict.baseline, '>= 45');
+  return loadRows(title, predict.result, predict.baseline, goal);
 }
 
 export default async function nluBench(): Promise<BenchRow[]> {
