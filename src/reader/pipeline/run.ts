@@ -41,8 +41,8 @@ import { fold } from './text.js';
 import { detectText, turnedProbability, type TextBox } from './detect.js';
 import { readLines, turnBoxes } from './lines.js';
 import { confirmAgreed, readDigitsAgain } from './digits.js';
-import type { LineRecogniser } from './line-recogniser.js';
-import { readNameAgain } from './name-line.js';
+import { OnnxLineRecogniser, type LineRecogniser } from './line-recogniser.js';
+import { agreementVouches, readNameAgain } from './name-line.js';
 import type { LineReading } from './recognise.js';
 import { readCardQr } from './qr.js';
 import { applyChipQr, guideAddress, parseChipQr } from './chip-qr.js';
@@ -59,6 +59,8 @@ export interface ReadTask {
   features?: boolean;
   /** Answer the flattened card as a JPEG too (the fraud check's `cropped_idcard`). */
   cropCard?: boolean;
+  /** Read the name's line again with the project's line recogniser (default true; false: Tesseract's readings alone). */
+  lineRecogniser?: boolean;
 }
 
 export interface ReadCard {
@@ -537,13 +539,21 @@ export interface NameStageView {
 }
 
 /**
- * How `readCard` reads lines beyond Tesseract: the line recogniser the name stage runs (none by default: the
- * committed network does not yet read real cards' names as well as Tesseract, docs/reader.md), and a look at the
- * name stage (evaluations).
+ * How `readCard` reads lines beyond Tesseract: another line recogniser for the name stage than the committed one
+ * (evaluations of other builds of the network), and a look at the name stage (evaluations).
  */
 export interface ReadOptions {
   lineRecogniser?: LineRecogniser;
   onNameStage?: (view: NameStageView) => void;
+}
+
+/** The committed line recogniser, one per thread (its onnxruntime session is made on first use). */
+let committedRecogniser: LineRecogniser | undefined;
+
+/** The recogniser the name stage runs for a task: the options' one, else the committed one unless the task says not. */
+function lineRecogniserFor(task: ReadTask, options: ReadOptions): LineRecogniser | undefined {
+  if (task.lineRecogniser === false) return undefined;
+  return options.lineRecogniser ?? (committedRecogniser ??= new OnnxLineRecogniser());
 }
 
 export async function readCard(task: ReadTask, ocr: OcrEngine, options: ReadOptions = {}): Promise<ReadResult> {
@@ -689,7 +699,7 @@ async function readPlacedCard(
     lap('digits');
   }
   // The name read again by the line recogniser on its detected line (name-line.ts).
-  const recogniser = options.lineRecogniser;
+  const recogniser = lineRecogniserFor(task, options);
   if (detected && words === detected.words && recogniser && anchored.name) {
     const tesseract = raw;
     const named = await readNameAgain(recogniser, flat.gray, CARD_WIDTH, CARD_HEIGHT, detected.lines, anchored, raw);
@@ -697,8 +707,10 @@ async function readPlacedCard(
     raw = named.raw;
     // Only the name changes: the other fields keep what the digit stage made of them.
     const name = normaliseFields(layout, raw).fields.name;
-    // The two readers agreeing is the independent reading a name's form check needs (confidence.ts).
-    if (name) normal.fields.name = { ...name, unsure: named.agreed ? false : name.unsure || recovered.includes('name') || undefined, formOnly: !named.agreed };
+    // The two readers agreeing is the independent reading a name's form check needs (confidence.ts), on the cards
+    // whose print the recogniser was trained on (name-line.ts).
+    const vouched = named.agreed && agreementVouches(kind);
+    if (name) normal.fields.name = { ...name, unsure: vouched ? false : name.unsure || recovered.includes('name') || undefined, formOnly: !vouched };
     lap('name');
   }
   // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.

@@ -1,6 +1,7 @@
 /**
  * The npm fallback engine (tesseract.js + @tesseract.js-data/vie), forced with
- * SAOLA_READER_OCR_ENGINE=js: the same card reads the same, and /readyz says which engine runs.
+ * SAOLA_READER_OCR_ENGINE=js: the same card reads the same, and /readyz says which engine runs (and that the
+ * line recogniser reads names beside it).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -16,8 +17,9 @@ describe('reader with the tesseract.js fallback', () => {
   after(async () => t.close());
 
   it('reads the chip card front and reports the engine in /readyz', async () => {
-    const ready = (await (await fetch(`${t.url}/readyz`)).json()) as { checks: { reader: { ocr: string } } };
+    const ready = (await (await fetch(`${t.url}/readyz`)).json()) as { checks: { reader: { ocr: string; names: string } } };
     assert.match(ready.checks.reader.ocr, /tesseract\.js/);
+    assert.equal(ready.checks.reader.names, 'Tesseract and the line recogniser');
     const { body } = await postForm(`${t.url}/vision/idr/vnm`, t.apiKey, { image: fixture('chip-front.jpg') });
     assert.equal(body.errorCode, 0, body.errorMessage);
     const want = truth['chip-front'].fields;

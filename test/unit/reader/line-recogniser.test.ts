@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { LINE_MODEL, lineInput, lineModelDir, OnnxLineRecogniser } from '../../../src/reader/pipeline/line-recogniser.js';
+import { checkLineModel, LINE_MODEL, lineInput, lineModelDir, OnnxLineRecogniser } from '../../../src/reader/pipeline/line-recogniser.js';
 import { combineName, readNameAgain } from '../../../src/reader/pipeline/name-line.js';
 import type { AnchoredValue } from '../../../src/reader/pipeline/anchors.js';
 import type { Box } from '../../../src/reader/layouts.js';
@@ -81,6 +81,13 @@ describe('line recogniser network', () => {
       fs.appendFileSync(path.join(dir, LINE_MODEL.file), Buffer.from([0]));
       const gray = Buffer.alloc(100 * 40, 255);
       await assert.rejects(new OnnxLineRecogniser(dir).readLines(gray, 100, 40, [{ x: 0, y: 0, w: 100, h: 40 }]), /altered/);
+      // The start-up check says the same, and names a missing file.
+      assert.deepEqual(checkLineModel(), { ok: true });
+      const altered = checkLineModel(dir);
+      assert.ok(!altered.ok && /expected/.test(altered.why), JSON.stringify(altered));
+      fs.rmSync(path.join(dir, LINE_MODEL.file));
+      const missing = checkLineModel(dir);
+      assert.ok(!missing.ok && /missing/.test(missing.why), JSON.stringify(missing));
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
