@@ -7,7 +7,7 @@ the server runs the ONNX file in onnxruntime-node). Three disjoint seed ranges: 
 checked on while training, and held-out lines it is measured on once at the end.
 
 Rebuild models/line-recogniser (resumes from its checkpoint in --work when there is one):
-    nice -n 15 /usr/bin/python3 scripts/line-recogniser/train.py --steps 6000
+    nice -n 15 /usr/bin/python3 scripts/line-recogniser/train.py --steps 30000 --batch 32 --lr 2e-3 --minutes 100
 """
 import argparse
 import hashlib

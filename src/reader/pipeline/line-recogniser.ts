@@ -22,7 +22,7 @@ export interface LineRecogniser {
 /** The committed network and its alphabet (scripts/line-recogniser/train.py writes both and SHA256SUMS). */
 export const LINE_MODEL = {
   file: 'vi-line-crnn.onnx',
-  sha256: '0199f8ce084ed237e5e6207d389df034e8056f1aba63e3f9d3d8ad0352ef652f',
+  sha256: 'b54f2323618bb9db6e5015276a1ff52166a6dc2f25443fdd6bf2bc565b495673',
   charset: 'charset.txt',
 } as const;
 /** The network's input height, and the widest input (a longer line is squeezed into it), as it was trained. */
