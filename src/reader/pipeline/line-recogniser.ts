@@ -55,8 +55,14 @@ export function checkLineModel(dir = lineModelDir(), sha256: string = LINE_MODEL
   } catch {
     return { ok: false, why: `${file} is missing` };
   }
+  const why = shaMismatch(file, bytes, sha256);
+  return why === undefined ? { ok: true } : { ok: false, why };
+}
+
+/** How the network's file differs from the committed one (its sha256), or undefined when it does not. */
+function shaMismatch(file: string, bytes: Buffer, sha256: string): string | undefined {
   const sha = createHash('sha256').update(bytes).digest('hex');
-  return sha === sha256 ? { ok: true } : { ok: false, why: `${file} has sha256 ${sha}, expected ${sha256}` };
+  return sha === sha256 ? undefined : `${file} has sha256 ${sha}, expected ${sha256}`;
 }
 
 /** Python's round(): halves to even (the trainer sized its inputs with it). */
@@ -143,8 +149,8 @@ export class OnnxLineRecogniser implements LineRecogniser {
     this.session ??= (async () => {
       const file = path.join(this.dir, LINE_MODEL.file);
       const bytes = await fs.promises.readFile(file);
-      const sha = createHash('sha256').update(bytes).digest('hex');
-      if (sha !== this.sha256) throw new Error(`line recogniser altered: ${file} has sha256 ${sha}, expected ${this.sha256}`);
+      const why = shaMismatch(file, bytes, this.sha256);
+      if (why !== undefined) throw new Error(`line recogniser altered: ${why}`);
       return { session: await ort.InferenceSession.create(bytes, SESSION_OPTIONS), names: readCharset(this.dir) };
     })();
     // A failed load is not kept: the caller goes on without the network, and a later call may try again.
