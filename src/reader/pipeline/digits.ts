@@ -6,13 +6,16 @@ import { CARD_HEIGHT, CARD_WIDTH, type Box, type CardLayout, type IdCardField } 
 import type { AnchoredValue, CardWord } from './anchors.js';
 import { fieldProbability } from './confidence.js';
 import { normaliseFields, type FieldValue, type NormalisedCard, type RawField } from './fields.js';
-import { recogniseLines } from './recognise.js';
+import { recogniseLines, type LineReading } from './recognise.js';
+import type { LineRecogniser } from './line-recogniser.js';
 
 /** The fields printed in digits that the network reads again. */
 export const DIGIT_FIELDS: readonly IdCardField[] = ['id', 'dob', 'doe', 'issue_date'];
 
 /** How far left of the first digit Tesseract found the network's crop starts, in letter heights (a lost first digit). */
 const LEAD = 0.6;
+/** Room left after a number's detected line, in letter heights. */
+const TAIL = 0.3;
 /** How far above and below the value's words the crop may reach, in letter heights (the line's unclipped margin). */
 const MARGIN = 0.5;
 
@@ -21,11 +24,15 @@ const MARGIN = 0.5;
  * Tesseract's words start (so the label before it is left out) to the lines' end (so digits Tesseract lost at the
  * end are in); the value's own box, padded, when no detected line is on its row.
  */
-export function digitLineBox(value: Pick<AnchoredValue, 'lineBoxes'>, lines: readonly Box[]): Box {
+export function digitLineBox(value: Pick<AnchoredValue, 'lineBoxes'>, lines: readonly Box[], reach: 'overlap' | 'near' = 'overlap'): Box {
   const v = value.lineBoxes[0];
+  // A number is one detected line: only the lines over the value's words count ('overlap'), not one that starts
+  // just after it (the chip front's expiry, under the portrait, ends a few pixels left of the address's line).
+  // A name may have words the detector put in a line of their own just after ('near': within a letter height).
+  const margin = reach === 'overlap' ? 0 : v.h;
   const row = lines.filter((l) => {
     const overlap = Math.min(l.y + l.h, v.y + v.h) - Math.max(l.y, v.y);
-    return overlap >= 0.5 * Math.min(l.h, v.h) && l.x < v.x + v.w + v.h && l.x + l.w > v.x - v.h;
+    return overlap >= 0.5 * Math.min(l.h, v.h) && l.x < v.x + v.w + margin && l.x + l.w > v.x - margin;
   });
   const y0 = v.y - MARGIN * v.h;
   const y1 = v.y + v.h + MARGIN * v.h;
@@ -36,7 +43,9 @@ export function digitLineBox(value: Pick<AnchoredValue, 'lineBoxes'>, lines: rea
   const uy1 = Math.max(...row.map((l) => l.y + l.h));
   const x = Math.max(ux0, v.x - LEAD * v.h);
   const top = Math.max(uy0, y0);
-  return { x, y: top, w: Math.max(ux1, v.x + v.w) - x, h: Math.min(uy1, y1) - top };
+  // The number's own line ends where its last digit does: a little room after it, so the digit is whole.
+  const end = Math.max(ux1, v.x + v.w) + (reach === 'overlap' ? TAIL * v.h : 0);
+  return { x, y: top, w: end - x, h: Math.min(uy1, y1) - top };
 }
 
 /**
@@ -52,7 +61,10 @@ export function doubtfulDigitFields(layout: CardLayout, normal: NormalisedCard, 
   return DIGIT_FIELDS.filter((f) => layout.fields.includes(f) && anchored[f] && (nineDigits(f) || !(normal.fields[f] && fieldProbability(normal.fields[f]) >= 80)));
 }
 
-/** The network's reading of each of `fields` (anchored on the card), as raw field text. */
+/** A reader of line boxes on a gray card: the network (recognise.ts) or the project's line recogniser. */
+export type ReadBoxes = (gray: Buffer, width: number, height: number, boxes: readonly Box[]) => Promise<LineReading[]>;
+
+/** A reader's reading of each of `fields` (anchored on the card), as raw field text (the network's by default). */
 export async function readDigitFields(
   gray: Buffer,
   width: number,
@@ -60,12 +72,14 @@ export async function readDigitFields(
   lines: readonly Box[],
   anchored: Partial<Record<IdCardField, AnchoredValue>>,
   fields: readonly IdCardField[],
+  read: ReadBoxes = recogniseLines,
 ): Promise<Partial<Record<IdCardField, RawField>>> {
+  if (fields.length === 0) return {};
   const boxes = fields.map((f) => digitLineBox(anchored[f]!, lines));
-  const read = await recogniseLines(gray, width, height, boxes);
+  const readings = await read(gray, width, height, boxes);
   const out: Partial<Record<IdCardField, RawField>> = {};
   fields.forEach((f, i) => {
-    if (read[i].text) out[f] = { text: read[i].text, conf: read[i].conf };
+    if (readings[i].text) out[f] = { text: readings[i].text, conf: readings[i].conf };
   });
   return out;
 }
@@ -78,27 +92,48 @@ const confirmed = (v: FieldValue | undefined) => v?.valid === true && !v.invalid
  * field is in `agreed` (two readers of different kinds agreeing lifts the doubts that kept it under 80: Tesseract's
  * two readings disagreeing, an id whose province is not the card's). They differ: Tesseract's value when a validator
  * confirmed it and nothing else doubted it (or the network's is not confirmed either), else the network's, which
- * reads printed digits better (dev fronts: ids 23 of 28 against 21); either way unsure. Only the network read one:
- * its value, unsure.
+ * reads printed digits better (dev fronts: ids 23 of 28 against 21); either way unsure. Only the network read one: its
+ * value, unsure. The project's line recogniser (`third`, where it read a field) only fills in: neither of the two
+ * read a value a validator confirms and it did, its value, unsure. It never takes a side, because its slips and
+ * Tesseract's coincide (dev fronts: on 2 of 12 ids of 12-digit cards both read the same wrong digit).
  */
 export function combineDigits(
   layout: CardLayout,
   raw: Partial<Record<IdCardField, RawField>>,
   net: Partial<Record<IdCardField, RawField>>,
+  third: Partial<Record<IdCardField, RawField>> = {},
 ): { raw: Partial<Record<IdCardField, RawField>>; agreed: IdCardField[] } {
   const out = { ...raw };
   const agreed: IdCardField[] = [];
   const tesseract = normaliseFields(layout, raw).fields;
+  const valueOf = (r: RawField | undefined, f: IdCardField) => (r ? normaliseFields(layout, { ...raw, [f]: r }).fields[f] : undefined);
   for (const f of DIGIT_FIELDS) {
-    if (!net[f]) continue;
-    const n = normaliseFields(layout, { ...raw, [f]: net[f] }).fields[f];
     const t = tesseract[f];
+    const n = valueOf(net[f], f);
+    if (!n || !confirmed(n)) {
+      const m = valueOf(third[f], f);
+      if (m && confirmed(m) && !confirmed(t)) {
+        out[f] = { ...third[f]!, unsure: true };
+        continue;
+      }
+    }
     if (!n) continue;
     if (t?.value === n.value) agreed.push(f);
     else if (t && confirmed(t) && (!t.unsure || !confirmed(n))) out[f] = { ...raw[f]!, unsure: true };
     else out[f] = { ...net[f]!, unsure: true };
   }
   return { raw: out, agreed };
+}
+
+/** The doubtful fields the recogniser reads: those for which neither Tesseract nor the network has a confirmed value. */
+export function unconfirmed(
+  layout: CardLayout,
+  raw: Partial<Record<IdCardField, RawField>>,
+  net: Partial<Record<IdCardField, RawField>>,
+  fields: readonly IdCardField[],
+): IdCardField[] {
+  const tesseract = normaliseFields(layout, raw).fields;
+  return fields.filter((f) => !confirmed(tesseract[f]) && !(net[f] && confirmed(normaliseFields(layout, { ...raw, [f]: net[f] }).fields[f])));
 }
 
 /**
@@ -172,11 +207,27 @@ export function candidateOrder(lines: readonly Box[], first: (a: Box, b: Box) =>
   return [...lines].sort((a, b) => digits(a) - digits(b) || first(a, b));
 }
 
+/** The recogniser as a reader that reads nothing, instead of failing, when its model is missing or unloadable. */
+function quietly(recogniser: LineRecogniser): ReadBoxes {
+  return (gray, width, height, boxes) => recogniser.readLines(gray, width, height, boxes).catch(() => boxes.map(() => ({ text: '', conf: 0, chars: [] })));
+}
+
 /**
- * The id and the expiry date the card's anchoring did not place, looked for by the network on the lines where they
- * may be (unplacedLines): the first reading that its field's validator confirms with the card's other fields (an
- * id's province, century, birth year and sex; an expiry on a 25th, 40th or 60th birthday). One reader alone
- * vouches for it: unsure.
+ * Whether a date of birth found by its shape fits the 12-digit id the card's fields hold (its 4th digit the century
+ * and sex, its 5th and 6th the year's last two digits); any date fits a card without one.
+ */
+export function birthYearFits(dob: string, id: string | undefined): boolean {
+  if (!id || id.length !== 12) return true;
+  const year = Number(dob.slice(6));
+  return year === 1900 + 100 * Math.floor(Number(id[3]) / 2) + Number(id.slice(4, 6));
+}
+
+/**
+ * The id, date of birth and expiry the card's anchoring did not place, looked for on the lines where they may be
+ * (unplacedLines), each line read by the network, then by the project's line recogniser (`second`, when given)
+ * if the network's reading is not confirmed: the first reading that its field's validator confirms with the card's
+ * other fields (an id's province, century, birth year and sex; a date of birth in a holder's lifetime and the
+ * 12-digit id's birth year; an expiry on a 25th, 40th or 60th birthday). One reader alone vouches for it: unsure.
  */
 export async function findUnplaced(
   gray: Buffer,
@@ -187,6 +238,7 @@ export async function findUnplaced(
   layout: CardLayout,
   raw: Partial<Record<IdCardField, RawField>>,
   words: readonly CardWord[] = [],
+  second?: LineRecogniser,
 ): Promise<Partial<Record<IdCardField, RawField>>> {
   const wanted: { field: IdCardField; band: { above?: number; below?: number }; first: (a: Box, b: Box) => number }[] = [];
   // The id is printed just above the name: the nearest lines above it first. A name left unplaced (its line read
@@ -194,18 +246,29 @@ export async function findUnplaced(
   // line passes the id's checks.
   const name = anchored.name?.label.box ?? anchored.dob?.label.box;
   if (layout.fields.includes('id') && !anchored.id && name) wanted.push({ field: 'id', band: { above: name.y }, first: (a, b) => b.y - a.y });
+  // The date of birth is printed just below the name (its label unread: "Sinh ngày" in the 9-digit card's artwork),
+  // above the next field whose label was found: the nearest lines below the name first.
+  const nameBox = anchored.name?.box;
+  const below = nameBox && nameBox.y + nameBox.h;
+  const next = below === undefined ? [] : Object.values(anchored).flatMap((a) => (a && a.label.box.y > below ? [a.label.box.y] : []));
+  if (layout.fields.includes('dob') && !anchored.dob && below !== undefined && next.length > 0)
+    wanted.push({ field: 'dob', band: { below, above: Math.min(...next) }, first: (a, b) => a.y - b.y });
   const dob = anchored.dob?.box;
   // The expiry is the last field printed: the lowest lines first.
   if (layout.fields.includes('doe') && !anchored.doe && dob && raw.dob) wanted.push({ field: 'doe', band: { below: dob.y + dob.h }, first: (a, b) => b.y - a.y });
+  const readers: ReadBoxes[] = [recogniseLines, ...(second ? [quietly(second)] : [])];
   const found: Partial<Record<IdCardField, RawField>> = {};
   for (const { field, band, first } of wanted) {
-    // One line at a time, the likeliest first, up to a few: each costs about 0.05 s.
-    for (const line of candidateOrder(unplacedLines(lines, anchored, band), first, words).slice(0, MAX_CANDIDATES)) {
-      const [r] = await recogniseLines(gray, width, height, [line]);
-      const v = normaliseFields(layout, { ...raw, [field]: { text: r.text, conf: r.conf } }).fields[field];
-      if (confirmed(v)) {
-        found[field] = { text: r.text, conf: r.conf, unsure: true };
-        break;
+    const fits = (v: FieldValue | undefined, fields: NormalisedCard['fields']) => confirmed(v) && (field !== 'dob' || birthYearFits(v!.value, fields.id?.value));
+    // One line at a time, the likeliest first, up to a few: each costs about 0.05 s a reader.
+    look: for (const line of candidateOrder(unplacedLines(lines, anchored, band), first, words).slice(0, MAX_CANDIDATES)) {
+      for (const read of readers) {
+        const [r] = await read(gray, width, height, [line]);
+        const all = normaliseFields(layout, { ...raw, [field]: { text: r.text, conf: r.conf } }).fields;
+        if (fits(all[field], all)) {
+          found[field] = { text: r.text, conf: r.conf, unsure: true };
+          break look;
+        }
       }
     }
   }
@@ -214,8 +277,9 @@ export async function findUnplaced(
 
 /**
  * The digit stage: the doubtful digit fields read again by the network and combined with Tesseract's (combineDigits),
- * then the id and expiry the anchoring did not place looked for on the card's other lines (findUnplaced). Answers the
- * fields' raw readings and the fields the two readers agreed on.
+ * the project's line recogniser (`second`, when given) reading those neither confirms, then the id, date
+ * of birth and expiry the anchoring did not place looked for on the card's other lines (findUnplaced). Answers the
+ * fields' raw readings and the fields two readers agreed on.
  */
 export async function readDigitsAgain(
   gray: Buffer,
@@ -225,14 +289,18 @@ export async function readDigitsAgain(
   raw: Partial<Record<IdCardField, RawField>>,
   normal: NormalisedCard,
   words: readonly CardWord[] = [],
+  second?: LineRecogniser,
 ): Promise<{ raw: Partial<Record<IdCardField, RawField>>; agreed: IdCardField[] }> {
+  let net: Partial<Record<IdCardField, RawField>>;
+  const fields = doubtfulDigitFields(layout, normal, anchored);
   try {
-    const net = await readDigitFields(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, doubtfulDigitFields(layout, normal, anchored));
-    const combined = combineDigits(layout, raw, net);
-    const found = await findUnplaced(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, layout, combined.raw, words);
-    return { raw: { ...combined.raw, ...found }, agreed: combined.agreed };
+    net = await readDigitFields(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, fields);
   } catch {
     // The network's model missing or unloadable: Tesseract's readings stand.
     return { raw, agreed: [] };
   }
+  const third = second ? await readDigitFields(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, unconfirmed(layout, raw, net, fields), quietly(second)) : {};
+  const combined = combineDigits(layout, raw, net, third);
+  const found = await findUnplaced(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, layout, combined.raw, words, second);
+  return { raw: { ...combined.raw, ...found }, agreed: combined.agreed };
 }

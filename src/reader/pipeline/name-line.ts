@@ -13,7 +13,7 @@ import type { LineReading } from './recognise.js';
 
 /** The name's line box (the detected lines on its first value line's row, from just left of its first word). */
 export function nameLineBox(name: Pick<AnchoredValue, 'lineBoxes'>, lines: readonly Box[]): Box {
-  return digitLineBox(name, lines);
+  return digitLineBox(name, lines, 'near');
 }
 
 /** Which reader's marks a name takes when both read the same letters and differ only in tone marks. */

@@ -684,11 +684,11 @@ async function readPlacedCard(
     timings.retried = again.weak.length;
     lap('retry');
   }
-  // The id and dates read again by the recognition network (digits.ts).
+  // The id and dates read again by the recognition network, and by the line recogniser where those two differ (digits.ts).
   const { detected } = card;
   let agreedDigits: IdCardField[] = [];
   if (detected && words === detected.words) {
-    const digits = await readDigitsAgain(flat.gray, detected.lines, anchored, layout, raw, normal, words);
+    const digits = await readDigitsAgain(flat.gray, detected.lines, anchored, layout, raw, normal, words, lineRecogniserFor(task, options));
     raw = digits.raw;
     normal = normaliseFields(layout, raw);
     agreedDigits = digits.agreed;

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { LAYOUTS, type Box, type IdCardField } from '../../../src/reader/layouts.js';
 import type { AnchoredValue } from '../../../src/reader/pipeline/anchors.js';
-import { candidateOrder, combineDigits, digitLineBox, findUnplaced, unplacedLines } from '../../../src/reader/pipeline/digits.js';
+import { birthYearFits, candidateOrder, combineDigits, digitLineBox, findUnplaced, unplacedLines } from '../../../src/reader/pipeline/digits.js';
 
 /** An anchored one-line value at `box`, its label at `label`. */
 function anchoredAt(box: Box, label: Box): AnchoredValue {
@@ -26,8 +26,23 @@ describe('the box the recogniser reads', () => {
     ];
     const b = digitLineBox(value, lines);
     assert.ok(b.x >= 380 && b.x < 400, `left ${b.x}`);
-    assert.equal(b.x + b.w, 660);
+    // The line's end and a third of a letter height after it.
+    assert.ok(b.x + b.w >= 660 && b.x + b.w <= 670, `right ${b.x + b.w}`);
     assert.ok(b.y >= 285 && b.y + b.h <= 345, `rows ${b.y}..${b.y + b.h}`);
+  });
+
+  it("leaves out a line that starts just after the number (the chip front's expiry beside the address)", () => {
+    // The expiry under the portrait: its detected line ends 8 px before the address's line on the same row.
+    const value = anchoredAt({ x: 167, y: 561, w: 100, h: 20 }, { x: 40, y: 561, w: 120, h: 20 });
+    const lines = [
+      { x: 34, y: 547, w: 235, h: 40 },
+      { x: 277, y: 557, w: 520, h: 55 },
+    ];
+    const b = digitLineBox(value, lines);
+    assert.ok(b.x + b.w < 277 + 10, `right ${b.x + b.w}`);
+    assert.ok(b.x + b.w >= 269, "the number's own line is whole");
+    // A name's box still takes a line just after it (a word the detector put apart).
+    assert.equal(Math.round(digitLineBox(value, lines, 'near').x + digitLineBox(value, lines, 'near').w), 797);
   });
 
   it('is the value padded when no detected line is on its row', () => {
@@ -88,6 +103,23 @@ describe('Tesseract and the network made one', () => {
     assert.equal(r2.raw.dob?.unsure, true);
   });
 
+  it('lets the line recogniser fill in only where neither reader has a confirmed value, unsure', () => {
+    const raw = { id: { text: id, conf: 90 }, dob: { text: '15/O3/199', conf: 40 }, sex };
+    // Tesseract's date is no date and the network read nothing: the recogniser's real date, unsure.
+    const r = combineDigits(layout, raw, {}, { dob: { text: '15/03/1990', conf: 80 } });
+    assert.equal(r.raw.dob?.text, '15/03/1990');
+    assert.equal(r.raw.dob?.unsure, true);
+    assert.deepEqual(r.agreed, []);
+    // Tesseract's confirmed date stands against it, and it does not side with either reader.
+    const sure = { ...raw, dob };
+    const r2 = combineDigits(layout, sure, { dob: { text: '16/03/1990', conf: 90 } }, { dob: { text: '16/03/1990', conf: 90 } });
+    assert.equal(r2.raw.dob?.text, '15/03/1990');
+    assert.deepEqual(r2.agreed, []);
+    const r3 = combineDigits(layout, sure, {}, { dob: { text: '16/03/1990', conf: 90 } });
+    assert.equal(r3.raw.dob?.text, '15/03/1990');
+    assert.notEqual(r3.raw.dob?.unsure, true);
+  });
+
   it('fills a value only the network read, unsure', () => {
     const r = combineDigits(layout, { dob, sex }, { id: { text: `No: ${id}`, conf: 95 } });
     assert.equal(r.raw.id?.unsure, true);
@@ -141,5 +173,41 @@ describe('an id the anchoring did not place', () => {
     const byDob = { dob: anchoredAt({ x: 320, y: 356, w: 150, h: 30 }, { x: 320, y: 324, w: 90, h: 22 }) };
     const found2 = await findUnplaced(gray, 1000, 630, lines, byDob, layout, raw);
     assert.match(found2.id?.text ?? '', /001090123456/);
+  });
+});
+
+describe('a date of birth found by its shape', () => {
+  it("fits the 12-digit id's century and birth year, and any date on a card without one", () => {
+    assert.equal(birthYearFits('15/03/1990', '001090123456'), true);
+    assert.equal(birthYearFits('15/03/1991', '001090123456'), false);
+    // 4th digit 2 or 3: born in the 2000s.
+    assert.equal(birthYearFits('15/03/2005', '001205123456'), true);
+    assert.equal(birthYearFits('15/03/1905', '001205123456'), false);
+    assert.equal(birthYearFits('15/03/1960', '123456789'), true);
+    assert.equal(birthYearFits('15/03/1960', undefined), true);
+  });
+
+  it('is looked for on the free lines between the name and the next label found, unsure', async () => {
+    const layout = LAYOUTS.cmnd_09_front;
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="630"><rect width="100%" height="100%" fill="#e6e2d6"/>
+      <text x="320" y="260" font-family="DejaVu Sans" font-size="30" fill="#222">A NAME</text>
+      <text x="600" y="370" font-family="DejaVu Sans" font-size="32" fill="#222">15-03-1990</text>
+      <text x="320" y="440" font-family="DejaVu Sans" font-size="22" fill="#222">Home</text></svg>`;
+    const gray = await sharp(Buffer.from(svg)).grayscale().raw().toBuffer();
+    const lines = [
+      { x: 310, y: 228, w: 150, h: 42 },
+      { x: 590, y: 336, w: 200, h: 46 },
+      { x: 310, y: 418, w: 80, h: 30 },
+    ];
+    const anchored = {
+      name: anchoredAt({ x: 320, y: 232, w: 130, h: 34 }, { x: 320, y: 196, w: 55, h: 22 }),
+      home: anchoredAt({ x: 400, y: 420, w: 200, h: 26 }, { x: 320, y: 420, w: 70, h: 26 }),
+    };
+    const found = await findUnplaced(gray, 1000, 630, lines, anchored, layout, {});
+    assert.match(found.dob?.text ?? '', /15.03.1990/);
+    assert.equal(found.dob?.unsure, true);
+    // No label found below the name: nothing bounds the date's place, so it is not looked for.
+    const open = await findUnplaced(gray, 1000, 630, lines, { name: anchored.name }, layout, {});
+    assert.equal(open.dob, undefined);
   });
 });
