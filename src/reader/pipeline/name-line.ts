@@ -1,7 +1,7 @@
 /**
  * The name read a second time by the reader's own line recogniser (line-recogniser.ts) on the detected line that
  * holds it, beside Tesseract's readings of it: two readers of different kinds that spell the same name vouch for
- * it; where they differ, the one whose reading is a plausible name wins.
+ * it; where they differ, the name is made from both and stays unsure (combineName).
  */
 import type { Box, CardKind, IdCardField } from '../layouts.js';
 import type { AnchoredValue } from './anchors.js';
@@ -32,8 +32,10 @@ export function agreementVouches(kind: CardKind): boolean {
 /**
  * Tesseract's name (`tesseract`, already voted between its two readings) and the network's reading of the line
  * made one. They spell the same name: it stands, sure (`agreed`), with the surer reader's confidence. They differ:
- * the network's when only it is a plausible name (a family name, Vietnamese syllables), or when both are and they
- * differ only in marks and `marks` says the network's marks are taken; else Tesseract's; unsure either way. Only the network read one: its reading, unsure, when a plausible name.
+ * the one that is a plausible name (a family name, Vietnamese syllables) when only one is; both are and only the
+ * marks differ, the marks `marks` says; the letters differ, the network's letters with Tesseract's marks on the
+ * words spelt alike (or the network's whole reading when `marks` says so); unsure in every case. Only the network
+ * read one: its reading, unsure, when a plausible name.
  */
 export function combineName(
   tesseract: RawField | undefined,
@@ -46,8 +48,29 @@ export function combineName(
   if (!read || !n) return { name: tesseract, agreed: false };
   if (!tesseract || !t) return plausibleName(n) ? { name: { ...read, unsure: true }, agreed: false } : { name: tesseract, agreed: false };
   if (n === t) return { name: { ...tesseract, conf: Math.max(tesseract.conf, read.conf), unsure: false }, agreed: true };
-  const netWins = plausibleName(n) && (!plausibleName(t) || (marks === 'network' && fold(n) === fold(t)));
-  return { name: netWins ? { ...read, unsure: true } : { ...tesseract, unsure: true }, agreed: false };
+  if (!plausibleName(n)) return { name: { ...tesseract, unsure: true }, agreed: false };
+  if (!plausibleName(t)) return { name: { ...read, unsure: true }, agreed: false };
+  // Both plausible. Only the marks differ: the marks `marks` says. The letters differ: the network's spelling, which
+  // reads card print better than Tesseract (dev line crops: names 24 against 18 exact, 94.3% against 91.2% of the
+  // characters), with Tesseract's marks on each word the two spell alike when `marks` says Tesseract's.
+  if (fold(n) === fold(t)) return { name: marks === 'network' ? { ...read, unsure: true } : { ...tesseract, unsure: true }, agreed: false };
+  return { name: { text: marks === 'network' ? n : marksOnAlike(n, t), conf: read.conf, unsure: true }, agreed: false };
+}
+
+/** `letters`' words, each taking `marks`' spelling where `marks` has the same word, tone marks aside, in the same place. */
+export function marksOnAlike(letters: string, marks: string): string {
+  const a = letters.split(' ');
+  const b = marks.split(' ');
+  // Words are paired from the start when both have as many, else from whichever end pairs more alike.
+  const offset = a.length === b.length ? 0 : bestOffset(a, b);
+  return a.map((w, i) => (b[i + offset] !== undefined && fold(b[i + offset]) === fold(w) ? b[i + offset] : w)).join(' ');
+}
+
+/** The shift of `b` against `a` (start-aligned or end-aligned) under which more words are alike, marks aside. */
+function bestOffset(a: string[], b: string[]): number {
+  const alike = (offset: number) => a.filter((w, i) => b[i + offset] !== undefined && fold(b[i + offset]) === fold(w)).length;
+  const end = b.length - a.length;
+  return alike(end) > alike(0) ? end : 0;
 }
 
 /**

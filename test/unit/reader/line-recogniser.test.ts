@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
 import { checkLineModel, LINE_MODEL, lineInput, lineModelDir, OnnxLineRecogniser } from '../../../src/reader/pipeline/line-recogniser.js';
-import { combineName, readNameAgain } from '../../../src/reader/pipeline/name-line.js';
+import { combineName, marksOnAlike, readNameAgain } from '../../../src/reader/pipeline/name-line.js';
 import type { AnchoredValue } from '../../../src/reader/pipeline/anchors.js';
 import type { Box } from '../../../src/reader/layouts.js';
 import type { LineReading } from '../../../src/reader/pipeline/recognise.js';
@@ -118,6 +118,21 @@ describe('name from two readers', () => {
     const kept = combineName(tesseract('PHẠM THỊ HẰNG'), reading('PHẠM THX'));
     assert.equal(kept.name?.text, 'PHẠM THỊ HẰNG');
     assert.equal(kept.name?.unsure, true);
+  });
+
+  it("two plausible names spelt differently: the network's letters, Tesseract's marks on the words spelt alike; unsure", () => {
+    // Tesseract lost a letter of the given name and read the middle name's mark otherwise.
+    const r = combineName(tesseract('NGUYỄN THỊ HOA'), reading('NGUYỄN THI HOAN'));
+    assert.equal(r.name?.text, 'NGUYỄN THỊ HOAN');
+    assert.equal(r.name?.unsure, true);
+    assert.equal(r.agreed, false);
+    assert.equal(combineName(tesseract('NGUYỄN THỊ HOA'), reading('NGUYỄN THI HOAN'), 'network').name?.text, 'NGUYỄN THI HOAN');
+  });
+
+  it('pairs the words from the end when one reading lost a word at the start', () => {
+    assert.equal(marksOnAlike('TRAN VAN AN', 'VĂN ÁN'), 'TRAN VĂN ÁN');
+    assert.equal(marksOnAlike('TRAN VAN AN', 'TRẦN VĂN'), 'TRẦN VĂN AN');
+    assert.equal(marksOnAlike('LÊ MINH', 'LÊ MINH'), 'LÊ MINH');
   });
 
   it('nothing read by the network leaves Tesseract as it was; only the network read: its name, unsure', () => {
