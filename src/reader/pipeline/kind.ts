@@ -85,7 +85,12 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
     return { kind: 'cccd_12_back', why: 'features label, fingerprint boxes on the left' };
   }
   if (mrz) return { kind: 'cccd_chip_back', why: 'MRZ' };
-  // A front whose title was lost: the labels still say which.
+  // A front whose title was lost: the labels still say which. "Nơi ĐKHK thường trú" (the household registration's
+  // abbreviation) is the older identity cards' residence label; the citizen cards print "Nơi thường trú".
+  if (has('dkhk')) {
+    const length = idLength(words);
+    return { kind: length === 12 ? 'cmnd_12_front' : 'cmnd_09_front', why: 'ĐKHK residence label without a title' + (length ? `, a ${length}-digit id` : '') };
+  }
   if (has('ho va ten', 'que quan', 'noi thuong tru')) return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: 'front labels without a title' };
   // Or only English label words of the chip front were read ("Place of Origin" beside a garbled "Quê quán").
   if (bilingual && olderFront && !back) return { kind: 'cccd_chip_front', why: "the chip front's English labels without a title" };

@@ -629,6 +629,14 @@ describe('kind and side from content', () => {
     assert.equal(kindOf('GIẤY CHỨNG MINH NHÂN DÂN', 'SỐ 274644934', 'Họ tên:'), 'cmnd_09_front');
     assert.equal(kindOf('CHỨNG MINH NHÂN DÂN', 'Số 274644934'), 'cmnd_09_front');
   });
+  it("tells an older front whose title was lost by its ĐKHK residence label, and which by the id's length", () => {
+    // The title under glare: only labels and numbers read (made-up values).
+    assert.equal(kindOf('Sinh ngày 01-02-1990', 'Nguyên quán', 'Nơi ĐKHK thường trú'), 'cmnd_09_front');
+    assert.equal(kindOf('SỐ 123456789', 'Nơi ĐKHK thường trú'), 'cmnd_09_front');
+    assert.equal(kindOf('Số: 001090012345', 'Nơi ĐKHK thường trú:'), 'cmnd_12_front');
+    // The citizen card's residence label names the citizen card, as before.
+    assert.equal(kindOf('Số: 001090012345', 'Nơi thường trú:'), 'cccd_12_front');
+  });
   it('does not take a 2024 front for an older card or a back', () => {
     // Seed 131148: the name "VŨ CÔNG VĂN NGHĨA" is one letter from "công dân", and the id's label
     // "Personal identification number" holds the chip back's heading: it was read as a chip back.
