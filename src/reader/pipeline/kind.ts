@@ -91,6 +91,11 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
     const length = idLength(words);
     return { kind: length === 12 ? 'cmnd_12_front' : 'cmnd_09_front', why: 'ĐKHK residence label without a title' + (length ? `, a ${length}-digit id` : '') };
   }
+  // The citizen cards' labels, read with a slip, on a card whose number has 9 digits or whose dates are printed
+  // dd-mm-yyyy: the 9-digit card ("Nơi ĐKHK thường trú" read without part of "ĐKHK" is "noi thuong tru" with two
+  // slips); the citizen cards print 12-digit numbers and dd/mm/yyyy.
+  if (has('ho va ten', 'que quan', 'noi thuong tru') && (idLength(words) === 9 || dashedDate(words)))
+    return { kind: 'cmnd_09_front', why: 'front labels without a title, a 9-digit id or a dd-mm-yyyy date' };
   if (has('ho va ten', 'que quan', 'noi thuong tru')) return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: 'front labels without a title' };
   // Or only English label words of the chip front were read ("Place of Origin" beside a garbled "Quê quán").
   if (bilingual && olderFront && !back) return { kind: 'cccd_chip_front', why: "the chip front's English labels without a title" };
@@ -152,6 +157,9 @@ export function titleAlone(words: readonly CardWord[]): boolean {
   }
   return false;
 }
+
+/** Whether a word is a date printed with dashes (the 9-digit card's "dd-mm-yyyy"), a digit of its day lost or not. */
+const dashedDate = (words: readonly CardWord[]) => words.some((w) => /(^|\D)\d{1,2}-\d{2}-(19|20)\d{2}(\D|$)/.test(w.text));
 
 /** 9 or 12 when the card shows a number of that many digits and none of the other length. */
 function idLength(words: CardWord[]): 9 | 12 | undefined {

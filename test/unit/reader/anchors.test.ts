@@ -209,7 +209,9 @@ describe('values by geometry', () => {
     const sexOf = (words: CardWord[]) => {
       const segments = segmentLines(words);
       const hits = findLabels(segments, model);
-      return valuesByShape(segments, hits, assignValues(segments, hits, model), model, 12).sex?.words.map((w) => w.text).join(' ');
+      return valuesByShape(segments, hits, assignValues(segments, hits, model), model, 12)
+        .sex?.words.map((w) => w.text)
+        .join(' ');
     };
     const headline = line('CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM', 300, 30);
     // "Nư" (the mark lost) read surely, no label read: taken.
@@ -232,7 +234,7 @@ describe('values by geometry', () => {
     // Read unsurely after its label's garbled piece, the next label a letter height after it (20 px): taken.
     assert.equal(sexOf([...headline, ...line('Gxới th Sez:', 300, 430, 30), ...line('Nam', 452, 430, 59), ...line('Quốc', 505, 430, 45)]), 'Nam');
   });
-  it("finds an id read with a letter for a digit under a damaged label by its shape, unsure, only when it is the only such word", () => {
+  it('finds an id read with a letter for a digit under a damaged label by its shape, unsure, only when it is the only such word', () => {
     const model = DOCUMENTS.cccd_12_front;
     const idOf = (words: CardWord[]) => {
       const segments = segmentLines(words);
@@ -636,6 +638,10 @@ describe('kind and side from content', () => {
     assert.equal(kindOf('Số: 001090012345', 'Nơi ĐKHK thường trú:'), 'cmnd_12_front');
     // The citizen card's residence label names the citizen card, as before.
     assert.equal(kindOf('Số: 001090012345', 'Nơi thường trú:'), 'cccd_12_front');
+    assert.equal(kindOf('Ngày sinh: 01/02/1990', 'Nơi thường trú:'), 'cccd_12_front');
+    // ... but not on a card whose number has 9 digits, or whose date is printed with dashes (ĐKHK lost to a slip).
+    assert.equal(kindOf('SỐ 123456789', 'Nơi thường trú:'), 'cmnd_09_front');
+    assert.equal(kindOf('Sinh ngày 1-02-1990', 'Nơi ĐK thường trú:'), 'cmnd_09_front');
   });
   it('does not take a 2024 front for an older card or a back', () => {
     // Seed 131148: the name "VŨ CÔNG VĂN NGHĨA" is one letter from "công dân", and the id's label
