@@ -18,7 +18,7 @@ export interface ReaderConfig {
   minCardArea: number;
   /** Enlargement of the field line crops before OCR (1 = card pixels; 1.4 reads accents better for ~10% more CPU). */
   fieldScale: number;
-  /** Read ID-card names a second time with the project's line recogniser (models/line-recogniser); false: Tesseract alone. */
+  /** Run the project's line recogniser (models/line-recogniser) on ID-card names, unconfirmed ids and dates, unplaced places; false: not at all. */
   lineRecogniser: boolean;
 }
 

@@ -43,6 +43,7 @@ import { readLines, turnBoxes } from './lines.js';
 import { confirmAgreed, readDigitsAgain } from './digits.js';
 import { OnnxLineRecogniser, type LineRecogniser } from './line-recogniser.js';
 import { agreementVouches, readNameAgain } from './name-line.js';
+import { readPlacesAgain, unplacedPlaces } from './place-line.js';
 import type { LineReading } from './recognise.js';
 import { readCardQr } from './qr.js';
 import { applyChipQr, guideAddress, parseChipQr } from './chip-qr.js';
@@ -59,7 +60,10 @@ export interface ReadTask {
   features?: boolean;
   /** Answer the flattened card as a JPEG too (the fraud check's `cropped_idcard`). */
   cropCard?: boolean;
-  /** Read the name's line again with the project's line recogniser (default true; false: Tesseract's readings alone). */
+  /**
+   * Run the project's line recogniser: the name's line read again, ids and dates nothing else confirms filled in,
+   * places the gazetteer cannot place read again (default true; false: Tesseract's and the network's readings alone).
+   */
   lineRecogniser?: boolean;
 }
 
@@ -539,7 +543,7 @@ export interface NameStageView {
 }
 
 /**
- * How `readCard` reads lines beyond Tesseract: another line recogniser for the name stage than the committed one
+ * How `readCard` reads lines beyond Tesseract: another line recogniser than the committed one
  * (evaluations of other builds of the network), and a look at the name stage (evaluations).
  */
 export interface ReadOptions {
@@ -712,6 +716,18 @@ async function readPlacedCard(
     const vouched = named.agreed && agreementVouches(kind);
     if (name) normal.fields.name = { ...name, unsure: vouched ? false : name.unsure || recovered.includes('name') || undefined, formOnly: !vouched };
     lap('name');
+  }
+  // Places the gazetteer could not place from Tesseract's reading, read again by the line recogniser (place-line.ts).
+  if (detected && words === detected.words && recogniser) {
+    const places = unplacedPlaces(layout, normal, anchored);
+    if (places.length > 0) {
+      const again = await readPlacesAgain(recogniser, flat.gray, CARD_WIDTH, CARD_HEIGHT, detected.lines, anchored, layout, raw, places);
+      raw = again.raw;
+      const renewed = normaliseFields(layout, raw);
+      for (const f of again.replaced) normal.fields[f] = { ...renewed.fields[f]!, unsure: true };
+      if (again.replaced.includes('address')) normal.address = renewed.address;
+      lap('places');
+    }
   }
   // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.
   let mrz = card.mrz;
