@@ -122,7 +122,11 @@ for (const e of readTruthFile(dir)) {
   for (const f of fields) {
     const anchored = v.anchored[f];
     if (!anchored || anchored.lineBoxes.length === 0) continue;
-    const boxes = PLACES.includes(f) ? anchored.lineBoxes.map((b) => digitLineBox({ lineBoxes: [b] }, v.lines)) : [digitLineBox(anchored, v.lines)];
+    // Cut as the stages cut them: a place's lines and the name with the detected lines just after them (place-line.ts,
+    // name-line.ts), an id or date on the detected lines over its words (digits.ts).
+    const boxes = PLACES.includes(f)
+      ? anchored.lineBoxes.map((b) => digitLineBox({ lineBoxes: [b] }, v.lines, 'near'))
+      : [digitLineBox(anchored, v.lines, f === 'name' ? 'near' : 'overlap')];
     const want = canonical(f, e.fields[f]);
     const net = (await network.readLines(v.gray, 1000, 630, boxes)).map((l) => l.text).join(' ');
     const tess: string[] = [];
