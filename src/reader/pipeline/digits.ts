@@ -2,7 +2,7 @@
  * The digit fields (id, dates) read a second time by the recognition network (recognise.ts) on the detected line
  * that holds each value, beside Tesseract's reading of the same value.
  */
-import { CARD_HEIGHT, CARD_WIDTH, type Box, type CardLayout, type IdCardField } from '../layouts.js';
+import type { Box, CardLayout, IdCardField } from '../layouts.js';
 import type { AnchoredValue, CardWord } from './anchors.js';
 import { fieldProbability } from './confidence.js';
 import { normaliseFields, type FieldValue, type NormalisedCard, type RawField } from './fields.js';
@@ -61,16 +61,21 @@ export function doubtfulDigitFields(layout: CardLayout, normal: NormalisedCard, 
   return DIGIT_FIELDS.filter((f) => layout.fields.includes(f) && anchored[f] && (nineDigits(f) || !(normal.fields[f] && fieldProbability(normal.fields[f]) >= 80)));
 }
 
+/** A flat card as the second readers see it: its gray pixels, its detected lines, and the values anchored on it. */
+export interface CardLines {
+  gray: Buffer;
+  width: number;
+  height: number;
+  lines: readonly Box[];
+  anchored: Partial<Record<IdCardField, AnchoredValue>>;
+}
+
 /** A reader of line boxes on a gray card: the network (recognise.ts) or the project's line recogniser. */
 export type ReadBoxes = (gray: Buffer, width: number, height: number, boxes: readonly Box[]) => Promise<LineReading[]>;
 
 /** A reader's reading of each of `fields` (anchored on the card), as raw field text (the network's by default). */
 export async function readDigitFields(
-  gray: Buffer,
-  width: number,
-  height: number,
-  lines: readonly Box[],
-  anchored: Partial<Record<IdCardField, AnchoredValue>>,
+  { gray, width, height, lines, anchored }: CardLines,
   fields: readonly IdCardField[],
   read: ReadBoxes = recogniseLines,
 ): Promise<Partial<Record<IdCardField, RawField>>> {
@@ -230,11 +235,7 @@ export function birthYearFits(dob: string, id: string | undefined): boolean {
  * 12-digit id's birth year; an expiry on a 25th, 40th or 60th birthday). One reader alone vouches for it: unsure.
  */
 export async function findUnplaced(
-  gray: Buffer,
-  width: number,
-  height: number,
-  lines: readonly Box[],
-  anchored: Partial<Record<IdCardField, AnchoredValue>>,
+  { gray, width, height, lines, anchored }: CardLines,
   layout: CardLayout,
   raw: Partial<Record<IdCardField, RawField>>,
   words: readonly CardWord[] = [],
@@ -282,9 +283,7 @@ export async function findUnplaced(
  * fields' raw readings and the fields two readers agreed on.
  */
 export async function readDigitsAgain(
-  gray: Buffer,
-  lines: readonly Box[],
-  anchored: Partial<Record<IdCardField, AnchoredValue>>,
+  card: CardLines,
   layout: CardLayout,
   raw: Partial<Record<IdCardField, RawField>>,
   normal: NormalisedCard,
@@ -292,15 +291,15 @@ export async function readDigitsAgain(
   second?: LineRecogniser,
 ): Promise<{ raw: Partial<Record<IdCardField, RawField>>; agreed: IdCardField[] }> {
   let net: Partial<Record<IdCardField, RawField>>;
-  const fields = doubtfulDigitFields(layout, normal, anchored);
+  const fields = doubtfulDigitFields(layout, normal, card.anchored);
   try {
-    net = await readDigitFields(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, fields);
+    net = await readDigitFields(card, fields);
   } catch {
     // The network's model missing or unloadable: Tesseract's readings stand.
     return { raw, agreed: [] };
   }
-  const third = second ? await readDigitFields(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, unconfirmed(layout, raw, net, fields), quietly(second)) : {};
+  const third = second ? await readDigitFields(card, unconfirmed(layout, raw, net, fields), quietly(second)) : {};
   const combined = combineDigits(layout, raw, net, third);
-  const found = await findUnplaced(gray, CARD_WIDTH, CARD_HEIGHT, lines, anchored, layout, combined.raw, words, second);
+  const found = await findUnplaced(card, layout, combined.raw, words, second);
   return { raw: { ...combined.raw, ...found }, agreed: combined.agreed };
 }

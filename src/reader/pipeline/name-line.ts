@@ -5,7 +5,7 @@
  */
 import type { Box, CardKind, IdCardField } from '../layouts.js';
 import type { AnchoredValue } from './anchors.js';
-import { digitLineBox } from './digits.js';
+import { digitLineBox, type CardLines } from './digits.js';
 import { fold } from './text.js';
 import { nameOf, plausibleName, type RawField } from './fields.js';
 import type { LineRecogniser } from './line-recogniser.js';
@@ -79,11 +79,7 @@ function bestOffset(a: string[], b: string[]): number {
  */
 export async function readNameAgain(
   recogniser: LineRecogniser,
-  gray: Buffer,
-  width: number,
-  height: number,
-  lines: readonly Box[],
-  anchored: Partial<Record<IdCardField, AnchoredValue>>,
+  { gray, width, height, lines, anchored }: CardLines,
   raw: Partial<Record<IdCardField, RawField>>,
 ): Promise<{ raw: Partial<Record<IdCardField, RawField>>; agreed: boolean; network?: LineReading }> {
   const value = anchored.name;

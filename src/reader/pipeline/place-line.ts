@@ -4,9 +4,9 @@
  * replaces Tesseract's only when the gazetteer places it (two units or more: ward, district, province) and
  * Tesseract's it did not; unsure either way, since one reader alone vouches for it.
  */
-import type { Box, CardLayout, IdCardField } from '../layouts.js';
+import type { CardLayout, IdCardField } from '../layouts.js';
 import type { AnchoredValue } from './anchors.js';
-import { digitLineBox } from './digits.js';
+import { digitLineBox, type CardLines } from './digits.js';
 import { normaliseFields, type NormalisedCard, type RawField } from './fields.js';
 import type { LineRecogniser } from './line-recogniser.js';
 
@@ -25,11 +25,7 @@ export function unplacedPlaces(layout: CardLayout, normal: NormalisedCard, ancho
  */
 export async function readPlacesAgain(
   recogniser: LineRecogniser,
-  gray: Buffer,
-  width: number,
-  height: number,
-  lines: readonly Box[],
-  anchored: Partial<Record<IdCardField, AnchoredValue>>,
+  { gray, width, height, lines, anchored }: CardLines,
   layout: CardLayout,
   raw: Partial<Record<IdCardField, RawField>>,
   fields: readonly IdCardField[],

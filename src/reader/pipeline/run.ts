@@ -690,9 +690,11 @@ async function readPlacedCard(
   }
   // The id and dates read again by the recognition network, and by the line recogniser where those two differ (digits.ts).
   const { detected } = card;
+  /** The flat card, its detected lines and the anchored values, as the second readers read them. */
+  const cardLines = { gray: flat.gray, width: CARD_WIDTH, height: CARD_HEIGHT, lines: detected?.lines ?? [], anchored };
   let agreedDigits: IdCardField[] = [];
   if (detected && words === detected.words) {
-    const digits = await readDigitsAgain(flat.gray, detected.lines, anchored, layout, raw, normal, words, lineRecogniserFor(task, options));
+    const digits = await readDigitsAgain(cardLines, layout, raw, normal, words, lineRecogniserFor(task, options));
     raw = digits.raw;
     normal = normaliseFields(layout, raw);
     agreedDigits = digits.agreed;
@@ -706,7 +708,7 @@ async function readPlacedCard(
   const recogniser = lineRecogniserFor(task, options);
   if (detected && words === detected.words && recogniser && anchored.name) {
     const tesseract = raw;
-    const named = await readNameAgain(recogniser, flat.gray, CARD_WIDTH, CARD_HEIGHT, detected.lines, anchored, raw);
+    const named = await readNameAgain(recogniser, cardLines, raw);
     options.onNameStage?.({ kind, gray: flat.gray, lines: detected.lines, anchored, tesseract, network: named.network });
     raw = named.raw;
     // Only the name changes: the other fields keep what the digit stage made of them.
@@ -721,7 +723,7 @@ async function readPlacedCard(
   if (detected && words === detected.words && recogniser) {
     const places = unplacedPlaces(layout, normal, anchored);
     if (places.length > 0) {
-      const again = await readPlacesAgain(recogniser, flat.gray, CARD_WIDTH, CARD_HEIGHT, detected.lines, anchored, layout, raw, places);
+      const again = await readPlacesAgain(recogniser, cardLines, layout, raw, places);
       raw = again.raw;
       const renewed = normaliseFields(layout, raw);
       for (const f of again.replaced) normal.fields[f] = { ...renewed.fields[f]!, unsure: true };

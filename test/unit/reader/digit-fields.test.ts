@@ -162,16 +162,16 @@ describe('an id the anchoring did not place', () => {
     ];
     const anchored = { name: anchoredAt({ x: 320, y: 276, w: 130, h: 30 }, { x: 320, y: 244, w: 55, h: 22 }) };
     const raw = { dob: { text: '15/03/1990', conf: 95 }, sex: { text: 'Nam', conf: 95 } };
-    const found = await findUnplaced(gray, 1000, 630, lines, anchored, layout, raw);
+    const found = await findUnplaced({ gray, width: 1000, height: 630, lines, anchored }, layout, raw);
     assert.match(found.id?.text ?? '', /001090123456/);
     assert.equal(found.id?.unsure, true);
     // Born in another year, the same digits do not pass the id's cross-checks: nothing is taken.
-    const other = await findUnplaced(gray, 1000, 630, lines, anchored, layout, { ...raw, dob: { text: '15/03/1991', conf: 95 } });
+    const other = await findUnplaced({ gray, width: 1000, height: 630, lines, anchored }, layout, { ...raw, dob: { text: '15/03/1991', conf: 95 } });
     assert.equal(other.id, undefined);
     // The name not placed: the date of birth's label, below it, bounds where the id is looked for; the name line
     // above it reads as no id.
     const byDob = { dob: anchoredAt({ x: 320, y: 356, w: 150, h: 30 }, { x: 320, y: 324, w: 90, h: 22 }) };
-    const found2 = await findUnplaced(gray, 1000, 630, lines, byDob, layout, raw);
+    const found2 = await findUnplaced({ gray, width: 1000, height: 630, lines, anchored: byDob }, layout, raw);
     assert.match(found2.id?.text ?? '', /001090123456/);
   });
 });
@@ -203,11 +203,11 @@ describe('a date of birth found by its shape', () => {
       name: anchoredAt({ x: 320, y: 232, w: 130, h: 34 }, { x: 320, y: 196, w: 55, h: 22 }),
       home: anchoredAt({ x: 400, y: 420, w: 200, h: 26 }, { x: 320, y: 420, w: 70, h: 26 }),
     };
-    const found = await findUnplaced(gray, 1000, 630, lines, anchored, layout, {});
+    const found = await findUnplaced({ gray, width: 1000, height: 630, lines, anchored }, layout, {});
     assert.match(found.dob?.text ?? '', /15.03.1990/);
     assert.equal(found.dob?.unsure, true);
     // No label found below the name: nothing bounds the date's place, so it is not looked for.
-    const open = await findUnplaced(gray, 1000, 630, lines, { name: anchored.name }, layout, {});
+    const open = await findUnplaced({ gray, width: 1000, height: 630, lines, anchored: { name: anchored.name } }, layout, {});
     assert.equal(open.dob, undefined);
   });
 });

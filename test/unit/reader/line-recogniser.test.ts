@@ -157,7 +157,7 @@ describe('name stage', () => {
         return [reading('VŨ HOÀNG ANH', 96)];
       },
     };
-    const out = await readNameAgain(fake, Buffer.alloc(1000 * 630), 1000, 630, lines, { name }, { name: { text: 'VŨ HOÀNG ANH', conf: 71 } });
+    const out = await readNameAgain(fake, { gray: Buffer.alloc(1000 * 630), width: 1000, height: 630, lines, anchored: { name } }, { name: { text: 'VŨ HOÀNG ANH', conf: 71 } });
     assert.equal(seen.length, 1);
     // From just left of the value to the detected line's end, on the value's row.
     assert.ok(seen[0].x < 300 && seen[0].x >= 290 && seen[0].x + seen[0].w === 650, JSON.stringify(seen[0]));
@@ -168,7 +168,7 @@ describe('name stage', () => {
   it("keeps Tesseract's reading when the network cannot run, and does nothing without a placed name", async () => {
     const broken = { readLines: async () => Promise.reject(new Error('model missing')) };
     const raw = { name: { text: 'VŨ HOÀNG ANH', conf: 71 } };
-    assert.deepEqual(await readNameAgain(broken, Buffer.alloc(1000 * 630), 1000, 630, lines, { name }, raw), { raw, agreed: false });
-    assert.deepEqual(await readNameAgain(broken, Buffer.alloc(1000 * 630), 1000, 630, lines, {}, raw), { raw, agreed: false });
+    assert.deepEqual(await readNameAgain(broken, { gray: Buffer.alloc(1000 * 630), width: 1000, height: 630, lines, anchored: { name } }, raw), { raw, agreed: false });
+    assert.deepEqual(await readNameAgain(broken, { gray: Buffer.alloc(1000 * 630), width: 1000, height: 630, lines, anchored: {} }, raw), { raw, agreed: false });
   });
 });

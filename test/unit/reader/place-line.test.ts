@@ -43,7 +43,9 @@ describe('place stage', () => {
 
   it("replaces a place with the recogniser's reading, its lines joined, when the gazetteer places it; unsure", async () => {
     const seen: Box[] = [];
-    const out = await readPlacesAgain(fake(['Số 12, Hàng Bạc,', 'Hoàn Kiếm, Hà Nội'], seen), gray, 1000, 630, lines, anchored, layout, garbled, ['address']);
+    const out = await readPlacesAgain(fake(['Số 12, Hàng Bạc,', 'Hoàn Kiếm, Hà Nội'], seen), { gray, width: 1000, height: 630, lines, anchored }, layout, garbled, [
+      'address',
+    ]);
     assert.equal(seen.length, 2, 'each value line');
     assert.deepEqual(out.replaced, ['address']);
     assert.equal(out.raw.address?.text, 'Số 12, Hàng Bạc, Hoàn Kiếm, Hà Nội');
@@ -53,9 +55,9 @@ describe('place stage', () => {
   });
 
   it("keeps Tesseract's reading when the recogniser's is not placed either, or the recogniser cannot run", async () => {
-    const same = await readPlacesAgain(fake(['zz qq', 'yy']), gray, 1000, 630, lines, anchored, layout, garbled, ['address']);
+    const same = await readPlacesAgain(fake(['zz qq', 'yy']), { gray, width: 1000, height: 630, lines, anchored }, layout, garbled, ['address']);
     assert.deepEqual(same, { raw: garbled, replaced: [] });
     const broken = { readLines: async () => Promise.reject(new Error('model missing')) };
-    assert.deepEqual(await readPlacesAgain(broken, gray, 1000, 630, lines, anchored, layout, garbled, ['address']), { raw: garbled, replaced: [] });
+    assert.deepEqual(await readPlacesAgain(broken, { gray, width: 1000, height: 630, lines, anchored }, layout, garbled, ['address']), { raw: garbled, replaced: [] });
   });
 });
