@@ -24,12 +24,12 @@ const MARGIN = 0.5;
  * Tesseract's words start (so the label before it is left out) to the lines' end (so digits Tesseract lost at the
  * end are in); the value's own box, padded, when no detected line is on its row.
  */
-export function digitLineBox(value: Pick<AnchoredValue, 'lineBoxes'>, lines: readonly Box[], reach: 'overlap' | 'near' = 'overlap'): Box {
+export function digitLineBox(value: Pick<AnchoredValue, 'lineBoxes'>, lines: readonly Box[], reach: 'overlap' | 'near' | 'line' = 'overlap'): Box {
   const v = value.lineBoxes[0];
   // A number is one detected line: only the lines over the value's words count ('overlap'), not one that starts
   // just after it (the chip front's expiry, under the portrait, ends a few pixels left of the address's line).
   // A name may have words the detector put in a line of their own just after ('near': within a letter height).
-  const margin = reach === 'overlap' ? 0 : v.h;
+  const margin = reach === 'near' ? v.h : 0;
   const row = lines.filter((l) => {
     const overlap = Math.min(l.y + l.h, v.y + v.h) - Math.max(l.y, v.y);
     return overlap >= 0.5 * Math.min(l.h, v.h) && l.x < v.x + v.w + margin && l.x + l.w > v.x - margin;
@@ -41,10 +41,11 @@ export function digitLineBox(value: Pick<AnchoredValue, 'lineBoxes'>, lines: rea
   const ux1 = Math.max(...row.map((l) => l.x + l.w));
   const uy0 = Math.min(...row.map((l) => l.y));
   const uy1 = Math.max(...row.map((l) => l.y + l.h));
-  const x = Math.max(ux0, v.x - LEAD * v.h);
+  // From just left of the value's words, or ('line') from the detected lines' own start, label and all.
+  const x = reach === 'line' ? ux0 : Math.max(ux0, v.x - LEAD * v.h);
   const top = Math.max(uy0, y0);
   // The number's own line ends where its last digit does: a little room after it, so the digit is whole.
-  const end = Math.max(ux1, v.x + v.w) + (reach === 'overlap' ? TAIL * v.h : 0);
+  const end = Math.max(ux1, v.x + v.w) + (reach === 'near' ? 0 : TAIL * v.h);
   return { x, y: top, w: end - x, h: Math.min(uy1, y1) - top };
 }
 
@@ -78,9 +79,10 @@ export async function readDigitFields(
   { gray, width, height, lines, anchored }: CardLines,
   fields: readonly IdCardField[],
   read: ReadBoxes = recogniseLines,
+  reach: 'overlap' | 'line' = 'overlap',
 ): Promise<Partial<Record<IdCardField, RawField>>> {
   if (fields.length === 0) return {};
-  const boxes = fields.map((f) => digitLineBox(anchored[f]!, lines));
+  const boxes = fields.map((f) => digitLineBox(anchored[f]!, lines, reach));
   const readings = await read(gray, width, height, boxes);
   const out: Partial<Record<IdCardField, RawField>> = {};
   fields.forEach((f, i) => {
@@ -297,6 +299,14 @@ export async function readDigitsAgain(
   } catch {
     // The network's model missing or unloadable: Tesseract's readings stand.
     return { raw, agreed: [] };
+  }
+  // A date the network could not read on its crop: Tesseract may have placed its words inside it (the crop then
+  // cuts its first digits off), so its whole detected line is read, label and all, and the date taken from it.
+  const netConfirms = (reading: Partial<Record<IdCardField, RawField>>, f: IdCardField) => confirmed(normaliseFields(layout, { ...raw, [f]: reading[f] }).fields[f]);
+  const dates = fields.filter((f) => f !== 'id' && !netConfirms(net, f));
+  if (dates.length > 0) {
+    const whole = await readDigitFields(card, dates, recogniseLines, 'line');
+    for (const f of dates) if (netConfirms(whole, f)) net[f] = whole[f];
   }
   const third = second ? await readDigitFields(card, unconfirmed(layout, raw, net, fields), quietly(second)) : {};
   const combined = combineDigits(layout, raw, net, third);

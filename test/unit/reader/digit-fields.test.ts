@@ -41,6 +41,11 @@ describe('the box the recogniser reads', () => {
     const b = digitLineBox(value, lines);
     assert.ok(b.x + b.w < 277 + 10, `right ${b.x + b.w}`);
     assert.ok(b.x + b.w >= 269, "the number's own line is whole");
+    // Read as a whole line, it starts where the detected line does (Tesseract may have placed the value's words
+    // inside the date), and still leaves the address's line out.
+    const line = digitLineBox(value, lines, 'line');
+    assert.equal(Math.round(line.x), 34);
+    assert.ok(line.x + line.w < 277 + 10);
     // A name's box still takes a line just after it (a word the detector put apart).
     assert.equal(Math.round(digitLineBox(value, lines, 'near').x + digitLineBox(value, lines, 'near').w), 797);
   });
