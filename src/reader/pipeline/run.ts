@@ -611,9 +611,12 @@ const canBeSure = (kind: CardKind) => LAYOUTS[kind].fields.filter((f) => f !== '
 
 const sureFields = (r: ReadCard) => Object.values(r.fields).filter((f) => f && f.prob >= 80).length;
 
-/** The second reading wins with more sure fields, or as many and a higher overall score; any reading beats a refusal. */
+/**
+ * The second reading wins with more sure fields, or as many and a higher overall score; any reading beats a refusal.
+ * Of two refusals, one that found the card and saw its text cut off (2) says more than one that found none (3).
+ */
 export function better(second: ReadResult, first: ReadResult): boolean {
-  if (!second.ok) return false;
+  if (!second.ok) return !first.ok && first.code === 3 && second.code === 2;
   if (!first.ok) return true;
   const [a, b] = [sureFields(second), sureFields(first)];
   return a > b || (a === b && second.overall > first.overall);

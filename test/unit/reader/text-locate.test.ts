@@ -152,6 +152,15 @@ describe('when the card is looked for by its text', () => {
     assert.equal(better(card(3, 70), card(3, 70)), false, 'a tie keeps the first');
   });
 
+  it('of two refusals, answers the one that found the card cut off (2) over the one that found no card (3)', () => {
+    const none: ReadResult = { ok: false, code: 3, message: 'no card' };
+    const cut: ReadResult = { ok: false, code: 2, message: 'cut off' };
+    assert.equal(better(cut, none), true);
+    assert.equal(better(none, cut), false);
+    assert.equal(better(cut, cut), false);
+    assert.equal(better(none, none), false);
+  });
+
   it('takes two placements within 1.5% of the width, in the same order, for the same card; turned, for another', () => {
     const a = [
       { x: 100, y: 100 },
