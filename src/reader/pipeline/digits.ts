@@ -91,6 +91,11 @@ export async function readDigitFields(
   return out;
 }
 
+/** Field `f` as normalised with `reading` in place of `raw`'s reading of it (the card's other fields as read). */
+function valueWith(layout: CardLayout, raw: Partial<Record<IdCardField, RawField>>, f: IdCardField, reading: RawField | undefined): FieldValue | undefined {
+  return reading ? normaliseFields(layout, { ...raw, [f]: reading }).fields[f] : undefined;
+}
+
 /** A validator confirmed the value and none rejected it. */
 const confirmed = (v: FieldValue | undefined) => v?.valid === true && !v.invalid;
 
@@ -113,12 +118,11 @@ export function combineDigits(
   const out = { ...raw };
   const agreed: IdCardField[] = [];
   const tesseract = normaliseFields(layout, raw).fields;
-  const valueOf = (r: RawField | undefined, f: IdCardField) => (r ? normaliseFields(layout, { ...raw, [f]: r }).fields[f] : undefined);
   for (const f of DIGIT_FIELDS) {
     const t = tesseract[f];
-    const n = valueOf(net[f], f);
+    const n = valueWith(layout, raw, f, net[f]);
     if (!n || !confirmed(n)) {
-      const m = valueOf(third[f], f);
+      const m = valueWith(layout, raw, f, third[f]);
       if (m && confirmed(m) && !confirmed(t)) {
         out[f] = { ...third[f]!, unsure: true };
         continue;
@@ -140,7 +144,7 @@ export function unconfirmed(
   fields: readonly IdCardField[],
 ): IdCardField[] {
   const tesseract = normaliseFields(layout, raw).fields;
-  return fields.filter((f) => !confirmed(tesseract[f]) && !(net[f] && confirmed(normaliseFields(layout, { ...raw, [f]: net[f] }).fields[f])));
+  return fields.filter((f) => !confirmed(tesseract[f]) && !confirmed(valueWith(layout, raw, f, net[f])));
 }
 
 /**
@@ -301,12 +305,13 @@ export async function readDigitsAgain(
     return { raw, agreed: [] };
   }
   // A date the network could not read on its crop: Tesseract may have placed its words inside it (the crop then
-  // cuts its first digits off), so its whole detected line is read, label and all, and the date taken from it.
-  const netConfirms = (reading: Partial<Record<IdCardField, RawField>>, f: IdCardField) => confirmed(normaliseFields(layout, { ...raw, [f]: reading[f] }).fields[f]);
-  const dates = fields.filter((f) => f !== 'id' && !netConfirms(net, f));
+  // cuts its first digits off), so its whole detected line is read, label and all, and the date taken from it;
+  // not when that line starts where the crop does (the same pixels would be read again).
+  const startsEarlier = (f: IdCardField) => digitLineBox(card.anchored[f]!, card.lines, 'line').x < digitLineBox(card.anchored[f]!, card.lines).x;
+  const dates = fields.filter((f) => f !== 'id' && !confirmed(valueWith(layout, raw, f, net[f])) && startsEarlier(f));
   if (dates.length > 0) {
     const whole = await readDigitFields(card, dates, recogniseLines, 'line');
-    for (const f of dates) if (netConfirms(whole, f)) net[f] = whole[f];
+    for (const f of dates) if (confirmed(valueWith(layout, raw, f, whole[f]))) net[f] = whole[f];
   }
   const third = second ? await readDigitFields(card, unconfirmed(layout, raw, net, fields), quietly(second)) : {};
   const combined = combineDigits(layout, raw, net, third);

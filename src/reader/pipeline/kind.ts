@@ -94,9 +94,10 @@ export function detectKind(words: CardWord[]): KindEvidence | undefined {
   // The citizen cards' labels, read with a slip, on a card whose number has 9 digits or whose dates are printed
   // dd-mm-yyyy: the 9-digit card ("Nơi ĐKHK thường trú" read without part of "ĐKHK" is "noi thuong tru" with two
   // slips); the citizen cards print 12-digit numbers and dd/mm/yyyy.
-  if (has('ho va ten', 'que quan', 'noi thuong tru') && (idLength(words) === 9 || dashedDate(words)))
+  const citizenLabels = has('ho va ten', 'que quan', 'noi thuong tru');
+  if (citizenLabels && (idLength(words) === 9 || dashedDate(words)))
     return { kind: 'cmnd_09_front', why: 'front labels without a title, a 9-digit id or a dd-mm-yyyy date' };
-  if (has('ho va ten', 'que quan', 'noi thuong tru')) return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: 'front labels without a title' };
+  if (citizenLabels) return { kind: bilingual ? 'cccd_chip_front' : 'cccd_12_front', why: 'front labels without a title' };
   // Or only English label words of the chip front were read ("Place of Origin" beside a garbled "Quê quán").
   if (bilingual && olderFront && !back) return { kind: 'cccd_chip_front', why: "the chip front's English labels without a title" };
   return undefined;

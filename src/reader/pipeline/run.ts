@@ -691,7 +691,7 @@ async function readPlacedCard(
     timings.retried = again.weak.length;
     lap('retry');
   }
-  // The id and dates read again by the recognition network, and by the line recogniser where those two differ (digits.ts).
+  // The id and dates read again by the recognition network, and by the line recogniser where neither confirms them (digits.ts).
   const { detected } = card;
   /** The flat card, its detected lines and the anchored values, as the second readers read them. */
   const cardLines = { gray: flat.gray, width: CARD_WIDTH, height: CARD_HEIGHT, lines: detected?.lines ?? [], anchored };
