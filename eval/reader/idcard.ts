@@ -84,6 +84,10 @@ if (values.real) {
   await evaluateFolder(values.real, ocr, scores, values.kind?.split(','), cpuSeconds);
   console.log(`ID card evaluation: ${scores.cards} photos of ${values.real} (truth.jsonl), OCR ${ocr.name}`);
   console.log(`CPU per image (read only, incl. tesseract children): ${((cpuSeconds() - before) / Math.max(1, scores.cards)).toFixed(3)} s`);
+  const timed = Math.max(1, scores.cardsTimed);
+  console.log(
+    `ID cards read (${scores.cardsTimed}), mean wall ms by stage: ${[...scores.stageTotals.entries()].map(([k, v]) => `${k} ${(v / timed).toFixed(k === 'retried' ? 2 : 0)}`).join(', ')}`,
+  );
   for (const line of scores.report()) console.log(line);
   printReliability();
   await ocr.close();

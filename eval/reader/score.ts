@@ -66,6 +66,10 @@ export class Scores {
   readonly perKind = new Map<string, { cards: number; found: number; confident: number; confidentWrong: number }>();
   /** Per kind: CPU seconds spent reading its photos (evaluateFolder, when given a CPU clock). */
   readonly perKindCpu = new Map<string, number>();
+  /** Wall milliseconds per pipeline stage, summed over the ID cards read (`retried`: fields read twice). */
+  readonly stageTotals = new Map<string, number>();
+  /** ID cards whose stages are in `stageTotals`. */
+  cardsTimed = 0;
   sideRight = 0;
   /** Per group of photos (a truth line's `group`): photos, cards found, fields right of fields scored. */
   readonly perGroup = new Map<string, { cards: number; found: number; right: number; total: number }>();
@@ -401,6 +405,10 @@ async function evaluateEntry(dir: string, e: RealEntry, ocr: OcrEngine, scores: 
     scores.add(e.file, e.kind, e.fields, l.ok ? { ...l, corners: [], kind: l.kind as CardKind } : l);
   } else if (e.kind in LAYOUTS) {
     const r = await readCard(task, ocr);
+    if (r.ok) {
+      scores.cardsTimed++;
+      for (const [stage, ms] of Object.entries(r.timings)) scores.stageTotals.set(stage, (scores.stageTotals.get(stage) ?? 0) + ms);
+    }
     scores.add(e.file, e.kind, e.fields, withMrzFields(r), e.address_entities, e.group);
   }
 }

@@ -144,9 +144,11 @@ function bestOf<U extends Unit>({ type, typeKey, name }: { type: string; typeKey
   }
   if (!found) return undefined;
   const read = tidy(name);
-  // Cards print both tone-mark placements ("Hoà" and "Hòa"); the answer keeps the printed one.
-  const printed = read !== found.unit.name && newStyleTones(read) === newStyleTones(found.unit.name) ? read : undefined;
-  return { unit: found.unit, distance: found.distance, exact: read === found.unit.name || printed !== undefined, typed: type !== '', type: type || undefined, printed };
+  // Cards print both tone-mark placements ("Hoà" and "Hòa"); the answer keeps the printed one, word by word: a
+  // unit the list corrects in one word ("Vàng" of Vang) keeps the placement read in the others ("Hoà" of Hòa).
+  const asPrinted = placedAsRead(found.unit.name, read);
+  const printed = asPrinted !== found.unit.name ? asPrinted : undefined;
+  return { unit: found.unit, distance: found.distance, exact: read === found.unit.name || asPrinted === read, typed: type !== '', type: type || undefined, printed };
 }
 
 export interface ParsedAddress {
@@ -437,6 +439,18 @@ export function printedTypeWord(read: string | undefined, typeWord: string): str
   return abbr && abbr === fold(typeWord) && /^\p{Lu}\p{L}\.?$/u.test(t) ? t : typeWord;
 }
 
+/**
+ * The list's name of a unit with each word spelt as read where the two differ only in where a tone mark sits
+ * ("Hoà" read for the list's "Hòa"): cards print both placements.
+ */
+export function placedAsRead(listName: string, read: string): string {
+  const readWords = read.split(/[\s,]+/);
+  return listName
+    .split(' ')
+    .map((w) => readWords.find((r) => r !== w && newStyleTones(r) === newStyleTones(w)) ?? w)
+    .join(' ');
+}
+
 const show = (m: Match<Unit>) => {
   const name = m.printed ?? m.unit.name;
   return m.typed && m.unit.typeWord ? `${printedTypeWord(m.type, m.unit.typeWord)} ${name}` : name;
@@ -570,7 +584,8 @@ function parseAddressText(raw: string): ParsedAddress {
     const { ward: w, district: d } = looseDistrict(rest[rest.length - 1], rest[rest.length - 2], province)!;
     district = d.name;
     ward = w.unit.name;
-    out.unshift(splitType(rest[rest.length - 1])[0].type ? `${d.typeWord} ${d.name}` : d.name);
+    const name = placedAsRead(d.name, rest[rest.length - 1]);
+    out.unshift(splitType(rest[rest.length - 1])[0].type ? `${d.typeWord} ${name}` : name);
     out.unshift(show(w));
     matched += 2;
     used = 2;
@@ -588,5 +603,15 @@ function parseAddressText(raw: string): ParsedAddress {
   if (street) out.unshift(street);
   const typeLetters = typeLettersRead(streetRead);
   const spellingUnsure = restored || [pm, dm, wmInDistrict, wmProvince].some((m) => m?.printed !== undefined && out.includes(show(m)));
-  return { text: out.join(', '), province: province.name, district, ward, street, matched, exact, ...(spellingUnsure ? { spellingUnsure } : {}), ...(typeLetters !== undefined ? { typeLettersRead: typeLetters } : {}) };
+  return {
+    text: out.join(', '),
+    province: province.name,
+    district,
+    ward,
+    street,
+    matched,
+    exact,
+    ...(spellingUnsure ? { spellingUnsure } : {}),
+    ...(typeLetters !== undefined ? { typeLettersRead: typeLetters } : {}),
+  };
 }

@@ -5,7 +5,9 @@
  * that says otherwise is a disagreement the fraud check reports.
  */
 import type { CardLayout, IdCardField } from '../layouts.js';
+import { parseDate } from '../post-check.js';
 import { normaliseFields, toDigits, type FieldValue, type NormalisedCard, type RawField } from './fields.js';
+import { CHIP_CARD_MILESTONES, expiryByLaw } from './mrz.js';
 import { fold, levenshtein } from './text.js';
 
 export interface ChipQr {
@@ -86,6 +88,22 @@ export function applyChipQr(layout: CardLayout, normal: NormalisedCard, qr: Chip
   return disagree;
 }
 
+/**
+ * The expiry of a chip front whose printed expiry was not read, from the code's issue date and date of birth
+ * (expiryByLaw: the card runs to the 25th, 40th or 60th birthday the holder was over two years short of when it was
+ * issued; on the development set's 16 chip fronts whose code was read, the printed expiry was that date on all 16).
+ * Unsure: a rule's answer, not a reading of the card. Answers whether it filled the field in.
+ */
+export function expiryFromCode(layout: CardLayout, normal: NormalisedCard, qr: Pick<ChipQr, 'issueDate'>): boolean {
+  if (!layout.fields.includes('doe') || normal.fields.doe) return false;
+  const dob = parseDate(normal.fields.dob?.value);
+  const doe = dob && expiryByLaw(dob, qr.issueDate, CHIP_CARD_MILESTONES);
+  if (!doe) return false;
+  const two = (n: number) => String(n).padStart(2, '0');
+  normal.fields.doe = { value: `${two(doe.day)}/${two(doe.month)}/${doe.year}`, conf: 99, valid: true, unsure: true };
+  return true;
+}
+
 /** A printed word split into its leading punctuation, its letters and digits, and its trailing punctuation. */
 function splitWord(word: string): { lead: string; core: string; tail: string } {
   const m = /^([^\p{L}\p{N}]*)(.*?)([^\p{L}\p{N}]*)$/u.exec(word)!;
@@ -137,10 +155,9 @@ export function guideAddress(printed: string, code: string): string | undefined 
   const gain = (k: 'same' | 'misread' | undefined) => (k === 'same' ? 2 : k === 'misread' ? 1 : -Infinity);
   // Needleman-Wunsch without gap costs: the alignment that keeps the most kinship, same words counting double.
   const score = Array.from({ length: n + 1 }, () => new Float64Array(m + 1));
-  for (let i = 1; i <= n; i++)
-    for (let j = 1; j <= m; j++) score[i][j] = Math.max(score[i - 1][j], score[i][j - 1], score[i - 1][j - 1] + gain(kin[i - 1][j - 1]));
+  for (let i = 1; i <= n; i++) for (let j = 1; j <= m; j++) score[i][j] = Math.max(score[i - 1][j], score[i][j - 1], score[i - 1][j - 1] + gain(kin[i - 1][j - 1]));
   const partner = new Array<number>(n).fill(-1);
-  for (let i = n, j = m; i > 0 && j > 0; ) {
+  for (let i = n, j = m; i > 0 && j > 0;) {
     if (score[i][j] === score[i - 1][j]) i--;
     else if (score[i][j] === score[i][j - 1]) j--;
     else partner[--i] = --j;

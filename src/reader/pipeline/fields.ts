@@ -88,7 +88,7 @@ export function rawFromWords(filter: WordFilter, lines: OcrLike[][]): RawField {
       for (let k = 0; k < kept.length - 1; k++) if (/[:;]$/.test(kept[k].text)) colon = k;
       if (colon >= 0) kept.splice(0, colon + 1);
     }
-    words.push(...kept);
+    words.push(...(place ? kept.flatMap(splitLeader) : kept));
   });
   while (place && words.length > 1 && englishPlaceWord(words[0].text)) words.shift();
   while (words.length > 1 && words[words.length - 1].text.length <= 2 && words[words.length - 1].conf < 80 && !/^\d+$/.test(words[words.length - 1].text)) words.pop();
@@ -97,6 +97,17 @@ export function rawFromWords(filter: WordFilter, lines: OcrLike[][]): RawField {
 }
 
 type OcrLike = { text: string; conf: number };
+
+/**
+ * Words a dotted leader glued together (the 9-digit card prints its values on dotted lines: ".Xóm.Bến.Đá."),
+ * apart: only when every piece between the dots is a word of its own (a syllable or a street word), so "Tp.HCM"
+ * or "P.5" stay as they are.
+ */
+export function splitLeader<W extends OcrLike>(w: W): W[] {
+  if (!/\p{L}[.…]+\p{L}/u.test(w.text)) return [w];
+  const parts = w.text.split(/[.…]+/).filter((t) => t !== '');
+  return parts.length >= 2 && parts.every((t) => vietnameseWord(t) || isStreetWord(t)) ? parts.map((text) => ({ ...w, text })) : [w];
+}
 
 /** The English half of a place's label ("Place of residence", "of birth", "origin"), one slip allowed from five letters. */
 const ENGLISH_PLACE_WORDS = ['of', 'place', 'residence', 'origin', 'birth'];
@@ -480,7 +491,7 @@ function normaliseValue(kind: CardKind, field: IdCardField, r: RawField): FieldV
 }
 
 /** A place (home, address, place of birth) checked against the gazetteer, and its parts. */
-function normalisePlace(kind: CardKind, r: RawField): { value: FieldValue; parsed: ParsedAddress } {
+export function normalisePlace(kind: CardKind, r: RawField): { value: FieldValue; parsed: ParsedAddress } {
   const parsed = withoutStrayLead(r);
   // Two units found in the gazetteer confirm an address; a street that is a bare number lost its type word
   // ("20, An Phú Đông" for "Số 20"), which the gazetteer cannot see.
@@ -614,7 +625,7 @@ function splitGluedWords(r: RawField): RawField {
 }
 
 /** Could be a printed Vietnamese word: letters only (a trailing comma or dot allowed), a vowel, no f/j/w/z, at most 7 letters, not mixed-case inside. */
-function vietnameseWord(text: string): boolean {
+export function vietnameseWord(text: string): boolean {
   const m = /^(\p{L}+)[,.]?$/u.exec(text);
   if (!m) return false;
   return VIETNAMESE_SYLLABLE.test(fold(m[1])) && !/\p{Ll}\p{Lu}/u.test(m[1]);

@@ -171,6 +171,19 @@ export function issuedForExpiry(issueDate: string, dob: CalendarDate, doe: Calen
   return age >= from && age < milestones[k];
 }
 
+/**
+ * The expiry a chip card issued on `issueDate` to a holder born on `dob` carries (the 2014 citizen-card law,
+ * article 21): its first `milestones` birthday the holder was more than the grace years short of on the day of
+ * issue; undefined when the issue date is no date or comes after the last such age (the card is then valid for life).
+ */
+export function expiryByLaw(dob: CalendarDate, issueDate: string, milestones: readonly number[]): CalendarDate | undefined {
+  const issued = parseDate(issueDate);
+  if (!issued) return undefined;
+  const age = ageOn(dob, issued);
+  const m = milestones.find((years) => age < years - GRACE_YEARS);
+  return m === undefined ? undefined : birthday(dob, m);
+}
+
 /** What the MRZ did to one field of the visual zone ('filled': the zone had none, the MRZ's is answered). */
 export type MrzVerdict = 'confirmed' | 'corrected' | 'contradicted' | 'filled';
 

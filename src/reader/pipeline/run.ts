@@ -43,10 +43,10 @@ import { readLines, turnBoxes } from './lines.js';
 import { confirmAgreed, readDigitsAgain } from './digits.js';
 import { OnnxLineRecogniser, type LineRecogniser } from './line-recogniser.js';
 import { agreementVouches, readNameAgain } from './name-line.js';
-import { readPlacesAgain, unplacedPlaces } from './place-line.js';
+import { PLACE_FIELDS, readPlaceStarts, readPlacesAgain, unplacedPlaces } from './place-line.js';
 import type { LineReading } from './recognise.js';
 import { readCardQr } from './qr.js';
-import { applyChipQr, guideAddress, parseChipQr } from './chip-qr.js';
+import { applyChipQr, expiryFromCode, guideAddress, parseChipQr } from './chip-qr.js';
 import { fieldSpan, onlyRows, spanRows, spliceRows } from './missing-bands.js';
 
 export interface ReadTask {
@@ -733,6 +733,16 @@ async function readPlacedCard(
       if (again.replaced.includes('address')) normal.address = renewed.address;
       lap('places');
     }
+    // A place's start Tesseract lost on its label's row, read by the recogniser with a second witness (place-line.ts).
+    const starts = PLACE_FIELDS.filter((f) => layout.fields.includes(f) && anchored[f] && !places.includes(f));
+    const begun = await readPlaceStarts(recogniser, cardLines, words, layout, raw, starts);
+    if (begun.extended.length > 0) {
+      raw = begun.raw;
+      const renewed = normaliseFields(layout, raw);
+      for (const f of begun.extended) normal.fields[f] = { ...renewed.fields[f]!, unsure: true };
+      if (begun.extended.includes('address')) normal.address = renewed.address;
+      lap('starts');
+    }
   }
   // A back with a machine-readable zone: its check digits confirm or correct what the visual zone printed.
   let mrz = card.mrz;
@@ -754,6 +764,7 @@ async function readPlacedCard(
     if (parsed) {
       qr = { text: parsed.text, issueDate: parsed.issueDate, disagree: applyChipQr(layout, normal, parsed, fieldProbability) };
       guideAddressByCode(layout, raw, normal, parsed.address);
+      expiryFromCode(layout, normal, parsed);
     }
     lap('qr');
   }

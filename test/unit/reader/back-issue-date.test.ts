@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CHIP_CARD_MILESTONES, crossCheckMrz, issuedForExpiry, readMrz, writeMrz } from '../../../src/reader/pipeline/mrz.js';
+import { CHIP_CARD_MILESTONES, crossCheckMrz, expiryByLaw, issuedForExpiry, readMrz, writeMrz } from '../../../src/reader/pipeline/mrz.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import { parseDate } from '../../../src/reader/post-check.js';
 
@@ -41,5 +41,24 @@ describe('chip back issue date against the MRZ', () => {
     assert.ok(fieldProbability(right.issue_date) >= 95);
     // Without the milestones (another card model), only an issue date equal to the expiry is ruled out.
     assert.deepEqual(crossCheckMrz({ issue_date: { value: '20/03/2011', conf: 95 } }, mrz), {});
+  });
+});
+
+describe('a chip card’s expiry from its issue date', () => {
+  const dob = date('15/06/1990');
+  const at = (issued: string) => {
+    const d = expiryByLaw(dob, issued, CHIP_CARD_MILESTONES);
+    return d && `${d.day}/${d.month}/${d.year}`;
+  };
+  it('runs to the first milestone birthday the holder was more than two years short of', () => {
+    assert.equal(at('10/10/2005'), '15/6/2015', 'issued at 15: the 25th birthday');
+    assert.equal(at('14/06/2013'), '15/6/2015', 'the day before the 23rd birthday');
+    assert.equal(at('15/06/2013'), '15/6/2030', 'on the 23rd birthday: the 40th');
+    assert.equal(at('20/03/2021'), '15/6/2030');
+    assert.equal(at('20/03/2029'), '15/6/2050', 'issued at 38: the 60th');
+  });
+  it('has none after the last such age, nor for an issue date that is no date', () => {
+    assert.equal(at('15/06/2048'), undefined, 'issued at 58: valid for life');
+    assert.equal(at('31/02/2021'), undefined);
   });
 });

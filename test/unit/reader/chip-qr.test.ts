@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import sharp from 'sharp';
-import { applyChipQr, guideAddress, parseChipQr } from '../../../src/reader/pipeline/chip-qr.js';
+import { applyChipQr, expiryFromCode, guideAddress, parseChipQr } from '../../../src/reader/pipeline/chip-qr.js';
 import { fieldProbability } from '../../../src/reader/pipeline/confidence.js';
 import { readCardQr } from '../../../src/reader/pipeline/qr.js';
 import { checkQrAgainstBack } from '../../../src/reader/fraud-check.js';
@@ -72,6 +72,19 @@ describe('chip QR values in the answer', () => {
       },
     };
     assert.deepEqual(applyChipQr(layout, normal, qr, fieldProbability), ['id']);
+  });
+
+  it("fills in an expiry nobody read from the code's issue date and date of birth, unsure; never replaces one read", () => {
+    const normal: NormalisedCard = { fields: {} };
+    applyChipQr(layout, normal, qr, fieldProbability);
+    assert.equal(expiryFromCode(layout, normal, qr), true);
+    // Born 05/09/1994, issued 14/03/2022 at 27: the card runs to the 40th birthday.
+    assert.equal(normal.fields.doe?.value, '05/09/2034');
+    assert.ok(fieldProbability(normal.fields.doe!) < 80);
+    const read: NormalisedCard = { fields: { dob: { value: PERSON.dob, conf: 99, valid: true }, doe: { value: '05/09/2019', conf: 90, valid: true } } };
+    assert.equal(expiryFromCode(layout, read, qr), false);
+    assert.equal(read.fields.doe?.value, '05/09/2019');
+    assert.equal(expiryFromCode(LAYOUTS.cccd_chip_back, { fields: { dob: { value: PERSON.dob, conf: 99 } } }, qr), false, 'a side without an expiry');
   });
 });
 
@@ -161,10 +174,7 @@ describe("the printed address corrected from the code's", () => {
   const code = 'Số Nhà 27 Đường Thái Hà, Phường Láng Hạ, Quận Đống Đa, Hà Nội';
 
   it('spells a misread word, tone marks and a misread number as the code does, keeping the printed wording', () => {
-    assert.equal(
-      guideAddress('2G Thái Ha, Láng Ha, Đống Đa, Hà Nội', code),
-      '27 Thái Hà, Láng Hạ, Đống Đa, Hà Nội',
-    );
+    assert.equal(guideAddress('2G Thái Ha, Láng Ha, Đống Đa, Hà Nội', code), '27 Thái Hà, Láng Hạ, Đống Đa, Hà Nội');
     // A word one letter off, in capitals as printed.
     assert.equal(guideAddress('27 THÁI HÀ, LÁNG HẠ, ĐỐN ĐA, HÀ NỘI', code), '27 THÁI HÀ, LÁNG HẠ, ĐỐNG ĐA, HÀ NỘI');
   });
@@ -180,7 +190,7 @@ describe("the printed address corrected from the code's", () => {
     assert.equal(guideAddress('5 Tổ 2 Hoa Sứ, P4, Q. Phú Nhuậm, Hồ Chí Minh', ward), '5 Tổ 2 Hoa Sứ, P4, Q. Phú Nhuận, Hồ Chí Minh');
   });
 
-  it('corrects nothing when under half of the printed words are the code\'s, or the code is empty', () => {
+  it("corrects nothing when under half of the printed words are the code's, or the code is empty", () => {
     assert.equal(guideAddress('Thôn Bến Lội, Xã Quỳnh Giao, Huyện Quỳnh Phụ, Thái Bình', code), undefined);
     assert.equal(guideAddress('27 Thái Ha', ''), undefined);
     assert.equal(guideAddress('', code), undefined);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DOCUMENTS } from '../../../src/reader/documents/id-card/model.js';
 import { dropTwinLines, labelRunLength, splitLabelGlue, substringDistance, type CardWord } from '../../../src/reader/pipeline/anchors.js';
-import { parseAddress, printedTypeWord, streetTypeOf, typeLettersRead } from '../../../src/reader/pipeline/address.js';
+import { parseAddress, placedAsRead, printedTypeWord, streetTypeOf, typeLettersRead } from '../../../src/reader/pipeline/address.js';
 import { normaliseFields, rawFromLines, typeLettersBonus } from '../../../src/reader/pipeline/fields.js';
 import { LAYOUTS } from '../../../src/reader/layouts.js';
 import { line, readWords as read } from '../../support/reader/drawn-words.js';
@@ -177,6 +177,20 @@ describe('a place spelled as printed', () => {
     // A validated place whose spelling is in doubt stays under 80.
     const n = normaliseFields(LAYOUTS.cccd_chip_front, { address: rawFromLines('address', [line('Xã Xuân Hòa, Huyện Bảo Yên, Tỉnh Lào Cai', 0, 0, 97)]) });
     assert.ok(fieldProbability(n.fields.address!) < 80);
+  });
+
+  it('keeps the placement read word by word: in a unit the list corrects, and in a district restored from its ward', () => {
+    assert.equal(placedAsRead('Hòa Vang', 'Hoà Vàng'), 'Hoà Vang');
+    assert.equal(placedAsRead('Hòa Vang', 'Hòa Vang'), 'Hòa Vang');
+    assert.equal(placedAsRead('Hòa Vang', 'Hoá Vang'), 'Hòa Vang', 'another tone mark is a misreading, not a placement');
+    // One word of the district misread ("Vàng"): the list corrects it, the other word keeps the placement read.
+    const corrected = parseAddress('Hòa Bắc, Hoà Vàng, Đà Nẵng');
+    assert.equal(corrected.text, 'Hòa Bắc, Hoà Vang, Đà Nẵng');
+    assert.equal(corrected.district, 'Hòa Vang');
+    // The district's second word lost: the ward places it, the word read keeps its marks.
+    const restored = parseAddress('Hòa Bắc, Hoà, Đà Nẵng');
+    assert.equal(restored.text, 'Hòa Bắc, Hoà Vang, Đà Nẵng');
+    assert.equal(restored.spellingUnsure, true);
   });
 
   it('prints a unit type word as printed: another case, an abbreviation, a mark misread; the list word when damaged', () => {
